@@ -1,0 +1,80 @@
+#include "proto/value.hpp"
+
+#include <unordered_map>
+
+namespace objwire {
+
+int record_type::field_index(std::string_view field) const {
+    for (std::size_t i = 0; i < fields.size(); ++i)
+        if (fields[i] == field) return static_cast<int>(i);
+    return -1;
+}
+
+record_type_ptr make_record_type(std::string name, std::vector<std::string> fields) {
+    return std::make_shared<const record_type>(record_type{std::move(name), std::move(fields)});
+}
+
+value make_record(const record_type_ptr& type, std::vector<value> fields) {
+    return value(record{type, std::move(fields)});
+}
+
+namespace {
+
+// Walks values in encoder order, assigning new indexes to objects on first sight.
+class canonicalizer {
+public:
+    explicit canonicalizer(const message& in) : in_(in) {}
+
+    message run() {
+        out_.root = visit(in_.root);
+        return std::move(out_);
+    }
+
+private:
+    value visit(const value& v) {
+        switch (v.type()) {
+            case value::kind::list: {
+                list l;
+                l.reserve(v.get<list>().size());
+                for (const auto& e : v.get<list>()) l.push_back(visit(e));
+                return l;
+            }
+            case value::kind::map: {
+                map m;
+                m.reserve(v.get<map>().size());
+                for (const auto& [k, e] : v.get<map>()) m.emplace_back(k, visit(e));
+                return m;
+            }
+            case value::kind::record: {
+                const auto& r = v.get<record>();
+                std::vector<value> fields;
+                fields.reserve(r.fields.size());
+                for (const auto& e : r.fields) fields.push_back(visit(e));
+                return record{r.type, std::move(fields)};
+            }
+            case value::kind::object_ref: return visit_ref(v.get<object_ref>().index);
+            default: return v;
+        }
+    }
+
+    value visit_ref(std::uint32_t old_index) {
+        auto it = renumber_.find(old_index);
+        if (it != renumber_.end()) return object_ref{it->second};
+        auto index = static_cast<std::uint32_t>(out_.objects.size());
+        renumber_.emplace(old_index, index);
+        out_.objects.emplace_back();  // reserve the slot before the body: cycles point here
+        value body = old_index < in_.objects.size() ? visit(in_.objects[old_index]) : value{};
+        out_.objects[index] = std::move(body);
+        return object_ref{index};
+    }
+
+    const message& in_;
+    message out_;
+    std::unordered_map<std::uint32_t, std::uint32_t> renumber_;
+};
+
+}  // namespace
+
+message canonical(const message& m) { return canonicalizer(m).run(); }
+
+}  // namespace objwire

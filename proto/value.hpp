@@ -1,0 +1,133 @@
+// The value model objwire moves: null, bool, int64, float64, UTF-8 string, bytes, list, map,
+// record (a shared type descriptor plus its field values) and, for identity inside one
+// message, references to the message's shared objects. A `message` is one unit on the wire: a
+// root value plus the objects that are referenced (possibly more than once, possibly in a
+// cycle) from it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace objwire {
+
+// A record's type: its name and field names, in order. Immutable and shared by every record
+// of the type, so the encoder can recognise it by pointer and the decoder hands out one
+// descriptor per table entry instead of one per record.
+struct record_type {
+    std::string name;
+    std::vector<std::string> fields;
+
+    bool operator==(const record_type&) const = default;
+    // Index of a field, or -1.
+    int field_index(std::string_view field) const;
+};
+using record_type_ptr = std::shared_ptr<const record_type>;
+
+record_type_ptr make_record_type(std::string name, std::vector<std::string> fields);
+
+class value;
+using list = std::vector<value>;
+using map = std::vector<std::pair<std::string, value>>;  // keeps insertion order
+
+struct null_t {
+    bool operator==(const null_t&) const = default;
+};
+
+struct bytes {
+    std::vector<std::uint8_t> data;
+    bool operator==(const bytes&) const = default;
+};
+
+struct record {
+    record_type_ptr type;
+    std::vector<value> fields;  // one per type->fields, same order
+
+    bool operator==(const record& o) const;
+};
+
+// Names message::objects[index]; the object's identity is its index.
+struct object_ref {
+    std::uint32_t index = 0;
+    bool operator==(const object_ref&) const = default;
+};
+
+class value {
+public:
+    enum class kind : std::uint8_t {
+        null,
+        boolean,
+        integer,
+        floating,
+        string,
+        bytes,
+        list,
+        map,
+        record,
+        object_ref
+    };
+    using storage = std::variant<null_t, bool, std::int64_t, double, std::string, objwire::bytes,
+                                 objwire::list, objwire::map, objwire::record, objwire::object_ref>;
+
+    value() = default;
+    value(std::nullptr_t) {}                         // NOLINT
+    value(bool b) : v_(b) {}                         // NOLINT
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    value(I i) : v_(static_cast<std::int64_t>(i)) {}  // NOLINT
+    value(double d) : v_(d) {}                        // NOLINT
+    value(std::string s) : v_(std::move(s)) {}        // NOLINT
+    value(std::string_view s) : v_(std::string(s)) {} // NOLINT
+    value(const char* s) : v_(std::string(s)) {}      // NOLINT
+    value(objwire::bytes b) : v_(std::move(b)) {}     // NOLINT
+    value(objwire::list l) : v_(std::move(l)) {}      // NOLINT
+    value(objwire::map m) : v_(std::move(m)) {}       // NOLINT
+    value(objwire::record r) : v_(std::move(r)) {}    // NOLINT
+    value(objwire::object_ref r) : v_(r) {}           // NOLINT
+
+    kind type() const { return static_cast<kind>(v_.index()); }
+    bool is_null() const { return type() == kind::null; }
+
+    template <class T>
+    const T* get_if() const { return std::get_if<T>(&v_); }
+    template <class T>
+    T* get_if() { return std::get_if<T>(&v_); }
+    template <class T>
+    const T& get() const { return std::get<T>(v_); }
+    template <class T>
+    T& get() { return std::get<T>(v_); }
+
+    const storage& raw() const { return v_; }
+    bool operator==(const value& o) const { return v_ == o.v_; }
+
+private:
+    storage v_;
+};
+
+inline bool record::operator==(const record& o) const {
+    if (type != o.type && (!type || !o.type || *type != *o.type)) return false;
+    return fields == o.fields;
+}
+
+// One unit on the wire. Objects referenced through object_ref live in `objects`; everything
+// else is a tree and travels inline.
+struct message {
+    value root;
+    std::vector<value> objects;
+
+    bool operator==(const message&) const = default;
+};
+
+// Builds a record value of `type` from field values given in order.
+value make_record(const record_type_ptr& type, std::vector<value> fields);
+
+// Renumbers `m.objects` into the order an encoder meets them (depth first from the root,
+// fields in order) and drops objects nothing references. Decoded messages are always in this
+// form, so canonical(original) == decode(encode(original)).
+message canonical(const message& m);
+
+}  // namespace objwire
