@@ -1,0 +1,212 @@
+#include "proto/control.hpp"
+
+#include <functional>
+
+#include "proto/byte_reader.hpp"
+#include "proto/errors.hpp"
+#include "proto/utf8.hpp"
+
+namespace objwire {
+namespace {
+
+constexpr std::uint8_t magic[4] = {'O', 'B', 'J', 'W'};
+constexpr std::size_t max_control_string = 4096;
+
+class field_writer {
+public:
+    explicit field_writer(byte_buffer& out) : out_(out) {}
+    void number(std::uint64_t key, std::uint64_t v) {
+        byte_buffer tmp;
+        tmp.put_varint(v);
+        bytes(key, tmp.span());
+    }
+    void text(std::uint64_t key, std::string_view s) {
+        out_.put_varint(key);
+        out_.put_varint(s.size());
+        out_.append(s);
+    }
+    void bytes(std::uint64_t key, std::span<const std::uint8_t> b) {
+        out_.put_varint(key);
+        out_.put_varint(b.size());
+        out_.append(b);
+    }
+
+private:
+    byte_buffer& out_;
+};
+
+// Calls on_field(key, reader over the value) for each field; unknown keys are the callee's to
+// skip. The value must be consumed exactly when the callee reads it.
+proto_errc read_fields(byte_reader& in,
+                       const std::function<proto_errc(std::uint64_t, byte_reader&)>& on_field) {
+    while (!in.at_end()) {
+        std::uint64_t key = in.varint();
+        std::uint64_t len = in.varint();
+        if (!in.ok()) return in.error();
+        if (len > in.remaining()) return proto_errc::truncated;
+        byte_reader field(in.take(static_cast<std::size_t>(len)));
+        if (auto e = on_field(key, field); e != proto_errc::ok) return e;
+        if (!field.ok()) return field.error();
+    }
+    return in.ok() ? proto_errc::ok : in.error();
+}
+
+proto_errc read_number(byte_reader& f, std::uint64_t& out, std::uint64_t max = UINT64_MAX) {
+    out = f.varint();
+    if (!f.ok()) return f.error();
+    if (!f.at_end()) return proto_errc::trailing_bytes;
+    if (out > max) return proto_errc::bad_handshake;
+    return proto_errc::ok;
+}
+
+template <class T>
+proto_errc read_into(byte_reader& f, T& out) {
+    std::uint64_t v;
+    if (auto e = read_number(f, v, static_cast<std::uint64_t>(static_cast<T>(~T{0}))); e != proto_errc::ok)
+        return e;
+    out = static_cast<T>(v);
+    return proto_errc::ok;
+}
+
+proto_errc read_text(byte_reader& f, std::string& out) {
+    if (f.remaining() > max_control_string) return proto_errc::string_too_long;
+    auto s = f.take_chars(f.remaining());
+    if (!is_valid_utf8(s)) return proto_errc::invalid_utf8;
+    out.assign(s);
+    return proto_errc::ok;
+}
+
+void put_preamble(byte_buffer& out, std::uint16_t version) {
+    out.append(magic, 4);
+    out.put_u16(version);
+}
+
+proto_errc read_preamble(byte_reader& in, std::uint16_t& version) {
+    auto m = in.take(4);
+    if (!in.ok()) return proto_errc::bad_magic;
+    if (!std::equal(m.begin(), m.end(), magic)) return proto_errc::bad_magic;
+    version = in.fixed<std::uint16_t>();
+    if (!in.ok()) return proto_errc::bad_handshake;
+    if (version != protocol_version) return proto_errc::unsupported_version;
+    return proto_errc::ok;
+}
+
+}  // namespace
+
+bool welcome::operator==(const welcome& o) const {
+    return version == o.version && server_name == o.server_name &&
+           limits.table_budget == o.limits.table_budget &&
+           limits.max_depth == o.limits.max_depth &&
+           limits.max_string_bytes == o.limits.max_string_bytes &&
+           limits.max_elements == o.limits.max_elements &&
+           limits.max_frame_bytes == o.limits.max_frame_bytes && codecs == o.codecs &&
+           sink == o.sink && next_sequence == o.next_sequence;
+}
+
+void encode_hello(const hello& h, byte_buffer& out) {
+    put_preamble(out, h.version);
+    field_writer w(out);
+    w.text(1, h.client_name);
+    w.text(2, h.sender_id);
+    w.number(3, h.max_frame_bytes);
+    w.number(4, h.codecs);
+}
+
+result<hello> decode_hello(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    hello h;
+    if (auto e = read_preamble(in, h.version); e != proto_errc::ok) return e;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        switch (key) {
+            case 1: return read_text(f, h.client_name);
+            case 2: return read_text(f, h.sender_id);
+            case 3: return read_into(f, h.max_frame_bytes);
+            case 4: return read_into(f, h.codecs);
+            default: f.take(f.remaining()); return proto_errc::ok;
+        }
+    });
+    if (e != proto_errc::ok) return e;
+    return h;
+}
+
+void encode_welcome(const welcome& w, byte_buffer& out) {
+    put_preamble(out, w.version);
+    field_writer f(out);
+    f.text(1, w.server_name);
+    f.number(2, w.limits.table_budget);
+    f.number(3, w.limits.max_frame_bytes);
+    f.number(4, w.limits.max_depth);
+    f.number(5, w.limits.max_string_bytes);
+    f.number(6, w.limits.max_elements);
+    f.number(7, w.codecs);
+    f.text(8, w.sink);
+    f.number(9, w.next_sequence);
+}
+
+result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    welcome w;
+    if (auto e = read_preamble(in, w.version); e != proto_errc::ok) return e;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        switch (key) {
+            case 1: return read_text(f, w.server_name);
+            case 2: return read_into(f, w.limits.table_budget);
+            case 3: return read_into(f, w.limits.max_frame_bytes);
+            case 4: return read_into(f, w.limits.max_depth);
+            case 5: return read_into(f, w.limits.max_string_bytes);
+            case 6: return read_into(f, w.limits.max_elements);
+            case 7: return read_into(f, w.codecs);
+            case 8: return read_text(f, w.sink);
+            case 9: return read_into(f, w.next_sequence);
+            default: f.take(f.remaining()); return proto_errc::ok;
+        }
+    });
+    if (e != proto_errc::ok) return e;
+    return w;
+}
+
+void encode_ack(const ack& a, byte_buffer& out) {
+    field_writer f(out);
+    f.number(1, a.sequence);
+    f.number(2, a.objects);
+    f.number(3, a.table_bytes);
+    f.number(4, a.table_peak_bytes);
+}
+
+result<ack> decode_ack(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    ack a;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        switch (key) {
+            case 1: return read_into(f, a.sequence);
+            case 2: return read_into(f, a.objects);
+            case 3: return read_into(f, a.table_bytes);
+            case 4: return read_into(f, a.table_peak_bytes);
+            default: f.take(f.remaining()); return proto_errc::ok;
+        }
+    });
+    if (e != proto_errc::ok) return e;
+    return a;
+}
+
+void encode_error(const error_message& m, byte_buffer& out) {
+    field_writer f(out);
+    f.number(1, m.code);
+    f.text(2, m.text.substr(0, max_control_string));
+}
+
+result<error_message> decode_error(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    error_message m;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        switch (key) {
+            case 1: return read_into(f, m.code);
+            case 2: return read_text(f, m.text);
+            default: f.take(f.remaining()); return proto_errc::ok;
+        }
+    });
+    if (e != proto_errc::ok) return e;
+    return m;
+}
+
+}  // namespace objwire

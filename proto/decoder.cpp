@@ -1,0 +1,218 @@
+#include "proto/decoder.hpp"
+
+#include <bit>
+
+#include "proto/utf8.hpp"
+#include "proto/wire.hpp"
+
+namespace objwire {
+
+stream_decoder::stream_decoder(decoder_limits limits)
+    : limits_(limits), table_(limits.table_budget) {}
+
+proto_errc stream_decoder::fail(proto_errc e) {
+    if (poisoned_ == proto_errc::ok) poisoned_ = e;
+    return e;
+}
+
+std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
+    got = false;
+    if (poisoned_ != proto_errc::ok) return poisoned_;
+    while (!in.at_end() && *in.position() == wire::tag_reset) {
+        in.u8();
+        table_.reset();
+    }
+    if (in.at_end()) return {};
+    out.objects.clear();
+    current_ = &out;
+    proto_errc e = decode_value(in, out.root, 1);
+    current_ = nullptr;
+    if (e != proto_errc::ok) return fail(e);
+    ++messages_;
+    got = true;
+    return {};
+}
+
+// A count of items that each take at least one byte: more than the bytes left is a lie.
+proto_errc stream_decoder::count(byte_reader& in, std::uint64_t& n) {
+    n = in.varint();
+    if (!in.ok()) return in.error();
+    if (n > limits_.max_elements) return proto_errc::too_many_elements;
+    if (n > in.remaining()) return proto_errc::truncated;
+    return proto_errc::ok;
+}
+
+proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out) {
+    std::uint64_t n = in.varint();
+    if (!in.ok()) return in.error();
+    if (n > limits_.max_string_bytes) return proto_errc::string_too_long;
+    out = in.take_chars(static_cast<std::size_t>(n));
+    if (!in.ok()) return in.error();
+    if (!is_valid_utf8(out)) return proto_errc::invalid_utf8;
+    return proto_errc::ok;
+}
+
+proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string& out) {
+    if (!in.ok()) return in.error();
+    if (tag >= wire::short_string_ref && tag < wire::short_record) {
+        const std::string* s = table_.string_at(tag - wire::short_string_ref);
+        if (!s) return proto_errc::unknown_reference;
+        out = *s;
+        return proto_errc::ok;
+    }
+    switch (tag) {
+        case wire::tag_string_ref: {
+            std::uint64_t id = in.varint();
+            if (!in.ok()) return in.error();
+            const std::string* s = table_.string_at(id);
+            if (!s) return proto_errc::unknown_reference;
+            out = *s;
+            return proto_errc::ok;
+        }
+        case wire::tag_string:
+        case wire::tag_string_new: {
+            std::string_view sv;
+            if (auto e = decode_literal(in, sv); e != proto_errc::ok) return e;
+            if (tag == wire::tag_string_new) {
+                if (sv.empty()) return proto_errc::bad_message;
+                if (auto e = table_.insert_string(sv); e != proto_errc::ok) return e;
+            }
+            out.assign(sv);
+            return proto_errc::ok;
+        }
+        default: return proto_errc::unknown_tag;
+    }
+}
+
+proto_errc stream_decoder::decode_descriptor(byte_reader& in, bool insert, record_type_ptr& out) {
+    record_type t;
+    if (auto e = decode_string(in, in.u8(), t.name); e != proto_errc::ok) return e;
+    std::uint64_t n;
+    if (auto e = count(in, n); e != proto_errc::ok) return e;
+    t.fields.resize(static_cast<std::size_t>(n));
+    for (auto& f : t.fields)
+        if (auto e = decode_string(in, in.u8(), f); e != proto_errc::ok) return e;
+    out = std::make_shared<const record_type>(std::move(t));
+    if (insert) return table_.insert_type(out);
+    return proto_errc::ok;
+}
+
+proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
+                                         std::uint32_t depth) {
+    record r;
+    if (tag == wire::tag_record_new || tag == wire::tag_record_inline) {
+        if (auto e = decode_descriptor(in, tag == wire::tag_record_new, r.type);
+            e != proto_errc::ok)
+            return e;
+    } else {
+        std::uint64_t id = tag >= wire::short_record ? tag - wire::short_record : in.varint();
+        if (!in.ok()) return in.error();
+        const record_type_ptr* t = table_.type_at(id);
+        if (!t) return proto_errc::unknown_reference;
+        r.type = *t;
+    }
+    const std::size_t n = r.type->fields.size();
+    if (n > in.remaining()) return proto_errc::truncated;
+    r.fields.resize(n);
+    for (auto& f : r.fields)
+        if (auto e = decode_value(in, f, depth + 1); e != proto_errc::ok) return e;
+    out = std::move(r);
+    return proto_errc::ok;
+}
+
+proto_errc stream_decoder::decode_object_def(byte_reader& in, value& out, std::uint32_t depth) {
+    auto& objects = current_->objects;
+    if (objects.size() >= limits_.max_elements) return proto_errc::too_many_elements;
+    const auto handle = static_cast<std::uint32_t>(objects.size());
+    objects.emplace_back();  // the handle exists before its body, so a cycle can name it
+    value body;
+    if (auto e = decode_value(in, body, depth + 1); e != proto_errc::ok) return e;
+    objects[handle] = std::move(body);
+    out = object_ref{handle};
+    return proto_errc::ok;
+}
+
+proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32_t depth) {
+    if (depth > limits_.max_depth) return proto_errc::depth_exceeded;
+    const std::uint8_t tag = in.u8();
+    if (!in.ok()) return in.error();
+    if (tag >= wire::short_int) {
+        out = static_cast<std::int64_t>(tag - wire::short_int) + wire::short_int_min;
+        return proto_errc::ok;
+    }
+    if (tag >= wire::short_record) return decode_record(in, tag, out, depth);
+    if (tag >= wire::short_string_ref) {
+        std::string s;
+        if (auto e = decode_string(in, tag, s); e != proto_errc::ok) return e;
+        out = std::move(s);
+        return proto_errc::ok;
+    }
+    switch (tag) {
+        case wire::tag_null: out = value{}; return proto_errc::ok;
+        case wire::tag_false: out = false; return proto_errc::ok;
+        case wire::tag_true: out = true; return proto_errc::ok;
+        case wire::tag_int: {
+            std::uint64_t z = in.varint();
+            if (!in.ok()) return in.error();
+            out = zigzag_decode(z);
+            return proto_errc::ok;
+        }
+        case wire::tag_float64: {
+            auto bits = in.fixed<std::uint64_t>();
+            if (!in.ok()) return in.error();
+            out = std::bit_cast<double>(bits);
+            return proto_errc::ok;
+        }
+        case wire::tag_string:
+        case wire::tag_string_new:
+        case wire::tag_string_ref: {
+            std::string s;
+            if (auto e = decode_string(in, tag, s); e != proto_errc::ok) return e;
+            out = std::move(s);
+            return proto_errc::ok;
+        }
+        case wire::tag_bytes: {
+            std::uint64_t n = in.varint();
+            if (!in.ok()) return in.error();
+            if (n > limits_.max_string_bytes) return proto_errc::string_too_long;
+            auto s = in.take(static_cast<std::size_t>(n));
+            if (!in.ok()) return in.error();
+            out = bytes{{s.begin(), s.end()}};
+            return proto_errc::ok;
+        }
+        case wire::tag_list: {
+            std::uint64_t n;
+            if (auto e = count(in, n); e != proto_errc::ok) return e;
+            list l(static_cast<std::size_t>(n));
+            for (auto& e : l)
+                if (auto err = decode_value(in, e, depth + 1); err != proto_errc::ok) return err;
+            out = std::move(l);
+            return proto_errc::ok;
+        }
+        case wire::tag_map: {
+            std::uint64_t n;
+            if (auto e = count(in, n); e != proto_errc::ok) return e;
+            map m(static_cast<std::size_t>(n));
+            for (auto& [k, e] : m) {
+                if (auto err = decode_string(in, in.u8(), k); err != proto_errc::ok) return err;
+                if (auto err = decode_value(in, e, depth + 1); err != proto_errc::ok) return err;
+            }
+            out = std::move(m);
+            return proto_errc::ok;
+        }
+        case wire::tag_record_new:
+        case wire::tag_record_inline:
+        case wire::tag_record: return decode_record(in, tag, out, depth);
+        case wire::tag_object_def: return decode_object_def(in, out, depth);
+        case wire::tag_object_ref: {
+            std::uint64_t h = in.varint();
+            if (!in.ok()) return in.error();
+            if (h >= current_->objects.size()) return proto_errc::unknown_object;
+            out = object_ref{static_cast<std::uint32_t>(h)};
+            return proto_errc::ok;
+        }
+        default: return proto_errc::unknown_tag;
+    }
+}
+
+}  // namespace objwire

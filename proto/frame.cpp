@@ -1,0 +1,80 @@
+#include "proto/frame.hpp"
+
+#include "proto/crc32c.hpp"
+#include "proto/errors.hpp"
+
+namespace objwire {
+namespace {
+
+bool known_kind(std::uint8_t k) { return k >= 1 && k <= 6; }
+bool known_codec(std::uint8_t c) { return c <= 3; }
+
+}  // namespace
+
+void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
+                codec_id codec, std::uint32_t raw_len) {
+    std::uint8_t* h = frame.data();
+    const auto payload_len = static_cast<std::uint32_t>(frame.size() - frame_header_size);
+    h[0] = static_cast<std::uint8_t>(kind);
+    h[1] = 0;
+    h[2] = static_cast<std::uint8_t>(codec);
+    h[3] = 0;
+    store_le<std::uint32_t>(h + 4, payload_len);
+    store_le<std::uint64_t>(h + 8, sequence);
+    store_le<std::uint32_t>(h + 16, codec == codec_id::none ? payload_len : raw_len);
+    std::uint32_t crc = crc32c({h, 20});
+    crc = crc32c(frame.subspan(frame_header_size), crc);
+    store_le<std::uint32_t>(h + 20, crc);
+}
+
+void append_frame(byte_buffer& out, frame_kind kind, std::uint64_t sequence,
+                  std::span<const std::uint8_t> payload) {
+    const std::size_t start = out.size();
+    out.prepare(frame_header_size + payload.size());
+    out.commit(frame_header_size);
+    out.append(payload);
+    seal_frame(out.span().subspan(start), kind, sequence);
+}
+
+frame_parser::result frame_parser::parse(std::span<const std::uint8_t> in) const {
+    result r;
+    if (in.size() < frame_header_size) {
+        r.size = frame_header_size;
+        return r;
+    }
+    const std::uint8_t* h = in.data();
+    auto fail = [&](proto_errc e) {
+        r.state = status::error;
+        r.error = e;
+        return r;
+    };
+    if (!known_kind(h[0])) return fail(proto_errc::unknown_frame_kind);
+    if (h[1] != 0 || h[3] != 0) return fail(proto_errc::bad_reserved);
+    if (!known_codec(h[2])) return fail(proto_errc::bad_codec);
+    frame_header& fh = r.frame.header;
+    fh.kind = static_cast<frame_kind>(h[0]);
+    fh.flags = h[1];
+    fh.codec = static_cast<codec_id>(h[2]);
+    fh.payload_len = load_le<std::uint32_t>(h + 4);
+    fh.sequence = load_le<std::uint64_t>(h + 8);
+    fh.raw_len = load_le<std::uint32_t>(h + 16);
+    fh.crc = load_le<std::uint32_t>(h + 20);
+    if (fh.payload_len > max_frame_bytes_ || fh.raw_len > max_frame_bytes_)
+        return fail(proto_errc::frame_too_large);
+    if (fh.codec == codec_id::none && fh.raw_len != fh.payload_len)
+        return fail(proto_errc::bad_reserved);
+    const std::size_t total = frame_header_size + fh.payload_len;
+    if (in.size() < total) {
+        r.size = total;
+        return r;
+    }
+    r.frame.payload = in.subspan(frame_header_size, fh.payload_len);
+    std::uint32_t crc = crc32c({h, 20});
+    crc = crc32c(r.frame.payload, crc);
+    if (crc != fh.crc) return fail(proto_errc::bad_checksum);
+    r.state = status::frame;
+    r.size = total;
+    return r;
+}
+
+}  // namespace objwire

@@ -1,0 +1,61 @@
+// Payloads of the control frames: hello, welcome, ack and error. Each is a list of
+// (key, length, value) fields so later versions can add fields that older peers skip;
+// hello and welcome start with the magic "OBJW" and the protocol version.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "proto/byte_buffer.hpp"
+#include "proto/limits.hpp"
+#include "proto/result.hpp"
+
+namespace objwire {
+
+inline constexpr std::uint16_t protocol_version = 1;
+
+struct hello {
+    std::uint16_t version = protocol_version;
+    std::string client_name;
+    std::string sender_id;  // stable id of the sending stream (empty: anonymous)
+    std::uint32_t max_frame_bytes = 16u << 20;  // largest frame the client accepts
+    std::uint32_t codecs = 1;                   // bit n set: codec_id n understood
+    bool operator==(const hello&) const = default;
+};
+
+struct welcome {
+    std::uint16_t version = protocol_version;
+    std::string server_name;
+    decoder_limits limits;       // what the receiver enforces, table budget included
+    std::uint32_t codecs = 1;    // codecs the receiver accepts
+    std::string sink;            // where stored objects go, for people
+    std::uint64_t next_sequence = 1;
+    bool operator==(const welcome& o) const;
+};
+
+struct ack {
+    std::uint64_t sequence = 0;  // every data frame up to this one is stored
+    std::uint64_t objects = 0;   // messages stored on this connection so far
+    std::uint64_t table_bytes = 0;
+    std::uint64_t table_peak_bytes = 0;
+    bool operator==(const ack&) const = default;
+};
+
+struct error_message {
+    std::uint32_t code = 0;  // a proto_errc value
+    std::string text;
+    bool operator==(const error_message&) const = default;
+};
+
+void encode_hello(const hello& h, byte_buffer& out);
+void encode_welcome(const welcome& w, byte_buffer& out);
+void encode_ack(const ack& a, byte_buffer& out);
+void encode_error(const error_message& e, byte_buffer& out);
+
+result<hello> decode_hello(std::span<const std::uint8_t> payload);
+result<welcome> decode_welcome(std::span<const std::uint8_t> payload);
+result<ack> decode_ack(std::span<const std::uint8_t> payload);
+result<error_message> decode_error(std::span<const std::uint8_t> payload);
+
+}  // namespace objwire

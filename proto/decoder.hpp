@@ -1,0 +1,62 @@
+// Turns bytes of the value encoding back into messages, keeping the receiver half of the
+// reference table. Every count and length is checked against decoder_limits and the bytes
+// actually present before anything is allocated; the first error poisons the decoder, since
+// its table can no longer be trusted to match the sender's.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <system_error>
+#include <vector>
+
+#include "proto/byte_reader.hpp"
+#include "proto/limits.hpp"
+#include "proto/reference_table.hpp"
+#include "proto/value.hpp"
+
+namespace objwire {
+
+class stream_decoder {
+public:
+    explicit stream_decoder(decoder_limits limits);
+
+    // Decodes the next message of a frame payload, applying reset ops before it. Sets `got`
+    // false when only reset ops were left. Messages never span frames, so running out of
+    // bytes inside one is `truncated`.
+    std::error_code next(byte_reader& in, message& out, bool& got);
+
+    // Decodes every message of one frame payload, calling on_message(message&&) for each.
+    template <class F>
+    std::error_code decode_payload(std::span<const std::uint8_t> payload, F&& on_message) {
+        byte_reader in(payload);
+        while (!in.at_end()) {
+            message m;
+            bool got = false;
+            if (auto ec = next(in, m, got)) return ec;
+            if (got) on_message(std::move(m));
+        }
+        return {};
+    }
+
+    const table_stats& table() const { return table_.stats(); }
+    const decoder_limits& limits() const { return limits_; }
+    std::uint64_t messages() const { return messages_; }
+
+private:
+    proto_errc decode_value(byte_reader& in, value& out, std::uint32_t depth);
+    proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string& out);
+    proto_errc decode_literal(byte_reader& in, std::string_view& out);
+    proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
+    proto_errc decode_descriptor(byte_reader& in, bool insert, record_type_ptr& out);
+    proto_errc decode_object_def(byte_reader& in, value& out, std::uint32_t depth);
+    proto_errc count(byte_reader& in, std::uint64_t& n);
+    proto_errc fail(proto_errc e);
+
+    decoder_limits limits_;
+    decode_table table_;
+    proto_errc poisoned_ = proto_errc::ok;
+    std::uint64_t messages_ = 0;
+    message* current_ = nullptr;
+};
+
+}  // namespace objwire

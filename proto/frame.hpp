@@ -1,0 +1,71 @@
+// Frames: the unit of transfer, acknowledgement and checksumming. A fixed 24-byte header
+// (docs/PROTOCOL.md, "Frames") then the payload. The parser validates a header as soon as its
+// 24 bytes are there, so an oversized or foreign frame is refused before its payload is waited
+// for or any memory is set aside for it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <system_error>
+
+#include "proto/byte_buffer.hpp"
+
+namespace objwire {
+
+enum class frame_kind : std::uint8_t {
+    hello = 1,    // client -> server: handshake
+    welcome = 2,  // server -> client: handshake answer with the receiver's limits
+    data = 3,     // messages
+    ack = 4,      // receiver -> sender: frames up to a sequence are stored
+    error = 5,    // either way: why the connection is about to close
+    goodbye = 6,  // sender: no more data; receiver: answered after the final ack
+};
+
+enum class codec_id : std::uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3 };
+
+inline constexpr std::size_t frame_header_size = 24;
+
+struct frame_header {
+    frame_kind kind = frame_kind::data;
+    std::uint8_t flags = 0;
+    codec_id codec = codec_id::none;
+    std::uint32_t payload_len = 0;  // bytes after the header, as sent
+    std::uint64_t sequence = 0;     // data frames 1, 2, 3...; control frames 0
+    std::uint32_t raw_len = 0;      // payload length once decompressed
+    std::uint32_t crc = 0;          // CRC-32C of header bytes 0..19 and the payload
+};
+
+// Writes the header in front of a payload already placed at frame[24..]. `frame` spans both.
+void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
+                codec_id codec = codec_id::none, std::uint32_t raw_len = 0);
+
+// Appends a whole frame with the given payload.
+void append_frame(byte_buffer& out, frame_kind kind, std::uint64_t sequence,
+                  std::span<const std::uint8_t> payload);
+
+struct frame_view {
+    frame_header header;
+    std::span<const std::uint8_t> payload;
+};
+
+class frame_parser {
+public:
+    explicit frame_parser(std::uint32_t max_frame_bytes) : max_frame_bytes_(max_frame_bytes) {}
+
+    enum class status { frame, need_more, error };
+    struct result {
+        status state = status::need_more;
+        std::size_t size = 0;  // frame: bytes consumed; need_more: total bytes needed
+        frame_view frame;
+        std::error_code error;
+    };
+
+    // Looks at the start of `in` for one complete frame.
+    result parse(std::span<const std::uint8_t> in) const;
+    std::uint32_t max_frame_bytes() const { return max_frame_bytes_; }
+
+private:
+    std::uint32_t max_frame_bytes_;
+};
+
+}  // namespace objwire

@@ -1,0 +1,44 @@
+// The JSON text form of a message: one line of JSON per message, used by the CLI (`objwire
+// read`, the daemon's JSON-lines sink) and read back by client/jsonl_reader. Sans-I/O: it only
+// appends to a string.
+//
+// Mapping (the reader accepts exactly this, so read(to_json(m)) == canonical(m)):
+//   null, true/false         as JSON
+//   int64                    a JSON integer
+//   double                   shortest round-trip text, always with '.' or an exponent
+//                            (1.0 -> 1.0); NaN and infinities, which JSON lacks, as
+//                            {"$float":"nan"}, {"$float":"inf"}, {"$float":"-inf"}
+//   string                   UTF-8; only '"', '\\' and control characters are escaped
+//                            (\n, \r, \t, the rest as \u00XX)
+//   bytes                    {"$bytes":"<standard base64 with padding>"}
+//   list                     a JSON array
+//   map                      a JSON object, keys in order
+//   record                   {"$type":"Name","field":value,...}, fields in type order
+//   object_ref               the first time an object is met (depth first, fields in order)
+//                            it is written inline with "$id": N as its first key, N being its
+//                            index in canonical() order: {"$id":0,"$type":"Point",...} for a
+//                            record, {"$id":0,"k":...} for a map, {"$id":0,"$value":<v>} for
+//                            anything else; every later occurrence, cycles included, is
+//                            {"$ref":N}.
+// A map key or record field name that starts with '$' is written with the '$' doubled ("$x"
+// -> "$$x"), so user data never collides with the markers above.
+//
+// Not checked: strings are assumed to be valid UTF-8 (the decoder guarantees it for received
+// values); a record whose field count differs from its type's is written with its type's
+// field names, missing values as null, extra values dropped; a record without a type is
+// written as {"$type":""}.
+#pragma once
+
+#include <string>
+
+#include "proto/value.hpp"
+
+namespace objwire {
+
+// Appends `m` as one line of JSON, without a trailing newline, to `out`.
+void append_json(const message& m, std::string& out);
+
+// `m` as one line of JSON, without a trailing newline.
+std::string to_json(const message& m);
+
+}  // namespace objwire

@@ -1,0 +1,224 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "proto/wire.hpp"
+#include "test_support.hpp"
+
+namespace objwire {
+namespace {
+
+using test::person;
+using test::round_trip;
+
+std::error_code decode_bytes(std::vector<std::uint8_t> bytes, decoder_limits limits = {}) {
+    stream_decoder dec(limits);
+    return dec.decode_payload(bytes, [](message&&) {});
+}
+
+TEST(Codec, EveryValueKindRoundTrips) {
+    auto point = make_record_type("Point", {"x", "y"});
+    map m{{"a", 1}, {"b", "two"}, {"", value{}}};
+    list l{value{}, true, false, std::int64_t{0}, std::int64_t{-17}, std::int64_t{47},
+           std::int64_t{48}, std::numeric_limits<std::int64_t>::min(),
+           std::numeric_limits<std::int64_t>::max(), 0.0, -0.0, 3.25, 1e300,
+           std::numeric_limits<double>::infinity(), "", "h\xC3\xA9llo", bytes{{0, 1, 255}},
+           bytes{}, m, list{}, make_record(point, {1.5, -2})};
+    message in{l, {}};
+    auto out = round_trip({in});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], in);
+}
+
+TEST(Codec, NanSurvivesBitForBit) {
+    message in{std::numeric_limits<double>::quiet_NaN(), {}};
+    auto out = round_trip({in});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(std::isnan(out[0].root.get<double>()));
+}
+
+TEST(Codec, StringsAndTypesAreSentOnceThenReferenced) {
+    encoder_options opts;
+    stream_encoder enc(opts);
+    byte_buffer first, second;
+    ASSERT_FALSE(enc.encode(person(100), first));
+    ASSERT_FALSE(enc.encode(person(101), second));
+    // Second message: record tag, two one-byte string refs, int tag + 2-byte varint.
+    EXPECT_EQ(second.size(), 6u);
+    EXPECT_GT(first.size(), 30u);  // descriptor and both strings spelled out
+    // Ids in insertion order: "Person", 3 field names, the type, "Heinz", "Kabutz".
+    EXPECT_EQ(second.data()[0], wire::short_record + 4);
+    EXPECT_EQ(second.data()[1], wire::short_string_ref + 5);
+    EXPECT_EQ(second.data()[2], wire::short_string_ref + 6);
+    EXPECT_EQ(enc.table().hits, 2u);
+}
+
+TEST(Codec, PersonStreamCostsAboutSixBytesPerObject) {
+    std::vector<message> in;
+    for (int i = 0; i < 10'000; ++i) in.push_back(person(i));
+    std::size_t wire = 0;
+    auto out = round_trip(in, {}, &wire);
+    ASSERT_EQ(out, in);
+    // 1 record byte, 2 string refs, an int tag and a 1-2 byte varint.
+    EXPECT_LT(static_cast<double>(wire) / in.size(), 6.2);
+}
+
+TEST(Codec, DecodedRecordsShareOneDescriptor) {
+    auto out = round_trip({person(1), person(2)});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].root.get<record>().type.get(), out[1].root.get<record>().type.get());
+}
+
+TEST(Codec, ExplicitResetClearsBothTables) {
+    stream_encoder enc({});
+    byte_buffer buf;
+    ASSERT_FALSE(enc.encode(person(1), buf));
+    const auto before = buf.size();
+    enc.reset(buf);
+    ASSERT_FALSE(enc.encode(person(2), buf));
+    // After the reset byte the strings and the type are spelled out again.
+    EXPECT_EQ(buf.size(), 2 * before + 1);
+    EXPECT_EQ(enc.table().resets, 1u);
+    stream_decoder dec({});
+    std::vector<message> out;
+    ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) { out.push_back(m); }));
+    EXPECT_EQ(out, (std::vector<message>{person(1), person(2)}));
+    EXPECT_EQ(dec.table().resets, 1u);
+}
+
+TEST(Codec, ResetCadenceEveryNMessages) {
+    encoder_options opts;
+    opts.reset_every_messages = 10;
+    stream_encoder enc(opts);
+    byte_buffer buf;
+    for (int i = 0; i < 100; ++i) ASSERT_FALSE(enc.encode(person(i), buf));
+    EXPECT_EQ(enc.table().resets, 9u);
+    stream_decoder dec({});
+    std::size_t n = 0;
+    ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) {
+        EXPECT_EQ(m, person(static_cast<std::int64_t>(n++)));
+    }));
+    EXPECT_EQ(n, 100u);
+}
+
+TEST(Codec, TableNeverExceedsBudgetAndResetsWhenFull) {
+    decoder_limits limits;
+    limits.table_budget = 4096;
+    std::vector<message> in;
+    for (int i = 0; i < 2000; ++i) in.push_back({"unique-" + std::to_string(i), {}});
+    encoder_options opts;
+    opts.peer = limits;
+    stream_encoder enc(opts);
+    stream_decoder dec(limits);
+    byte_buffer buf;
+    for (const auto& m : in) {
+        buf.clear();
+        ASSERT_FALSE(enc.encode(m, buf));
+        ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& got) { EXPECT_EQ(got, m); }));
+        EXPECT_LE(dec.table().bytes, limits.table_budget);
+        EXPECT_EQ(dec.table().bytes, enc.table().bytes);
+    }
+    EXPECT_GT(enc.table().resets, 0u);
+    EXPECT_LE(dec.table().peak_bytes, limits.table_budget);
+}
+
+TEST(Codec, SharedObjectsKeepIdentityAndCyclesClose) {
+    auto trip = make_record_type("Trip", {"id", "stops", "back"});
+    auto point = make_record_type("Point", {"x", "y"});
+    message in;
+    in.objects.push_back(make_record(trip, {7, list{object_ref{1}, object_ref{2}, object_ref{1}},
+                                            object_ref{0}}));
+    in.objects.push_back(make_record(point, {1, 2}));
+    in.objects.push_back(make_record(point, {3, 4}));
+    in.root = object_ref{0};
+    auto out = round_trip({in});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], canonical(in));
+    const auto& t = out[0].objects[out[0].root.get<object_ref>().index].get<record>();
+    EXPECT_EQ(t.fields[2].get<object_ref>().index, out[0].root.get<object_ref>().index);
+    const auto& stops = t.fields[1].get<list>();
+    EXPECT_EQ(stops[0].get<object_ref>().index, stops[2].get<object_ref>().index);
+    EXPECT_NE(stops[0].get<object_ref>().index, stops[1].get<object_ref>().index);
+    EXPECT_EQ(out[0].objects.size(), 3u);
+}
+
+TEST(Codec, CanonicalRenumbersAndDropsUnreferenced) {
+    message in;
+    in.objects = {value{"unused"}, value{"b"}, value{list{object_ref{1}}}};
+    in.root = list{object_ref{2}, object_ref{1}};
+    auto c = canonical(in);
+    EXPECT_EQ(c.objects.size(), 2u);
+    EXPECT_EQ(c.root, (value{list{object_ref{0}, object_ref{1}}}));
+    EXPECT_EQ(round_trip({in})[0], c);
+}
+
+TEST(Codec, EncoderRefusesWhatTheReceiverWould) {
+    decoder_limits limits;
+    limits.max_depth = 3;
+    encoder_options opts;
+    opts.peer = limits;
+    stream_encoder enc(opts);
+    byte_buffer buf;
+    EXPECT_EQ(enc.encode({list{list{list{list{}}}}, {}}, buf), proto_errc::depth_exceeded);
+    EXPECT_EQ(buf.size(), 1u);  // only the reset that keeps the tables in step
+    EXPECT_EQ(enc.encode({std::string("bad \xFF utf8"), {}}, buf), proto_errc::invalid_utf8);
+    EXPECT_EQ(enc.encode({object_ref{5}, {}}, buf), proto_errc::unknown_object);
+    record broken{test::person_type(), {1}};
+    EXPECT_EQ(enc.encode({broken, {}}, buf), proto_errc::bad_record);
+    // The encoder is still usable and in step with a decoder.
+    buf.clear();
+    ASSERT_FALSE(enc.encode(person(5), buf));
+    stream_decoder dec(limits);
+    std::vector<message> out;
+    ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) { out.push_back(m); }));
+    EXPECT_EQ(out, std::vector<message>{person(5)});
+}
+
+TEST(Decoder, RejectsEachBadInputWithItsOwnError) {
+    using v = std::vector<std::uint8_t>;
+    EXPECT_EQ(decode_bytes(v{wire::tag_int}), proto_errc::truncated);
+    EXPECT_EQ(decode_bytes(v{wire::tag_string, 5, 'a'}), proto_errc::truncated);
+    EXPECT_EQ(decode_bytes(v{0x11}), proto_errc::unknown_tag);
+    EXPECT_EQ(decode_bytes(v{wire::tag_string_ref, 3}), proto_errc::unknown_reference);
+    EXPECT_EQ(decode_bytes(v{wire::short_string_ref}), proto_errc::unknown_reference);
+    EXPECT_EQ(decode_bytes(v{wire::short_record + 2}), proto_errc::unknown_reference);
+    EXPECT_EQ(decode_bytes(v{wire::tag_object_ref, 0}), proto_errc::unknown_object);
+    EXPECT_EQ(decode_bytes(v{wire::tag_string, 2, 0xC3, 0x28}), proto_errc::invalid_utf8);
+    EXPECT_EQ(decode_bytes(v{wire::tag_int, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                             0xFF, 0xFF, 0x01}),
+              proto_errc::bad_varint);
+    // A list claiming a billion elements in a 6-byte payload: refused before allocating.
+    EXPECT_EQ(decode_bytes(v{wire::tag_list, 0x80, 0x94, 0xEB, 0xDC, 0x03}),
+              proto_errc::too_many_elements);
+    decoder_limits small;
+    small.max_string_bytes = 4;
+    EXPECT_EQ(decode_bytes(v{wire::tag_string, 5, 'a', 'b', 'c', 'd', 'e'}, small),
+              proto_errc::string_too_long);
+    v deep(100'000, wire::tag_list);
+    EXPECT_EQ(decode_bytes(deep), proto_errc::depth_exceeded);
+}
+
+TEST(Decoder, RefusesStreamOverTheAnnouncedBudget) {
+    decoder_limits limits;
+    limits.table_budget = 64;
+    // Two 20-byte strings inserted: 52 + 52 > 64.
+    std::vector<std::uint8_t> bytes;
+    for (int i = 0; i < 2; ++i) {
+        bytes.push_back(wire::tag_string_new);
+        bytes.push_back(20);
+        for (int k = 0; k < 20; ++k) bytes.push_back(static_cast<std::uint8_t>('a' + i));
+    }
+    EXPECT_EQ(decode_bytes(bytes, limits), proto_errc::table_budget_exceeded);
+}
+
+TEST(Decoder, ErrorPoisonsTheDecoder) {
+    stream_decoder dec({});
+    std::vector<std::uint8_t> bad{0x11};
+    EXPECT_EQ(dec.decode_payload(bad, [](message&&) {}), proto_errc::unknown_tag);
+    std::vector<std::uint8_t> good{wire::tag_null};
+    EXPECT_EQ(dec.decode_payload(good, [](message&&) {}), proto_errc::unknown_tag);
+}
+
+}  // namespace
+}  // namespace objwire

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include "proto/control.hpp"
+#include "proto/errors.hpp"
+
+namespace objwire {
+namespace {
+
+TEST(Control, HelloRoundTrips) {
+    hello h;
+    h.client_name = "objwire 0.1";
+    h.sender_id = "s-1";
+    h.max_frame_bytes = 12345;
+    h.codecs = 3;
+    byte_buffer b;
+    encode_hello(h, b);
+    auto back = decode_hello(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, h);
+}
+
+TEST(Control, WelcomeRoundTripsWithLimits) {
+    welcome w;
+    w.server_name = "objwired";
+    w.limits.table_budget = 65536;
+    w.limits.max_depth = 9;
+    w.limits.max_string_bytes = 77;
+    w.limits.max_elements = 88;
+    w.limits.max_frame_bytes = 99999;
+    w.sink = "jsonl:/tmp/x.jsonl";
+    w.next_sequence = 42;
+    byte_buffer b;
+    encode_welcome(w, b);
+    auto back = decode_welcome(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, w);
+}
+
+TEST(Control, AckAndErrorRoundTrip) {
+    ack a{17, 1000, 300, 400};
+    byte_buffer b;
+    encode_ack(a, b);
+    auto back = decode_ack(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, a);
+    error_message e{static_cast<std::uint32_t>(proto_errc::bad_checksum), "checksum"};
+    byte_buffer eb;
+    encode_error(e, eb);
+    auto eback = decode_error(eb.span());
+    ASSERT_TRUE(eback);
+    EXPECT_EQ(*eback, e);
+}
+
+TEST(Control, UnknownFieldsAreSkipped) {
+    byte_buffer b;
+    encode_ack({5, 6, 7, 8}, b);
+    b.put_varint(99);  // a field from a future version
+    b.put_varint(3);
+    b.append(std::string_view("abc"));
+    auto back = decode_ack(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->sequence, 5u);
+}
+
+TEST(Control, BadHandshakesAreRefused) {
+    hello h;
+    byte_buffer good;
+    encode_hello(h, good);
+    byte_buffer wrong_magic;
+    wrong_magic.append(good.span());
+    wrong_magic.data()[0] = 'X';
+    EXPECT_EQ(decode_hello(wrong_magic.span()).error(), proto_errc::bad_magic);
+    byte_buffer wrong_version;
+    wrong_version.append(good.span());
+    wrong_version.data()[4] = 9;
+    EXPECT_EQ(decode_hello(wrong_version.span()).error(), proto_errc::unsupported_version);
+    byte_buffer truncated;
+    truncated.append(good.data(), good.size() - 1);
+    EXPECT_EQ(decode_hello(truncated.span()).error(), proto_errc::truncated);
+    EXPECT_EQ(decode_hello({}).error(), proto_errc::bad_magic);
+}
+
+}  // namespace
+}  // namespace objwire
