@@ -1,0 +1,277 @@
+// objwire: the command line. `send` ships JSON lines to objwired, `bench` generates a workload
+// in-process and measures the link, `gen` writes a workload as JSON lines.
+// Exit codes: 0 all acknowledged, 1 usage, 2 cannot connect or handshake refused,
+// 3 some objects not acknowledged, 4 bad input.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "client/connection.hpp"
+#include "client/jsonl_reader.hpp"
+#include "client/workloads.hpp"
+#include "config/settings.hpp"
+
+namespace {
+
+using objwire::client::connection;
+namespace cfg = objwire::config;
+
+enum exit_code { ok = 0, usage = 1, cannot_connect = 2, not_acknowledged = 3, bad_input = 4 };
+
+struct common_flags {
+    std::string config_file;
+    std::string to;
+};
+
+// Defaults < file < environment < flags.
+bool load_settings(const common_flags& f, cfg::client_settings& s) {
+    if (!f.config_file.empty()) {
+        auto loaded = cfg::load_client_file(f.config_file);
+        if (!loaded) {
+            std::cerr << "objwire: " << loaded.error().message << "\n";
+            return false;
+        }
+        s = std::move(*loaded);
+    }
+    if (auto e = cfg::apply_client_env(s, [](const char* n) { return std::getenv(n); })) {
+        std::cerr << "objwire: " << e->message << "\n";
+        return false;
+    }
+    if (!f.to.empty()) {
+        if (auto e = cfg::apply_client_override(s, "client.to", f.to, "--to")) {
+            std::cerr << "objwire: " << e->message << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+void add_common(CLI::App* cmd, common_flags& f) {
+    cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+}
+
+// Reads a whole file or stdin in large blocks; never byte by byte.
+bool read_input(const std::string& path, std::string& out) {
+    int fd = (path.empty() || path == "-") ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        std::cerr << "objwire: cannot open '" << path << "': " << std::strerror(errno) << "\n";
+        return false;
+    }
+    constexpr std::size_t block = 1 << 20;
+    for (;;) {
+        const std::size_t at = out.size();
+        out.resize(at + block);
+        ssize_t n = ::read(fd, out.data() + at, block);
+        if (n < 0 && errno == EINTR) {
+            out.resize(at);
+            continue;
+        }
+        out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
+        if (n <= 0) {
+            if (fd != 0) ::close(fd);
+            if (n < 0) std::cerr << "objwire: cannot read '" << path << "': " << std::strerror(errno) << "\n";
+            return n == 0;
+        }
+    }
+}
+
+int open_connection(connection& c) {
+    if (auto ec = c.open()) {
+        std::cerr << "objwire: " << c.last_error() << "\n";
+        return cannot_connect;
+    }
+    return ok;
+}
+
+int finish(connection& c) {
+    if (auto ec = c.close()) {
+        const auto& s = c.stats();
+        std::cerr << "objwire: " << c.last_error() << "\n"
+                  << "objwire: " << (s.objects_sent - s.objects_acked) << " of " << s.objects_sent
+                  << " objects not acknowledged\n";
+        return not_acknowledged;
+    }
+    return ok;
+}
+
+struct send_flags {
+    common_flags common;
+    std::string input = "-";
+    std::string on_error = "stop";
+};
+
+int run_send(const send_flags& f) {
+    cfg::client_settings settings;
+    if (!load_settings(f.common, settings)) return usage;
+    std::string text;
+    if (!read_input(f.input, text)) return bad_input;
+    connection c(settings, "objwire send");
+    if (int rc = open_connection(c)) return rc;
+    objwire::jsonl_reader reader(text);
+    objwire::message m;
+    std::uint64_t skipped = 0;
+    const std::string name = f.input == "-" ? "<stdin>" : f.input;
+    for (;;) {
+        if (reader.next(m)) {
+            if (auto ec = c.send(m)) {
+                std::cerr << "objwire: " << name << ":" << reader.line() << ": " << c.last_error() << "\n";
+                if (f.on_error == "stop") {
+                    finish(c);
+                    return bad_input;
+                }
+                ++skipped;
+            }
+            continue;
+        }
+        if (!reader.error()) break;
+        const auto& e = *reader.error();
+        std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message << "\n";
+        if (f.on_error == "stop") {
+            finish(c);
+            return bad_input;
+        }
+        ++skipped;
+    }
+    int rc = finish(c);
+    const auto& s = c.stats();
+    std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
+              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out << " bytes, to "
+              << c.server().sink << "\n";
+    if (skipped) std::cerr << "objwire: skipped " << skipped << " bad lines\n";
+    if (rc == ok && skipped) return bad_input;
+    return rc;
+}
+
+struct bench_flags {
+    common_flags common;
+    std::string workload = "person";
+    std::uint64_t count = 0;
+    bool json = false;
+};
+
+int run_bench(const bench_flags& f) {
+    cfg::client_settings settings;
+    if (!load_settings(f.common, settings)) return usage;
+    auto w = objwire::workloads::make(f.workload);
+    if (!w) {
+        std::cerr << "objwire: unknown workload '" << f.workload << "' (person, events, graph, blobs)\n";
+        return usage;
+    }
+    const std::uint64_t n = f.count ? f.count : w->default_count();
+    connection c(settings, "objwire bench");
+    if (int rc = open_connection(c)) return rc;
+    objwire::message m;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        w->next(m);
+        if (auto ec = c.send(m)) {
+            std::cerr << "objwire: object " << i << ": " << c.last_error() << "\n";
+            break;
+        }
+    }
+    int rc = finish(c);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto& s = c.stats();
+    const double per_second = seconds > 0 ? static_cast<double>(s.objects_acked) / seconds : 0;
+    const double bytes_per_object = s.objects_sent ? static_cast<double>(s.wire_bytes_out) / s.objects_sent : 0;
+    if (f.json) {
+        std::printf(
+            "{\"workload\":\"%s\",\"objects\":%llu,\"seconds\":%.6f,\"objects_per_second\":%.0f,"
+            "\"wire_bytes\":%llu,\"bytes_per_object\":%.3f,\"frames\":%llu,\"acked_objects\":%llu,"
+            "\"receiver_table_peak_bytes\":%llu,\"sink\":\"%s\"}\n",
+            f.workload.c_str(), static_cast<unsigned long long>(s.objects_sent), seconds, per_second,
+            static_cast<unsigned long long>(s.wire_bytes_out), bytes_per_object,
+            static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.objects_acked),
+            static_cast<unsigned long long>(s.receiver_table_peak_bytes), c.server().sink.c_str());
+    } else {
+        std::printf("objwire bench: %s, %llu objects in %.3f s = %.0f objects/s\n", f.workload.c_str(),
+                    static_cast<unsigned long long>(s.objects_sent), seconds, per_second);
+        std::printf("  wire: %llu bytes = %.2f bytes/object in %llu frames\n",
+                    static_cast<unsigned long long>(s.wire_bytes_out), bytes_per_object,
+                    static_cast<unsigned long long>(s.frames));
+        std::printf("  acknowledged: %llu objects, stored by the daemon in %s\n",
+                    static_cast<unsigned long long>(s.objects_acked), c.server().sink.c_str());
+    }
+    return rc;
+}
+
+struct gen_flags {
+    std::string workload = "events";
+    std::uint64_t count = 0;
+    std::string output = "-";
+};
+
+int run_gen(const gen_flags& f) {
+    auto w = objwire::workloads::make(f.workload);
+    if (!w) {
+        std::cerr << "objwire: unknown workload '" << f.workload << "' (person, events, graph, blobs)\n";
+        return usage;
+    }
+    FILE* out = f.output == "-" ? stdout : std::fopen(f.output.c_str(), "wb");
+    if (!out) {
+        std::cerr << "objwire: cannot write '" << f.output << "': " << std::strerror(errno) << "\n";
+        return usage;
+    }
+    const std::uint64_t n = f.count ? f.count : w->default_count();
+    std::string buf;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        w->next_json(buf);
+        buf.push_back('\n');
+        if (buf.size() >= (1 << 20)) {
+            std::fwrite(buf.data(), 1, buf.size(), out);
+            buf.clear();
+        }
+    }
+    std::fwrite(buf.data(), 1, buf.size(), out);
+    if (out != stdout) std::fclose(out);
+    return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"objwire - send objects to objwired, read them back, benchmark the link", "objwire"};
+    app.require_subcommand(1);
+
+    send_flags sf;
+    auto* send = app.add_subcommand("send", "send JSON lines (one object per line) to objwired");
+    add_common(send, sf.common);
+    send->add_option("input", sf.input, "file of JSON lines, or - for stdin (default)");
+    send->add_option("--on-error", sf.on_error, "stop|skip: what to do with a bad line")
+        ->check(CLI::IsMember({"stop", "skip"}));
+    send->footer("Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
+                 "  objwire send people.jsonl --to 127.0.0.1:7878");
+
+    bench_flags bf;
+    auto* bench = app.add_subcommand("bench", "generate a workload in-process, send it, report");
+    add_common(bench, bf.common);
+    bench->add_option("--workload", bf.workload, "person|events|graph|blobs")
+        ->check(CLI::IsMember({"person", "events", "graph", "blobs"}));
+    bench->add_option("-n,--count", bf.count, "objects to send (default: the workload's size)");
+    bench->add_flag("--json", bf.json, "print one JSON object instead of text");
+    bench->footer("Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json");
+
+    gen_flags gf;
+    auto* gen = app.add_subcommand("gen", "write a benchmark workload as JSON lines");
+    gen->add_option("--workload", gf.workload, "person|events|graph|blobs")
+        ->check(CLI::IsMember({"person", "events", "graph", "blobs"}));
+    gen->add_option("-n,--count", gf.count, "objects (default: the workload's size)");
+    gen->add_option("-o,--output", gf.output, "file to write, - for stdout (default)");
+    gen->footer("Example:\n  objwire gen --workload events -n 1000000 -o events.jsonl");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? ok : usage;
+    }
+    if (send->parsed()) return run_send(sf);
+    if (bench->parsed()) return run_bench(bf);
+    if (gen->parsed()) return run_gen(gf);
+    return usage;
+}

@@ -1,0 +1,640 @@
+// The four benchmark workloads (see workloads.hpp for their definitions). Each generator draws
+// one message into plain members, then either copies it into a `message` (next) or prints it
+// as a JSON line (next_json); the hot paths format into stack buffers and reuse storage so
+// they can feed benchmarks of millions of messages per second.
+#include "client/workloads.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <vector>
+
+namespace objwire::workloads {
+namespace {
+
+// shared/workloads/events.md: all arithmetic unsigned 64-bit with wrap-around.
+class splitmix64 {
+  public:
+    explicit splitmix64(std::uint64_t seed) : state_(seed) {}
+
+    std::uint64_t next() {
+        state_ += 0x9E3779B97F4A7C15ULL;
+        std::uint64_t z = state_;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    std::uint64_t below(std::uint64_t n) { return next() % n; }
+
+  private:
+    std::uint64_t state_;
+};
+
+// --- Writing into an existing message without giving up its storage ---
+
+void assign_int(value& v, std::int64_t i) {
+    if (auto* p = v.get_if<std::int64_t>())
+        *p = i;
+    else
+        v = value(i);
+}
+
+void assign_double(value& v, double d) {
+    if (auto* p = v.get_if<double>())
+        *p = d;
+    else
+        v = value(d);
+}
+
+void assign_string(value& v, std::string_view s) {
+    if (auto* p = v.get_if<std::string>())
+        p->assign(s.data(), s.size());
+    else
+        v = value(s);
+}
+
+void assign_ref(value& v, std::uint32_t index) {
+    if (auto* p = v.get_if<object_ref>())
+        p->index = index;
+    else
+        v = value(object_ref{index});
+}
+
+// Makes `v` a record of `type`, keeping its field vector when it already is a record.
+std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
+    auto* r = v.get_if<record>();
+    if (r == nullptr) {
+        v = value(record{type, {}});
+        r = v.get_if<record>();
+    }
+    if (r->type != type) r->type = type;
+    r->fields.resize(type->fields.size());
+    return r->fields;
+}
+
+list& assign_list(value& v, std::size_t size) {
+    auto* l = v.get_if<list>();
+    if (l == nullptr) {
+        v = value(list{});
+        l = v.get_if<list>();
+    }
+    l->resize(size);
+    return *l;
+}
+
+std::vector<std::uint8_t>& assign_bytes(value& v) {
+    auto* b = v.get_if<bytes>();
+    if (b == nullptr) {
+        v = value(bytes{});
+        b = v.get_if<bytes>();
+    }
+    return b->data;
+}
+
+// --- JSON text pieces ---
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+char* put(char* p, std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+}
+
+char* put_int(char* p, std::int64_t i) {
+    return std::to_chars(p, p + 20, i).ptr;
+}
+
+// `digits` lowercase hex digits of the low bits of `x`, zero-padded.
+char* put_hex(char* p, std::uint64_t x, int digits) {
+    for (int i = digits - 1; i >= 0; --i) {
+        p[i] = hex_digits[x & 0xF];
+        x >>= 4;
+    }
+    return p + digits;
+}
+
+void append_int(std::string& out, std::int64_t i) {
+    char buf[24];
+    out.append(buf, put_int(buf, i));
+}
+
+// A JSON string literal escaping only `"`, `\` and control characters (\n, \r, \t, the rest
+// as \u00xx), as proto/json_writer does.
+void append_json_string(std::string& out, std::string_view s) {
+    out += '"';
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            default: {
+                char esc[6] = {'\\', 'u', '0', '0'};
+                put_hex(esc + 4, c, 2);
+                out.append(esc, sizeof esc);
+            }
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out += '"';
+}
+
+// Standard base64 alphabet with `=` padding.
+void append_base64(std::string& out, std::span<const std::uint8_t> data) {
+    static constexpr char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::size_t start = out.size();
+    out.resize(start + (data.size() + 2) / 3 * 4);
+    char* p = out.data() + start;
+    std::size_t i = 0;
+    for (; i + 3 <= data.size(); i += 3) {
+        std::uint32_t n =
+            (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) | data[i + 2];
+        *p++ = alphabet[(n >> 18) & 63];
+        *p++ = alphabet[(n >> 12) & 63];
+        *p++ = alphabet[(n >> 6) & 63];
+        *p++ = alphabet[n & 63];
+    }
+    if (std::size_t rest = data.size() - i; rest > 0) {
+        std::uint32_t n = std::uint32_t{data[i]} << 16;
+        if (rest == 2) n |= std::uint32_t{data[i + 1]} << 8;
+        *p++ = alphabet[(n >> 18) & 63];
+        *p++ = alphabet[(n >> 12) & 63];
+        *p++ = rest == 2 ? alphabet[(n >> 6) & 63] : '=';
+        *p++ = '=';
+    }
+}
+
+// --- person ---
+
+class person_workload final : public workload {
+  public:
+    std::string_view name() const override { return "person"; }
+    std::uint64_t default_count() const override { return 1'500'000; }
+
+    void next(message& out) override {
+        auto& f = assign_record(out.root, type_);
+        assign_string(f[0], first_name);
+        assign_string(f[1], surname);
+        assign_int(f[2], age_++);
+        out.objects.clear();
+    }
+
+    void next_json(std::string& out) override {
+        char buf[96];
+        char* p = put(buf, R"({"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":)");
+        p = put_int(p, age_++);
+        *p++ = '}';
+        out.append(buf, p);
+    }
+
+  private:
+    static constexpr std::string_view first_name = "Heinz";
+    static constexpr std::string_view surname = "Kabutz";
+
+    record_type_ptr type_ = make_record_type("Person", {"firstName", "surname", "age"});
+    std::int64_t age_ = 0;
+};
+
+// --- events (shared/workloads/events.md, exactly) ---
+
+constexpr std::array<std::string_view, 50> event_templates = {
+    "user {n} logged in from session {x}",
+    "request {x} completed in {n} ms",
+    "cache miss for key {x}",
+    "cache hit for key {x} after {n} lookups",
+    "connection pool exhausted: {n} waiters",
+    "retrying job {x} attempt {n} of {n}",
+    "disk usage at {n} blocks on volume {x}",
+    "payment {x} authorized for amount {n}",
+    "payment {x} declined with code {n}",
+    "order {n} shipped in parcel {x}",
+    "order {n} cancelled by user {n}",
+    "slow query {x} took {n} ms scanning {n} rows",
+    "index rebuild finished for table {n}",
+    "gc pause of {n} us in region {n}",
+    "heartbeat from node {x}",
+    "leader election won by node {x} in term {n}",
+    "replica {x} lagging by {n} entries",
+    "snapshot {x} written with {n} keys",
+    "rate limit exceeded for client {x}: {n} requests",
+    "token {x} expired after {n} seconds",
+    "file {x} uploaded with {n} bytes",
+    "file {x} deleted by user {n}",
+    "message {x} enqueued on partition {n}",
+    "message {x} acked after {n} ms",
+    "consumer {n} rebalanced to {n} partitions",
+    "batch {x} flushed with {n} records in {n} ms",
+    "tls handshake with peer {x} failed: code {n}",
+    "dns lookup for zone {n} took {n} ms",
+    "http {n} returned for route {n}",
+    "circuit breaker {x} opened after {n} failures",
+    "circuit breaker {x} closed",
+    "config reload {n} applied",
+    "feature flag {n} evaluated for user {n}",
+    "email {x} sent to user {n}",
+    "sms {x} queued for user {n}",
+    "thread {n} blocked for {n} ms on lock {x}",
+    "worker {n} started job {x}",
+    "worker {n} finished job {x} in {n} ms",
+    "session {x} timed out after {n} s",
+    "password reset requested by user {n}",
+    "invoice {n} generated for account {x}",
+    "webhook {x} delivered after {n} attempts",
+    "webhook {x} failed with status {n}",
+    "shard {n} moved to node {x}",
+    "compaction of segment {x} reclaimed {n} bytes",
+    "upstream {x} responded in {n} ms",
+    "queue depth {n} exceeds threshold {n}",
+    "backup {x} completed with {n} files",
+    "license check {x} passed",
+    "user {n} did {n} things in {n} ms",
+};
+
+// A template split at its placeholders: literal text, then `hole` ('n', 'x' or 0 at the end).
+struct template_piece {
+    std::string_view text;
+    char hole = 0;
+};
+using parsed_template = std::vector<template_piece>;
+
+std::vector<parsed_template> parse_event_templates() {
+    std::vector<parsed_template> parsed;
+    for (std::string_view t : event_templates) {
+        parsed_template pieces;
+        for (;;) {
+            auto open = t.find('{');
+            if (open == std::string_view::npos) {
+                pieces.push_back({t, 0});
+                break;
+            }
+            pieces.push_back({t.substr(0, open), t[open + 1]});
+            t.remove_prefix(open + 3);
+        }
+        parsed.push_back(std::move(pieces));
+    }
+    return parsed;
+}
+
+class events_workload final : public workload {
+  public:
+    explicit events_workload(std::uint64_t seed) : rng_(seed) {}
+
+    std::string_view name() const override { return "events"; }
+    std::uint64_t default_count() const override { return 1'000'000; }
+
+    void next(message& out) override {
+        draw();
+        auto& f = assign_record(out.root, type_);
+        assign_int(f[0], ts_);
+        assign_string(f[1], level_);
+        assign_string(f[2], {host_, sizeof host_});
+        assign_string(f[3], {service_, sizeof service_});
+        assign_string(f[4], {msg_, msg_size_});
+        assign_string(f[5], {user_, sizeof user_});
+        assign_double(f[6], latency_ms_);
+        out.objects.clear();
+    }
+
+    void next_json(std::string& out) override {
+        draw();
+        char buf[512];  // the longest line is under 300 bytes
+        char* p = put(buf, R"({"$type":"Event","ts":)");
+        p = put_int(p, ts_);
+        p = put(p, R"(,"level":")");
+        p = put(p, level_);
+        p = put(p, R"(","host":")");
+        p = put(p, {host_, sizeof host_});
+        p = put(p, R"(","service":")");
+        p = put(p, {service_, sizeof service_});
+        p = put(p, R"(","msg":")");
+        p = put(p, {msg_, msg_size_});
+        p = put(p, R"(","user":")");
+        p = put(p, {user_, sizeof user_});
+        p = put(p, R"(","latency_ms":)");
+        p = std::to_chars(p, p + 32, latency_ms_, std::chars_format::fixed, 3).ptr;
+        *p++ = '}';
+        out.append(buf, p);
+    }
+
+  private:
+    // One event, in the draw order of the definition.
+    void draw() {
+        ts_ = clock_;
+
+        auto r = rng_.below(100);
+        level_ = r < 5 ? "TRACE" : r < 20 ? "DEBUG" : r < 80 ? "INFO" : r < 95 ? "WARN" : "ERROR";
+
+        auto h = rng_.below(200);
+        host_[5] = static_cast<char>('0' + h / 100);
+        host_[6] = static_cast<char>('0' + h / 10 % 10);
+        host_[7] = static_cast<char>('0' + h % 10);
+
+        auto s = rng_.below(30);
+        service_[4] = static_cast<char>('0' + s / 10);
+        service_[5] = static_cast<char>('0' + s % 10);
+
+        char* p = msg_;
+        for (const auto& piece : templates_[rng_.below(event_templates.size())]) {
+            p = put(p, piece.text);
+            if (piece.hole == 'n')
+                p = std::to_chars(p, p + 8, rng_.below(100000)).ptr;
+            else if (piece.hole == 'x')
+                p = put_hex(p, rng_.next() & 0xFFFFFFFF, 8);
+        }
+        msg_size_ = static_cast<std::size_t>(p - msg_);
+
+        put_hex(user_, rng_.next(), 16);
+        latency_ms_ = static_cast<double>(rng_.below(500000)) / 1000.0;
+        clock_ += static_cast<std::int64_t>(rng_.below(1001));
+    }
+
+    splitmix64 rng_;
+    std::int64_t clock_ = 1'700'000'000'000'000;  // microseconds
+    record_type_ptr type_ =
+        make_record_type("Event", {"ts", "level", "host", "service", "msg", "user", "latency_ms"});
+    std::vector<parsed_template> templates_ = parse_event_templates();
+
+    std::int64_t ts_ = 0;
+    std::string_view level_;
+    char host_[8] = {'h', 'o', 's', 't', '-', '0', '0', '0'};
+    char service_[6] = {'s', 'v', 'c', '-', '0', '0'};
+    char msg_[128] = {};  // the longest template filled is under 80 characters
+    std::size_t msg_size_ = 0;
+    char user_[16] = {};
+    double latency_ms_ = 0;
+};
+
+// --- graph ---
+
+class graph_workload final : public workload {
+  public:
+    explicit graph_workload(std::uint64_t seed) : rng_(seed) {}
+
+    std::string_view name() const override { return "graph"; }
+    std::uint64_t default_count() const override { return 10'000; }
+
+    void next(message& out) override {
+        draw();
+        assign_ref(out.root, 0);
+        out.objects.reserve(1 + point_count);  // the point count varies; keep one buffer
+        out.objects.resize(1 + points_.size());
+
+        auto& trip = assign_record(out.objects[0], trip_type_);
+        assign_int(trip[0], id_);
+        auto& stops = assign_list(trip[1], stop_count);
+        for (std::size_t i = 0; i < stop_count; ++i)
+            assign_ref(stops[i], stops_[i]);
+        assign_ref(trip[2], 0);
+
+        for (std::size_t i = 0; i < points_.size(); ++i) {
+            auto& point = assign_record(out.objects[1 + i], point_type_);
+            assign_int(point[0], points_[i].x);
+            assign_int(point[1], points_[i].y);
+        }
+    }
+
+    void next_json(std::string& out) override {
+        draw();
+        char buf[64];
+        char* p = put(buf, R"({"$id":0,"$type":"Trip","id":)");
+        p = put_int(p, id_);
+        p = put(p, R"(,"stops":[)");
+        out.append(buf, p);
+
+        std::uint32_t next_new = 1;  // canonical order: a point is new exactly when it is next
+        for (std::size_t i = 0; i < stop_count; ++i) {
+            p = buf;
+            if (i > 0) *p++ = ',';
+            auto index = stops_[i];
+            if (index == next_new) {
+                ++next_new;
+                p = put(p, R"({"$id":)");
+                p = put_int(p, index);
+                p = put(p, R"(,"$type":"Point","x":)");
+                p = put_int(p, points_[index - 1].x);
+                p = put(p, R"(,"y":)");
+                p = put_int(p, points_[index - 1].y);
+            } else {
+                p = put(p, R"({"$ref":)");
+                p = put_int(p, index);
+            }
+            *p++ = '}';
+            out.append(buf, p);
+        }
+        out += R"(],"back":{"$ref":0}})";
+    }
+
+  private:
+    static constexpr std::size_t point_count = 100;
+    static constexpr std::size_t stop_count = 1000;
+
+    struct point {
+        std::int64_t x = 0;
+        std::int64_t y = 0;
+    };
+
+    // One Trip: the points, then the stops; stops_ holds canonical object indexes (1..).
+    void draw() {
+        id_ = next_id_++;
+        for (auto& pt : drawn_) {
+            pt.x = static_cast<std::int64_t>(rng_.below(10000));
+            pt.y = static_cast<std::int64_t>(rng_.below(10000));
+        }
+        index_of_.fill(0);  // 0: not met yet (object 0 is the Trip)
+        points_.clear();
+        for (auto& stop : stops_) {
+            auto which = rng_.below(point_count);
+            if (index_of_[which] == 0) {
+                points_.push_back(drawn_[which]);
+                index_of_[which] = static_cast<std::uint32_t>(points_.size());
+            }
+            stop = index_of_[which];
+        }
+    }
+
+    splitmix64 rng_;
+    std::int64_t next_id_ = 0;
+    record_type_ptr trip_type_ = make_record_type("Trip", {"id", "stops", "back"});
+    record_type_ptr point_type_ = make_record_type("Point", {"x", "y"});
+
+    std::int64_t id_ = 0;
+    std::array<point, point_count> drawn_;
+    std::array<std::uint32_t, point_count> index_of_{};
+    std::vector<point> points_ = std::vector<point>(point_count);  // in canonical order
+    std::array<std::uint32_t, stop_count> stops_{};
+};
+
+// --- blobs ---
+
+class blobs_workload final : public workload {
+  public:
+    explicit blobs_workload(std::uint64_t seed) : rng_(seed) {
+        make_vocabulary();
+        title_.reserve(128);
+        body_.reserve(body_size + 128);
+        thumb_.resize(thumb_size);
+    }
+
+    std::string_view name() const override { return "blobs"; }
+    std::uint64_t default_count() const override { return 20'000; }
+
+    void next(message& out) override {
+        draw();
+        auto& f = assign_record(out.root, type_);
+        assign_int(f[0], id_);
+        assign_string(f[1], title_);
+        assign_string(f[2], body_);
+        assign_bytes(f[3]).assign(thumb_.begin(), thumb_.end());
+        out.objects.clear();
+    }
+
+    void next_json(std::string& out) override {
+        draw();
+        out += R"({"$type":"Doc","id":)";
+        append_int(out, id_);
+        out += R"(,"title":)";
+        append_json_string(out, title_);
+        out += R"(,"body":)";
+        append_json_string(out, body_);
+        out += R"(,"thumb":{"$bytes":")";
+        append_base64(out, thumb_);
+        out += R"("}})";
+    }
+
+  private:
+    static constexpr std::size_t vocabulary_size = 320;
+    static constexpr std::size_t body_size = 16 * 1024;
+    static constexpr std::size_t thumb_size = 4 * 1024;
+    // A word is picked by below(zipf_range) through a table: word r gets a share of the range
+    // proportional to 1/(r+1), so a few short words dominate as in natural text.
+    static constexpr std::size_t zipf_range = 1 << 16;
+
+    // Pronounceable words of 1-3 syllables, all distinct, shortest first so that the most
+    // frequent words are the short ones.
+    void make_vocabulary() {
+        static constexpr std::string_view consonants = "bcdfghklmnprstvwz";
+        static constexpr std::string_view vowels = "aeiou";
+        while (vocabulary_.size() < vocabulary_size) {
+            std::string word;
+            auto syllables = 1 + rng_.below(3);
+            for (std::uint64_t s = 0; s < syllables; ++s) {
+                word += consonants[rng_.below(consonants.size())];
+                word += vowels[rng_.below(vowels.size())];
+                if (rng_.below(3) == 0) word += consonants[rng_.below(consonants.size())];
+            }
+            if (std::find(vocabulary_.begin(), vocabulary_.end(), word) == vocabulary_.end())
+                vocabulary_.push_back(std::move(word));
+        }
+        std::stable_sort(vocabulary_.begin(), vocabulary_.end(),
+                         [](const auto& a, const auto& b) { return a.size() < b.size(); });
+
+        // Integer shares keep the table identical everywhere; every word gets at least one slot.
+        std::array<std::uint64_t, vocabulary_size> weight{};
+        std::uint64_t total = 0;
+        for (std::size_t r = 0; r < vocabulary_size; ++r)
+            total += weight[r] = 1'000'000 / (r + 1);
+        zipf_table_.resize(zipf_range);
+        std::size_t slot = 0;
+        std::uint64_t cumulative = 0;
+        for (std::size_t r = 0; r < vocabulary_size; ++r) {
+            cumulative += weight[r];
+            auto end = std::max<std::size_t>(slot + 1, cumulative * zipf_range / total);
+            if (r + 1 == vocabulary_size) end = zipf_range;
+            for (; slot < end; ++slot)
+                zipf_table_[slot] = static_cast<std::uint16_t>(r);
+        }
+        for (auto& next : successor_)
+            next = zipf_word();
+    }
+
+    std::size_t zipf_word() { return zipf_table_[rng_.below(zipf_range)]; }
+
+    // Appends word `w`, capitalised when it starts a sentence.
+    void append_word(std::string& s, std::size_t w, bool capital) {
+        auto start = s.size();
+        s += vocabulary_[w];
+        if (capital) s[start] = static_cast<char>(s[start] - 'a' + 'A');
+    }
+
+    // One Doc: title words, body sentences, thumb bytes.
+    void draw() {
+        id_ = next_id_++;
+
+        title_.assign("Document ");
+        append_int(title_, id_);
+        title_ += ':';
+        for (auto n = 2 + rng_.below(4); n > 0; --n) {
+            title_ += ' ';
+            append_word(title_, zipf_word(), false);
+        }
+
+        body_.clear();
+        while (body_.size() < body_size) {
+            auto words = 4 + rng_.below(12);
+            std::size_t w = zipf_word();
+            append_word(body_, w, true);
+            for (std::uint64_t n = 1; n < words; ++n) {
+                // Phrases repeat as in real text; without them zlib only reaches about 2.4x.
+                w = rng_.below(10) < 7 ? successor_[w] : zipf_word();
+                body_ += rng_.below(8) == 0 ? ", " : " ";
+                append_word(body_, w, false);
+            }
+            body_ += rng_.below(5) == 0 ? ".\n" : ". ";
+        }
+        body_.resize(body_size);
+
+        for (std::size_t i = 0; i < thumb_size; i += 8) {
+            auto x = rng_.next();
+            for (std::size_t b = 0; b < 8; ++b)
+                thumb_[i + b] = static_cast<std::uint8_t>(x >> 8 * b);
+        }
+    }
+
+    splitmix64 rng_;
+    std::int64_t next_id_ = 0;
+    record_type_ptr type_ = make_record_type("Doc", {"id", "title", "body", "thumb"});
+    std::vector<std::string> vocabulary_;
+    std::vector<std::uint16_t> zipf_table_;
+    std::array<std::size_t, vocabulary_size> successor_{};  // the word that usually follows
+
+    std::int64_t id_ = 0;
+    std::string title_;
+    std::string body_;
+    std::vector<std::uint8_t> thumb_;
+};
+
+constexpr std::array<std::string_view, 4> workload_names = {"person", "events", "graph", "blobs"};
+
+}  // namespace
+
+std::unique_ptr<workload> make(std::string_view name, std::uint64_t seed) {
+    if (name == "person") return std::make_unique<person_workload>();
+    if (name == "events") return std::make_unique<events_workload>(seed);
+    if (name == "graph") return std::make_unique<graph_workload>(seed);
+    if (name == "blobs") return std::make_unique<blobs_workload>(seed);
+    return nullptr;
+}
+
+std::span<const std::string_view> names() {
+    return workload_names;
+}
+
+}  // namespace objwire::workloads

@@ -1,0 +1,1002 @@
+// The schema of both programs' settings - one table of keys per program, each with its kind,
+// default, allowed range, doc line and field binding - and everything driven by it: applying
+// a parsed TOML document, command-line and environment overrides, printing, did-you-mean.
+#include "config/settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <limits>
+#include <type_traits>
+
+#include "config/toml_document.hpp"
+
+namespace objwire::config {
+namespace {
+
+using detail::quote_toml;
+using detail::source_pos;
+using detail::toml_entry;
+using detail::toml_type;
+
+// ---- schema types -------------------------------------------------------------------------
+
+enum class value_kind {
+    string,
+    integer,
+    boolean,
+    size,
+    duration,
+    bandwidth,
+    host_port,
+    enumeration
+};
+
+// A validated value on its way into (or out of) a settings field. Numbers are in base units:
+// bytes, microseconds, bits per second; a host_port is {text = host, number = port}.
+struct typed_value {
+    std::uint64_t number = 0;
+    std::string text;
+    bool flag = false;
+    bool operator==(const typed_value&) const = default;
+};
+
+template <class S>
+struct accessor {
+    void (*set)(S&, const typed_value&) = nullptr;
+    typed_value (*get)(const S&) = nullptr;
+};
+
+template <class S>
+struct key_def {
+    std::string_view name;  // full dotted name
+    value_kind kind = value_kind::string;
+    std::string_view default_text;  // as to_toml prints it (a test checks it against S{})
+    std::uint64_t min = 0;          // numeric kinds, in base units; host_port: the port
+    std::uint64_t max = 0;
+    std::uint64_t resolution = 1;  // durations: microseconds per step of the field
+    std::span<const std::string_view> choices = {};  // enumeration
+    std::string_view doc;
+    accessor<S> access;
+    // Extra rule for strings: returns why `text` is not acceptable, or "".
+    std::string (*check)(std::string_view text) = nullptr;
+    std::string_view check_doc = {};  // the rule in a few words, for key_info::allowed
+};
+
+// ---- field bindings ---------------------------------------------------------------------
+
+template <class T>
+struct member_traits;
+template <class S, class F>
+struct member_traits<F S::*> {
+    using settings = S;
+    using field = F;
+};
+
+template <class T>
+struct is_chrono_duration : std::false_type {};
+template <class R, class P>
+struct is_chrono_duration<std::chrono::duration<R, P>> : std::true_type {};
+
+template <auto M>
+void set_field(typename member_traits<decltype(M)>::settings& s, const typed_value& v) {
+    using field = typename member_traits<decltype(M)>::field;
+    if constexpr (std::is_same_v<field, std::string>) {
+        s.*M = v.text;
+    } else if constexpr (std::is_same_v<field, bool>) {
+        s.*M = v.flag;
+    } else if constexpr (is_chrono_duration<field>::value) {
+        s.*M = std::chrono::duration_cast<field>(
+            std::chrono::microseconds(static_cast<std::int64_t>(v.number)));
+    } else {
+        s.*M = static_cast<field>(v.number);
+    }
+}
+
+template <auto M>
+typed_value get_field(const typename member_traits<decltype(M)>::settings& s) {
+    using field = typename member_traits<decltype(M)>::field;
+    typed_value v;
+    if constexpr (std::is_same_v<field, std::string>) {
+        v.text = s.*M;
+    } else if constexpr (std::is_same_v<field, bool>) {
+        v.flag = s.*M;
+    } else if constexpr (is_chrono_duration<field>::value) {
+        v.number = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(s.*M).count());
+    } else {
+        v.number = static_cast<std::uint64_t>(s.*M);
+    }
+    return v;
+}
+
+template <auto M>
+constexpr accessor<typename member_traits<decltype(M)>::settings> bind() {
+    return {&set_field<M>, &get_field<M>};
+}
+
+template <auto Host, auto Port>
+constexpr accessor<typename member_traits<decltype(Host)>::settings> bind_host_port() {
+    using S = typename member_traits<decltype(Host)>::settings;
+    return {[](S& s, const typed_value& v) {
+                s.*Host = v.text;
+                s.*Port = static_cast<std::uint16_t>(v.number);
+            },
+            [](const S& s) { return typed_value{.number = s.*Port, .text = s.*Host}; }};
+}
+
+// ---- string rules -----------------------------------------------------------------------
+
+std::string check_not_empty(std::string_view text) {
+    return text.empty() ? "must not be empty" : "";
+}
+
+std::string check_file_name(std::string_view text) {
+    if (text.empty()) return "must not be empty";
+    if (text == "." || text == "..") return "must be a file name, not '" + std::string(text) + "'";
+    if (text.find('/') != std::string_view::npos || text.find('\\') != std::string_view::npos) {
+        return "must be a plain file name inside server.data_dir (no '/')";
+    }
+    return "";
+}
+
+// ---- the schemas --------------------------------------------------------------------------
+
+constexpr std::array<std::string_view, 7> log_levels{"trace", "debug",    "info", "warn",
+                                                     "error", "critical", "off"};
+
+constexpr std::uint64_t us_per_ms = 1000;
+constexpr std::uint64_t us_per_s = 1000 * us_per_ms;
+using ds = daemon_settings;
+using cs = client_settings;
+
+const std::array daemon_schema_keys{
+    key_def<ds>{.name = "server.listen",
+                .kind = value_kind::host_port,
+                .default_text = "\"127.0.0.1:7878\"",
+                .min = 0,
+                .max = 65535,
+                .doc = "address and TCP port to accept connections on; port 0 picks a free one",
+                .access = bind_host_port<&ds::listen_host, &ds::listen_port>()},
+    key_def<ds>{.name = "server.data_dir",
+                .kind = value_kind::string,
+                .default_text = "\"objwire-data\"",
+                .doc = "directory for stored objects, relative to the working directory",
+                .access = bind<&ds::data_dir>(),
+                .check = &check_not_empty,
+                .check_doc = "a directory path"},
+    key_def<ds>{.name = "server.log_level",
+                .kind = value_kind::enumeration,
+                .default_text = "\"info\"",
+                .choices = log_levels,
+                .doc = "least severe log message that is written",
+                .access = bind<&ds::log_level>()},
+    key_def<ds>{.name = "server.max_connections",
+                .kind = value_kind::integer,
+                .default_text = "1024",
+                .min = 1,
+                .max = 100000,
+                .doc = "connections served at once; further ones are refused",
+                .access = bind<&ds::max_connections>()},
+    key_def<ds>{.name = "server.shutdown_grace",
+                .kind = value_kind::duration,
+                .default_text = "\"5s\"",
+                .min = 0,
+                .max = 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "how long shutdown lets connections drain before cancelling them",
+                .access = bind<&ds::shutdown_grace>()},
+    key_def<ds>{.name = "limits.max_frame_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"16MiB\"",
+                .min = kibibyte,
+                .max = gibibyte,
+                .doc = "largest frame a peer may send; a larger one closes its connection",
+                .access = bind<&ds::max_frame_bytes>()},
+    key_def<ds>{.name = "limits.max_depth",
+                .kind = value_kind::integer,
+                .default_text = "64",
+                .min = 1,
+                .max = 10000,
+                .doc = "deepest nesting of lists, maps and records in one value",
+                .access = bind<&ds::max_depth>()},
+    key_def<ds>{.name = "limits.max_string_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"16MiB\"",
+                .min = 1,
+                .max = gibibyte,
+                .doc = "longest string or byte string in one value",
+                .access = bind<&ds::max_string_bytes>()},
+    key_def<ds>{.name = "limits.max_elements",
+                .kind = value_kind::integer,
+                .default_text = "1000000",
+                .min = 1,
+                .max = 1000000000,
+                .doc = "most elements in one list, map or record",
+                .access = bind<&ds::max_elements>()},
+    key_def<ds>{.name = "limits.table_budget",
+                .kind = value_kind::size,
+                .default_text = "\"4MiB\"",
+                .min = 0,
+                .max = gibibyte,
+                .doc = "back-reference table budget per connection: receiver memory vs wire "
+                       "savings; 0 turns back-references off",
+                .access = bind<&ds::table_budget>()},
+    key_def<ds>{.name = "limits.read_buffer",
+                .kind = value_kind::size,
+                .default_text = "\"256KiB\"",
+                .min = 4 * kibibyte,
+                .max = 64 * mebibyte,
+                .doc = "block size of socket reads, per connection",
+                .access = bind<&ds::read_buffer>()},
+    key_def<ds>{.name = "sink.jsonl_file",
+                .kind = value_kind::string,
+                .default_text = "\"objects.jsonl\"",
+                .doc = "JSON-lines file inside server.data_dir that received objects go to",
+                .access = bind<&ds::sink_file>(),
+                .check = &check_file_name,
+                .check_doc = "a file name without '/'"},
+};
+
+const std::array client_schema_keys{
+    key_def<cs>{.name = "client.to",
+                .kind = value_kind::host_port,
+                .default_text = "\"127.0.0.1:7878\"",
+                .min = 1,
+                .max = 65535,
+                .doc = "address and TCP port of the objwired to talk to",
+                .access = bind_host_port<&cs::to_host, &cs::to_port>()},
+    key_def<cs>{.name = "client.connect_timeout",
+                .kind = value_kind::duration,
+                .default_text = "\"5s\"",
+                .min = us_per_ms,
+                .max = 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "how long to wait for the TCP connection and handshake",
+                .access = bind<&cs::connect_timeout>()},
+    key_def<cs>{.name = "batch.max_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"64KiB\"",
+                .min = kibibyte,
+                .max = 16 * mebibyte,
+                .doc = "objects are batched into frames up to this size: throughput vs latency",
+                .access = bind<&cs::batch_max_bytes>()},
+    key_def<cs>{.name = "batch.linger",
+                .kind = value_kind::duration,
+                .default_text = "\"5ms\"",
+                .min = 0,
+                .max = 10 * us_per_s,
+                .resolution = 1,
+                .doc = "longest wait for a batch to fill before it is sent: throughput vs "
+                       "latency",
+                .access = bind<&cs::batch_linger>()},
+    key_def<cs>{.name = "flow.max_in_flight",
+                .kind = value_kind::size,
+                .default_text = "\"8MiB\"",
+                .min = 64 * kibibyte,
+                .max = gibibyte,
+                .doc = "bytes sent but not yet acknowledged: memory vs throughput on long links",
+                .access = bind<&cs::max_in_flight>()},
+    key_def<cs>{.name = "limits.max_frame_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"16MiB\"",
+                .min = kibibyte,
+                .max = gibibyte,
+                .doc = "largest frame accepted from the daemon",
+                .access = bind<&cs::max_frame_bytes>()},
+    key_def<cs>{.name = "limits.max_depth",
+                .kind = value_kind::integer,
+                .default_text = "64",
+                .min = 1,
+                .max = 10000,
+                .doc = "deepest nesting of lists, maps and records accepted in one value",
+                .access = bind<&cs::max_depth>()},
+};
+
+template <class S>
+struct schema {
+    std::string_view program;        // "objwired"
+    std::string_view other_program;  // "objwire"
+    std::span<const key_def<S>> keys;
+    std::vector<std::string_view> other_keys;  // the other program's key names
+};
+
+template <class A>
+std::vector<std::string_view> names_of(const A& keys) {
+    std::vector<std::string_view> out;
+    for (const auto& k : keys)
+        out.push_back(k.name);
+    return out;
+}
+
+const schema<ds>& daemon_schema() {
+    static const schema<ds> s{"objwired", "objwire", daemon_schema_keys,
+                              names_of(client_schema_keys)};
+    return s;
+}
+
+const schema<cs>& client_schema() {
+    static const schema<cs> s{"objwire", "objwired", client_schema_keys,
+                              names_of(daemon_schema_keys)};
+    return s;
+}
+
+// ---- names --------------------------------------------------------------------------------
+
+std::string_view section_of(std::string_view name) {
+    const auto dot = name.find('.');
+    return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+std::string_view leaf_of(std::string_view name) {
+    const auto dot = name.rfind('.');
+    return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+template <class S>
+std::vector<std::string_view> sections(std::span<const key_def<S>> keys) {
+    std::vector<std::string_view> out;
+    for (const auto& k : keys) {
+        const auto section = section_of(k.name);
+        if (std::find(out.begin(), out.end(), section) == out.end()) out.push_back(section);
+    }
+    return out;
+}
+
+std::vector<std::string_view> sections_of_names(const std::vector<std::string_view>& names) {
+    std::vector<std::string_view> out;
+    for (const auto name : names) {
+        const auto section = section_of(name);
+        if (std::find(out.begin(), out.end(), section) == out.end()) out.push_back(section);
+    }
+    return out;
+}
+
+template <class S>
+const key_def<S>* find_key(const schema<S>& sc, std::string_view name) {
+    for (const auto& k : sc.keys) {
+        if (k.name == name) return &k;
+    }
+    return nullptr;
+}
+
+std::string join(const std::vector<std::string_view>& parts, std::string_view separator) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i != 0) out += separator;
+        out += parts[i];
+    }
+    return out;
+}
+
+std::string env_var_of(std::string_view name) {
+    std::string out = "OBJWIRE_";
+    for (const char c : name) {
+        out += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+// A dotted path as the user would write it: components that are not bare keys are quoted.
+std::string path_text(const std::vector<std::string>& path) {
+    std::string out;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        if (i != 0) out += '.';
+        const bool bare =
+            !path[i].empty() && std::all_of(path[i].begin(), path[i].end(), [](char c) {
+                return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+            });
+        out += bare ? path[i] : quote_toml(path[i]);
+    }
+    return out;
+}
+
+// ---- did you mean -------------------------------------------------------------------------
+
+// Optimal string alignment distance: edits plus adjacent transpositions ("lsiten").
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i)
+        d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
+// The candidate the user most likely meant, if any is close enough: the same leaf in another
+// section ("server.max_depth" -> "limits.max_depth"), a small edit distance, or a leaf that
+// extends or shortens the candidate's ("server.listen_addr" -> "server.listen").
+std::optional<std::string_view> suggest(std::string_view wrong,
+                                        const std::vector<std::string_view>& candidates) {
+    const auto wrong_leaf = leaf_of(wrong);
+    if (wrong_leaf != wrong) {
+        for (const auto c : candidates) {
+            if (leaf_of(c) == wrong_leaf && c != wrong) return c;
+        }
+    } else {
+        for (const auto c : candidates) {
+            if (leaf_of(c) == wrong) return c;
+        }
+    }
+    const std::size_t limit = std::max<std::size_t>(1, wrong.size() / 3);
+    std::optional<std::string_view> best;
+    std::size_t best_distance = limit + 1;
+    for (const auto c : candidates) {
+        const auto distance = edit_distance(wrong, c);
+        if (distance < best_distance) {
+            best = c;
+            best_distance = distance;
+        }
+    }
+    if (best) return best;
+    for (const auto c : candidates) {
+        if (section_of(c) != section_of(wrong)) continue;
+        const auto a = leaf_of(c);
+        const auto b = wrong_leaf;
+        const auto shorter = std::min(a.size(), b.size());
+        if (shorter >= 3 && (a.starts_with(b) || b.starts_with(a))) return c;
+    }
+    return std::nullopt;
+}
+
+template <class S>
+std::string unknown_key_message(const schema<S>& sc, std::string_view name) {
+    std::string msg = "unknown key '" + std::string(name) + "'";
+    const auto all = names_of(sc.keys);
+    if (std::find(sc.other_keys.begin(), sc.other_keys.end(), name) != sc.other_keys.end()) {
+        return msg + " (it is a setting of " + std::string(sc.other_program) + ", not of " +
+               std::string(sc.program) + ")";
+    }
+    if (const auto s = suggest(name, all))
+        return msg + " (did you mean '" + std::string(*s) + "'?)";
+    const auto section = section_of(name);
+    std::vector<std::string_view> in_section;
+    for (const auto k : all) {
+        if (section_of(k) == section) in_section.push_back(leaf_of(k));
+    }
+    if (!in_section.empty()) {
+        return msg + " ([" + std::string(section) + "] has: " + join(in_section, ", ") + ")";
+    }
+    return msg + " (" + std::string(sc.program) +
+           "'s tables are: " + join(sections(sc.keys), ", ") + ")";
+}
+
+template <class S>
+std::string unknown_table_message(const schema<S>& sc, std::string_view name) {
+    std::string msg = "unknown table '" + std::string(name) + "'";
+    const auto own = sections(sc.keys);
+    const auto others = sections_of_names(sc.other_keys);
+    const std::string listing = std::string(sc.program) + "'s tables are: " + join(own, ", ");
+    if (std::find(others.begin(), others.end(), name) != others.end()) {
+        return msg + " (it belongs to " + std::string(sc.other_program) + "'s config; " + listing +
+               ")";
+    }
+    auto candidates = own;
+    if (name.find('.') != std::string_view::npos) candidates = names_of(sc.keys);
+    if (const auto s = suggest(name, candidates)) {
+        return msg + " (did you mean '" + std::string(*s) + "'?)";
+    }
+    return msg + " (" + listing + ")";
+}
+
+// ---- values -------------------------------------------------------------------------------
+
+// A value to apply: from a TOML file (typed) or from a flag or env var (text, read by kind).
+struct raw_value {
+    toml_type type = toml_type::string;
+    bool from_text = false;
+    std::string string_value;
+    std::int64_t integer_value = 0;
+    bool bool_value = false;
+    std::string display;  // how messages show it
+};
+
+raw_value from_entry(const toml_entry& e) {
+    return {e.type, false, e.string_value, e.integer_value, e.bool_value, e.display};
+}
+
+bool is_plain_integer(std::string_view text) {
+    if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+raw_value from_text(std::string_view text) {
+    raw_value v;
+    v.from_text = true;
+    v.string_value = std::string(text);
+    v.display = is_plain_integer(text) ? std::string(text) : quote_toml(text);
+    return v;
+}
+
+std::string_view type_name(toml_type t) {
+    switch (t) {
+        case toml_type::table:
+            return "table";
+        case toml_type::array:
+            return "array";
+        case toml_type::string:
+            return "string";
+        case toml_type::integer:
+            return "integer";
+        case toml_type::floating:
+            return "float";
+        case toml_type::boolean:
+            return "boolean";
+        case toml_type::date_time:
+            return "date/time";
+    }
+    return "value";
+}
+
+std::string got(const raw_value& v) {
+    if (v.from_text) return v.display;
+    std::string out(type_name(v.type));
+    if (!v.display.empty()) out += " " + v.display;
+    return out;
+}
+
+std::string_view kind_name(value_kind k) {
+    switch (k) {
+        case value_kind::string:
+            return "string";
+        case value_kind::integer:
+            return "int";
+        case value_kind::boolean:
+            return "bool";
+        case value_kind::size:
+            return "size";
+        case value_kind::duration:
+            return "duration";
+        case value_kind::bandwidth:
+            return "bandwidth";
+        case value_kind::host_port:
+            return "host_port";
+        case value_kind::enumeration:
+            return "enum";
+    }
+    return "value";
+}
+
+template <class S>
+std::string expected_text(const key_def<S>& key) {
+    switch (key.kind) {
+        case value_kind::string:
+            return "a string";
+        case value_kind::integer:
+            return "an integer";
+        case value_kind::boolean:
+            return "a boolean (true or false)";
+        case value_kind::size:
+            return "a size (an integer number of bytes or a string like \"64KiB\")";
+        case value_kind::duration:
+            return "a duration (integer milliseconds or a string like \"250ms\" or \"5s\")";
+        case value_kind::bandwidth:
+            return "a bandwidth (integer bits per second or a string like \"100Mbit\")";
+        case value_kind::host_port:
+            return "a string \"HOST:PORT\" (e.g. \"127.0.0.1:7878\" or \"[::1]:7878\")";
+        case value_kind::enumeration: {
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            return "one of the strings " + join(choices, ", ");
+        }
+    }
+    return "a value";
+}
+
+// The allowed range or values, in the key's own units.
+template <class S>
+std::string allowed_text(const key_def<S>& key) {
+    const auto range = [&](auto format) { return format(key.min) + ".." + format(key.max); };
+    switch (key.kind) {
+        case value_kind::integer:
+            return range([](std::uint64_t n) { return std::to_string(n); });
+        case value_kind::size:
+            return range([](std::uint64_t n) { return format_size(n); });
+        case value_kind::duration:
+            return range([](std::uint64_t n) {
+                if (n == 0) return std::string("0");
+                return format_duration(std::chrono::microseconds(static_cast<std::int64_t>(n)));
+            });
+        case value_kind::bandwidth:
+            return range([](std::uint64_t n) { return format_bandwidth(n); });
+        case value_kind::host_port:
+            return "HOST:PORT, port " + range([](std::uint64_t n) { return std::to_string(n); });
+        case value_kind::enumeration: {
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            return join(choices, "|");
+        }
+        case value_kind::boolean:
+            return "true|false";
+        case value_kind::string:
+            return std::string(key.check_doc);
+    }
+    return "";
+}
+
+// A value as to_toml prints it (and as default_text is written).
+template <class S>
+std::string toml_text(const key_def<S>& key, const typed_value& v) {
+    switch (key.kind) {
+        case value_kind::string:
+        case value_kind::enumeration:
+            return quote_toml(v.text);
+        case value_kind::integer:
+            return std::to_string(v.number);
+        case value_kind::boolean:
+            return v.flag ? "true" : "false";
+        case value_kind::size: {
+            const auto text = format_size(v.number);
+            return is_plain_integer(text) ? text : quote_toml(text);
+        }
+        case value_kind::duration:
+            return quote_toml(
+                format_duration(std::chrono::microseconds(static_cast<std::int64_t>(v.number))));
+        case value_kind::bandwidth:
+            return quote_toml(format_bandwidth(v.number));
+        case value_kind::host_port:
+            return quote_toml(format_host_port(v.text, static_cast<std::uint16_t>(v.number)));
+    }
+    return "";
+}
+
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+    if (!is_plain_integer(text)) return std::nullopt;
+    const bool negative = text.front() == '-';
+    if (negative) text.remove_prefix(1);
+    std::uint64_t n = 0;
+    for (const char c : text) {
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (n > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+        n = n * 10 + digit;
+    }
+    const auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (n > limit + (negative ? 1 : 0)) return std::nullopt;
+    return negative ? static_cast<std::int64_t>(0 - n) : static_cast<std::int64_t>(n);
+}
+
+// Checks `v` against `key` and converts it. Errors start with the key name, no place.
+template <class S>
+outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
+    const std::string name = "'" + std::string(key.name) + "'";
+    const auto wrong_type = [&] {
+        return error{name + " must be " + expected_text(key) + ", got " + got(v)};
+    };
+    const auto out_of_range = [&] {
+        return error{name + " = " + v.display + " is out of range (allowed " + allowed_text(key) +
+                     ")"};
+    };
+    const auto bad_text = [&](const error& e) { return error{name + ": " + e.message}; };
+    const bool is_string = v.type == toml_type::string;
+    const bool is_integer = v.type == toml_type::integer && !v.from_text;
+
+    typed_value out;
+    switch (key.kind) {
+        case value_kind::string: {
+            if (!is_string) return wrong_type();
+            out.text = v.string_value;
+            if (key.check != nullptr) {
+                if (auto why = key.check(out.text); !why.empty()) {
+                    return error{name + " = " + v.display + " " + why};
+                }
+            }
+            return out;
+        }
+        case value_kind::enumeration: {
+            if (!is_string) return wrong_type();
+            for (const auto choice : key.choices) {
+                if (choice == v.string_value) {
+                    out.text = v.string_value;
+                    return out;
+                }
+            }
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            std::string msg = name + " = " + v.display + " is not one of " + join(choices, ", ");
+            if (const auto s = suggest(v.string_value, choices)) {
+                msg += " (did you mean '" + std::string(*s) + "'?)";
+            }
+            return error{msg};
+        }
+        case value_kind::boolean: {
+            if (v.type == toml_type::boolean && !v.from_text) {
+                out.flag = v.bool_value;
+                return out;
+            }
+            if (!v.from_text) return wrong_type();
+            static constexpr std::array<std::string_view, 4> yes{"true", "1", "yes", "on"};
+            static constexpr std::array<std::string_view, 4> no{"false", "0", "no", "off"};
+            if (std::find(yes.begin(), yes.end(), v.string_value) != yes.end()) {
+                out.flag = true;
+            } else if (std::find(no.begin(), no.end(), v.string_value) == no.end()) {
+                return wrong_type();
+            }
+            return out;
+        }
+        case value_kind::host_port: {
+            if (!is_string) return wrong_type();
+            auto hp = parse_host_port(v.string_value);
+            if (!hp) return bad_text(hp.error());
+            if (hp->port < key.min || hp->port > key.max) return out_of_range();
+            out.text = hp->host;
+            out.number = hp->port;
+            return out;
+        }
+        case value_kind::integer:
+        case value_kind::size:
+        case value_kind::duration:
+        case value_kind::bandwidth:
+            break;
+    }
+
+    // Numbers: a TOML integer in the key's plain unit, or text with an optional unit.
+    std::int64_t signed_number = 0;
+    std::uint64_t number = 0;
+    if (is_integer || (v.from_text && key.kind == value_kind::integer)) {
+        if (is_integer) {
+            signed_number = v.integer_value;
+        } else if (const auto n = parse_int64(v.string_value)) {
+            signed_number = *n;
+        } else {
+            return wrong_type();
+        }
+        if (signed_number < 0) return out_of_range();
+        number = static_cast<std::uint64_t>(signed_number);
+        if (key.kind == value_kind::duration) {
+            if (number > std::numeric_limits<std::uint64_t>::max() / us_per_ms) {
+                return out_of_range();
+            }
+            number *= us_per_ms;
+        }
+    } else if (is_string && key.kind != value_kind::integer) {
+        outcome<std::uint64_t> parsed = std::uint64_t{0};
+        if (key.kind == value_kind::size) {
+            parsed = parse_size(v.string_value);
+        } else if (key.kind == value_kind::bandwidth) {
+            parsed = parse_bandwidth(v.string_value);
+        } else {
+            const auto d = parse_duration(v.string_value);
+            if (d) {
+                parsed = static_cast<std::uint64_t>(d->count());
+            } else {
+                parsed = d.error();
+            }
+        }
+        if (!parsed) return bad_text(parsed.error());
+        number = *parsed;
+    } else {
+        return wrong_type();
+    }
+    if (number < key.min || number > key.max) return out_of_range();
+    if (key.kind == value_kind::duration && number % key.resolution != 0) {
+        return error{
+            name + " = " + v.display + " is finer than this setting's resolution (" +
+            format_duration(std::chrono::microseconds(static_cast<std::int64_t>(key.resolution))) +
+            ")"};
+    }
+    out.number = number;
+    return out;
+}
+
+// ---- errors with places -------------------------------------------------------------------
+
+struct placed_error {
+    source_pos pos;
+    std::string message;
+};
+
+error combine(std::string_view source, std::vector<placed_error> errors) {
+    std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
+    });
+    constexpr std::size_t shown = 20;
+    std::string out;
+    for (std::size_t i = 0; i < errors.size() && i < shown; ++i) {
+        if (i != 0) out += '\n';
+        out += std::string(source) + ":" + std::to_string(errors[i].pos.line) + ":" +
+               std::to_string(errors[i].pos.column) + ": " + errors[i].message;
+    }
+    if (errors.size() > shown) {
+        out += "\n" + std::string(source) + ": " + std::to_string(errors.size() - shown) +
+               " more errors";
+    }
+    return error{out};
+}
+
+// ---- the operations, once for both programs ------------------------------------------
+
+template <class S>
+outcome<S> parse_toml(const schema<S>& sc, std::string_view text, std::string_view source) {
+    auto document = detail::parse_toml_document(text, source);
+    if (!document) return document.error();
+    S settings;
+    std::vector<placed_error> errors;
+    std::vector<std::string> reported;  // tables whose contents are not looked at
+    const auto section_names = sections(sc.keys);
+    for (const auto& entry : *document) {
+        const std::string name = path_text(entry.path);
+        const bool inside_reported =
+            std::any_of(reported.begin(), reported.end(), [&](const std::string& r) {
+                return name.size() > r.size() && name.starts_with(r) && name[r.size()] == '.';
+            });
+        if (inside_reported) continue;
+        const bool is_table = entry.type == toml_type::table;
+        if (const auto* key = find_key(sc, name)) {
+            if (is_table) reported.push_back(name);
+            auto value = convert(*key, from_entry(entry));
+            if (!value) {
+                errors.push_back({entry.value_pos, value.error().message});
+                continue;
+            }
+            key->access.set(settings, *value);
+            continue;
+        }
+        const bool is_section =
+            std::find(section_names.begin(), section_names.end(), name) != section_names.end();
+        if (is_section && is_table) continue;
+        if (is_section) {
+            errors.push_back({entry.value_pos, "'" + name + "' must be a table ([" + name +
+                                                   "]), got " + got(from_entry(entry))});
+        } else if (is_table) {
+            reported.push_back(name);
+            errors.push_back({entry.key_pos, unknown_table_message(sc, name)});
+        } else {
+            errors.push_back({entry.key_pos, unknown_key_message(sc, name)});
+        }
+    }
+    if (!errors.empty()) return combine(source, std::move(errors));
+    return settings;
+}
+
+template <class S>
+std::optional<error> apply_override(const schema<S>& sc, S& settings, std::string_view key_name,
+                                    std::string_view text, std::string_view origin) {
+    const std::string prefix = std::string(origin) + ": ";
+    const auto* key = find_key(sc, key_name);
+    if (key == nullptr) return error{prefix + unknown_key_message(sc, key_name)};
+    auto value = convert(*key, from_text(text));
+    if (!value) return error{prefix + value.error().message};
+    key->access.set(settings, *value);
+    return std::nullopt;
+}
+
+template <class S>
+std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_function& getenv_fn) {
+    std::string messages;
+    for (const auto& key : sc.keys) {
+        const std::string var = env_var_of(key.name);
+        const char* text = getenv_fn(var.c_str());
+        if (text == nullptr || *text == '\0') continue;
+        if (auto e = apply_override(sc, settings, key.name, text, var)) {
+            if (!messages.empty()) messages += '\n';
+            messages += e->message;
+        }
+    }
+    if (messages.empty()) return std::nullopt;
+    return error{messages};
+}
+
+template <class S>
+std::string render(const schema<S>& sc, const S& settings,
+                   std::span<const settings_layer<S>> layers, bool with_layers) {
+    const S defaults{};
+    struct line {
+        std::string section;
+        std::string text;
+        std::string origin;
+    };
+    std::vector<line> lines;
+    std::size_t width = 0;
+    for (const auto& key : sc.keys) {
+        const auto value = key.access.get(settings);
+        std::string origin = value == key.access.get(defaults) ? "default" : "set";
+        if (with_layers) {
+            origin = "default";
+            const S* previous = &defaults;
+            for (const auto& layer : layers) {
+                if (key.access.get(layer.settings) != key.access.get(*previous)) {
+                    origin = std::string(layer.origin);
+                }
+                previous = &layer.settings;
+            }
+        }
+        lines.push_back({std::string(section_of(key.name)),
+                         std::string(leaf_of(key.name)) + " = " + toml_text(key, value), origin});
+        width = std::max(width, lines.back().text.size());
+    }
+    std::string out = "# " + std::string(sc.program) + " effective settings\n";
+    std::string current;
+    for (const auto& l : lines) {
+        if (l.section != current) {
+            out += "\n[" + l.section + "]\n";
+            current = l.section;
+        }
+        out += l.text + std::string(width - l.text.size() + 2, ' ') + "# " + l.origin + "\n";
+    }
+    return out;
+}
+
+template <class S>
+std::vector<key_info> describe(const schema<S>& sc) {
+    std::vector<key_info> out;
+    for (const auto& key : sc.keys) {
+        out.push_back({std::string(key.name), std::string(kind_name(key.kind)),
+                       std::string(key.default_text), allowed_text(key), std::string(key.doc),
+                       env_var_of(key.name)});
+    }
+    return out;
+}
+
+}  // namespace
+
+outcome<daemon_settings> parse_daemon_toml(std::string_view text, std::string_view source_name) {
+    return parse_toml(daemon_schema(), text, source_name);
+}
+
+outcome<client_settings> parse_client_toml(std::string_view text, std::string_view source_name) {
+    return parse_toml(client_schema(), text, source_name);
+}
+
+outcome<daemon_settings> load_daemon_file(const std::filesystem::path& path) {
+    auto text = detail::read_text_file(path);
+    if (!text) return text.error();
+    return parse_daemon_toml(*text, path.string());
+}
+
+outcome<client_settings> load_client_file(const std::filesystem::path& path) {
+    auto text = detail::read_text_file(path);
+    if (!text) return text.error();
+    return parse_client_toml(*text, path.string());
+}
+
+std::optional<error> apply_daemon_override(daemon_settings& s, std::string_view key,
+                                           std::string_view text, std::string_view origin) {
+    return apply_override(daemon_schema(), s, key, text, origin);
+}
+
+std::optional<error> apply_client_override(client_settings& s, std::string_view key,
+                                           std::string_view text, std::string_view origin) {
+    return apply_override(client_schema(), s, key, text, origin);
+}
+
+std::optional<error> apply_daemon_env(daemon_settings& s, const getenv_function& getenv_fn) {
+    return apply_env(daemon_schema(), s, getenv_fn);
+}
+
+std::optional<error> apply_client_env(client_settings& s, const getenv_function& getenv_fn) {
+    return apply_env(client_schema(), s, getenv_fn);
+}
+
+std::string to_toml(const daemon_settings& s) {
+    return render<daemon_settings>(daemon_schema(), s, {}, false);
+}
+
+std::string to_toml(const client_settings& s) {
+    return render<client_settings>(client_schema(), s, {}, false);
+}
+
+std::string to_toml(const daemon_settings& s,
+                    std::span<const settings_layer<daemon_settings>> layers) {
+    return render(daemon_schema(), s, layers, true);
+}
+
+std::string to_toml(const client_settings& s,
+                    std::span<const settings_layer<client_settings>> layers) {
+    return render(client_schema(), s, layers, true);
+}
+
+std::vector<key_info> daemon_keys() {
+    return describe(daemon_schema());
+}
+std::vector<key_info> client_keys() {
+    return describe(client_schema());
+}
+
+}  // namespace objwire::config

@@ -1,0 +1,129 @@
+// objwired: the objwire daemon. Loads its settings (defaults < file < environment < flags),
+// serves until SIGINT or SIGTERM, then stops gracefully within server.shutdown_grace.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <asio.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "daemon/server.hpp"
+
+namespace {
+
+struct flags {
+    std::string config_file;
+    std::string check_config;
+    std::string listen;
+    std::string data_dir;
+    std::string log_level;
+};
+
+// Applies file, environment and flags in that order; prints the error and returns false.
+bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
+    using namespace objwire::config;
+    if (!f.config_file.empty()) {
+        auto loaded = load_daemon_file(f.config_file);
+        if (!loaded) {
+            std::cerr << "objwired: " << loaded.error().message << "\n";
+            return false;
+        }
+        s = std::move(*loaded);
+    }
+    if (auto e = apply_daemon_env(s, [](const char* n) { return std::getenv(n); })) {
+        std::cerr << "objwired: " << e->message << "\n";
+        return false;
+    }
+    struct flag_override {
+        const std::string& text;
+        const char* key;
+        const char* flag;
+    };
+    const flag_override overrides[] = {{f.listen, "server.listen", "--listen"},
+                                       {f.data_dir, "server.data_dir", "--data-dir"},
+                                       {f.log_level, "server.log_level", "--log-level"}};
+    for (const auto& [text, key, flag] : overrides) {
+        if (text.empty()) continue;
+        if (auto e = apply_daemon_override(s, key, text, flag)) {
+            std::cerr << "objwired: " << e->message << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+int check_config(const std::string& file) {
+    auto loaded = objwire::config::load_daemon_file(file);
+    if (!loaded) {
+        std::cerr << loaded.error().message << "\n";
+        return 1;
+    }
+    std::cout << file << ": ok\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"objwired - receives, stores and serves objwire object streams",
+                 "objwired"};
+    flags f;
+    app.add_option("-c,--config", f.config_file, "TOML settings file (see config/objwired.toml)");
+    app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
+    app.add_option("--data-dir", f.data_dir, "directory for stored objects");
+    app.add_option("--log-level", f.log_level, "trace|debug|info|warn|error|critical|off");
+    app.add_option("--check-config", f.check_config, "validate a settings file and exit");
+    app.footer("Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire");
+    CLI11_PARSE(app, argc, argv);
+
+    if (!f.check_config.empty()) return check_config(f.check_config);
+
+    objwire::config::daemon_settings settings;
+    if (!load_settings(f, settings)) return 1;
+    // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
+    spdlog::set_default_logger(spdlog::stderr_color_mt("objwired"));
+    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ objwired: %v");
+    spdlog::set_level(spdlog::level::from_str(settings.log_level));
+
+    asio::io_context io;
+    objwire::daemon::server srv(io, settings);
+    if (srv.start()) return 2;
+
+    asio::steady_timer grace(io);
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](std::error_code ec, int signo) {
+        if (ec) return;
+        spdlog::info("signal {}: finishing received frames, then exiting", signo);
+        srv.stop();
+        grace.expires_after(settings.shutdown_grace);
+        grace.async_wait([&](std::error_code gec) {
+            if (gec) return;
+            spdlog::warn("shutdown grace of {} ms over: closing what is left",
+                         settings.shutdown_grace.count());
+            io.stop();
+        });
+        // Once the last session has ended only the grace timer is left: cancel it.
+        asio::co_spawn(io, [&]() -> asio::awaitable<void> {
+            asio::steady_timer poll(io);
+            while (srv.counters().connections_open > 0) {
+                poll.expires_after(std::chrono::milliseconds(20));
+                co_await poll.async_wait(asio::use_awaitable);
+            }
+            grace.cancel();
+        }, asio::detached);
+    });
+
+    const unsigned n = std::max(2u, std::thread::hardware_concurrency());
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < n; ++i) threads.emplace_back([&] { io.run(); });
+    io.run();
+    for (auto& t : threads) t.join();
+    spdlog::info("stopped: {} objects stored from {} connections", srv.counters().objects_in.load(),
+                 srv.counters().connections_total.load());
+    return 0;
+}

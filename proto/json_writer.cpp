@@ -1,6 +1,8 @@
 #include "proto/json_writer.hpp"
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -25,101 +27,175 @@ constexpr auto escape_table = [] {
     return t;
 }();
 
-// True if any of the 8 bytes in `w` needs escaping. Exact as a yes/no answer (the classic
-// "has a zero byte" and "has a byte below n" tricks); the caller then finds the byte.
-inline bool word_needs_escape(std::uint64_t w) {
+// Index of the first byte of `w` (little-endian order) that needs escaping, or 8. The classic
+// "has a zero byte" / "has a byte below n" tricks can flag false bytes only above a true one,
+// so the lowest flag is exact.
+inline unsigned first_escape_in_word(std::uint64_t w) {
     constexpr std::uint64_t ones = 0x0101010101010101ULL;
     constexpr std::uint64_t highs = 0x8080808080808080ULL;
-    auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
-    std::uint64_t below_space = (w - ones * 0x20) & ~w & highs;
-    return (below_space | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) != 0;
+    auto below = [](std::uint64_t x, std::uint64_t n) { return (x - ones * n) & ~x & highs; };
+    std::uint64_t mask = below(w, 0x20) | below(w ^ (ones * '"'), 1) | below(w ^ (ones * '\\'), 1);
+    if (mask == 0) return 8;
+    if constexpr (std::endian::native == std::endian::little)
+        return static_cast<unsigned>(std::countr_zero(mask)) / 8;
+    else
+        return static_cast<unsigned>(std::countl_zero(mask)) / 8;
 }
 
-void append_escape(std::uint8_t c, std::string& out) {
-    static constexpr char hex[] = "0123456789abcdef";
-    switch (c) {
-        case '"': out.append("\\\"", 2); break;
-        case '\\': out.append("\\\\", 2); break;
-        case '\n': out.append("\\n", 2); break;
-        case '\r': out.append("\\r", 2); break;
-        case '\t': out.append("\\t", 2); break;
-        default: {
-            const char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            out.append(u, 6);
-        }
-    }
-}
-
-void append_escaped(std::string_view s, std::string& out) {
+// Offset of the first byte of `s` that needs escaping, or s.size().
+std::size_t first_escape(std::string_view s) {
     const char* p = s.data();
-    const char* end = p + s.size();
-    const char* run = p;  // start of the bytes not yet copied
-    while (p < end) {
-        // Most strings have nothing to escape: check 8 bytes at a time, copy in one go.
-        if (end - p >= 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p, 8);
-            if (!word_needs_escape(w)) {
-                p += 8;
-                continue;
-            }
-        }
-        for (const char* stop = end - p >= 8 ? p + 8 : end; p < stop; ++p) {
-            auto c = static_cast<std::uint8_t>(*p);
-            if (!escape_table[c]) continue;
-            out.append(run, p);
-            append_escape(c, out);
-            run = p + 1;
-        }
+    std::size_t n = s.size(), i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        if (unsigned k = first_escape_in_word(w); k < 8) return i + k;
     }
-    out.append(run, end);
+    for (; i < n; ++i)
+        if (escape_table[static_cast<std::uint8_t>(p[i])]) return i;
+    return n;
 }
 
-void append_string(std::string_view s, std::string& out) {
-    out.push_back('"');
-    append_escaped(s, out);
-    out.push_back('"');
+// Appends to a std::string through a raw cursor: the string grows in chunks and is trimmed
+// by finish(), so a small write is one bounds check and a store instead of a string call.
+class output {
+public:
+    explicit output(std::string& s) : s_(s) { p_ = end_ = s_.data() + s_.size(); }
+
+    void ensure(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) [[unlikely]]
+            grow(n);
+    }
+    // put() and put_raw() need a prior ensure(); the others ensure themselves.
+    void put(char c) { *p_++ = c; }
+    void put_raw(const char* d, std::size_t n) {
+        std::memcpy(p_, d, n);
+        p_ += n;
+    }
+    template <std::size_t N>
+    void literal(const char (&s)[N]) {
+        ensure(N - 1);
+        put_raw(s, N - 1);
+    }
+    void byte(char c) {
+        ensure(1);
+        put(c);
+    }
+    char* cursor() { return p_; }
+    void advance_to(char* p) { p_ = p; }
+    void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
+
+private:
+    [[gnu::noinline]] void grow(std::size_t n) {
+        auto used = static_cast<std::size_t>(p_ - s_.data());
+        // std::string grows its capacity geometrically; the chunk only bounds the zero fill.
+        s_.resize(used + std::max<std::size_t>(n, 512));
+        p_ = s_.data() + used;
+        end_ = s_.data() + s_.size();
+    }
+
+    std::string& s_;
+    char* p_;
+    char* end_;
+};
+
+// The string body without quotes, escaped.
+void put_escaped(std::string_view s, output& out) {
+    std::size_t clean = first_escape(s);
+    out.ensure(s.size());
+    out.put_raw(s.data(), clean);
+    if (clean == s.size()) return;
+    static constexpr char hex[] = "0123456789abcdef";
+    for (std::size_t i = clean; i < s.size(); ++i) {
+        auto c = static_cast<std::uint8_t>(s[i]);
+        out.ensure(6 + s.size() - i);
+        if (!escape_table[c]) {
+            out.put(static_cast<char>(c));
+            continue;
+        }
+        out.put('\\');
+        switch (c) {
+            case '"': out.put('"'); break;
+            case '\\': out.put('\\'); break;
+            case '\n': out.put('n'); break;
+            case '\r': out.put('r'); break;
+            case '\t': out.put('t'); break;
+            default:
+                out.put_raw("u00", 3);
+                out.put(hex[c >> 4]);
+                out.put(hex[c & 15]);
+        }
+    }
+}
+
+void put_string(std::string_view s, output& out) {
+    out.byte('"');
+    put_escaped(s, out);
+    out.byte('"');
 }
 
 // A map key or record field name: a leading '$' is doubled so it cannot read as a marker.
-void append_key(std::string_view k, std::string& out) {
-    out.push_back('"');
-    if (!k.empty() && k.front() == '$') out.push_back('$');
-    append_escaped(k, out);
-    out.append("\":", 2);
+void put_key(std::string_view k, output& out) {
+    out.ensure(2);
+    out.put('"');
+    if (!k.empty() && k.front() == '$') out.put('$');
+    put_escaped(k, out);
+    out.ensure(2);
+    out.put_raw("\":", 2);
 }
 
-void append_int(std::int64_t i, std::string& out) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, i);
-    out.append(buf, r.ptr);
+void put_int(std::int64_t i, output& out) {
+    out.ensure(24);
+    out.advance_to(std::to_chars(out.cursor(), out.cursor() + 24, i).ptr);
 }
 
-void append_double(double d, std::string& out) {
-    if (std::isnan(d)) {
-        out.append(R"({"$float":"nan"})");
-        return;
+// Fast path for the common doubles with at most three decimals (latencies, prices, rates):
+// d == k / 1000 exactly as doubles, not integral, |d| < 2^33. Then the shortest round-trip
+// digits are those of k / 1000: any decimal with fewer significant digits is at least 0.001
+// away, and the rounding interval of d is far narrower (ulp < 2^-19); and the fixed notation
+// is never longer than the scientific one for such a value, so std::to_chars would print
+// the same text. Returns false when the value does not qualify.
+bool put_milli_double(double d, output& out) {
+    if (!(std::fabs(d) < 8589934592.0)) return false;  // also rejects NaN
+    auto k = static_cast<std::int64_t>(std::nearbyint(d * 1000.0));
+    if (k % 1000 == 0 || static_cast<double>(k) / 1000.0 != d) return false;
+    out.ensure(32);
+    if (k < 0) {
+        out.put('-');
+        k = -k;
     }
+    out.advance_to(std::to_chars(out.cursor(), out.cursor() + 24, k / 1000).ptr);
+    auto frac = static_cast<int>(k % 1000);
+    out.put('.');
+    out.put(static_cast<char>('0' + frac / 100));
+    if (frac % 100 != 0) out.put(static_cast<char>('0' + frac / 10 % 10));
+    if (frac % 10 != 0) out.put(static_cast<char>('0' + frac % 10));
+    return true;
+}
+
+void put_double(double d, output& out) {
+    if (std::isnan(d)) return out.literal(R"({"$float":"nan"})");
     if (std::isinf(d)) {
-        out.append(d > 0 ? R"({"$float":"inf"})" : R"({"$float":"-inf"})");
-        return;
+        if (d > 0) return out.literal(R"({"$float":"inf"})");
+        return out.literal(R"({"$float":"-inf"})");
     }
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, d);
-    out.append(buf, r.ptr);
-    // Shortest form may be integral ("1", "-0", "1234567890123456800000"); keep it a double.
-    if (std::memchr(buf, '.', r.ptr - buf) == nullptr &&
-        std::memchr(buf, 'e', r.ptr - buf) == nullptr)
-        out.append(".0", 2);
+    if (put_milli_double(d, out)) return;
+    out.ensure(32);
+    char* begin = out.cursor();
+    char* end = std::to_chars(begin, begin + 30, d).ptr;
+    out.advance_to(end);
+    // The shortest form may be integral ("1", "-0", "123456789012345680000"); keep it a double.
+    for (char* p = begin; p < end; ++p)
+        if (*p == '.' || *p == 'e') return;
+    out.put_raw(".0", 2);
 }
 
-void append_base64(const std::vector<std::uint8_t>& data, std::string& out) {
+void put_base64(const std::vector<std::uint8_t>& data, output& out) {
     static constexpr char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::size_t n = data.size();
-    std::size_t at = out.size();
-    out.resize(at + (n + 2) / 3 * 4);
-    char* o = out.data() + at;
+    out.ensure((n + 2) / 3 * 4);
+    char* o = out.cursor();
     const std::uint8_t* in = data.data();
     std::size_t i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -142,53 +218,97 @@ void append_base64(const std::vector<std::uint8_t>& data, std::string& out) {
         *o++ = alphabet[(v >> 6) & 63];
         *o++ = '=';
     }
+    out.advance_to(o);
 }
+
+// A record type's JSON rendered once: `"$type":"Name"` then `,"field":` per field, so a
+// record of a recently seen type costs one copy per key instead of escaping each again.
+struct rendered_type {
+    record_type_ptr type;  // held, so its address cannot be reused by another type
+    std::string text;
+    std::vector<std::size_t> ends;  // end of the head in `text`, then of each key
+};
+
+class rendered_types {
+public:
+    const rendered_type& get(const record_type_ptr& type) {
+        for (const auto& r : slots_)
+            if (r.type == type) return r;
+        rendered_type& r = slots_[next_];
+        next_ = (next_ + 1) % slots_.size();
+        r.type = type;
+        r.text.clear();
+        r.ends.clear();
+        output out(r.text);
+        out.literal(R"("$type":)");
+        put_string(type->name, out);
+        r.ends.push_back(static_cast<std::size_t>(out.cursor() - r.text.data()));
+        for (const auto& f : type->fields) {
+            out.byte(',');
+            put_key(f, out);
+            r.ends.push_back(static_cast<std::size_t>(out.cursor() - r.text.data()));
+        }
+        out.finish();
+        return r;
+    }
+
+private:
+    std::array<rendered_type, 8> slots_;  // a few types in turn (e.g. Trip and Point)
+    std::size_t next_ = 0;
+};
 
 // Writes one message depth first, numbering shared objects in the order canonical() would.
 class json_writer {
 public:
-    json_writer(const message& m, std::string& out, std::vector<std::uint32_t>& ids)
-        : m_(m), out_(out), ids_(ids) {
+    json_writer(const message& m, std::string& out, std::vector<std::uint32_t>& ids,
+                rendered_types& types)
+        : m_(m), out_(out), ids_(ids), types_(types) {
         ids_.assign(m.objects.size(), unseen);
     }
 
-    void run() { write(m_.root); }
+    void run() {
+        write(m_.root);
+        out_.finish();
+    }
 
 private:
     void write(const value& v) {
         switch (v.type()) {
-            case value::kind::null: out_.append("null", 4); break;
+            case value::kind::null: out_.literal("null"); break;
             case value::kind::boolean:
-                v.get<bool>() ? out_.append("true", 4) : out_.append("false", 5);
+                if (v.get<bool>())
+                    out_.literal("true");
+                else
+                    out_.literal("false");
                 break;
-            case value::kind::integer: append_int(v.get<std::int64_t>(), out_); break;
-            case value::kind::floating: append_double(v.get<double>(), out_); break;
-            case value::kind::string: append_string(v.get<std::string>(), out_); break;
+            case value::kind::integer: put_int(v.get<std::int64_t>(), out_); break;
+            case value::kind::floating: put_double(v.get<double>(), out_); break;
+            case value::kind::string: put_string(v.get<std::string>(), out_); break;
             case value::kind::bytes:
-                out_.append(R"({"$bytes":")");
-                append_base64(v.get<bytes>().data, out_);
-                out_.append("\"}", 2);
+                out_.literal(R"({"$bytes":")");
+                put_base64(v.get<bytes>().data, out_);
+                out_.literal("\"}");
                 break;
             case value::kind::list: {
-                out_.push_back('[');
+                out_.byte('[');
                 bool first = true;
                 for (const auto& e : v.get<list>()) {
-                    if (!first) out_.push_back(',');
+                    if (!first) out_.byte(',');
                     first = false;
                     write(e);
                 }
-                out_.push_back(']');
+                out_.byte(']');
                 break;
             }
             case value::kind::map:
-                out_.push_back('{');
+                out_.byte('{');
                 write_map_entries(v.get<map>(), false);
-                out_.push_back('}');
+                out_.byte('}');
                 break;
             case value::kind::record:
-                out_.push_back('{');
+                out_.byte('{');
                 write_record_body(v.get<record>());
-                out_.push_back('}');
+                out_.byte('}');
                 break;
             case value::kind::object_ref: write_ref(v.get<object_ref>().index); break;
         }
@@ -196,28 +316,26 @@ private:
 
     void write_map_entries(const map& m, bool after_first) {
         for (const auto& [k, e] : m) {
-            if (after_first) out_.push_back(',');
+            if (after_first) out_.byte(',');
             after_first = true;
-            append_key(k, out_);
+            put_key(k, out_);
             write(e);
         }
     }
 
     void write_record_body(const record& r) {
-        out_.append(R"("$type":)");
-        if (!r.type) {
-            out_.append("\"\"", 2);
-            return;
-        }
-        append_string(r.type->name, out_);
-        const auto& names = r.type->fields;
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            out_.push_back(',');
-            append_key(names[i], out_);
-            if (i < r.fields.size())
-                write(r.fields[i]);
+        if (!r.type) return out_.literal(R"("$type":"")");
+        const rendered_type& t = types_.get(r.type);
+        out_.ensure(t.ends[0]);
+        out_.put_raw(t.text.data(), t.ends[0]);
+        for (std::size_t i = 1; i < t.ends.size(); ++i) {
+            std::size_t n = t.ends[i] - t.ends[i - 1];
+            out_.ensure(n);
+            out_.put_raw(t.text.data() + t.ends[i - 1], n);
+            if (i - 1 < r.fields.size())
+                write(r.fields[i - 1]);
             else
-                out_.append("null", 4);
+                out_.literal("null");
         }
     }
 
@@ -233,32 +351,33 @@ private:
             if (!id) id = &dangling_.emplace_back(index, unseen).second;
         }
         if (*id != unseen) {
-            out_.append(R"({"$ref":)");
-            append_int(*id, out_);
-            out_.push_back('}');
+            out_.literal(R"({"$ref":)");
+            put_int(*id, out_);
+            out_.byte('}');
             return;
         }
         *id = next_id_++;
-        out_.append(R"({"$id":)");
-        append_int(*id, out_);
+        out_.literal(R"({"$id":)");
+        put_int(*id, out_);
         static const value null_value;
         const value& body = index < m_.objects.size() ? m_.objects[index] : null_value;
         switch (body.type()) {
             case value::kind::map: write_map_entries(body.get<map>(), true); break;
             case value::kind::record:
-                out_.push_back(',');
+                out_.byte(',');
                 write_record_body(body.get<record>());
                 break;
             default:
-                out_.append(R"(,"$value":)");
+                out_.literal(R"(,"$value":)");
                 write(body);
         }
-        out_.push_back('}');
+        out_.byte('}');
     }
 
     const message& m_;
-    std::string& out_;
+    output out_;
     std::vector<std::uint32_t>& ids_;  // objects index -> canonical number, or unseen
+    rendered_types& types_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> dangling_;
     std::uint32_t next_id_ = 0;
 };
@@ -266,9 +385,10 @@ private:
 }  // namespace
 
 void append_json(const message& m, std::string& out) {
-    // Reused across calls so a message with shared objects costs no allocation here.
+    // Reused across calls: a message costs no allocation here beyond the output's growth.
     thread_local std::vector<std::uint32_t> ids;
-    json_writer(m, out, ids).run();
+    thread_local rendered_types types;
+    json_writer(m, out, ids, types).run();
 }
 
 std::string to_json(const message& m) {

@@ -1,0 +1,85 @@
+// The client library: one connection to objwired that sends messages and waits for their
+// acknowledgements. A blocking API over the sans-I/O proto::sender - messages are batched into
+// frames, each frame goes out in one write, acks are read as they arrive, and send() blocks
+// while flow.max_in_flight bytes are unacknowledged, so a slow daemon slows its producer.
+//
+//   objwire::client::connection c(settings);
+//   if (auto ec = c.open()) ...;          // connect + handshake
+//   c.send(message);                      // any number of times
+//   if (auto ec = c.close()) ...;         // flush, wait for every ack and the goodbye
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+#include "config/settings.hpp"
+#include "proto/sender.hpp"
+
+namespace objwire::client {
+
+// Errors of the connection itself; protocol refusals come as objwire.proto codes.
+enum class client_errc {
+    connect_failed = 1,
+    timed_out,
+    connection_lost,
+    not_open,
+};
+const std::error_category& client_category() noexcept;
+inline std::error_code make_error_code(client_errc e) noexcept {
+    return {static_cast<int>(e), client_category()};
+}
+
+struct connection_stats {
+    std::uint64_t objects_sent = 0;
+    std::uint64_t objects_acked = 0;
+    std::uint64_t frames = 0;
+    std::uint64_t wire_bytes_out = 0;  // every byte written to the socket
+    std::uint64_t wire_bytes_in = 0;
+    std::uint64_t write_calls = 0;
+    std::uint64_t receiver_table_peak_bytes = 0;
+};
+
+class connection {
+public:
+    explicit connection(config::client_settings settings, std::string client_name = "objwire");
+    ~connection();
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+
+    std::error_code open();
+    std::error_code send(const message& m);
+    // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
+    std::error_code flush();
+    // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
+    std::error_code close();
+
+    const welcome& server() const { return core_.peer(); }
+    const connection_stats& stats() const;
+    // What went wrong, for people: the daemon's reason when it refused us.
+    std::string last_error() const { return last_error_; }
+
+private:
+    std::error_code write_output();
+    std::error_code read_replies(bool block);
+    std::error_code fail(std::error_code ec, std::string text);
+    template <class Start>
+    std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
+                                      std::size_t* bytes = nullptr);
+
+    config::client_settings settings_;
+    asio::io_context io_;
+    asio::ip::tcp::socket socket_;
+    sender core_;
+    mutable connection_stats stats_;
+    std::string last_error_;
+    std::chrono::steady_clock::time_point batch_opened_{};
+    bool open_ = false;
+};
+
+}  // namespace objwire::client
+
+template <>
+struct std::is_error_code_enum<objwire::client::client_errc> : std::true_type {};

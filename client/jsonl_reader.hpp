@@ -1,0 +1,66 @@
+// JSON lines -> messages: the reading side of proto/json_writer.hpp's mapping, used by
+// `objwire send` and `objwire encode`. One message per line, parsed with simdjson straight
+// from the caller's buffer.
+//
+// What a line may hold:
+// - Any JSON value is a valid root (an object, an array, a string, a number, true/false/null):
+//   `42` is a message whose root is the integer 42.
+// - The markers of the mapping must be the first keys of their object: "$id" first, then
+//   "$type" / "$value"; "$ref", "$bytes" and "$float" alone in their object. A key that
+//   starts with a single '$' anywhere else is an error; "$$x" reads as the key "$x".
+// - "$id" is a non-negative integer, unique in its line; a "$ref" may point at an object
+//   defined earlier or later in the same line (the result is then renumbered into canonical
+//   order, so ids need not be 0, 1, 2...).
+// - Integers must fit in int64; a number with '.' or an exponent is a double.
+// - Nesting is limited to simdjson's default depth of 1024.
+// - Lines end in "\n" or "\r\n"; blank lines (only spaces, tabs, \r) are skipped.
+//
+// Records of the same type and field names share one record_type_ptr for the reader's
+// lifetime (up to an internal cap on distinct types).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "proto/value.hpp"
+
+namespace objwire {
+
+// Where and what: `line` and `column` are 1-based, column counting bytes in the line.
+// `message` says what is wrong and how to fix it, e.g.
+// `unknown $ref 7 (no object with "$id": 7 in this line)`.
+struct json_error {
+    std::size_t line = 0, column = 0;
+    std::string message;
+};
+
+class jsonl_reader {
+public:
+    // Parses JSON lines from an in-memory buffer (the caller reads files in blocks or maps
+    // them). `text` must stay alive and unchanged while the reader is used. A final line
+    // without a newline is read too; the caller that feeds blocks should pass whole lines
+    // and number them with `first_line_number`.
+    explicit jsonl_reader(std::string_view text, std::size_t first_line_number = 1);
+    ~jsonl_reader();
+    jsonl_reader(jsonl_reader&&) noexcept;
+    jsonl_reader& operator=(jsonl_reader&&) noexcept;
+
+    // Reads the next message into `out`, reusing its storage. Returns false at the end of the
+    // text, or on an error: then error() is set and `out` holds unspecified contents. Calling
+    // next() after an error clears it and continues with the following line (--on-error skip).
+    bool next(message& out);
+
+    const std::optional<json_error>& error() const;
+
+    // Line number of the last message returned (or of the error).
+    std::size_t line() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace objwire

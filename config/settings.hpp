@@ -1,0 +1,186 @@
+// objwire::config - the typed settings of objwired and objwire, loaded from TOML, the
+// environment and the command line with strict validation. Every key is defined once in a
+// per-program schema (settings.cpp) that drives loading, overrides, env vars and printing.
+// Errors are values carrying a full human message with its place ("FILE:LINE:COLUMN: ...").
+// This header is cheap to include: the TOML parser stays inside the library.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace objwire::config {
+
+inline constexpr std::uint64_t kibibyte = 1024;
+inline constexpr std::uint64_t mebibyte = 1024 * kibibyte;
+inline constexpr std::uint64_t gibibyte = 1024 * mebibyte;
+
+// A failure to load or apply settings. `message` is complete and ready to print: it names the
+// place (file:line:column, flag or env var) and the full dotted key. A file with several
+// problems gives one line per problem, in file order.
+struct error {
+    std::string message;
+};
+
+// Either a T or an error (C++20 has no std::expected). has_value()/value()/error(), plus
+// bool conversion and * / -> for the value.
+template <class T>
+class outcome {
+  public:
+    outcome(T v) : v_(std::in_place_index<0>, std::move(v)) {}              // NOLINT: implicit
+    outcome(config::error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT: implicit
+
+    bool has_value() const { return v_.index() == 0; }
+    explicit operator bool() const { return has_value(); }
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    const config::error& error() const { return std::get<1>(v_); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+
+  private:
+    std::variant<T, config::error> v_;
+};
+
+// ---- settings ---------------------------------------------------------------------------
+// Defaults are the member initializers; they must match the schema's default texts (a unit
+// test checks it). Key names in comments are the TOML keys.
+
+struct daemon_settings {
+    // [server]
+    std::string listen_host = "127.0.0.1";           // server.listen = "HOST:PORT"
+    std::uint16_t listen_port = 7878;                //   (port 0 picks a free port)
+    std::string data_dir = "objwire-data";           // server.data_dir
+    std::string log_level = "info";                  // server.log_level
+    std::uint32_t max_connections = 1024;            // server.max_connections
+    std::chrono::milliseconds shutdown_grace{5000};  // server.shutdown_grace
+    // [limits] - everything a peer controls
+    std::uint32_t max_frame_bytes = 16 * mebibyte;   // limits.max_frame_bytes
+    std::uint32_t max_depth = 64;                    // limits.max_depth
+    std::uint32_t max_string_bytes = 16 * mebibyte;  // limits.max_string_bytes
+    std::uint32_t max_elements = 1000000;            // limits.max_elements
+    std::uint64_t table_budget = 4 * mebibyte;       // limits.table_budget
+    std::uint32_t read_buffer = 256 * kibibyte;      // limits.read_buffer
+    // [sink]
+    std::string sink_file = "objects.jsonl";  // sink.jsonl_file (inside data_dir)
+
+    friend bool operator==(const daemon_settings&, const daemon_settings&) = default;
+};
+
+struct client_settings {
+    // [client]
+    std::string to_host = "127.0.0.1";  // client.to = "HOST:PORT"
+    std::uint16_t to_port = 7878;
+    std::chrono::milliseconds connect_timeout{5000};  // client.connect_timeout
+    // [batch]
+    std::uint32_t batch_max_bytes = 64 * kibibyte;  // batch.max_bytes
+    std::chrono::microseconds batch_linger{5000};   // batch.linger
+    // [flow]
+    std::uint64_t max_in_flight = 8 * mebibyte;  // flow.max_in_flight
+    // [limits] - what this client accepts from the daemon
+    std::uint32_t max_frame_bytes = 16 * mebibyte;  // limits.max_frame_bytes
+    std::uint32_t max_depth = 64;                   // limits.max_depth
+
+    friend bool operator==(const client_settings&, const client_settings&) = default;
+};
+
+// ---- loading ------------------------------------------------------------------------------
+// Start from the defaults and apply every key of the file. Unknown keys and tables, wrong
+// types, out-of-range values and TOML syntax errors are all errors (nothing is ignored).
+
+outcome<daemon_settings> load_daemon_file(const std::filesystem::path& path);
+outcome<daemon_settings> parse_daemon_toml(std::string_view text, std::string_view source_name);
+outcome<client_settings> load_client_file(const std::filesystem::path& path);
+outcome<client_settings> parse_client_toml(std::string_view text, std::string_view source_name);
+
+// ---- overrides --------------------------------------------------------------------------
+// Apply one override `key` = `text` (full dotted key, e.g. "server.listen"), validated like a
+// file value; `origin` names where it came from in the error ("--listen",
+// "OBJWIRE_SERVER_LISTEN"). On error the settings are unchanged. Text is read by the key's
+// kind: integers "64", sizes "16MiB", durations "5s" (bare number = ms), booleans
+// true|false, strings as-is.
+std::optional<error> apply_daemon_override(daemon_settings& s, std::string_view key,
+                                           std::string_view text, std::string_view origin);
+std::optional<error> apply_client_override(client_settings& s, std::string_view key,
+                                           std::string_view text, std::string_view origin);
+
+// Every key has an environment variable OBJWIRE_<SECTION>_<KEY>, uppercased
+// (server.listen -> OBJWIRE_SERVER_LISTEN, batch.max_bytes -> OBJWIRE_BATCH_MAX_BYTES).
+// Applies all that are set and non-empty (an empty variable counts as unset); reports every
+// bad one. Both programs read OBJWIRE_LIMITS_MAX_FRAME_BYTES and OBJWIRE_LIMITS_MAX_DEPTH.
+// Intended precedence: defaults < file < env < command line.
+using getenv_function = std::function<const char*(const char*)>;
+std::optional<error> apply_daemon_env(daemon_settings& s, const getenv_function& getenv_fn);
+std::optional<error> apply_client_env(client_settings& s, const getenv_function& getenv_fn);
+
+// ---- printing -----------------------------------------------------------------------------
+// Effective settings as TOML that parses back to equal settings: every key, one
+// `key = value  # default|set` per line.
+std::string to_toml(const daemon_settings& s);
+std::string to_toml(const client_settings& s);
+
+// The same, with each value's origin: `layers` are snapshots taken after each step of
+// building `s` (e.g. {"file", after_file}, {"env", after_env}, {"flag", after_flags}); a
+// key's origin is the last layer that changed it, "default" if none did.
+template <class Settings>
+struct settings_layer {
+    std::string_view origin;
+    Settings settings;
+};
+std::string to_toml(const daemon_settings& s,
+                    std::span<const settings_layer<daemon_settings>> layers);
+std::string to_toml(const client_settings& s,
+                    std::span<const settings_layer<client_settings>> layers);
+
+// ---- the schema, for help texts ------------------------------------------------------
+struct key_info {
+    std::string name;          // "server.listen"
+    std::string kind;          // string|int|bool|size|duration|bandwidth|host_port|enum
+    std::string default_text;  // as written in TOML: "\"127.0.0.1:7878\"", "\"16MiB\"", "64"
+    std::string allowed;       // "1..10000", "1KiB..1GiB", "trace|debug|...", "" if anything
+    std::string doc;           // one line
+    std::string env_var;       // "OBJWIRE_SERVER_LISTEN"
+};
+std::vector<key_info> daemon_keys();
+std::vector<key_info> client_keys();
+
+// ---- unit parsers (also for command-line flags) -----------------------------------------
+// Errors are messages without a place, e.g. `"64XB" is not a valid size: unknown unit ...`;
+// prefix them with the flag name.
+
+// Bytes: an integer ("4096", "4096B") or an integer with a unit: KiB MiB GiB TiB (powers of
+// 1024) or KB MB GB TB (powers of 1000), case-insensitive, optional space. No fractions.
+outcome<std::uint64_t> parse_size(std::string_view text);
+// An integer with a unit: us (or µs), ms, s, m (or min), h. A bare integer is milliseconds.
+outcome<std::chrono::microseconds> parse_duration(std::string_view text);
+// Bits per second: an integer, or with a unit bit, kbit, Mbit, Gbit, Tbit (powers of 1000,
+// case-insensitive), also written kbps/Mbps/... or with "/s".
+outcome<std::uint64_t> parse_bandwidth(std::string_view text);
+
+struct host_port {
+    std::string host;  // without brackets: "::1"
+    std::uint16_t port = 0;
+    friend bool operator==(const host_port&, const host_port&) = default;
+};
+// "127.0.0.1:7878", "localhost:9000", "[::1]:0". IPv6 literals need brackets.
+outcome<host_port> parse_host_port(std::string_view text);
+
+// The inverse forms, used for printing: largest exact unit ("16MiB", "1000", "5s", "250us",
+// "100Mbit"), "[::1]:7878".
+std::string format_size(std::uint64_t bytes);
+std::string format_duration(std::chrono::microseconds d);
+std::string format_bandwidth(std::uint64_t bits_per_second);
+std::string format_host_port(std::string_view host, std::uint16_t port);
+
+}  // namespace objwire::config

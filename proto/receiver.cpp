@@ -1,0 +1,107 @@
+#include "proto/receiver.hpp"
+
+#include "proto/errors.hpp"
+
+namespace objwire {
+
+receiver::receiver(options opts)
+    : opts_(std::move(opts)),
+      reader_(opts_.limits.max_frame_bytes, opts_.read_block),
+      decoder_(opts_.limits) {}
+
+receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
+    state_ = state::failed;
+    error_ = ec;
+    detail_ = ec.message();
+    if (!detail.empty()) detail_.append(": ").append(detail);
+    scratch_.clear();
+    encode_error({static_cast<std::uint32_t>(ec.value()), detail_}, scratch_);
+    error_frame_.clear();
+    append_frame(error_frame_, frame_kind::error, 0, scratch_.span());
+    return step::close;
+}
+
+receiver::step receiver::process(const std::function<void(message&&)>& deliver) {
+    while (state_ == state::awaiting_hello || state_ == state::streaming) {
+        auto r = reader_.next();
+        if (r.state == frame_parser::status::need_more) return step::read;
+        if (r.state == frame_parser::status::error) return fail(r.error);
+        if (on_frame(r.frame, deliver) == step::close) return step::close;
+    }
+    return step::close;
+}
+
+receiver::step receiver::on_frame(const frame_view& f,
+                                  const std::function<void(message&&)>& deliver) {
+    if (state_ == state::awaiting_hello) {
+        if (f.header.kind != frame_kind::hello) return fail(proto_errc::unexpected_frame, "expected hello");
+        return on_hello(f);
+    }
+    switch (f.header.kind) {
+        case frame_kind::data: return on_data(f, deliver);
+        case frame_kind::goodbye:
+            state_ = state::finished;
+            return step::close;
+        case frame_kind::error: {
+            auto e = decode_error(f.payload);
+            state_ = state::failed;
+            error_ = proto_errc::bad_message;
+            detail_ = "peer reported: " + (e ? e->text : std::string("(malformed error frame)"));
+            return step::close;
+        }
+        default: return fail(proto_errc::unexpected_frame);
+    }
+}
+
+receiver::step receiver::on_hello(const frame_view& f) {
+    auto h = decode_hello(f.payload);
+    if (!h) return fail(h.error());
+    hello_ = std::move(*h);
+    welcome w;
+    w.server_name = opts_.server_name;
+    w.limits = opts_.limits;
+    w.codecs = 1;  // none; compressed codecs arrive with the compression policy
+    w.sink = opts_.sink;
+    w.next_sequence = last_sequence_ + 1;
+    scratch_.clear();
+    encode_welcome(w, scratch_);
+    append_frame(out_, frame_kind::welcome, 0, scratch_.span());
+    state_ = state::streaming;
+    return step::read;
+}
+
+receiver::step receiver::on_data(const frame_view& f,
+                                 const std::function<void(message&&)>& deliver) {
+    if (f.header.sequence != last_sequence_ + 1)
+        return fail(proto_errc::bad_sequence, "expected " + std::to_string(last_sequence_ + 1) +
+                                                  ", got " + std::to_string(f.header.sequence));
+    if (f.header.codec != codec_id::none) return fail(proto_errc::bad_codec);
+    pending_.clear();
+    auto ec = decoder_.decode_payload(f.payload, [&](message&& m) { pending_.push_back(std::move(m)); });
+    if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    for (auto& m : pending_) deliver(std::move(m));
+    messages_ += pending_.size();
+    last_sequence_ = f.header.sequence;
+    return step::read;
+}
+
+void receiver::acknowledge() {
+    if (last_sequence_ != acked_sequence_) {
+        acked_sequence_ = last_sequence_;
+        scratch_.clear();
+        encode_ack(
+            {acked_sequence_, messages_, decoder_.table().bytes, decoder_.table().peak_bytes},
+            scratch_);
+        append_frame(out_, frame_kind::ack, 0, scratch_.span());
+    }
+    if (!error_frame_.empty()) {
+        out_.append(error_frame_.span());
+        error_frame_.clear();
+    }
+    if (state_ == state::finished && !goodbye_sent_) {
+        append_frame(out_, frame_kind::goodbye, 0, {});
+        goodbye_sent_ = true;
+    }
+}
+
+}  // namespace objwire

@@ -1,0 +1,80 @@
+// The receiving end of one connection as a state machine, with no I/O: the driver reads bytes
+// into prepare(), calls process(), hands the delivered messages to its sinks, calls
+// acknowledge() once they are stored, and writes output(). The state machine checks the
+// handshake, sequence numbers, checksums and every decoder limit; the first failure makes the
+// step `close`, and acknowledge() then queues the ack for the good frames before it followed
+// by an error frame saying what was wrong.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "proto/byte_buffer.hpp"
+#include "proto/control.hpp"
+#include "proto/decoder.hpp"
+#include "proto/frame_reader.hpp"
+
+namespace objwire {
+
+class receiver {
+public:
+    struct options {
+        decoder_limits limits;
+        std::string server_name = "objwired";
+        std::string sink;  // described to the client in the welcome
+        std::size_t read_block = 256 * 1024;
+    };
+    enum class state { awaiting_hello, streaming, finished, failed };
+    enum class step { read, close };
+
+    explicit receiver(options opts);
+
+    std::span<std::uint8_t> prepare() { return reader_.prepare(); }
+    void commit(std::size_t n) { reader_.commit(n); }
+
+    // Handles every complete frame buffered. Messages of a data frame are delivered only once
+    // the whole frame decoded, so a bad frame delivers nothing.
+    step process(const std::function<void(message&&)>& deliver);
+    // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
+    // then the error frame after a failure, or after the sender's goodbye our goodbye.
+    void acknowledge();
+
+    byte_buffer& output() { return out_; }
+    state current() const { return state_; }
+    std::error_code error() const { return error_; }
+    // The error with its context, as sent to the peer (or as the peer reported it).
+    const std::string& error_detail() const { return detail_; }
+    const hello& peer() const { return hello_; }
+    std::uint64_t frames() const { return last_sequence_; }
+    std::uint64_t messages() const { return messages_; }
+    const table_stats& table() const { return decoder_.table(); }
+    std::size_t buffered() const { return reader_.buffered(); }
+
+private:
+    step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver);
+    step on_hello(const frame_view& f);
+    step on_data(const frame_view& f, const std::function<void(message&&)>& deliver);
+    step fail(std::error_code ec, std::string_view detail = {});
+
+    options opts_;
+    frame_reader reader_;
+    stream_decoder decoder_;
+    byte_buffer out_;
+    byte_buffer scratch_;
+    byte_buffer error_frame_;
+    std::vector<message> pending_;
+    state state_ = state::awaiting_hello;
+    std::error_code error_;
+    std::string detail_;
+    bool goodbye_sent_ = false;
+    hello hello_;
+    std::uint64_t last_sequence_ = 0;
+    std::uint64_t acked_sequence_ = 0;
+    std::uint64_t messages_ = 0;
+};
+
+}  // namespace objwire

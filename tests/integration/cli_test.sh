@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# objwired and objwire as a user runs them: port 0, send, bench --json, exit codes, SIGTERM.
+set -euo pipefail
+objwired=$1
+objwire=$2
+dir=$(mktemp -d)
+trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*" >&2; echo "--- daemon log:" >&2; cat "$dir/log" >&2; exit 1; }
+
+"$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data" 2>"$dir/log" &
+daemon=$!
+for _ in $(seq 100); do
+  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || fail "daemon did not log its port"
+
+# send: JSON lines from a file, every object acknowledged, exit 0.
+printf '%s\n' '{"$type":"Point","x":1,"y":2}' '{"name":"a map","list":[1,2.5,null,true]}' >"$dir/in.jsonl"
+"$objwire" send "$dir/in.jsonl" --to "127.0.0.1:$port" 2>"$dir/send.err" || fail "send exited $?"
+grep -q "sent 2 objects (2 acknowledged)" "$dir/send.err" || fail "send report: $(cat "$dir/send.err")"
+
+# send from stdin, with a bad line: exit 4 and the place of the error.
+rc=0
+printf '%s\n' '{"a":1}' '{"b":' | "$objwire" send - --to "127.0.0.1:$port" 2>"$dir/bad.err" || rc=$?
+[ "$rc" -eq 4 ] || fail "bad input exited $rc, want 4"
+grep -q "<stdin>:2:" "$dir/bad.err" || fail "bad input message: $(cat "$dir/bad.err")"
+
+# bench --json has the documented keys.
+"$objwire" bench --workload person -n 5000 --to "127.0.0.1:$port" --json >"$dir/bench.json" || fail "bench exited $?"
+for key in workload objects seconds objects_per_second wire_bytes bytes_per_object frames acked_objects; do
+  grep -q "\"$key\":" "$dir/bench.json" || fail "bench --json lacks $key: $(cat "$dir/bench.json")"
+done
+grep -q '"acked_objects":5000' "$dir/bench.json" || fail "bench did not get every ack"
+
+# Nothing listening: exit 2.
+rc=0
+"$objwire" send "$dir/in.jsonl" --to 127.0.0.1:1 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || fail "connection refused exited $rc, want 2"
+
+# Usage error: exit 1.
+rc=0
+"$objwire" bench --workload nosuch 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "usage error exited $rc, want 1"
+
+# SIGTERM: clean exit 0, everything stored.
+kill -TERM $daemon
+rc=0
+wait $daemon || rc=$?
+[ "$rc" -eq 0 ] || fail "daemon exited $rc on SIGTERM"
+lines=$(wc -l <"$dir/data/objects.jsonl")
+[ "$lines" -eq 5003 ] || fail "stored $lines objects, want 5003"
+echo "cli_end_to_end: ok"

@@ -1,0 +1,95 @@
+#include "daemon_fixture.hpp"
+
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+
+#include "client/jsonl_reader.hpp"
+
+namespace objwire::test {
+namespace {
+
+// Keeps every formatted log line so a test can read what the daemon said.
+class capture_sink final : public spdlog::sinks::base_sink<std::mutex> {
+public:
+    std::string text() {
+        std::lock_guard lock(mutex_);
+        return text_;
+    }
+
+protected:
+    void sink_it_(const spdlog::details::log_msg& msg) override {
+        spdlog::memory_buf_t formatted;
+        formatter_->format(msg, formatted);
+        text_.append(formatted.data(), formatted.size());
+    }
+    void flush_() override {}
+
+private:
+    std::string text_;
+};
+
+}  // namespace
+
+void daemon_fixture::SetUp() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("objwire-it-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    settings_.listen_host = "127.0.0.1";
+    settings_.listen_port = 0;
+    settings_.data_dir = dir_.string();
+    auto sink = std::make_shared<capture_sink>();
+    log_sink_ = sink;
+    auto logger = std::make_shared<spdlog::logger>("objwired", sink);
+    logger->set_level(spdlog::level::debug);
+    spdlog::set_default_logger(logger);
+}
+
+void daemon_fixture::start() {
+    server_ = std::make_unique<daemon::server>(io_, settings_);
+    ASSERT_FALSE(server_->start());
+    port_ = server_->local_endpoint().port();
+    ASSERT_NE(port_, 0);
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+}
+
+void daemon_fixture::stop() {
+    if (!server_) return;
+    server_->stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    server_.reset();
+}
+
+void daemon_fixture::TearDown() {
+    stop();
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+    std::filesystem::remove_all(dir_);
+}
+
+config::client_settings daemon_fixture::client_settings() const {
+    config::client_settings s;
+    s.to_host = "127.0.0.1";
+    s.to_port = port_;
+    return s;
+}
+
+std::vector<message> daemon_fixture::stored() const {
+    std::ifstream in(dir_ / settings_.sink_file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    jsonl_reader reader(text);
+    std::vector<message> out;
+    message m;
+    while (reader.next(m)) out.push_back(m);
+    EXPECT_FALSE(reader.error().has_value()) << reader.error()->message;
+    return out;
+}
+
+std::string daemon_fixture::log_text() const {
+    return std::static_pointer_cast<capture_sink>(log_sink_)->text();
+}
+
+}  // namespace objwire::test

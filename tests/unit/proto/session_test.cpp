@@ -1,0 +1,173 @@
+// The sender and receiver state machines talking to each other through memory: the whole
+// protocol - handshake, batching, acks, goodbye, refusals - with no socket.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "proto/receiver.hpp"
+#include "proto/sender.hpp"
+#include "test_support.hpp"
+
+namespace objwire {
+namespace {
+
+using test::person;
+
+// Moves bytes between the two ends until neither has anything to say.
+struct link {
+    sender& s;
+    receiver& r;
+    std::vector<message> stored;
+    std::size_t chunk = 1 << 20;  // bytes per "read", to exercise partial frames
+
+    void pump() {
+        for (int round = 0; round < 100000; ++round) {
+            bool moved = false;
+            auto out = s.output();
+            if (!out.empty()) {
+                std::size_t pos = 0;
+                while (pos < out.size()) {
+                    auto space = r.prepare();
+                    std::size_t n = std::min({space.size(), out.size() - pos, chunk});
+                    std::copy_n(out.data() + pos, n, space.data());
+                    r.commit(n);
+                    pos += n;
+                    r.process([&](message&& m) { stored.push_back(std::move(m)); });
+                }
+                s.consume_output();
+                r.acknowledge();
+                moved = true;
+            }
+            auto& back = r.output();
+            if (!back.empty()) {
+                auto space = s.prepare();
+                ASSERT_GE(space.size(), back.size());
+                std::copy_n(back.data(), back.size(), space.data());
+                s.commit(back.size());
+                back.clear();
+                s.process();
+                moved = true;
+            }
+            if (!moved) return;
+        }
+    }
+};
+
+sender::options sender_opts(std::uint32_t batch = 1024) {
+    sender::options o;
+    o.greeting.client_name = "test";
+    o.batch_max_bytes = batch;
+    return o;
+}
+
+receiver::options receiver_opts() {
+    receiver::options o;
+    o.sink = "memory";
+    return o;
+}
+
+TEST(Session, HandshakeBatchesAcksAndGoodbye) {
+    sender s(sender_opts());
+    receiver r(receiver_opts());
+    link l{s, r, {}};
+    l.pump();
+    ASSERT_EQ(s.current(), sender::state::streaming);
+    EXPECT_EQ(s.peer().sink, "memory");
+    std::vector<message> sent;
+    for (int i = 0; i < 5000; ++i) {
+        sent.push_back(person(i));
+        ASSERT_FALSE(s.add(sent.back()));
+        if (i % 700 == 0) l.pump();
+    }
+    s.finish();
+    l.pump();
+    EXPECT_EQ(s.current(), sender::state::closed);
+    EXPECT_EQ(r.current(), receiver::state::finished);
+    EXPECT_EQ(l.stored, sent);
+    EXPECT_TRUE(s.all_acked());
+    EXPECT_EQ(s.last_ack().objects, 5000u);
+    EXPECT_EQ(s.last_ack().sequence, s.frames_sent());
+    EXPECT_GT(s.frames_sent(), 20u);  // 1 KiB batches
+    EXPECT_EQ(s.in_flight_bytes(), 0u);
+}
+
+TEST(Session, SplitDeliveryYieldsTheSameMessages) {
+    for (std::size_t chunk : {1u, 7u, 24u, 25u, 4096u}) {
+        sender s(sender_opts(256));
+        receiver r(receiver_opts());
+        link l{s, r, {}, chunk};
+        l.pump();
+        std::vector<message> sent;
+        for (int i = 0; i < 300; ++i) {
+            sent.push_back(person(i * 1000));
+            ASSERT_FALSE(s.add(sent.back()));
+        }
+        s.finish();
+        l.pump();
+        EXPECT_EQ(l.stored, sent) << "chunk " << chunk;
+        EXPECT_EQ(s.current(), sender::state::closed);
+    }
+}
+
+TEST(Session, DataBeforeHelloIsRefused) {
+    receiver r(receiver_opts());
+    byte_buffer frame;
+    append_frame(frame, frame_kind::data, 1, {});
+    auto space = r.prepare();
+    std::copy_n(frame.data(), frame.size(), space.data());
+    r.commit(frame.size());
+    EXPECT_EQ(r.process([](message&&) {}), receiver::step::close);
+    EXPECT_EQ(r.error(), proto_errc::unexpected_frame);
+    r.acknowledge();
+    // The refusal travels as an error frame the sender understands.
+    frame_parser p(1 << 20);
+    auto parsed = p.parse(r.output().span());
+    ASSERT_EQ(parsed.state, frame_parser::status::frame);
+    EXPECT_EQ(parsed.frame.header.kind, frame_kind::error);
+}
+
+TEST(Session, OutOfOrderSequenceIsRefusedAndNothingOfTheFrameDelivered) {
+    sender s(sender_opts());
+    receiver r(receiver_opts());
+    link l{s, r, {}};
+    l.pump();
+    byte_buffer payload;
+    payload.resize(frame_header_size);
+    stream_encoder enc({});
+    ASSERT_FALSE(enc.encode(person(1), payload));
+    seal_frame(payload.span(), frame_kind::data, 5);
+    auto space = r.prepare();
+    std::copy_n(payload.data(), payload.size(), space.data());
+    r.commit(payload.size());
+    std::size_t delivered = 0;
+    EXPECT_EQ(r.process([&](message&&) { ++delivered; }), receiver::step::close);
+    EXPECT_EQ(r.error(), proto_errc::bad_sequence);
+    EXPECT_EQ(delivered, 0u);
+    r.acknowledge();
+    // The sender learns why.
+    auto& back = r.output();
+    auto sp = s.prepare();
+    std::copy_n(back.data(), back.size(), sp.data());
+    s.commit(back.size());
+    EXPECT_EQ(s.process(), proto_errc::bad_sequence);
+    EXPECT_NE(s.error_detail().find("expected 1, got 5"), std::string::npos);
+}
+
+TEST(Session, MessageLargerThanTheReceiverAcceptsIsRefusedLocally) {
+    sender s(sender_opts());
+    receiver::options ro = receiver_opts();
+    ro.limits.max_frame_bytes = 4096;
+    receiver r(ro);
+    link l{s, r, {}};
+    l.pump();
+    ASSERT_FALSE(s.add(person(1)));
+    EXPECT_EQ(s.add({std::string(5000, 'x'), {}}), proto_errc::message_too_large);
+    ASSERT_FALSE(s.add(person(2)));
+    s.finish();
+    l.pump();
+    EXPECT_EQ(l.stored, (std::vector<message>{person(1), person(2)}));
+    EXPECT_EQ(s.current(), sender::state::closed);
+}
+
+}  // namespace
+}  // namespace objwire
