@@ -24,6 +24,8 @@ namespace {
 // Record types are interned up to this many distinct (name, fields) shapes; past it the
 // cache starts over (old descriptors stay valid, they just stop being shared with new ones).
 constexpr std::size_t max_interned_types = 1 << 16;
+// Arrays and objects may nest this deep, the root included.
+constexpr std::size_t max_depth = 1024;
 // "$id" values below this are looked up in a flat table, larger ones in a hash map.
 constexpr std::uint64_t dense_id_limit = 1 << 16;
 // Object slots are below this; object_ref indexes at or above it stand for a "$ref" whose
@@ -46,12 +48,18 @@ T& reuse_as(value& dst) {
 
 const char* json_type_name(od::json_type t) {
     switch (t) {
-        case od::json_type::array: return "an array";
-        case od::json_type::object: return "an object";
-        case od::json_type::number: return "a number";
-        case od::json_type::string: return "a string";
-        case od::json_type::boolean: return "a boolean";
-        case od::json_type::null: return "null";
+        case od::json_type::array:
+            return "an array";
+        case od::json_type::object:
+            return "an object";
+        case od::json_type::number:
+            return "a number";
+        case od::json_type::string:
+            return "a string";
+        case od::json_type::boolean:
+            return "a boolean";
+        case od::json_type::null:
+            return "null";
     }
     return "a value";
 }
@@ -132,11 +140,12 @@ std::size_t find_unescaped_control(std::string_view s) {
 std::size_t root_value_end(std::string_view s) {
     auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
     std::size_t i = 0, n = s.size();
-    while (i < n && is_space(s[i])) ++i;
+    while (i < n && is_space(s[i]))
+        ++i;
     if (i == n) return std::string_view::npos;
     if (s[i] != '{' && s[i] != '[' && s[i] != '"') {  // a number or literal
-        while (i < n && !is_space(s[i]) && std::string_view(",:[]{}\"").find(s[i]) ==
-                                                 std::string_view::npos)
+        while (i < n && !is_space(s[i]) &&
+               std::string_view(",:[]{}\"").find(s[i]) == std::string_view::npos)
             ++i;
         return i;
     }
@@ -174,7 +183,8 @@ std::optional<std::size_t> decode_base64(std::string_view s, std::vector<std::ui
         std::array<std::int8_t, 256> t{};
         t.fill(-1);
         const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(a[i])] = static_cast<std::int8_t>(i);
+        for (int i = 0; i < 64; ++i)
+            t[static_cast<unsigned char>(a[i])] = static_cast<std::int8_t>(i);
         return t;
     }();
     out.clear();
@@ -189,7 +199,9 @@ std::optional<std::size_t> decode_base64(std::string_view s, std::vector<std::ui
     out.resize(n / 4 * 3 - pad);
     std::uint8_t* o = out.data();
     std::size_t i = 0, w = 0;
-    auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(table[static_cast<unsigned char>(s[k])]); };
+    auto at = [&](std::size_t k) {
+        return static_cast<std::uint32_t>(table[static_cast<unsigned char>(s[k])]);
+    };
     for (; i + 4 <= body; i += 4) {
         std::uint32_t v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3);
         o[w++] = static_cast<std::uint8_t>(v >> 16);
@@ -253,11 +265,12 @@ struct jsonl_reader::impl {
 
     od::parser parser_;
     od::document doc_;
-    std::string padded_;  // copy of a line too close to the end of text_ to parse in place
+    std::string padded_;          // copy of a line too close to the end of text_ to parse in place
     const char* base_ = nullptr;  // start of the line as the parser sees it
     std::size_t line_size_ = 0;
     std::size_t column_bias_ = 0;  // bytes of the line before base_ (a byte order mark)
     message* out_ = nullptr;
+    std::size_t depth_ = 0;  // arrays and objects open below the root
 
     // Shared objects of the current line.
     std::uint32_t object_count_ = 0;
@@ -308,8 +321,11 @@ bool jsonl_reader::impl::next(message& out) {
         }
         if (size == 0) continue;
         switch (parse_line({begin, size}, out)) {
-            case outcome::blank: continue;
-            case outcome::ok: line_ = number; return true;
+            case outcome::blank:
+                continue;
+            case outcome::ok:
+                line_ = number;
+                return true;
             case outcome::failed:
                 line_ = number;
                 error_ = json_error{number, err_column_ + column_bias_, std::move(err_message_)};
@@ -339,6 +355,7 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
     reset_ids();
     pending_.clear();
     record_depth_ = 0;
+    depth_ = 0;
     if (types_.size() >= max_interned_types) {
         // Start over rather than grow without bound; descriptors handed out stay valid.
         types_.clear();
@@ -380,20 +397,29 @@ bool jsonl_reader::impl::parse_root(value& dst) {
 bool jsonl_reader::impl::parse_value(od::value v, value& dst) {
     od::json_type t;
     if (auto e = v.type().get(t)) return fail_json(e);
+    if (t != od::json_type::object && t != od::json_type::array) return parse_scalar(v, t, dst);
+    // The parse recurses: bound the depth (the root container is level 1).
+    if (++depth_ >= max_depth) {
+        return fail(token_start(v), "JSON nested deeper than " + std::to_string(max_depth) +
+                                        " levels of arrays and objects");
+    }
+    bool ok;
     if (t == od::json_type::object) {
         od::object o;
         if (auto e = v.get_object().get(o)) return fail_json(e);
-        return parse_object(o, dst);
-    }
-    if (t == od::json_type::array) {
+        ok = parse_object(o, dst);
+    } else {
         od::array a;
         if (auto e = v.get_array().get(a)) return fail_json(e);
-        return parse_array(a, dst);
+        ok = parse_array(a, dst);
     }
-    return parse_scalar(v, t, dst);
+    --depth_;
+    return ok;
 }
 
-const char* jsonl_reader::impl::token_start(od::value& v) { return v.raw_json_token().data(); }
+const char* jsonl_reader::impl::token_start(od::value& v) {
+    return v.raw_json_token().data();
+}
 
 const char* jsonl_reader::impl::token_start(od::document& d) {
     const char* p = nullptr;
@@ -441,7 +467,8 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
             dst = nullptr;
             return true;
         }
-        default: return fail_json(simdjson::TAPE_ERROR, at);
+        default:
+            return fail_json(simdjson::TAPE_ERROR, at);
     }
 }
 
@@ -451,9 +478,10 @@ bool jsonl_reader::impl::fail_integer(simdjson::error_code e, const char* at) {
         std::size_t n = 0, digits = 0;
         std::size_t room = static_cast<std::size_t>(base_ + line_size_ - at);
         if (n < room && at[n] == '-') ++n;
-        while (n < room && at[n] >= '0' && at[n] <= '9') ++n, ++digits;
-        bool ends = n == room || at[n] == ' ' || at[n] == '\t' || at[n] == '\r' ||
-                    at[n] == ',' || at[n] == ']' || at[n] == '}';
+        while (n < room && at[n] >= '0' && at[n] <= '9')
+            ++n, ++digits;
+        bool ends = n == room || at[n] == ' ' || at[n] == '\t' || at[n] == '\r' || at[n] == ',' ||
+                    at[n] == ']' || at[n] == '}';
         if (ends && digits >= 19 && at[at[0] == '-' ? 1 : 0] != '0') {
             return fail(at, "integer " + std::string(at, n) +
                                 " is out of range: integers must fit in int64 "
@@ -492,10 +520,12 @@ bool jsonl_reader::impl::read_id(od::value& v, const char* what, std::uint32_t& 
     }
     if (id < 0 || id >= static_cast<std::int64_t>(pending_ref)) {
         std::string_view raw = v.raw_json_token();
-        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t'))
+            raw.remove_suffix(1);
         if (raw.size() > 32) raw = raw.substr(0, 32);
-        return fail(where, std::string("\"") + what + "\" must be an integer from 0 to 2147483647 "
-                                                      "(the object's number), not " +
+        return fail(where, std::string("\"") + what +
+                               "\" must be an integer from 0 to 2147483647 "
+                               "(the object's number), not " +
                                std::string(raw));
     }
     id_out = static_cast<std::uint32_t>(id);
@@ -509,7 +539,8 @@ std::uint32_t jsonl_reader::impl::find_object(std::uint32_t id) const {
 }
 
 void jsonl_reader::impl::reset_ids() {
-    for (auto id : used_dense_ids_) dense_ids_[id] = 0;
+    for (auto id : used_dense_ids_)
+        dense_ids_[id] = 0;
     used_dense_ids_.clear();
     if (!sparse_ids_.empty()) sparse_ids_.clear();
 }
@@ -592,8 +623,8 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             if (!read_id(v, "$id", id)) return false;
             if (find_object(id) != 0) {
                 return fail(token_start(v), "duplicate \"$id\": " + std::to_string(id) +
-                                          " (another object in this line already has this "
-                                          "number; give each object its own \"$id\")");
+                                                " (another object in this line already has this "
+                                                "number; give each object its own \"$id\")");
             }
             slot = object_count_++;
             if (id < dense_id_limit) {
@@ -616,9 +647,10 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             od::json_type t;
             if (auto e = v.type().get(t)) return fail_json(e);
             if (t != od::json_type::string) {
-                return fail(token_start(v), std::string("\"$type\" must be a string naming the record "
-                                                  "type, not ") +
-                                          json_type_name(t));
+                return fail(token_start(v),
+                            std::string("\"$type\" must be a string naming the record "
+                                        "type, not ") +
+                                json_type_name(t));
             }
             if (auto e = v.get_string().get(type_name)) return fail_json(e);
             type_at = key_at;
@@ -663,8 +695,9 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             } else if (is_string && s == "-inf") {
                 *target = -std::numeric_limits<double>::infinity();
             } else {
-                return fail(where, "\"$float\" must be \"nan\", \"inf\" or \"-inf\" (finite "
-                                   "numbers are plain JSON numbers)");
+                return fail(where,
+                            "\"$float\" must be \"nan\", \"inf\" or \"-inf\" (finite "
+                            "numbers are plain JSON numbers)");
             }
             k = kind::single;
             single_key = "$float";
@@ -681,8 +714,12 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
 
     switch (k) {
         case kind::empty:
-        case kind::after_id: reuse_as<map>(*target).clear(); break;
-        case kind::map: m->resize(count); break;
+        case kind::after_id:
+            reuse_as<map>(*target).clear();
+            break;
+        case kind::map:
+            m->resize(count);
+            break;
         case kind::record:
             if (candidate && count == candidate->type->fields.size()) {
                 if (rec->type != candidate->type) rec->type = candidate->type;
@@ -697,7 +734,8 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             }
             --record_depth_;
             break;
-        case kind::single: break;
+        case kind::single:
+            break;
     }
     if (target == &body) {
         out_->objects[slot] = std::move(body);
@@ -731,7 +769,8 @@ std::string jsonl_reader::impl::misplaced_marker_message(std::string_view key) {
     if (key == "$id" || key == "$ref")
         return "\"" + std::string(key) + "\" must be the first key of its object";
     if (key == "$type" || key == "$bytes" || key == "$float")
-        return "\"" + std::string(key) + "\" must be the first key of its object (after \"$id\" if any)";
+        return "\"" + std::string(key) +
+               "\" must be the first key of its object (after \"$id\" if any)";
     return "unknown marker \"" + std::string(key) +
            "\": keys starting with '$' are reserved for $id, $ref, $type, $bytes, $float and "
            "$value; write a key that starts with '$' with the '$' doubled (\"$" +
@@ -748,9 +787,8 @@ auto jsonl_reader::impl::find_known_type(std::string_view name) -> const known_t
 }
 
 // Finds or makes the type of a record with these field names; `type_at` is its "$type" key.
-bool jsonl_reader::impl::finish_record(std::string_view name,
-                                       const std::vector<std::string>& names, const char* type_at,
-                                       record& r) {
+bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<std::string>& names,
+                                       const char* type_at, record& r) {
     r.fields.resize(names.size());
     signature_.assign(name);
     for (const auto& f : names) {
@@ -786,14 +824,15 @@ bool jsonl_reader::impl::resolve_pending(message& out) {
         std::uint32_t found = find_object(p.id);
         if (found == 0) {
             err_column_ = p.column;
-            err_message_ = "unknown $ref " + std::to_string(p.id) + " (no object with \"$id\": " +
-                           std::to_string(p.id) + " in this line)";
+            err_message_ = "unknown $ref " + std::to_string(p.id) +
+                           " (no object with \"$id\": " + std::to_string(p.id) + " in this line)";
             return false;
         }
         p.id = found - 1;  // now the slot
     }
     fix_pending(out.root);
-    for (auto& o : out.objects) fix_pending(o);
+    for (auto& o : out.objects)
+        fix_pending(o);
     // The objects were numbered in "$id" order; a forward "$ref" means canonical order
     // differs.
     out = canonical(out);
@@ -803,20 +842,24 @@ bool jsonl_reader::impl::resolve_pending(message& out) {
 void jsonl_reader::impl::fix_pending(value& v) {
     switch (v.type()) {
         case value::kind::list:
-            for (auto& e : v.get<list>()) fix_pending(e);
+            for (auto& e : v.get<list>())
+                fix_pending(e);
             break;
         case value::kind::map:
-            for (auto& [k, e] : v.get<map>()) fix_pending(e);
+            for (auto& [k, e] : v.get<map>())
+                fix_pending(e);
             break;
         case value::kind::record:
-            for (auto& e : v.get<record>().fields) fix_pending(e);
+            for (auto& e : v.get<record>().fields)
+                fix_pending(e);
             break;
         case value::kind::object_ref: {
             auto& r = v.get<object_ref>();
             if (r.index >= pending_ref) r.index = pending_[r.index - pending_ref].id;
             break;
         }
-        default: break;
+        default:
+            break;
     }
 }
 
@@ -837,7 +880,8 @@ bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
         case simdjson::TRAILING_CONTENT:
             // simdjson says this for both a cut-off line and text after the value.
             i = root_value_end(line);
-            while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+            while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+                ++i;
             if (i < line.size()) return fail_trailing(base_ + i);
             return fail(base_ + line_size_,
                         "truncated JSON: the line ends before every object and array is closed");
@@ -858,14 +902,16 @@ bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
             return fail(base_ + i, "control character " +
                                        hex_byte(static_cast<unsigned char>(line[i])) +
                                        " inside a string must be escaped (\\n, \\t or \\u00XX)");
-        default: break;
+        default:
+            break;
     }
     if (!at && doc_.current_location().get(at)) at = base_ + line_size_;
     switch (e) {
         case simdjson::TAPE_ERROR:
         case simdjson::INCORRECT_TYPE:
             return fail(at, "invalid JSON: unexpected character, or a missing ',' ':' '}' or ']'");
-        case simdjson::NUMBER_ERROR: return fail(at, "invalid JSON number");
+        case simdjson::NUMBER_ERROR:
+            return fail(at, "invalid JSON number");
         case simdjson::T_ATOM_ERROR:
         case simdjson::F_ATOM_ERROR:
         case simdjson::N_ATOM_ERROR:
@@ -873,14 +919,17 @@ bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
         case simdjson::STRING_ERROR:
             return fail(at, "invalid JSON string (bad escape sequence or lone surrogate)");
         case simdjson::DEPTH_ERROR:
-            return fail(at, "JSON nested deeper than 1024 levels");
-        default: return fail(at, std::string("invalid JSON: ") + simdjson::error_message(e));
+            return fail(at, "JSON nested deeper than " + std::to_string(max_depth) +
+                                " levels of arrays and objects");
+        default:
+            return fail(at, std::string("invalid JSON: ") + simdjson::error_message(e));
     }
 }
 
 bool jsonl_reader::impl::fail_trailing(const char* at) {
-    return fail(at, "unexpected text after the JSON value (a line holds exactly one value; put "
-                    "the next one on its own line)");
+    return fail(at,
+                "unexpected text after the JSON value (a line holds exactly one value; put "
+                "the next one on its own line)");
 }
 
 jsonl_reader::jsonl_reader(std::string_view text, std::size_t first_line_number)
@@ -889,8 +938,14 @@ jsonl_reader::~jsonl_reader() = default;
 jsonl_reader::jsonl_reader(jsonl_reader&&) noexcept = default;
 jsonl_reader& jsonl_reader::operator=(jsonl_reader&&) noexcept = default;
 
-bool jsonl_reader::next(message& out) { return impl_->next(out); }
-const std::optional<json_error>& jsonl_reader::error() const { return impl_->error_; }
-std::size_t jsonl_reader::line() const { return impl_->line_; }
+bool jsonl_reader::next(message& out) {
+    return impl_->next(out);
+}
+const std::optional<json_error>& jsonl_reader::error() const {
+    return impl_->error_;
+}
+std::size_t jsonl_reader::line() const {
+    return impl_->line_;
+}
 
 }  // namespace objwire

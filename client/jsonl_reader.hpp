@@ -38,7 +38,7 @@ struct json_error {
 };
 
 class jsonl_reader {
-public:
+  public:
     // Parses JSON lines from an in-memory buffer (the caller reads files in blocks or maps
     // them). `text` must stay alive and unchanged while the reader is used. A final line
     // without a newline is read too; the caller that feeds blocks should pass whole lines
@@ -58,7 +58,7 @@ public:
     // Line number of the last message returned (or of the error).
     std::size_t line() const;
 
-private:
+  private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };

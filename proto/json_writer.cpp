@@ -21,7 +21,8 @@ constexpr std::uint32_t unseen = std::numeric_limits<std::uint32_t>::max();
 // 1 for bytes a JSON string must escape: '"', '\\' and the control characters below 0x20.
 constexpr auto escape_table = [] {
     std::array<std::uint8_t, 256> t{};
-    for (int c = 0; c < 0x20; ++c) t[c] = 1;
+    for (int c = 0; c < 0x20; ++c)
+        t[c] = 1;
     t['"'] = 1;
     t['\\'] = 1;
     return t;
@@ -59,7 +60,7 @@ std::size_t first_escape(std::string_view s) {
 // Appends to a std::string through a raw cursor: the string grows in chunks and is trimmed
 // by finish(), so a small write is one bounds check and a store instead of a string call.
 class output {
-public:
+  public:
     explicit output(std::string& s) : s_(s) { p_ = end_ = s_.data() + s_.size(); }
 
     void ensure(std::size_t n) {
@@ -85,7 +86,7 @@ public:
     void advance_to(char* p) { p_ = p; }
     void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
 
-private:
+  private:
     [[gnu::noinline]] void grow(std::size_t n) {
         auto used = static_cast<std::size_t>(p_ - s_.data());
         // std::string grows its capacity geometrically; the chunk only bounds the zero fill.
@@ -115,11 +116,21 @@ void put_escaped(std::string_view s, output& out) {
         }
         out.put('\\');
         switch (c) {
-            case '"': out.put('"'); break;
-            case '\\': out.put('\\'); break;
-            case '\n': out.put('n'); break;
-            case '\r': out.put('r'); break;
-            case '\t': out.put('t'); break;
+            case '"':
+                out.put('"');
+                break;
+            case '\\':
+                out.put('\\');
+                break;
+            case '\n':
+                out.put('n');
+                break;
+            case '\r':
+                out.put('r');
+                break;
+            case '\t':
+                out.put('t');
+                break;
             default:
                 out.put_raw("u00", 3);
                 out.put(hex[c >> 4]);
@@ -199,7 +210,8 @@ void put_base64(const std::vector<std::uint8_t>& data, output& out) {
     const std::uint8_t* in = data.data();
     std::size_t i = 0;
     for (; i + 3 <= n; i += 3) {
-        std::uint32_t v = (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
+        std::uint32_t v =
+            (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
         *o++ = alphabet[v >> 18];
         *o++ = alphabet[(v >> 12) & 63];
         *o++ = alphabet[(v >> 6) & 63];
@@ -221,45 +233,66 @@ void put_base64(const std::vector<std::uint8_t>& data, output& out) {
     out.advance_to(o);
 }
 
-// A record type's JSON rendered once: `"$type":"Name"` then `,"field":` per field, so a
-// record of a recently seen type costs one copy per key instead of escaping each again.
+// `"$type":"Name"` and `,"field":`, the fixed parts of a record's text.
+void put_type_head(const record_type& type, output& out) {
+    out.literal(R"("$type":)");
+    put_string(type.name, out);
+}
+
+void put_field_key(std::string_view name, output& out) {
+    out.byte(',');
+    put_key(name, out);
+}
+
+// A record type's fixed text rendered once, so a record of a recently seen type costs one
+// copy per key instead of escaping each again.
 struct rendered_type {
     record_type_ptr type;  // held, so its address cannot be reused by another type
     std::string text;
     std::vector<std::size_t> ends;  // end of the head in `text`, then of each key
+    int in_use = 0;                 // records of this type being written right now
 };
 
 class rendered_types {
-public:
-    const rendered_type& get(const record_type_ptr& type) {
-        for (const auto& r : slots_)
-            if (r.type == type) return r;
-        rendered_type& r = slots_[next_];
-        next_ = (next_ + 1) % slots_.size();
+  public:
+    // The rendering of `type`, or null if every slot belongs to a record still being written
+    // (records nested deeper than the cache). A slot in use is never re-rendered.
+    rendered_type* get(const record_type_ptr& type) {
+        for (auto& r : slots_)
+            if (r.type == type) return &r;
+        for (std::size_t tries = 0; tries < slots_.size(); ++tries) {
+            rendered_type& r = slots_[next_];
+            next_ = (next_ + 1) % slots_.size();
+            if (r.in_use == 0) {
+                render(type, r);
+                return &r;
+            }
+        }
+        return nullptr;
+    }
+
+  private:
+    static void render(const record_type_ptr& type, rendered_type& r) {
         r.type = type;
         r.text.clear();
         r.ends.clear();
         output out(r.text);
-        out.literal(R"("$type":)");
-        put_string(type->name, out);
+        put_type_head(*type, out);
         r.ends.push_back(static_cast<std::size_t>(out.cursor() - r.text.data()));
         for (const auto& f : type->fields) {
-            out.byte(',');
-            put_key(f, out);
+            put_field_key(f, out);
             r.ends.push_back(static_cast<std::size_t>(out.cursor() - r.text.data()));
         }
         out.finish();
-        return r;
     }
 
-private:
     std::array<rendered_type, 8> slots_;  // a few types in turn (e.g. Trip and Point)
     std::size_t next_ = 0;
 };
 
 // Writes one message depth first, numbering shared objects in the order canonical() would.
 class json_writer {
-public:
+  public:
     json_writer(const message& m, std::string& out, std::vector<std::uint32_t>& ids,
                 rendered_types& types)
         : m_(m), out_(out), ids_(ids), types_(types) {
@@ -271,19 +304,27 @@ public:
         out_.finish();
     }
 
-private:
+  private:
     void write(const value& v) {
         switch (v.type()) {
-            case value::kind::null: out_.literal("null"); break;
+            case value::kind::null:
+                out_.literal("null");
+                break;
             case value::kind::boolean:
                 if (v.get<bool>())
                     out_.literal("true");
                 else
                     out_.literal("false");
                 break;
-            case value::kind::integer: put_int(v.get<std::int64_t>(), out_); break;
-            case value::kind::floating: put_double(v.get<double>(), out_); break;
-            case value::kind::string: put_string(v.get<std::string>(), out_); break;
+            case value::kind::integer:
+                put_int(v.get<std::int64_t>(), out_);
+                break;
+            case value::kind::floating:
+                put_double(v.get<double>(), out_);
+                break;
+            case value::kind::string:
+                put_string(v.get<std::string>(), out_);
+                break;
             case value::kind::bytes:
                 out_.literal(R"({"$bytes":")");
                 put_base64(v.get<bytes>().data, out_);
@@ -310,7 +351,9 @@ private:
                 write_record_body(v.get<record>());
                 out_.byte('}');
                 break;
-            case value::kind::object_ref: write_ref(v.get<object_ref>().index); break;
+            case value::kind::object_ref:
+                write_ref(v.get<object_ref>().index);
+                break;
         }
     }
 
@@ -325,18 +368,35 @@ private:
 
     void write_record_body(const record& r) {
         if (!r.type) return out_.literal(R"("$type":"")");
-        const rendered_type& t = types_.get(r.type);
-        out_.ensure(t.ends[0]);
-        out_.put_raw(t.text.data(), t.ends[0]);
-        for (std::size_t i = 1; i < t.ends.size(); ++i) {
-            std::size_t n = t.ends[i] - t.ends[i - 1];
-            out_.ensure(n);
-            out_.put_raw(t.text.data() + t.ends[i - 1], n);
-            if (i - 1 < r.fields.size())
-                write(r.fields[i - 1]);
-            else
-                out_.literal("null");
+        rendered_type* t = types_.get(r.type);
+        if (!t) {
+            put_type_head(*r.type, out_);
+            for (std::size_t i = 0; i < r.type->fields.size(); ++i) {
+                put_field_key(r.type->fields[i], out_);
+                write_field(r, i);
+            }
+            return;
         }
+        struct hold {  // keeps the slot from being re-rendered by nested records
+            rendered_type* t;
+            explicit hold(rendered_type* t) : t(t) { ++t->in_use; }
+            ~hold() { --t->in_use; }
+        } guard(t);
+        out_.ensure(t->ends[0]);
+        out_.put_raw(t->text.data(), t->ends[0]);
+        for (std::size_t i = 1; i < t->ends.size(); ++i) {
+            std::size_t n = t->ends[i] - t->ends[i - 1];
+            out_.ensure(n);
+            out_.put_raw(t->text.data() + t->ends[i - 1], n);
+            write_field(r, i - 1);
+        }
+    }
+
+    void write_field(const record& r, std::size_t i) {
+        if (i < r.fields.size())
+            write(r.fields[i]);
+        else
+            out_.literal("null");
     }
 
     void write_ref(std::uint32_t index) {
@@ -362,7 +422,9 @@ private:
         static const value null_value;
         const value& body = index < m_.objects.size() ? m_.objects[index] : null_value;
         switch (body.type()) {
-            case value::kind::map: write_map_entries(body.get<map>(), true); break;
+            case value::kind::map:
+                write_map_entries(body.get<map>(), true);
+                break;
             case value::kind::record:
                 out_.byte(',');
                 write_record_body(body.get<record>());

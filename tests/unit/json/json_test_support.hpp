@@ -35,8 +35,7 @@ inline bool same_value(const value& a, const value& b) {
             const auto &x = a.get<map>(), &y = b.get<map>();
             if (x.size() != y.size()) return false;
             for (std::size_t i = 0; i < x.size(); ++i)
-                if (x[i].first != y[i].first || !same_value(x[i].second, y[i].second))
-                    return false;
+                if (x[i].first != y[i].first || !same_value(x[i].second, y[i].second)) return false;
             return true;
         }
         case value::kind::record: {
@@ -47,24 +46,26 @@ inline bool same_value(const value& a, const value& b) {
                 if (!same_value(x.fields[i], y.fields[i])) return false;
             return true;
         }
-        default: return a == b;
+        default:
+            return a == b;
     }
 }
 
 inline ::testing::AssertionResult same_message(const message& actual, const message& expected) {
-    bool same = same_value(actual.root, expected.root) &&
-                actual.objects.size() == expected.objects.size();
+    bool same =
+        same_value(actual.root, expected.root) && actual.objects.size() == expected.objects.size();
     for (std::size_t i = 0; same && i < actual.objects.size(); ++i)
         same = same_value(actual.objects[i], expected.objects[i]);
     if (same) return ::testing::AssertionSuccess();
     // Print objects in their stored order too: to_json renumbers them.
     auto show = [](const message& m) {
         std::string s = to_json(m) + "\n    objects:";
-        for (const auto& o : m.objects) s += " " + to_json(message{o, m.objects});
+        for (const auto& o : m.objects)
+            s += " " + to_json(message{o, m.objects});
         return s;
     };
-    return ::testing::AssertionFailure() << "\n  actual:   " << show(actual)
-                                         << "\n  expected: " << show(expected);
+    return ::testing::AssertionFailure()
+           << "\n  actual:   " << show(actual) << "\n  expected: " << show(expected);
 }
 
 // Reads the single message of `text`; fails the test on an error.

@@ -1,6 +1,7 @@
 // The exact text the JSON writer produces for each kind of value.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -10,7 +11,9 @@
 namespace objwire {
 namespace {
 
-std::string json_of(value v) { return to_json(message{std::move(v), {}}); }
+std::string json_of(value v) {
+    return to_json(message{std::move(v), {}});
+}
 
 TEST(json_writer, scalars) {
     EXPECT_EQ(json_of(nullptr), "null");
@@ -37,6 +40,25 @@ TEST(json_writer, record_with_too_few_values_writes_null) {
     EXPECT_EQ(json_of(record{t, {1}}), R"({"$type":"T","a":1,"b":null})");
 }
 
+TEST(json_writer, records_nested_through_many_types) {
+    // More distinct types than the writer caches, nested so that every level is still being
+    // written while the deeper ones are: the outer records must keep their own field names.
+    std::vector<record_type_ptr> types;
+    for (int i = 0; i < 12; ++i)
+        types.push_back(make_record_type("T" + std::to_string(i), {"f" + std::to_string(i), "g"}));
+    std::string expected = "0";
+    value v = 0;
+    for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < 12; ++i) {
+            v = make_record(types[i], {v, i});
+            expected = R"({"$type":"T)" + std::to_string(i) + R"(","f)" + std::to_string(i) +
+                       R"(":)" + expected + R"(,"g":)" + std::to_string(i) + "}";
+        }
+    }
+    EXPECT_EQ(json_of(v), expected);
+    EXPECT_EQ(json_of(v), expected);  // again, with the cache full
+}
+
 TEST(json_writer, map_keeps_key_order) {
     EXPECT_EQ(json_of(map{{"z", 1}, {"a", "x"}, {"m", nullptr}}), R"({"z":1,"a":"x","m":null})");
     EXPECT_EQ(json_of(map{}), "{}");
@@ -48,7 +70,9 @@ TEST(json_writer, nested_list) {
     EXPECT_EQ(json_of(list{}), "[]");
 }
 
-bytes bytes_of(std::string_view s) { return bytes{{s.begin(), s.end()}}; }
+bytes bytes_of(std::string_view s) {
+    return bytes{{s.begin(), s.end()}};
+}
 
 TEST(json_writer, bytes_are_base64_with_padding) {
     EXPECT_EQ(json_of(bytes{}), R"({"$bytes":""})");
@@ -102,8 +126,8 @@ TEST(json_writer, escapes_at_every_position_of_every_length) {
                 std::string s(len, 'x');
                 s[at] = special;
                 ASSERT_EQ(json_of(s), slow_escape(s))
-                    << "byte " << int(static_cast<unsigned char>(special)) << " at " << at
-                    << " of " << len;
+                    << "byte " << int(static_cast<unsigned char>(special)) << " at " << at << " of "
+                    << len;
             }
         }
     }
@@ -204,8 +228,8 @@ TEST(json_writer, shared_objects_and_cycle) {
 TEST(json_writer, objects_of_other_kinds) {
     message m;
     m.objects = {map{{"k", 1}}, map{}, list{1, object_ref{0}}, "s", object_ref{2}};
-    m.root = list{object_ref{0}, object_ref{1}, object_ref{2}, object_ref{3}, object_ref{4},
-                  object_ref{3}, object_ref{9}, object_ref{9}};
+    m.root = list{object_ref{0}, object_ref{1}, object_ref{2}, object_ref{3},
+                  object_ref{4}, object_ref{3}, object_ref{9}, object_ref{9}};
     EXPECT_EQ(to_json(m), R"([{"$id":0,"k":1},{"$id":1},{"$id":2,"$value":[1,{"$ref":0}]},)"
                           R"({"$id":3,"$value":"s"},{"$id":4,"$value":{"$ref":2}},{"$ref":3},)"
                           R"({"$id":5,"$value":null},{"$ref":5}])");
@@ -222,12 +246,14 @@ TEST(json_writer, long_output_grows_correctly) {
     std::string big(100'000, 'a');
     big[50'000] = '\n';
     list l;
-    for (int i = 0; i < 1000; ++i) l.emplace_back(i);
+    for (int i = 0; i < 1000; ++i)
+        l.emplace_back(i);
     l.emplace_back(big);
     std::string out(5, '-');
     append_json(message{l, {}}, out);
     std::string expected = "-----[";
-    for (int i = 0; i < 1000; ++i) expected += std::to_string(i) + ",";
+    for (int i = 0; i < 1000; ++i)
+        expected += std::to_string(i) + ",";
     expected += slow_escape(big) + "]";
     EXPECT_EQ(out, expected);
 }
