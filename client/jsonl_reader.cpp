@@ -223,7 +223,11 @@ std::optional<std::size_t> decode_base64(std::string_view s, std::vector<std::ui
 
 struct jsonl_reader::impl {
     explicit impl(std::string_view text, std::size_t first_line)
-        : text_(text), next_line_(first_line) {}
+        : text_(text), next_line_(first_line) {
+        // Our own depth check (parse_value) stops first; simdjson's table must be deeper. If
+        // this allocation fails, iterate() tries again and reports the failure.
+        [[maybe_unused]] auto e = parser_.allocate(4096, max_depth + 2);
+    }
 
     bool next(message& out);
 
