@@ -263,7 +263,7 @@ class rendered_types {
         for (std::size_t tries = 0; tries < slots_.size(); ++tries) {
             rendered_type& r = slots_[next_];
             next_ = (next_ + 1) % slots_.size();
-            if (true) {
+            if (r.in_use == 0) {
                 render(type, r);
                 return &r;
             }
