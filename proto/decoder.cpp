@@ -25,7 +25,7 @@ std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
     if (in.at_end()) return {};
     out.objects.clear();
     current_ = &out;
-    proto_errc e = decode_value(in, out.root, 1);
+    proto_errc e = decode_value(in, out.root, 1, place{});
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
     ++messages_;
@@ -55,7 +55,7 @@ proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out
 proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string& out) {
     if (!in.ok()) return in.error();
     if (tag >= wire::short_string_ref && tag < wire::short_record) {
-        const std::string* s = table_.string_at(tag - wire::short_string_ref);
+        const std::string* s = table_.use_string(tag - wire::short_string_ref);
         if (!s) return proto_errc::unknown_reference;
         out = *s;
         return proto_errc::ok;
@@ -64,7 +64,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
         case wire::tag_string_ref: {
             std::uint64_t id = in.varint();
             if (!in.ok()) return in.error();
-            const std::string* s = table_.string_at(id);
+            const std::string* s = table_.use_string(id);
             if (!s) return proto_errc::unknown_reference;
             out = *s;
             return proto_errc::ok;
@@ -84,7 +84,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
     }
 }
 
-proto_errc stream_decoder::decode_descriptor(byte_reader& in, bool insert, record_type_ptr& out) {
+proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& out) {
     record_type t;
     if (auto e = decode_string(in, in.u8(), t.name); e != proto_errc::ok) return e;
     std::uint64_t n;
@@ -93,30 +93,68 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, bool insert, recor
     for (auto& f : t.fields)
         if (auto e = decode_string(in, in.u8(), f); e != proto_errc::ok) return e;
     out = std::make_shared<const record_type>(std::move(t));
-    if (insert) return table_.insert_type(out);
     return proto_errc::ok;
 }
 
 proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
                                          std::uint32_t depth) {
     record r;
+    std::int64_t type_id = -1;
     if (tag == wire::tag_record_new || tag == wire::tag_record_inline) {
-        if (auto e = decode_descriptor(in, tag == wire::tag_record_new, r.type);
-            e != proto_errc::ok)
-            return e;
+        if (auto e = decode_descriptor(in, r.type); e != proto_errc::ok) return e;
+        if (tag == wire::tag_record_new) {
+            std::uint32_t id;
+            if (auto e = table_.insert_type(r.type, id); e != proto_errc::ok) return e;
+            type_id = id;
+        }
     } else {
         std::uint64_t id = tag >= wire::short_record ? tag - wire::short_record : in.varint();
         if (!in.ok()) return in.error();
-        const record_type_ptr* t = table_.type_at(id);
+        const record_type_ptr* t = table_.use_type(id);
         if (!t) return proto_errc::unknown_reference;
         r.type = *t;
+        type_id = static_cast<std::int64_t>(id);
     }
     const std::size_t n = r.type->fields.size();
     if (n > in.remaining()) return proto_errc::truncated;
     r.fields.resize(n);
-    for (auto& f : r.fields)
-        if (auto e = decode_value(in, f, depth + 1); e != proto_errc::ok) return e;
+    // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
+    if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
+    proto_errc e = proto_errc::ok;
+    for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i)
+        e = decode_value(in, r.fields[i], depth + 1, place{type_id, i});
+    if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
+    if (e != proto_errc::ok) return e;
     out = std::move(r);
+    return proto_errc::ok;
+}
+
+// Absolute integers anywhere; changes from the field's last integer only in a record field.
+proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& out, place at) {
+    std::int64_t v = 0;
+    std::uint64_t delta = 0;
+    const bool is_delta = tag == wire::tag_int_delta || (tag >= wire::short_delta && tag < wire::short_string_ref);
+    if (tag >= wire::short_int) {
+        v = static_cast<std::int64_t>(tag - wire::short_int) + wire::short_int_min;
+    } else if (tag == wire::tag_int) {
+        const std::uint64_t z = in.varint();
+        if (!in.ok()) return in.error();
+        v = zigzag_decode(z);
+    } else if (tag == wire::tag_int_delta) {
+        delta = static_cast<std::uint64_t>(zigzag_decode(in.varint()));
+        if (!in.ok()) return in.error();
+    } else {
+        delta = static_cast<std::uint64_t>(static_cast<std::int64_t>(tag - wire::short_delta) +
+                                           wire::short_delta_min);
+    }
+    if (at.type_id >= 0) {
+        std::int64_t& last = table_.history(static_cast<std::uint32_t>(at.type_id))[at.field];
+        if (is_delta) v = static_cast<std::int64_t>(static_cast<std::uint64_t>(last) + delta);
+        last = v;
+    } else if (is_delta) {
+        return proto_errc::unknown_tag;  // a change of what? only record fields have a history
+    }
+    out = v;
     return proto_errc::ok;
 }
 
@@ -126,20 +164,18 @@ proto_errc stream_decoder::decode_object_def(byte_reader& in, value& out, std::u
     const auto handle = static_cast<std::uint32_t>(objects.size());
     objects.emplace_back();  // the handle exists before its body, so a cycle can name it
     value body;
-    if (auto e = decode_value(in, body, depth + 1); e != proto_errc::ok) return e;
+    if (auto e = decode_value(in, body, depth + 1, place{}); e != proto_errc::ok) return e;
     objects[handle] = std::move(body);
     out = object_ref{handle};
     return proto_errc::ok;
 }
 
-proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32_t depth) {
+proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32_t depth,
+                                        place at) {
     if (depth > limits_.max_depth) return proto_errc::depth_exceeded;
     const std::uint8_t tag = in.u8();
     if (!in.ok()) return in.error();
-    if (tag >= wire::short_int) {
-        out = static_cast<std::int64_t>(tag - wire::short_int) + wire::short_int_min;
-        return proto_errc::ok;
-    }
+    if (tag >= wire::short_int) return decode_int(in, tag, out, at);
     if (tag >= wire::short_record) return decode_record(in, tag, out, depth);
     if (tag >= wire::short_string_ref) {
         std::string s;
@@ -147,16 +183,13 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         out = std::move(s);
         return proto_errc::ok;
     }
+    if (tag >= wire::short_delta) return decode_int(in, tag, out, at);
     switch (tag) {
         case wire::tag_null: out = value{}; return proto_errc::ok;
         case wire::tag_false: out = false; return proto_errc::ok;
         case wire::tag_true: out = true; return proto_errc::ok;
-        case wire::tag_int: {
-            std::uint64_t z = in.varint();
-            if (!in.ok()) return in.error();
-            out = zigzag_decode(z);
-            return proto_errc::ok;
-        }
+        case wire::tag_int:
+        case wire::tag_int_delta: return decode_int(in, tag, out, at);
         case wire::tag_float64: {
             auto bits = in.fixed<std::uint64_t>();
             if (!in.ok()) return in.error();
@@ -185,7 +218,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
             if (auto e = count(in, n); e != proto_errc::ok) return e;
             list l(static_cast<std::size_t>(n));
             for (auto& e : l)
-                if (auto err = decode_value(in, e, depth + 1); err != proto_errc::ok) return err;
+                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok) return err;
             out = std::move(l);
             return proto_errc::ok;
         }
@@ -195,7 +228,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
             map m(static_cast<std::size_t>(n));
             for (auto& [k, e] : m) {
                 if (auto err = decode_string(in, in.u8(), k); err != proto_errc::ok) return err;
-                if (auto err = decode_value(in, e, depth + 1); err != proto_errc::ok) return err;
+                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok) return err;
             }
             out = std::move(m);
             return proto_errc::ok;

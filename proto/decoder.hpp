@@ -43,11 +43,17 @@ public:
     std::uint64_t messages() const { return messages_; }
 
 private:
-    proto_errc decode_value(byte_reader& in, value& out, std::uint32_t depth);
+    // A record field's own value (type id, field index) may be a delta-coded integer.
+    struct place {
+        std::int64_t type_id = -1;
+        std::uint32_t field = 0;
+    };
+    proto_errc decode_value(byte_reader& in, value& out, std::uint32_t depth, place at);
+    proto_errc decode_int(byte_reader& in, std::uint8_t tag, value& out, place at);
     proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string& out);
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
-    proto_errc decode_descriptor(byte_reader& in, bool insert, record_type_ptr& out);
+    proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
     proto_errc decode_object_def(byte_reader& in, value& out, std::uint32_t depth);
     proto_errc count(byte_reader& in, std::uint64_t& n);
     proto_errc fail(proto_errc e);

@@ -9,6 +9,13 @@
 namespace objwire {
 namespace {
 
+// Usage counts are halved past this many events, so old behaviour fades.
+constexpr std::uint32_t usage_decay_at = 8192;
+// A field's first inserts are always made: there is nothing to judge by yet.
+constexpr std::uint32_t usage_warmup_inserts = 16;
+// A declined field still indexes one miss in this many, to notice when values start recurring.
+constexpr std::uint32_t usage_probe_every = 64;
+
 void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::uint8_t long_tag) {
     if (id < wire::short_id_limit) {
         out.put_u8(static_cast<std::uint8_t>(short_base + id));
@@ -18,7 +25,14 @@ void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::ui
     }
 }
 
-void put_int(byte_buffer& out, std::int64_t v) {
+std::size_t varint_size(std::uint64_t v) { return static_cast<std::size_t>(std::bit_width(v | 1) + 6) / 7; }
+
+std::size_t int_size(std::int64_t v) {
+    if (v >= wire::short_int_min && v <= wire::short_int_max) return 1;
+    return 1 + varint_size(zigzag_encode(v));
+}
+
+void put_absolute(byte_buffer& out, std::int64_t v) {
     if (v >= wire::short_int_min && v <= wire::short_int_max) {
         out.put_u8(static_cast<std::uint8_t>(wire::short_int + (v - wire::short_int_min)));
     } else {
@@ -36,19 +50,22 @@ void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t 
 }  // namespace
 
 stream_encoder::stream_encoder(encoder_options options)
-    : options_(options), table_(options.peer.table_budget) {}
+    : options_(std::move(options)), table_(options_.peer.table_budget) {}
 
 void stream_encoder::reset(byte_buffer& out) {
     out.put_u8(wire::tag_reset);
     table_.reset();
-    table_full_ = false;
-    since_reset_ = 0;
+    field_usage_.clear();
+    since_reset_messages_ = 0;
+    since_reset_bytes_ = 0;
 }
 
 void stream_encoder::begin_message(byte_buffer& out) {
-    const bool cadence_due =
-        options_.reset_every_messages != 0 && since_reset_ >= options_.reset_every_messages;
-    if (cadence_due || table_full_) reset(out);
+    const auto& p = options_.reset;
+    const bool due =
+        (p.mode == reset_policy::kind::every_messages && since_reset_messages_ >= p.every) ||
+        (p.mode == reset_policy::kind::every_bytes && since_reset_bytes_ >= p.every);
+    if (due) reset(out);
 }
 
 std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
@@ -57,7 +74,7 @@ std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
     current_ = &m;
     handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
-    std::error_code ec = encode_value(m.root, out, 1);
+    std::error_code ec = encode_value(m.root, out, 1, place{});
     current_ = nullptr;
     if (ec) {
         out.resize(start);
@@ -65,55 +82,143 @@ std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
         return ec;
     }
     ++messages_;
-    ++since_reset_;
+    ++since_reset_messages_;
+    since_reset_bytes_ += out.size() - start;
     return {};
 }
 
-std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& out) {
+stream_encoder::field_usage& stream_encoder::usage(place at) {
+    if (at.type_id < 0) return other_usage_;
+    return field_usage_[static_cast<std::size_t>(at.type_id)][at.field];
+}
+
+// Counts one lookup of a string in its field; for a miss, says whether to index it.
+bool stream_encoder::should_index(place at, bool hit) {
+    if (!options_.reset.indexes_selectively()) return !hit;
+    field_usage& u = usage(at);
+    if (u.inserts + u.hits >= usage_decay_at) {
+        u.inserts /= 2;
+        u.hits /= 2;
+    }
+    if (hit) {
+        ++u.hits;
+        return false;
+    }
+    // Index while every value indexed in this field has earned a quarter of a hit on average.
+    const bool earns = u.inserts < usage_warmup_inserts || u.hits * 4 >= u.inserts;
+    const bool probe = !earns && ++u.declined % usage_probe_every == 0;
+    if (!earns && !probe) return false;
+    ++u.inserts;
+    return true;
+}
+
+std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
+                                              bool always_index) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    if (auto id = table_.find_string(s)) {
+    auto id = table_.use_string(s);
+    const bool index = always_index || should_index(at, id.has_value());
+    if (id) {
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
         return {};
     }
     if (!is_valid_utf8(s)) return proto_errc::invalid_utf8;
-    if (!s.empty() && s.size() <= options_.max_indexed_string) {
-        if (table_.try_insert_string(s)) {
-            put_literal(out, wire::tag_string_new, s.data(), s.size());
-            return {};
-        }
-        table_full_ = true;
+    if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
+        table_.can_insert_string(s)) {
+        put_literal(out, wire::tag_string_new, s.data(), s.size());
+        table_.insert_string(s);
+        return {};
     }
     put_literal(out, wire::tag_string, s.data(), s.size());
     return {};
 }
 
+void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
+    if (!at.direct || at.type_id < 0) return put_absolute(out, v);
+    std::int64_t& last = table_.history(static_cast<std::uint32_t>(at.type_id))[at.field];
+    const auto delta = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) -
+                                                 static_cast<std::uint64_t>(last));
+    last = v;
+    const bool short_delta = delta >= wire::short_delta_min && delta <= wire::short_delta_max;
+    const std::size_t delta_size = short_delta ? 1 : 1 + varint_size(zigzag_encode(delta));
+    if (delta_size >= int_size(v)) return put_absolute(out, v);
+    if (short_delta) {
+        out.put_u8(static_cast<std::uint8_t>(wire::short_delta + (delta - wire::short_delta_min)));
+    } else {
+        out.put_u8(wire::tag_int_delta);
+        out.put_varint(zigzag_encode(delta));
+    }
+}
+
 std::error_code stream_encoder::encode_descriptor(const record_type& t, byte_buffer& out) {
     if (t.fields.size() > options_.peer.max_elements) return proto_errc::too_many_elements;
-    if (auto ec = encode_string(t.name, out)) return ec;
+    if (auto ec = encode_string(t.name, out, place{}, true)) return ec;
     out.put_varint(t.fields.size());
     for (const auto& f : t.fields)
-        if (auto ec = encode_string(f, out)) return ec;
+        if (auto ec = encode_string(f, out, place{}, true)) return ec;
     return {};
+}
+
+const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
+                                                 const std::vector<std::uint32_t>*& kept) {
+    auto it = reduced_.find(t.get());
+    if (it == reduced_.end()) {
+        if (reduced_.size() > 4096) reduced_.clear();
+        reduced_type r{t, t, {}};
+        if (auto tr = options_.transient.find(t->name); tr != options_.transient.end()) {
+            std::vector<std::string> fields;
+            for (std::uint32_t i = 0; i < t->fields.size(); ++i) {
+                if (std::find(tr->second.begin(), tr->second.end(), t->fields[i]) != tr->second.end())
+                    continue;
+                fields.push_back(t->fields[i]);
+                r.kept.push_back(i);
+            }
+            r.sent = make_record_type(t->name, std::move(fields));
+        }
+        it = reduced_.emplace(t.get(), std::move(r)).first;
+    }
+    kept = it->second.sent == t ? nullptr : &it->second.kept;
+    return it->second.sent;
 }
 
 std::error_code stream_encoder::encode_record(const record& r, byte_buffer& out,
                                               std::uint32_t depth) {
     if (!r.type || r.type->fields.size() != r.fields.size()) return proto_errc::bad_record;
-    if (auto id = table_.find_type(r.type)) {
+    const std::vector<std::uint32_t>* kept = nullptr;
+    const record_type_ptr& t = options_.transient.empty() ? r.type : sent_type(r.type, kept);
+    std::int64_t type_id = -1;
+    if (auto id = table_.use_type(t)) {
         put_id(out, *id, wire::short_record, wire::tag_record);
+        type_id = *id;
     } else {
         // Descriptor strings go first so the type's id is the one the receiver assigns next.
         const std::size_t tag_at = out.size();
         out.put_u8(wire::tag_record_new);
-        if (auto ec = encode_descriptor(*r.type, out)) return ec;
-        if (!table_.try_insert_type(r.type)) {
+        if (auto ec = encode_descriptor(*t, out)) return ec;
+        if (table_.can_insert_type(*t)) {
+            type_id = table_.insert_type(t);
+            if (field_usage_.size() <= static_cast<std::size_t>(type_id))
+                field_usage_.resize(static_cast<std::size_t>(type_id) + 1);
+            field_usage_[static_cast<std::size_t>(type_id)].assign(t->fields.size(), {});
+        } else {
             out.data()[tag_at] = wire::tag_record_inline;
-            table_full_ = true;
         }
     }
-    for (const auto& f : r.fields)
-        if (auto ec = encode_value(f, out, depth + 1)) return ec;
-    return {};
+    return encode_fields(r, kept, type_id, out, depth);
+}
+
+std::error_code stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+                                              std::int64_t type_id, byte_buffer& out,
+                                              std::uint32_t depth) {
+    // The type stays in the table while its fields are coded: their delta state lives there.
+    if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
+    std::error_code ec;
+    const std::size_t n = kept ? kept->size() : r.fields.size();
+    for (std::uint32_t i = 0; i < n && !ec; ++i) {
+        const value& f = r.fields[kept ? (*kept)[i] : i];
+        ec = encode_value(f, out, depth + 1, place{type_id, i, true});
+    }
+    if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
+    return ec;
 }
 
 std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& out,
@@ -127,23 +232,24 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
     if (next_handle_ >= options_.peer.max_elements) return proto_errc::too_many_elements;
     handles_[index] = next_handle_++;  // before the body, so a cycle back to it is a ref
     out.put_u8(wire::tag_object_def);
-    return encode_value(current_->objects[index], out, depth + 1);
+    return encode_value(current_->objects[index], out, depth + 1, place{});
 }
 
-std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out,
-                                             std::uint32_t depth) {
+std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
+                                             place at) {
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
+    const place inside{at.type_id, at.field, false};
     switch (v.type()) {
         case value::kind::null: out.put_u8(wire::tag_null); return {};
         case value::kind::boolean:
             out.put_u8(v.get<bool>() ? wire::tag_true : wire::tag_false);
             return {};
-        case value::kind::integer: put_int(out, v.get<std::int64_t>()); return {};
+        case value::kind::integer: encode_int(v.get<std::int64_t>(), out, at); return {};
         case value::kind::floating:
             out.put_u8(wire::tag_float64);
             out.put_u64(std::bit_cast<std::uint64_t>(v.get<double>()));
             return {};
-        case value::kind::string: return encode_string(v.get<std::string>(), out);
+        case value::kind::string: return encode_string(v.get<std::string>(), out, at, false);
         case value::kind::bytes: {
             const auto& b = v.get<bytes>().data;
             if (b.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
@@ -156,7 +262,7 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out,
             out.put_u8(wire::tag_list);
             out.put_varint(l.size());
             for (const auto& e : l)
-                if (auto ec = encode_value(e, out, depth + 1)) return ec;
+                if (auto ec = encode_value(e, out, depth + 1, inside)) return ec;
             return {};
         }
         case value::kind::map: {
@@ -165,8 +271,8 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out,
             out.put_u8(wire::tag_map);
             out.put_varint(m.size());
             for (const auto& [k, e] : m) {
-                if (auto ec = encode_string(k, out)) return ec;
-                if (auto ec = encode_value(e, out, depth + 1)) return ec;
+                if (auto ec = encode_string(k, out, place{}, false)) return ec;
+                if (auto ec = encode_value(e, out, depth + 1, inside)) return ec;
             }
             return {};
         }

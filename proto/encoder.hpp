@@ -1,14 +1,23 @@
 // Turns messages into bytes of the value encoding, keeping the sender half of the reference
 // table. Sans-I/O: it appends to a byte_buffer and knows nothing of frames or sockets.
+//
+// What goes into the table is the sender's choice (the receiver only mirrors it): type
+// descriptors always; strings of 1..max_indexed_string bytes, all of them or - under the
+// adaptive policy - only in fields whose values have shown reuse. Integer fields of records
+// travel as the change from the field's previous value when that is shorter.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include "proto/byte_buffer.hpp"
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
+#include "proto/reset_policy.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
@@ -19,8 +28,9 @@ struct encoder_options {
     decoder_limits peer;
     // Strings longer than this travel as literals and never enter the table.
     std::uint32_t max_indexed_string = 64;
-    // Reset cadence: a reset before every Nth message (0 = only when the table is full).
-    std::uint64_t reset_every_messages = 0;
+    reset_policy reset;
+    // Fields never sent, per record type name (the receiver sees them absent).
+    std::map<std::string, std::vector<std::string>, std::less<>> transient;
 };
 
 class stream_encoder {
@@ -35,20 +45,51 @@ public:
 
     const table_stats& table() const { return table_.stats(); }
     std::uint64_t messages() const { return messages_; }
+    const encoder_options& options() const { return options_; }
 
 private:
-    std::error_code encode_value(const value& v, byte_buffer& out, std::uint32_t depth);
-    std::error_code encode_string(std::string_view s, byte_buffer& out);
+    // Whether a string seen in a field should enter the table: counts of inserts and hits
+    // per field, decayed so a field whose values change character is re-learnt.
+    struct field_usage {
+        std::uint32_t inserts = 0;
+        std::uint32_t hits = 0;
+        std::uint32_t declined = 0;
+    };
+    // Where a value sits: a record field (type id, field index) gets delta-coded integers and
+    // its own usage counts; anything else shares one usage record.
+    struct place {
+        std::int64_t type_id = -1;
+        std::uint32_t field = 0;
+        bool direct = false;  // the field's own value, not something nested inside it
+    };
+
+    std::error_code encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
+    std::error_code encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
+    void encode_int(std::int64_t v, byte_buffer& out, place at);
     std::error_code encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
+    std::error_code encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+                                  std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
     std::error_code encode_descriptor(const record_type& t, byte_buffer& out);
     std::error_code encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
+    bool should_index(place at, bool hit);
+    field_usage& usage(place at);
     void begin_message(byte_buffer& out);
+    // The type actually sent for `t` (without its transient fields) and the field indexes kept.
+    const record_type_ptr& sent_type(const record_type_ptr& t, const std::vector<std::uint32_t>*& kept);
 
     encoder_options options_;
     encode_table table_;
     std::uint64_t messages_ = 0;
-    std::uint64_t since_reset_ = 0;
-    bool table_full_ = false;
+    std::uint64_t since_reset_messages_ = 0;
+    std::uint64_t since_reset_bytes_ = 0;
+    std::vector<std::vector<field_usage>> field_usage_;  // by type id, then field
+    field_usage other_usage_;
+    struct reduced_type {
+        record_type_ptr source;  // keeps the key pointer alive
+        record_type_ptr sent;
+        std::vector<std::uint32_t> kept;
+    };
+    std::unordered_map<const record_type*, reduced_type> reduced_;
     // Per message: wire handle of each of message::objects, or -1 before its definition.
     const message* current_ = nullptr;
     std::vector<std::int64_t> handles_;

@@ -10,49 +10,106 @@ std::uint64_t type_entry_cost(const record_type& t) {
     return cost;
 }
 
-std::uint32_t table_ledger::charge(std::uint64_t cost) {
-    stats_.bytes += cost;
-    if (stats_.bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.bytes;
-    ++stats_.inserts;
-    return static_cast<std::uint32_t>(stats_.entries++);
+// ---- table_slots ------------------------------------------------------------------------
+
+void table_slots::evict_one(const std::function<void(std::uint32_t)>& on_evict) {
+    // Terminates: can_insert() guarantees unpinned bytes exist, and a second pass finds every
+    // referenced bit cleared.
+    for (;;) {
+        if (hand_ >= slots_.size()) hand_ = 0;
+        slot& s = slots_[hand_];
+        const std::uint32_t id = hand_++;
+        if (s.cost == 0 || s.pins > 0) continue;
+        if (s.referenced) {
+            s.referenced = false;
+            continue;
+        }
+        on_evict(id);
+        stats_.bytes -= s.cost;
+        --stats_.entries;
+        ++stats_.evictions;
+        s.cost = 0;
+        free_.push(id);
+        return;
+    }
 }
 
-void table_ledger::clear() {
+std::uint32_t table_slots::insert(std::uint64_t cost,
+                                  const std::function<void(std::uint32_t)>& on_evict) {
+    while (stats_.bytes + cost > budget_) evict_one(on_evict);
+    std::uint32_t id;
+    if (!free_.empty()) {
+        id = free_.top();
+        free_.pop();
+    } else {
+        id = static_cast<std::uint32_t>(slots_.size());
+        slots_.emplace_back();
+    }
+    slots_[id] = slot{cost, 0, false};
+    stats_.bytes += cost;
+    if (stats_.bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.bytes;
+    ++stats_.entries;
+    ++stats_.inserts;
+    return id;
+}
+
+void table_slots::pin(std::uint32_t id) {
+    if (slots_[id].pins++ == 0) pinned_bytes_ += slots_[id].cost;
+}
+
+void table_slots::unpin(std::uint32_t id) {
+    if (--slots_[id].pins == 0) pinned_bytes_ -= slots_[id].cost;
+}
+
+void table_slots::clear() {
+    slots_.clear();
+    free_ = {};
+    hand_ = 0;
+    pinned_bytes_ = 0;
     stats_.bytes = 0;
     stats_.entries = 0;
     ++stats_.resets;
 }
 
+// ---- decode_table -----------------------------------------------------------------------
+
+proto_errc decode_table::insert(std::uint64_t cost, entry e, std::uint32_t& id) {
+    if (!slots_.can_insert(cost)) return proto_errc::table_budget_exceeded;
+    id = slots_.insert(cost, [this](std::uint32_t victim) { entries_[victim] = entry{}; });
+    if (id >= entries_.size()) entries_.resize(id + 1);
+    entries_[id] = std::move(e);
+    return proto_errc::ok;
+}
+
 proto_errc decode_table::insert_string(std::string_view s) {
-    std::uint64_t cost = string_entry_cost(s);
-    if (!ledger_.fits(cost)) return proto_errc::table_budget_exceeded;
-    ledger_.charge(cost);
-    entries_.push_back(entry{std::string(s), nullptr});
-    return proto_errc::ok;
+    std::uint32_t id;
+    return insert(string_entry_cost(s), entry{std::string(s), nullptr, {}}, id);
 }
 
-proto_errc decode_table::insert_type(record_type_ptr t) {
-    std::uint64_t cost = type_entry_cost(*t);
-    if (!ledger_.fits(cost)) return proto_errc::table_budget_exceeded;
-    ledger_.charge(cost);
-    entries_.push_back(entry{{}, std::move(t)});
-    return proto_errc::ok;
+proto_errc decode_table::insert_type(record_type_ptr t, std::uint32_t& id) {
+    const std::uint64_t cost = type_entry_cost(*t);
+    const std::size_t fields = t->fields.size();
+    return insert(cost, entry{{}, std::move(t), field_history(fields, 0)}, id);
 }
 
-const std::string* decode_table::string_at(std::uint64_t id) const {
-    if (id >= entries_.size() || entries_[id].type) return nullptr;
+const std::string* decode_table::use_string(std::uint64_t id) {
+    if (!slots_.live(id) || entries_[id].type) return nullptr;
+    slots_.touch(static_cast<std::uint32_t>(id));
     return &entries_[id].str;
 }
 
-const record_type_ptr* decode_table::type_at(std::uint64_t id) const {
-    if (id >= entries_.size() || !entries_[id].type) return nullptr;
+const record_type_ptr* decode_table::use_type(std::uint64_t id) {
+    if (!slots_.live(id) || !entries_[id].type) return nullptr;
+    slots_.touch(static_cast<std::uint32_t>(id));
     return &entries_[id].type;
 }
 
 void decode_table::reset() {
     entries_.clear();
-    ledger_.clear();
+    slots_.clear();
 }
+
+// ---- encode_table -----------------------------------------------------------------------
 
 std::string encode_table::type_key(const record_type& t) {
     std::string key = t.name;
@@ -63,59 +120,77 @@ std::string encode_table::type_key(const record_type& t) {
     return key;
 }
 
-std::optional<std::uint32_t> encode_table::find_string(std::string_view s) {
+std::optional<std::uint32_t> encode_table::use_string(std::string_view s) {
     auto it = strings_.find(s);
     if (it == strings_.end()) {
-        ++ledger_.stats().misses;
+        ++slots_.stats().misses;
         return std::nullopt;
     }
-    ++ledger_.stats().hits;
+    ++slots_.stats().hits;
+    slots_.touch(it->second);
     return it->second;
 }
 
-std::optional<std::uint32_t> encode_table::find_type(const record_type_ptr& t) {
-    if (t.get() == last_type_) return last_type_id_;
-    auto it = types_by_ptr_.find(t.get());
+std::optional<std::uint32_t> encode_table::use_type(const record_type_ptr& t) {
     std::uint32_t id;
-    if (it != types_by_ptr_.end()) {
+    if (t.get() == last_type_) {
+        id = last_type_id_;
+    } else if (auto it = types_by_ptr_.find(t.get()); it != types_by_ptr_.end()) {
         id = it->second;
     } else {
         auto by_key = types_by_key_.find(type_key(*t));
         if (by_key == types_by_key_.end()) return std::nullopt;
         id = by_key->second;
         types_by_ptr_.emplace(t.get(), id);
-        type_owners_.push_back(t);
+        entries_[id].aliases.push_back(t);
     }
     last_type_ = t.get();
     last_type_id_ = id;
+    slots_.touch(id);
     return id;
 }
 
-std::optional<std::uint32_t> encode_table::try_insert_string(std::string_view s) {
-    std::uint64_t cost = string_entry_cost(s);
-    if (!ledger_.fits(cost)) return std::nullopt;
-    std::uint32_t id = ledger_.charge(cost);
-    strings_.emplace(std::string(s), id);
+void encode_table::evict(std::uint32_t id) {
+    entry& e = entries_[id];
+    if (e.type) {
+        types_by_key_.erase(e.key);
+        types_by_ptr_.erase(e.type.get());
+        for (const auto& a : e.aliases) types_by_ptr_.erase(a.get());
+        if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
+    } else {
+        strings_.erase(e.key);
+    }
+    e = entry{};
+}
+
+std::uint32_t encode_table::insert(std::uint64_t cost, entry e) {
+    const std::uint32_t id = slots_.insert(cost, [this](std::uint32_t victim) { evict(victim); });
+    if (id >= entries_.size()) entries_.resize(id + 1);
+    entries_[id] = std::move(e);
     return id;
 }
 
-std::optional<std::uint32_t> encode_table::try_insert_type(const record_type_ptr& t) {
-    std::uint64_t cost = type_entry_cost(*t);
-    if (!ledger_.fits(cost)) return std::nullopt;
-    std::uint32_t id = ledger_.charge(cost);
-    types_by_key_.emplace(type_key(*t), id);
+std::uint32_t encode_table::insert_string(std::string_view s) {
+    const std::uint32_t id = insert(string_entry_cost(s), entry{std::string(s), nullptr, {}, {}});
+    strings_.emplace(entries_[id].key, id);
+    return id;
+}
+
+std::uint32_t encode_table::insert_type(const record_type_ptr& t) {
+    const std::uint32_t id =
+        insert(type_entry_cost(*t), entry{type_key(*t), t, {}, field_history(t->fields.size(), 0)});
+    types_by_key_.emplace(entries_[id].key, id);
     types_by_ptr_.emplace(t.get(), id);
-    type_owners_.push_back(t);
     return id;
 }
 
 void encode_table::reset() {
+    entries_.clear();
     strings_.clear();
     types_by_key_.clear();
     types_by_ptr_.clear();
-    type_owners_.clear();
     last_type_ = nullptr;
-    ledger_.clear();
+    slots_.clear();
 }
 
 }  // namespace objwire

@@ -1,11 +1,20 @@
 // The back-reference table, in its two mirrored halves. The receiver announces a budget in
-// bytes; both peers charge every entry by the same rule (table_ledger), so the sender knows
-// the receiver's table size exactly and never makes it exceed the budget, and the receiver
-// refuses a stream that would. Ids are handed out in insertion order on both sides.
+// bytes; both peers charge every entry by the same rule and run the same deterministic
+// eviction (table_slots), so the sender knows the receiver's table exactly, never makes it
+// exceed the budget, and the receiver refuses a stream that would.
+//
+// Eviction is CLOCK: every use of an entry (a back-reference on the wire) sets its
+// `referenced` bit; to make room the hand sweeps the slots, clearing set bits and evicting the
+// first entry found clear. Recurring constants (names, type descriptors) are referenced all the
+// time and survive; values used once go first. A new entry takes the lowest free id. Entries
+// pinned by the record being coded (its type) are never evicted while pinned. Both peers see
+// the same inserts, references and pins in the same order, so they evict the same entries.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,7 +25,7 @@
 
 namespace objwire {
 
-// Fixed per-entry overhead in the accounting rule (docs/PROTOCOL.md, "Table accounting").
+// Fixed per-entry overhead in the accounting rule (docs/PROTOCOL.md, "The reference table").
 inline constexpr std::uint64_t table_entry_overhead = 32;
 
 std::uint64_t string_entry_cost(std::string_view s);
@@ -33,58 +42,94 @@ struct table_stats {
     std::uint64_t resets = 0;
 };
 
-// The accounting both halves share: budget, size, ids, counters.
-class table_ledger {
+// Ids, costs, CLOCK bits and pins: the part of the table both halves run identically.
+class table_slots {
 public:
-    explicit table_ledger(std::uint64_t budget) : budget_(budget) {}
+    explicit table_slots(std::uint64_t budget) : budget_(budget) {}
 
     std::uint64_t budget() const { return budget_; }
-    bool fits(std::uint64_t cost) const { return stats_.bytes + cost <= budget_; }
-    // Charges an entry and returns its id; the caller has checked fits().
-    std::uint32_t charge(std::uint64_t cost);
+    // Whether an entry of `cost` can be inserted (evicting unpinned entries as needed).
+    bool can_insert(std::uint64_t cost) const { return pinned_bytes_ + cost <= budget_; }
+    // Evicts until `cost` fits, calling on_evict(id) for each victim, then charges the entry
+    // and returns its id. Precondition: can_insert(cost).
+    std::uint32_t insert(std::uint64_t cost, const std::function<void(std::uint32_t)>& on_evict);
+    bool live(std::uint64_t id) const { return id < slots_.size() && slots_[id].cost != 0; }
+    void touch(std::uint32_t id) { slots_[id].referenced = true; }
+    void pin(std::uint32_t id);
+    void unpin(std::uint32_t id);
     void clear();
+    std::size_t slot_count() const { return slots_.size(); }
     table_stats& stats() { return stats_; }
     const table_stats& stats() const { return stats_; }
 
 private:
+    struct slot {
+        std::uint64_t cost = 0;  // 0: free
+        std::uint32_t pins = 0;
+        bool referenced = false;
+    };
+    void evict_one(const std::function<void(std::uint32_t)>& on_evict);
+
     std::uint64_t budget_;
+    std::uint64_t pinned_bytes_ = 0;
+    std::vector<slot> slots_;
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free_;
+    std::uint32_t hand_ = 0;
     table_stats stats_;
 };
+
+// Per record type: the last integer each field carried, for delta-coded integers. Lives in
+// the type's table entry, so eviction and reset clear it on both sides alike.
+using field_history = std::vector<std::int64_t>;
 
 // Receiver half: id -> entry.
 class decode_table {
 public:
-    explicit decode_table(std::uint64_t budget) : ledger_(budget) {}
+    explicit decode_table(std::uint64_t budget) : slots_(budget) {}
 
     proto_errc insert_string(std::string_view s);
-    proto_errc insert_type(record_type_ptr t);
-    // nullptr when the id is unknown or names the other kind of entry.
-    const std::string* string_at(std::uint64_t id) const;
-    const record_type_ptr* type_at(std::uint64_t id) const;
+    // On success `id` is the new entry's id.
+    proto_errc insert_type(record_type_ptr t, std::uint32_t& id);
+    // Looks an entry up and marks it used; nullptr when the id is unknown or of the other kind.
+    const std::string* use_string(std::uint64_t id);
+    const record_type_ptr* use_type(std::uint64_t id);
+    field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
+    void pin(std::uint32_t id) { slots_.pin(id); }
+    void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
-    const table_stats& stats() const { return ledger_.stats(); }
+    const table_stats& stats() const { return slots_.stats(); }
 
 private:
     struct entry {
         std::string str;
         record_type_ptr type;  // null for string entries
+        field_history history;
     };
-    table_ledger ledger_;
+    proto_errc insert(std::uint64_t cost, entry e, std::uint32_t& id);
+
+    table_slots slots_;
     std::vector<entry> entries_;
 };
 
-// Sender half: value -> id, mirroring the receiver's accounting.
+// Sender half: value -> id, mirroring the receiver's accounting and eviction.
 class encode_table {
 public:
-    explicit encode_table(std::uint64_t budget) : ledger_(budget) {}
+    explicit encode_table(std::uint64_t budget) : slots_(budget) {}
 
-    std::optional<std::uint32_t> find_string(std::string_view s);
-    std::optional<std::uint32_t> find_type(const record_type_ptr& t);
-    // Insert if the receiver's budget allows; nullopt when it does not.
-    std::optional<std::uint32_t> try_insert_string(std::string_view s);
-    std::optional<std::uint32_t> try_insert_type(const record_type_ptr& t);
+    // Finds an entry and marks it used (as the receiver will when it reads the reference).
+    std::optional<std::uint32_t> use_string(std::string_view s);
+    std::optional<std::uint32_t> use_type(const record_type_ptr& t);
+    bool can_insert_string(std::string_view s) const { return slots_.can_insert(string_entry_cost(s)); }
+    bool can_insert_type(const record_type& t) const { return slots_.can_insert(type_entry_cost(t)); }
+    // Inserts; the caller checked can_insert_*.
+    std::uint32_t insert_string(std::string_view s);
+    std::uint32_t insert_type(const record_type_ptr& t);
+    field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
+    void pin(std::uint32_t id) { slots_.pin(id); }
+    void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
-    const table_stats& stats() const { return ledger_.stats(); }
+    const table_stats& stats() const { return slots_.stats(); }
+    std::uint64_t budget() const { return slots_.budget(); }
 
 private:
     struct string_hash {
@@ -93,15 +138,23 @@ private:
             return std::hash<std::string_view>{}(s);
         }
     };
+    struct entry {
+        std::string key;  // the string, or the type's key
+        record_type_ptr type;
+        std::vector<record_type_ptr> aliases;  // other pointers naming this type, kept alive
+        field_history history;
+    };
     static std::string type_key(const record_type& t);
+    void evict(std::uint32_t id);
+    std::uint32_t insert(std::uint64_t cost, entry e);
 
-    table_ledger ledger_;
+    table_slots slots_;
+    std::vector<entry> entries_;
     std::unordered_map<std::string, std::uint32_t, string_hash, std::equal_to<>> strings_;
     std::unordered_map<std::string, std::uint32_t, string_hash, std::equal_to<>> types_by_key_;
-    // Pointer aliases of known types; the pointers are kept alive in type_owners_ so an
-    // address is never reused for a different type while the alias exists.
+    // Every pointer that names a known type. Its entry keeps the pointee alive, so an address
+    // is never reused for another type while it is mapped.
     std::unordered_map<const record_type*, std::uint32_t> types_by_ptr_;
-    std::vector<record_type_ptr> type_owners_;
     const record_type* last_type_ = nullptr;
     std::uint32_t last_type_id_ = 0;
 };

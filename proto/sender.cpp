@@ -105,11 +105,9 @@ std::error_code sender::on_frame(const frame_view& f) {
             auto w = decode_welcome(f.payload);
             if (!w) return fail(w.error(), "bad welcome");
             welcome_ = std::move(*w);
-            encoder_options eo;
+            encoder_options eo = opts_.encoding;
             eo.peer = welcome_.limits;
-            eo.max_indexed_string = opts_.max_indexed_string;
-            eo.reset_every_messages = opts_.reset_every_messages;
-            encoder_.emplace(eo);
+            encoder_.emplace(std::move(eo));
             state_ = state::streaming;
             return {};
         }

@@ -22,8 +22,8 @@ public:
     struct options {
         hello greeting;
         std::uint32_t batch_max_bytes = 64 * 1024;
-        std::uint32_t max_indexed_string = 64;
-        std::uint64_t reset_every_messages = 0;
+        // Table policy, indexing and transient fields; `peer` is filled from the welcome.
+        encoder_options encoding;
         std::size_t read_block = 16 * 1024;
     };
     enum class state { greeting, streaming, closing, closed, failed };

@@ -1,6 +1,6 @@
 // Tag bytes of the value encoding (docs/PROTOCOL.md, "Values"). One byte says what follows;
-// the three compact ranges put the commonest items - a known string, a known record type and a
-// small integer - in that single byte.
+// the compact ranges put the commonest items - a known string, a known record type, a small
+// integer, a small change of an integer field - in that single byte.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +24,16 @@ inline constexpr std::uint8_t tag_object_def = 0x0D;   // next object handle, th
 inline constexpr std::uint8_t tag_object_ref = 0x0E;   // varint object handle
 inline constexpr std::uint8_t tag_reset = 0x0F;       // top level only: clear the table
 inline constexpr std::uint8_t tag_record_inline = 0x10;  // type descriptor (not inserted), fields
+inline constexpr std::uint8_t tag_int_delta = 0x11;   // record field only: zigzag varint change
 
+inline constexpr std::uint8_t short_delta = 0x20;       // 0x20..0x3F: field change -8..23
 inline constexpr std::uint8_t short_string_ref = 0x40;  // 0x40..0x7F: string id 0..63
 inline constexpr std::uint8_t short_record = 0x80;      // 0x80..0xBF: record of type id 0..63
 inline constexpr std::uint8_t short_int = 0xC0;         // 0xC0..0xFF: integer -16..47
 inline constexpr std::uint32_t short_id_limit = 64;
 inline constexpr std::int64_t short_int_min = -16;
 inline constexpr std::int64_t short_int_max = 47;
+inline constexpr std::int64_t short_delta_min = -8;
+inline constexpr std::int64_t short_delta_max = 23;
 
 }  // namespace objwire::wire
