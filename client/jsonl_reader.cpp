@@ -46,6 +46,62 @@ T& reuse_as(value& dst) {
     return dst.get<T>();
 }
 
+// dst = x, in place when dst already holds a T (no variant reassignment).
+template <class T>
+void set(value& dst, T x) {
+    if (auto* p = dst.get_if<T>())
+        *p = x;
+    else
+        dst = x;
+}
+
+// What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
+enum class marker { none, id, ref, type, bytes, float_, value, unknown };
+
+marker marker_of(std::string_view key) {
+    if (key.empty() || key[0] != '$') return marker::none;
+    if (key.size() >= 2 && key[1] == '$') return marker::none;
+    if (key == "$id") return marker::id;
+    if (key == "$ref") return marker::ref;
+    if (key == "$type") return marker::type;
+    if (key == "$bytes") return marker::bytes;
+    if (key == "$float") return marker::float_;
+    if (key == "$value") return marker::value;
+    return marker::unknown;
+}
+
+// The frequent markers ($id, $ref, $type) recognised from the raw key, without unescaping
+// it; marker::unknown means "not recognised this way": the caller unescapes the key (which
+// also finds a marker written with escapes, like "\u0024ref").
+marker quick_marker(od::raw_json_string key) {
+    const char* k = key.raw();  // the padding makes reading past a short key safe
+    if (k[0] != '$') return marker::unknown;
+    switch (k[1]) {
+        case 'i':
+            return std::memcmp(k, "$id\"", 4) == 0 ? marker::id : marker::unknown;
+        case 'r':
+            return std::memcmp(k, "$ref\"", 5) == 0 ? marker::ref : marker::unknown;
+        case 't':
+            return std::memcmp(k, "$type\"", 6) == 0 ? marker::type : marker::unknown;
+        default:
+            return marker::unknown;
+    }
+}
+
+// The text of a marker recognised without unescaping its key.
+std::string_view marker_name(marker m) {
+    switch (m) {
+        case marker::id:
+            return "$id";
+        case marker::ref:
+            return "$ref";
+        case marker::type:
+            return "$type";
+        default:
+            return {};
+    }
+}
+
 const char* json_type_name(od::json_type t) {
     switch (t) {
         case od::json_type::array:
@@ -243,9 +299,9 @@ struct jsonl_reader::impl {
     bool parse_array(od::array a, value& dst);
     bool parse_object(od::object o, value& dst);
     bool parse_bytes(od::value& v, value& dst);
-    static std::string misplaced_marker_message(std::string_view key);
+    static std::string misplaced_marker_message(marker mk, std::string_view key);
     struct known_type;
-    const known_type* find_known_type(std::string_view name);
+    known_type find_known_type(std::string_view name);
     bool finish_record(std::string_view name, const std::vector<std::string>& names,
                        const char* type_at, record& r);
     bool resolve_pending(message& out);
@@ -289,14 +345,18 @@ struct jsonl_reader::impl {
 
     // Record type interning: every shape by "name\0field\0field...", and per name the last
     // shape seen, which the next record of that name is compared with field by field.
+    // Copied, not pointed to, by a record being read: a nested record of the same name may
+    // change the entry meanwhile.
     struct known_type {
-        record_type_ptr type;
-        bool plain_names;  // no '"' or '\\' in field names: raw keys compare as they are
+        const record_type_ptr* type = nullptr;  // into types_, which only grows within a line
+        bool plain_names = false;  // field names are their own JSON text (no '"', '\\', '$x')
+        explicit operator bool() const { return type != nullptr; }
+        const std::vector<std::string>& fields() const { return (*type)->fields; }
     };
     string_map<record_type_ptr> types_;
     string_map<known_type> known_types_;
-    std::string last_known_name_;  // one-entry cache in front of known_types_
-    const known_type* last_known_ = nullptr;
+    std::string last_known_name_;             // one-entry cache in front of known_types_
+    const known_type* last_known_ = nullptr;  // entry in known_types_ (nodes are stable)
     // Field names of records (one list per nesting level) that missed the fast path.
     std::deque<std::vector<std::string>> names_;
     std::size_t record_depth_ = 0;
@@ -369,7 +429,7 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
 
     if (auto e = parser_.iterate(view).get(doc_)) {
         if (e == simdjson::EMPTY) return outcome::blank;
-        fail_json(e);
+        fail_json(e, base_);  // doc_ still describes the previous line: no location from it
         return outcome::failed;
     }
     bool ok = parse_root(out.root);
@@ -441,27 +501,27 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
             return true;
         }
         case od::json_type::number: {
+            // Not get_number(): in simdjson 3.0.1 it returns 0.0 for doubles of 19 or more
+            // digits (its slow path writes to a copy of the result).
             od::number_type nt;
             if (auto e = src.get_number_type().get(nt)) return fail_json(e, at);
             if (nt == od::number_type::floating_point_number) {
                 double d;
                 if (auto e = src.get_double().get(d)) return fail_json(e, at);
-                dst = d;
+                set(dst, d);
                 return true;
             }
             std::int64_t i;
             auto e = nt == od::number_type::signed_integer ? src.get_int64().get(i)
                                                            : simdjson::NUMBER_OUT_OF_RANGE;
-            if (!e) {
-                dst = i;
-                return true;
-            }
-            return fail_integer(e, at);
+            if (e) return fail_integer(e, at);
+            set(dst, i);
+            return true;
         }
         case od::json_type::boolean: {
             bool b;
             if (auto e = src.get_bool().get(b)) return fail_json(e, at);
-            dst = b;
+            set(dst, b);
             return true;
         }
         case od::json_type::null: {
@@ -511,25 +571,16 @@ bool jsonl_reader::impl::parse_array(od::array a, value& dst) {
 }
 
 bool jsonl_reader::impl::read_id(od::value& v, const char* what, std::uint32_t& id_out) {
-    const char* where = token_start(v);
-    od::json_type t;
-    if (auto e = v.type().get(t)) return fail_json(e);
     std::int64_t id = -1;
-    if (t == od::json_type::number) {
-        od::number_type nt;
-        if (auto e = v.get_number_type().get(nt)) return fail_json(e);
-        if (nt == od::number_type::signed_integer) {
-            if (auto e = v.get_int64().get(id)) return fail_json(e);
-        }
-    }
-    if (id < 0 || id >= static_cast<std::int64_t>(pending_ref)) {
-        std::string_view raw = v.raw_json_token();
+    if (v.get_int64().get(id) || id < 0 || id >= static_cast<std::int64_t>(pending_ref)) {
+        std::string_view raw = v.raw_json_token();  // the value's own text, read or not
+        const char* where = raw.data();
         while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t'))
             raw.remove_suffix(1);
         if (raw.size() > 32) raw = raw.substr(0, 32);
         return fail(where, std::string("\"") + what +
-                               "\" must be an integer from 0 to 2147483647 "
-                               "(the object's number), not " +
+                               "\" must be an integer from 0 to 2147483647 (the object's "
+                               "number), not " +
                                std::string(raw));
     }
     id_out = static_cast<std::uint32_t>(id);
@@ -564,7 +615,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
     std::size_t count = 0;  // map entries or record fields so far
     // The type this record matches so far (fast path); once it differs, the field names are
     // collected in `names` instead.
-    const known_type* candidate = nullptr;
+    known_type candidate;
     std::vector<std::string>* names = nullptr;
 
     for (auto field_result : o) {
@@ -573,9 +624,8 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
         od::raw_json_string raw_key = f.key();
         od::value& v = f.value();
 
-        if (k == kind::record && candidate && candidate->plain_names &&
-            count < candidate->type->fields.size() &&
-            raw_key.unsafe_is_equal(candidate->type->fields[count])) {
+        if (k == kind::record && candidate.plain_names && count < candidate.fields().size() &&
+            raw_key.unsafe_is_equal(candidate.fields()[count])) {
             // The common case: same field in the same place as the last record of this type,
             // compared without unescaping the key.
             if (count == rec->fields.size()) rec->fields.emplace_back();
@@ -585,23 +635,27 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
         }
 
         const char* key_at = raw_key.raw() - 1;  // the opening quote
-        std::string_view key;
-        if (auto e = f.unescaped_key().get(key)) return fail_json(e);
-        bool marker = !key.empty() && key[0] == '$' && (key.size() < 2 || key[1] != '$');
+        std::string_view key;                    // unescaped, unless quick_marker() knew it
+        marker mk = quick_marker(raw_key);
+        if (mk == marker::unknown) {
+            if (auto e = f.unescaped_key().get(key)) return fail_json(e);
+            mk = marker_of(key);
+        }
         if (k == kind::single) {
+            if (key.empty()) key = marker_name(mk);
             return fail(key_at, std::string("\"") + single_key +
                                     "\" must be the only key of its object; found \"" +
                                     std::string(key) + "\" next to it");
         }
-        if (!marker) {
+        if (mk == marker::none) {
             if (!key.empty() && key[0] == '$') key.remove_prefix(1);  // "$$x" is the key "$x"
             if (k == kind::record) {
                 if (candidate) {
-                    const auto& expected = candidate->type->fields;
+                    const auto& expected = candidate.fields();
                     if (count >= expected.size() || expected[count] != key) {
                         auto prefix = static_cast<std::ptrdiff_t>(std::min(count, expected.size()));
                         names->assign(expected.begin(), expected.begin() + prefix);
-                        candidate = nullptr;
+                        candidate = {};
                     }
                 }
                 if (!candidate) names->emplace_back(key);
@@ -622,7 +676,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             continue;
         }
 
-        if (key == "$id" && k == kind::empty) {
+        if (mk == marker::id && k == kind::empty) {
             std::uint32_t id;
             if (!read_id(v, "$id", id)) return false;
             if (find_object(id) != 0) {
@@ -647,7 +701,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             k = kind::after_id;
             continue;
         }
-        if (key == "$type" && (k == kind::empty || k == kind::after_id)) {
+        if (mk == marker::type && (k == kind::empty || k == kind::after_id)) {
             od::json_type t;
             if (auto e = v.type().get(t)) return fail_json(e);
             if (t != od::json_type::string) {
@@ -667,28 +721,29 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             k = kind::record;
             continue;
         }
-        if (key == "$ref" && k == kind::empty) {
+        if (mk == marker::ref && k == kind::empty) {
             std::uint32_t id;
             if (!read_id(v, "$ref", id)) return false;
             std::uint32_t found = find_object(id);
             if (found != 0) {
-                *target = object_ref{found - 1};
+                set(*target, object_ref{found - 1});
             } else {
                 // Maybe defined later in the line; checked when the line ends.
                 pending_.push_back({id, static_cast<std::size_t>(token_start(v) - base_) + 1});
-                *target = object_ref{pending_ref + static_cast<std::uint32_t>(pending_.size() - 1)};
+                set(*target,
+                    object_ref{pending_ref + static_cast<std::uint32_t>(pending_.size() - 1)});
             }
             k = kind::single;
             single_key = "$ref";
             continue;
         }
-        if (key == "$bytes" && (k == kind::empty || k == kind::after_id)) {
+        if (mk == marker::bytes && (k == kind::empty || k == kind::after_id)) {
             if (!parse_bytes(v, *target)) return false;
             k = kind::single;
             single_key = "$bytes";
             continue;
         }
-        if (key == "$float" && (k == kind::empty || k == kind::after_id)) {
+        if (mk == marker::float_ && (k == kind::empty || k == kind::after_id)) {
             const char* where = token_start(v);
             std::string_view s;
             bool is_string = !v.get_string().get(s);
@@ -707,13 +762,13 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             single_key = "$float";
             continue;
         }
-        if (key == "$value" && k == kind::after_id) {
+        if (mk == marker::value && k == kind::after_id) {
             if (!parse_value(v, *target)) return false;
             k = kind::single;
             single_key = "$value";
             continue;
         }
-        return fail(key_at, misplaced_marker_message(key));
+        return fail(key_at, misplaced_marker_message(mk, key));
     }
 
     switch (k) {
@@ -725,12 +780,12 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             m->resize(count);
             break;
         case kind::record:
-            if (candidate && count == candidate->type->fields.size()) {
-                if (rec->type != candidate->type) rec->type = candidate->type;
+            if (candidate && count == candidate.fields().size()) {
+                if (rec->type != *candidate.type) rec->type = *candidate.type;
                 rec->fields.resize(count);
             } else {
                 if (candidate) {  // a prefix of the last type of this name
-                    const auto& expected = candidate->type->fields;
+                    const auto& expected = candidate.fields();
                     names->assign(expected.begin(),
                                   expected.begin() + static_cast<std::ptrdiff_t>(count));
                 }
@@ -743,7 +798,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
     }
     if (target == &body) {
         out_->objects[slot] = std::move(body);
-        dst = object_ref{slot};
+        set(dst, object_ref{slot});
     }
     return true;
 }
@@ -768,26 +823,33 @@ bool jsonl_reader::impl::parse_bytes(od::value& v, value& dst) {
     return fail(at, msg + "); use standard base64 (A-Z a-z 0-9 + /) with '=' padding");
 }
 
-std::string jsonl_reader::impl::misplaced_marker_message(std::string_view key) {
-    if (key == "$value") return "\"$value\" is only allowed right after \"$id\"";
-    if (key == "$id" || key == "$ref")
-        return "\"" + std::string(key) + "\" must be the first key of its object";
-    if (key == "$type" || key == "$bytes" || key == "$float")
-        return "\"" + std::string(key) +
-               "\" must be the first key of its object (after \"$id\" if any)";
-    return "unknown marker \"" + std::string(key) +
-           "\": keys starting with '$' are reserved for $id, $ref, $type, $bytes, $float and "
-           "$value; write a key that starts with '$' with the '$' doubled (\"$" +
-           std::string(key) + "\")";
+std::string jsonl_reader::impl::misplaced_marker_message(marker mk, std::string_view key) {
+    std::string name(key.empty() ? marker_name(mk) : key);
+    switch (mk) {
+        case marker::value:
+            return "\"$value\" is only allowed right after \"$id\"";
+        case marker::id:
+        case marker::ref:
+            return "\"" + name + "\" must be the first key of its object";
+        case marker::type:
+        case marker::bytes:
+        case marker::float_:
+            return "\"" + name + "\" must be the first key of its object (after \"$id\" if any)";
+        default:
+            return "unknown marker \"" + name +
+                   "\": keys starting with '$' are reserved for $id, $ref, $type, $bytes, $float "
+                   "and $value; write a key that starts with '$' with the '$' doubled (\"$" +
+                   name + "\")";
+    }
 }
 
-auto jsonl_reader::impl::find_known_type(std::string_view name) -> const known_type* {
-    if (last_known_ && name == last_known_name_) return last_known_;
+auto jsonl_reader::impl::find_known_type(std::string_view name) -> known_type {
+    if (last_known_ && name == last_known_name_) return *last_known_;
     auto it = known_types_.find(name);
-    if (it == known_types_.end()) return nullptr;
+    if (it == known_types_.end()) return {};
     last_known_name_.assign(name);
     last_known_ = &it->second;
-    return last_known_;
+    return it->second;
 }
 
 // Finds or makes the type of a record with these field names; `type_at` is its "$type" key.
@@ -812,9 +874,11 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
     }
     r.type = it->second;
     // The next record of this name is compared against this shape first.
-    known_type k{it->second, true};
+    // Raw keys can be compared as they are unless a name needs escaping or '$' doubling.
+    known_type k{&it->second, true};
     for (const auto& f : names)
-        if (f.find_first_of("\"\\") != std::string::npos) k.plain_names = false;
+        if ((!f.empty() && f[0] == '$') || f.find_first_of("\"\\") != std::string::npos)
+            k.plain_names = false;
     auto last = known_types_.find(name);
     if (last == known_types_.end())
         known_types_.emplace(std::string(name), std::move(k));

@@ -1,22 +1,26 @@
 // JSON lines -> messages: the reading side of proto/json_writer.hpp's mapping, used by
 // `objwire send` and `objwire encode`. One message per line, parsed with simdjson straight
-// from the caller's buffer.
+// from the caller's buffer; for any message m, reading to_json(m) gives canonical(m).
 //
 // What a line may hold:
 // - Any JSON value is a valid root (an object, an array, a string, a number, true/false/null):
-//   `42` is a message whose root is the integer 42.
+//   `42` is a message whose root is the integer 42. One value per line; text after it is an
+//   error.
 // - The markers of the mapping must be the first keys of their object: "$id" first, then
-//   "$type" / "$value"; "$ref", "$bytes" and "$float" alone in their object. A key that
-//   starts with a single '$' anywhere else is an error; "$$x" reads as the key "$x".
-// - "$id" is a non-negative integer, unique in its line; a "$ref" may point at an object
-//   defined earlier or later in the same line (the result is then renumbered into canonical
-//   order, so ids need not be 0, 1, 2...).
-// - Integers must fit in int64; a number with '.' or an exponent is a double.
-// - Nesting is limited to simdjson's default depth of 1024.
-// - Lines end in "\n" or "\r\n"; blank lines (only spaces, tabs, \r) are skipped.
+//   "$type" or "$value" (or "$bytes" / "$float"); "$ref", "$bytes", "$float" and "$value" stand
+//   alone (after "$id", if any). A key that starts with a single '$' anywhere else is an
+//   error; "$$x" reads as the key "$x". {"$id":N} alone is an empty map.
+// - "$id" is an integer from 0 to 2^31-1, unique in its line; a "$ref" may point at an object
+//   defined earlier or later in the same line. Objects are numbered in canonical() order
+//   whatever their ids, so ids need not be 0, 1, 2...
+// - Integers must fit in int64; a number with '.' or an exponent is a double. Strings must be
+//   valid UTF-8 (simdjson validates the whole line).
+// - Arrays and objects nest at most 1024 deep (the root included).
+// - Lines end in "\n" or "\r\n"; blank lines (only spaces, tabs, \r) are skipped. A UTF-8
+//   byte order mark at the start of the text is skipped.
 //
-// Records of the same type and field names share one record_type_ptr for the reader's
-// lifetime (up to an internal cap on distinct types).
+// Records of the same name and field names share one record_type_ptr for the reader's
+// lifetime (up to 65,536 distinct shapes, after which the cache starts over).
 #pragma once
 
 #include <cstddef>

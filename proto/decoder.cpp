@@ -98,25 +98,30 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
 
 proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
                                          std::uint32_t depth) {
-    record r;
+    record_type_ptr type;
+    const record_type_ptr* known = nullptr;
     std::int64_t type_id = -1;
     if (tag == wire::tag_record_new || tag == wire::tag_record_inline) {
-        if (auto e = decode_descriptor(in, r.type); e != proto_errc::ok) return e;
+        if (auto e = decode_descriptor(in, type); e != proto_errc::ok) return e;
         if (tag == wire::tag_record_new) {
             std::uint32_t id;
-            if (auto e = table_.insert_type(r.type, id); e != proto_errc::ok) return e;
+            if (auto e = table_.insert_type(type, id); e != proto_errc::ok) return e;
             type_id = id;
         }
+        known = &type;
     } else {
         std::uint64_t id = tag >= wire::short_record ? tag - wire::short_record : in.varint();
         if (!in.ok()) return in.error();
-        const record_type_ptr* t = table_.use_type(id);
-        if (!t) return proto_errc::unknown_reference;
-        r.type = *t;
+        known = table_.use_type(id);
+        if (!known) return proto_errc::unknown_reference;
         type_id = static_cast<std::int64_t>(id);
     }
-    const std::size_t n = r.type->fields.size();
+    const std::size_t n = (*known)->fields.size();
     if (n > in.remaining()) return proto_errc::truncated;
+    // Decoded in place: a value that held a record of the same type keeps its storage, and
+    // the type pointer is only copied (an atomic increment) when it changes.
+    record& r = out.ensure<record>();
+    if (r.type != *known) r.type = *known;
     r.fields.resize(n);
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
@@ -124,9 +129,12 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i)
         e = decode_value(in, r.fields[i], depth + 1, place{type_id, i});
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
-    if (e != proto_errc::ok) return e;
-    out = std::move(r);
-    return proto_errc::ok;
+    return e;
+}
+
+// Decodes into the value's own string when it holds one, reusing its storage.
+proto_errc stream_decoder::decode_string_value(byte_reader& in, std::uint8_t tag, value& out) {
+    return decode_string(in, tag, out.ensure<std::string>());
 }
 
 // Absolute integers anywhere; changes from the field's last integer only in a record field.
@@ -154,7 +162,7 @@ proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& 
     } else if (is_delta) {
         return proto_errc::unknown_tag;  // a change of what? only record fields have a history
     }
-    out = v;
+    out.ensure<std::int64_t>() = v;
     return proto_errc::ok;
 }
 
@@ -177,12 +185,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
     if (!in.ok()) return in.error();
     if (tag >= wire::short_int) return decode_int(in, tag, out, at);
     if (tag >= wire::short_record) return decode_record(in, tag, out, depth);
-    if (tag >= wire::short_string_ref) {
-        std::string s;
-        if (auto e = decode_string(in, tag, s); e != proto_errc::ok) return e;
-        out = std::move(s);
-        return proto_errc::ok;
-    }
+    if (tag >= wire::short_string_ref) return decode_string_value(in, tag, out);
     if (tag >= wire::short_delta) return decode_int(in, tag, out, at);
     switch (tag) {
         case wire::tag_null: out = value{}; return proto_errc::ok;
@@ -198,12 +201,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         }
         case wire::tag_string:
         case wire::tag_string_new:
-        case wire::tag_string_ref: {
-            std::string s;
-            if (auto e = decode_string(in, tag, s); e != proto_errc::ok) return e;
-            out = std::move(s);
-            return proto_errc::ok;
-        }
+        case wire::tag_string_ref: return decode_string_value(in, tag, out);
         case wire::tag_bytes: {
             std::uint64_t n = in.varint();
             if (!in.ok()) return in.error();

@@ -51,6 +51,7 @@ private:
     proto_errc decode_value(byte_reader& in, value& out, std::uint32_t depth, place at);
     proto_errc decode_int(byte_reader& in, std::uint8_t tag, value& out, place at);
     proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string& out);
+    proto_errc decode_string_value(byte_reader& in, std::uint8_t tag, value& out);
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);

@@ -115,7 +115,13 @@ bool stream_encoder::should_index(place at, bool hit) {
 std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
                                               bool always_index) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    auto id = table_.use_string(s);
+    field_usage* memo = at.direct && at.type_id >= 0 ? &usage(at) : nullptr;
+    std::optional<std::uint32_t> id;
+    if (memo && memo->last_id >= 0 && table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
+        id = table_.use_string_id(static_cast<std::uint32_t>(memo->last_id));
+    else
+        id = table_.use_string(s);
+    if (memo) memo->last_id = id ? static_cast<std::int64_t>(*id) : -1;
     const bool index = always_index || should_index(at, id.has_value());
     if (id) {
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);

@@ -54,6 +54,9 @@ private:
         std::uint32_t inserts = 0;
         std::uint32_t hits = 0;
         std::uint32_t declined = 0;
+        // The table id of the string this field carried last: a field that repeats its value
+        // is answered by one comparison instead of a hash lookup.
+        std::int64_t last_id = -1;
     };
     // Where a value sits: a record field (type id, field index) gets delta-coded integers and
     // its own usage counts; anything else shares one usage record.

@@ -62,6 +62,9 @@ std::size_t first_escape(std::string_view s) {
 class output {
   public:
     explicit output(std::string& s) : s_(s) { p_ = end_ = s_.data() + s_.size(); }
+    ~output() { finish(); }  // also when a write throws: no zero fill is left behind
+    output(const output&) = delete;
+    output& operator=(const output&) = delete;
 
     void ensure(std::size_t n) {
         if (static_cast<std::size_t>(end_ - p_) < n) [[unlikely]]
@@ -84,7 +87,11 @@ class output {
     }
     char* cursor() { return p_; }
     void advance_to(char* p) { p_ = p; }
-    void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
+    // Trims the string to what was written; writing may continue after it.
+    void finish() {
+        s_.resize(static_cast<std::size_t>(p_ - s_.data()));
+        end_ = p_;
+    }
 
   private:
     [[gnu::noinline]] void grow(std::size_t n) {

@@ -119,6 +119,15 @@ public:
     // Finds an entry and marks it used (as the receiver will when it reads the reference).
     std::optional<std::uint32_t> use_string(std::string_view s);
     std::optional<std::uint32_t> use_type(const record_type_ptr& t);
+    // Whether `id` is a live string entry equal to s; use_string_id() then counts the use.
+    bool string_is(std::uint32_t id, std::string_view s) const {
+        return id < entries_.size() && !entries_[id].type && slots_.live(id) && entries_[id].key == s;
+    }
+    std::uint32_t use_string_id(std::uint32_t id) {
+        ++slots_.stats().hits;
+        slots_.touch(id);
+        return id;
+    }
     bool can_insert_string(std::string_view s) const { return slots_.can_insert(string_entry_cost(s)); }
     bool can_insert_type(const record_type& t) const { return slots_.can_insert(type_entry_cost(t)); }
     // Inserts; the caller checked can_insert_*.

@@ -101,6 +101,14 @@ public:
     template <class T>
     T& get() { return std::get<T>(v_); }
 
+    // The held T; any other alternative is first replaced by an empty T. Lets a decoder
+    // reuse the storage a value already has.
+    template <class T>
+    T& ensure() {
+        if (!std::holds_alternative<T>(v_)) v_.template emplace<T>();
+        return std::get<T>(v_);
+    }
+
     const storage& raw() const { return v_; }
     bool operator==(const value& o) const { return v_ == o.v_; }
 

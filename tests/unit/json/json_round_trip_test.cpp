@@ -201,6 +201,54 @@ TEST(json_round_trip, random_messages_as_one_stream) {
     EXPECT_FALSE(r.error());
 }
 
+// Every prefix of a line and lines with bytes replaced: the reader returns a message or an
+// error inside the line, never crashes or reads out of bounds (run under ASan), and goes on
+// with the next line.
+TEST(json_round_trip, every_truncation_and_corruption_is_handled) {
+    random_messages gen(99);
+    std::mt19937_64 rng(3);
+    static constexpr char nasty[] = {'"',  '\\', '{',    '}',    '[',    ']', ',', ':', '$',
+                                     '\0', '\n', '\x80', '\xff', '\xc3', '0', 'e', '-', ' '};
+    auto check = [](const std::string& line) {
+        // A corruption may put a '\n' in the line: then it is two lines before [1].
+        std::string text = line + "\n[1]\n";
+        std::vector<std::size_t> lengths;
+        for (std::size_t start = 0, nl; (nl = text.find('\n', start)) != std::string::npos;
+             start = nl + 1)
+            lengths.push_back(nl - start);
+        jsonl_reader r(text);
+        message m, last;
+        bool any = false;
+        for (int guard = 0; guard < 10; ++guard) {
+            if (r.next(m)) {
+                last = m;
+                any = true;
+                continue;
+            }
+            if (!r.error()) break;
+            const auto& e = *r.error();
+            ASSERT_GE(e.line, 1u);
+            ASSERT_LE(e.line, lengths.size());
+            EXPECT_GE(e.column, 1u) << line;
+            EXPECT_LE(e.column, lengths[e.line - 1] + 1) << line << ": " << e.message;
+            EXPECT_FALSE(e.message.empty());
+        }
+        ASSERT_TRUE(any) << line;
+        EXPECT_EQ(r.line(), lengths.size());
+        EXPECT_TRUE(test::same_message(last, {list{1}, {}})) << line;
+    };
+    for (int i = 0; i < 150; ++i) {
+        std::string line = to_json(gen.next());
+        for (std::size_t cut = 1; cut < line.size(); ++cut)
+            check(line.substr(0, cut));
+        for (int k = 0; k < 50; ++k) {
+            std::string bad = line;
+            bad[rng() % bad.size()] = nasty[rng() % sizeof nasty];
+            check(bad);
+        }
+    }
+}
+
 TEST(json_round_trip, graph_workload_shape) {
     // Trip{id, stops: 1,000 references to 100 Points, back: itself}.
     auto point = make_record_type("Point", {"x", "y"});

@@ -45,14 +45,16 @@ TEST(json_writer, records_nested_through_many_types) {
     // written while the deeper ones are: the outer records must keep their own field names.
     std::vector<record_type_ptr> types;
     for (int i = 0; i < 12; ++i)
-        types.push_back(make_record_type("T" + std::to_string(i), {"f" + std::to_string(i), "g"}));
+        types.push_back(make_record_type("T" + std::to_string(i),
+                                         {"f" + std::to_string(i), "g" + std::to_string(i)}));
     std::string expected = "0";
     value v = 0;
     for (int round = 0; round < 2; ++round) {
         for (int i = 0; i < 12; ++i) {
             v = make_record(types[i], {v, i});
             expected = R"({"$type":"T)" + std::to_string(i) + R"(","f)" + std::to_string(i) +
-                       R"(":)" + expected + R"(,"g":)" + std::to_string(i) + "}";
+                       R"(":)" + expected + R"(,"g)" + std::to_string(i) + R"(":)" +
+                       std::to_string(i) + "}";
         }
     }
     EXPECT_EQ(json_of(v), expected);
