@@ -25,6 +25,7 @@ std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
     if (in.at_end()) return {};
     out.objects.clear();
     current_ = &out;
+    presize_left_ = in.remaining();
     proto_errc e = decode_value(in, out.root, 1, place{});
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
@@ -38,7 +39,16 @@ proto_errc stream_decoder::count(byte_reader& in, std::uint64_t& n) {
     n = in.varint();
     if (!in.ok()) return in.error();
     if (n > limits_.max_elements) return proto_errc::too_many_elements;
-    if (n > in.remaining()) return proto_errc::truncated;
+    return presize(in, n);
+}
+
+// Slots sized before their values decode: each will hold a value of at least one byte of its
+// own, so all of a message's together cannot exceed its bytes. Checking the bytes left alone
+// would let every level of a nested container claim them all again (63 lists of a million in
+// a 1 MB frame asked for 3 GB).
+proto_errc stream_decoder::presize(const byte_reader& in, std::uint64_t n) {
+    if (n > in.remaining() || n > presize_left_) return proto_errc::truncated;
+    presize_left_ -= n;
     return proto_errc::ok;
 }
 
@@ -117,7 +127,7 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
         type_id = static_cast<std::int64_t>(id);
     }
     const std::size_t n = (*known)->fields.size();
-    if (n > in.remaining()) return proto_errc::truncated;
+    if (auto e = presize(in, n); e != proto_errc::ok) return e;
     // Decoded in place: a value that held a record of the same type keeps its storage, and
     // the type pointer is only copied (an atomic increment) when it changes.
     record& r = out.ensure<record>();
@@ -166,13 +176,28 @@ proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& 
     return proto_errc::ok;
 }
 
-proto_errc stream_decoder::decode_object_def(byte_reader& in, value& out, std::uint32_t depth) {
+proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
+                                             std::uint32_t depth) {
     auto& objects = current_->objects;
     if (objects.size() >= limits_.max_elements) return proto_errc::too_many_elements;
     const auto handle = static_cast<std::uint32_t>(objects.size());
     objects.emplace_back();  // the handle exists before its body, so a cycle can name it
     value body;
-    if (auto e = decode_value(in, body, depth + 1, place{}); e != proto_errc::ok) return e;
+    if (tag == wire::tag_object_kept) {
+        const std::uint64_t id = in.varint();
+        if (!in.ok()) return in.error();
+        const value* kept = table_.use_object(id);
+        if (!kept) return proto_errc::unknown_reference;
+        body = *kept;
+    } else {
+        const std::uint8_t* start = in.position();
+        if (auto e = decode_value(in, body, depth + 1, place{}); e != proto_errc::ok) return e;
+        if (tag == wire::tag_object_keep) {
+            if (contains_object_refs(body)) return proto_errc::bad_message;
+            const auto wire_bytes = static_cast<std::uint64_t>(in.position() - start);
+            if (auto e = table_.insert_object(body, wire_bytes); e != proto_errc::ok) return e;
+        }
+    }
     objects[handle] = std::move(body);
     out = object_ref{handle};
     return proto_errc::ok;
@@ -234,7 +259,9 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         case wire::tag_record_new:
         case wire::tag_record_inline:
         case wire::tag_record: return decode_record(in, tag, out, depth);
-        case wire::tag_object_def: return decode_object_def(in, out, depth);
+        case wire::tag_object_def:
+        case wire::tag_object_keep:
+        case wire::tag_object_kept: return decode_object_def(in, tag, out, depth);
         case wire::tag_object_ref: {
             std::uint64_t h = in.varint();
             if (!in.ok()) return in.error();

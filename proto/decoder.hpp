@@ -55,8 +55,9 @@ private:
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
-    proto_errc decode_object_def(byte_reader& in, value& out, std::uint32_t depth);
+    proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
     proto_errc count(byte_reader& in, std::uint64_t& n);
+    proto_errc presize(const byte_reader& in, std::uint64_t n);
     proto_errc fail(proto_errc e);
 
     decoder_limits limits_;
@@ -64,6 +65,7 @@ private:
     proto_errc poisoned_ = proto_errc::ok;
     std::uint64_t messages_ = 0;
     message* current_ = nullptr;
+    std::uint64_t presize_left_ = 0;  // bytes of the message not yet claimed by a sized slot
 };
 
 }  // namespace objwire

@@ -237,8 +237,31 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
     }
     if (next_handle_ >= options_.peer.max_elements) return proto_errc::too_many_elements;
     handles_[index] = next_handle_++;  // before the body, so a cycle back to it is a ref
-    out.put_u8(wire::tag_object_def);
-    return encode_value(current_->objects[index], out, depth + 1, place{});
+    const value& body = current_->objects[index];
+    const std::uint64_t key =
+        index < current_->shared_keys.size() ? current_->shared_keys[index] : 0;
+    // Kept objects must stand alone: a handle inside one means nothing in the next message.
+    if (key == 0 || contains_object_refs(body)) {
+        out.put_u8(wire::tag_object_def);
+        return encode_value(body, out, depth + 1, place{});
+    }
+    if (auto id = table_.use_object(key, body)) {
+        out.put_u8(wire::tag_object_kept);
+        out.put_varint(*id);
+        return {};
+    }
+    // New or changed: its state travels, and both peers keep it if the budget allows.
+    const std::size_t tag_at = out.size();
+    out.put_u8(wire::tag_object_keep);
+    if (auto ec = encode_value(body, out, depth + 1, place{})) return ec;
+    const std::uint64_t wire_bytes = out.size() - tag_at - 1;
+    if (table_.can_insert_object(wire_bytes)) {
+        table_.insert_object(key, body, wire_bytes);
+    } else {
+        out.data()[tag_at] = wire::tag_object_def;
+        table_.forget_object(key);
+    }
+    return {};
 }
 
 std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,

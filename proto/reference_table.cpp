@@ -83,25 +83,44 @@ proto_errc decode_table::insert(std::uint64_t cost, entry e, std::uint32_t& id) 
 
 proto_errc decode_table::insert_string(std::string_view s) {
     std::uint32_t id;
-    return insert(string_entry_cost(s), entry{std::string(s), nullptr, {}}, id);
+    entry e;
+    e.str.assign(s);
+    return insert(string_entry_cost(s), std::move(e), id);
 }
 
 proto_errc decode_table::insert_type(record_type_ptr t, std::uint32_t& id) {
+    entry e;
+    e.what = entry::kind::type;
+    e.history.assign(t->fields.size(), 0);
     const std::uint64_t cost = type_entry_cost(*t);
-    const std::size_t fields = t->fields.size();
-    return insert(cost, entry{{}, std::move(t), field_history(fields, 0)}, id);
+    e.type = std::move(t);
+    return insert(cost, std::move(e), id);
+}
+
+proto_errc decode_table::insert_object(const value& v, std::uint64_t wire_bytes) {
+    std::uint32_t id;
+    entry e;
+    e.what = entry::kind::object;
+    e.object = v;
+    return insert(wire_bytes + table_entry_overhead, std::move(e), id);
 }
 
 const std::string* decode_table::use_string(std::uint64_t id) {
-    if (!slots_.live(id) || entries_[id].type) return nullptr;
+    if (!slots_.live(id) || entries_[id].what != entry::kind::string) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
     return &entries_[id].str;
 }
 
 const record_type_ptr* decode_table::use_type(std::uint64_t id) {
-    if (!slots_.live(id) || !entries_[id].type) return nullptr;
+    if (!slots_.live(id) || entries_[id].what != entry::kind::type) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
     return &entries_[id].type;
+}
+
+const value* decode_table::use_object(std::uint64_t id) {
+    if (!slots_.live(id) || entries_[id].what != entry::kind::object) return nullptr;
+    slots_.touch(static_cast<std::uint32_t>(id));
+    return &entries_[id].object;
 }
 
 void decode_table::reset() {
@@ -152,7 +171,10 @@ std::optional<std::uint32_t> encode_table::use_type(const record_type_ptr& t) {
 
 void encode_table::evict(std::uint32_t id) {
     entry& e = entries_[id];
-    if (e.type) {
+    if (e.object_key != 0) {
+        if (auto it = objects_.find(e.object_key); it != objects_.end() && it->second == id)
+            objects_.erase(it);
+    } else if (e.type) {
         types_by_key_.erase(e.key);
         types_by_ptr_.erase(e.type.get());
         for (const auto& a : e.aliases) types_by_ptr_.erase(a.get());
@@ -170,15 +192,34 @@ std::uint32_t encode_table::insert(std::uint64_t cost, entry e) {
     return id;
 }
 
+std::optional<std::uint32_t> encode_table::use_object(std::uint64_t key, const value& v) {
+    auto it = objects_.find(key);
+    if (it == objects_.end() || !(entries_[it->second].object == v)) return std::nullopt;
+    slots_.touch(it->second);
+    return it->second;
+}
+
+void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes) {
+    entry e;
+    e.object_key = key;
+    e.object = v;
+    objects_[key] = insert(wire_bytes + table_entry_overhead, std::move(e));
+}
+
 std::uint32_t encode_table::insert_string(std::string_view s) {
-    const std::uint32_t id = insert(string_entry_cost(s), entry{std::string(s), nullptr, {}, {}});
+    entry e;
+    e.key.assign(s);
+    const std::uint32_t id = insert(string_entry_cost(s), std::move(e));
     strings_.emplace(entries_[id].key, id);
     return id;
 }
 
 std::uint32_t encode_table::insert_type(const record_type_ptr& t) {
-    const std::uint32_t id =
-        insert(type_entry_cost(*t), entry{type_key(*t), t, {}, field_history(t->fields.size(), 0)});
+    entry e;
+    e.key = type_key(*t);
+    e.type = t;
+    e.history.assign(t->fields.size(), 0);
+    const std::uint32_t id = insert(type_entry_cost(*t), std::move(e));
     types_by_key_.emplace(entries_[id].key, id);
     types_by_ptr_.emplace(t.get(), id);
     return id;
@@ -189,6 +230,7 @@ void encode_table::reset() {
     strings_.clear();
     types_by_key_.clear();
     types_by_ptr_.clear();
+    objects_.clear();
     last_type_ = nullptr;
     slots_.clear();
 }

@@ -90,6 +90,9 @@ public:
     proto_errc insert_string(std::string_view s);
     // On success `id` is the new entry's id.
     proto_errc insert_type(record_type_ptr t, std::uint32_t& id);
+    // A kept object; its cost is the bytes its value took on the wire + the overhead.
+    proto_errc insert_object(const value& v, std::uint64_t wire_bytes);
+    const value* use_object(std::uint64_t id);
     // Looks an entry up and marks it used; nullptr when the id is unknown or of the other kind.
     const std::string* use_string(std::uint64_t id);
     const record_type_ptr* use_type(std::uint64_t id);
@@ -101,9 +104,11 @@ public:
 
 private:
     struct entry {
+        enum class kind : std::uint8_t { string, type, object } what = kind::string;
         std::string str;
-        record_type_ptr type;  // null for string entries
+        record_type_ptr type;
         field_history history;
+        value object;
     };
     proto_errc insert(std::uint64_t cost, entry e, std::uint32_t& id);
 
@@ -121,7 +126,8 @@ public:
     std::optional<std::uint32_t> use_type(const record_type_ptr& t);
     // Whether `id` is a live string entry equal to s; use_string_id() then counts the use.
     bool string_is(std::uint32_t id, std::string_view s) const {
-        return id < entries_.size() && !entries_[id].type && slots_.live(id) && entries_[id].key == s;
+        return id < entries_.size() && !entries_[id].type && entries_[id].object_key == 0 &&
+               slots_.live(id) && entries_[id].key == s;
     }
     std::uint32_t use_string_id(std::uint32_t id) {
         ++slots_.stats().hits;
@@ -133,6 +139,14 @@ public:
     // Inserts; the caller checked can_insert_*.
     std::uint32_t insert_string(std::string_view s);
     std::uint32_t insert_type(const record_type_ptr& t);
+    // Kept objects, by the sender's key: the id of an entry holding exactly `v`, if any.
+    std::optional<std::uint32_t> use_object(std::uint64_t key, const value& v);
+    bool can_insert_object(std::uint64_t wire_bytes) const {
+        return slots_.can_insert(wire_bytes + table_entry_overhead);
+    }
+    // Keeps `v` under `key`, replacing what the key named before (the old entry ages out).
+    void insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes);
+    void forget_object(std::uint64_t key) { objects_.erase(key); }
     field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
     void pin(std::uint32_t id) { slots_.pin(id); }
     void unpin(std::uint32_t id) { slots_.unpin(id); }
@@ -152,6 +166,8 @@ private:
         record_type_ptr type;
         std::vector<record_type_ptr> aliases;  // other pointers naming this type, kept alive
         field_history history;
+        std::uint64_t object_key = 0;  // non-zero: a kept object
+        value object;
     };
     static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
@@ -164,6 +180,7 @@ private:
     // Every pointer that names a known type. Its entry keeps the pointee alive, so an address
     // is never reused for another type while it is mapped.
     std::unordered_map<const record_type*, std::uint32_t> types_by_ptr_;
+    std::unordered_map<std::uint64_t, std::uint32_t> objects_;  // sender's key -> entry
     const record_type* last_type_ = nullptr;
     std::uint32_t last_type_id_ = 0;
 };

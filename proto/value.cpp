@@ -14,6 +14,25 @@ record_type_ptr make_record_type(std::string name, std::vector<std::string> fiel
     return std::make_shared<const record_type>(record_type{std::move(name), std::move(fields)});
 }
 
+bool contains_object_refs(const value& v) {
+    switch (v.type()) {
+        case value::kind::object_ref: return true;
+        case value::kind::list:
+            for (const auto& e : v.get<list>())
+                if (contains_object_refs(e)) return true;
+            return false;
+        case value::kind::map:
+            for (const auto& [k, e] : v.get<map>())
+                if (contains_object_refs(e)) return true;
+            return false;
+        case value::kind::record:
+            for (const auto& e : v.get<record>().fields)
+                if (contains_object_refs(e)) return true;
+            return false;
+        default: return false;
+    }
+}
+
 value make_record(const record_type_ptr& type, std::vector<value> fields) {
     return value(record{type, std::move(fields)});
 }

@@ -124,11 +124,23 @@ inline bool record::operator==(const record& o) const {
 // One unit on the wire. Objects referenced through object_ref live in `objects`; everything
 // else is a tree and travels inline.
 struct message {
+    message() = default;
+    message(value r, std::vector<value> o = {})  // NOLINT: {root, objects} reads naturally
+        : root(std::move(r)), objects(std::move(o)) {}
+
     value root;
     std::vector<value> objects;
+    // Opt-in identity across messages: objects[i] with a non-zero shared_keys[i] is kept by
+    // both peers under that key. Sent again unchanged it costs a back-reference; changed, its
+    // new state is sent (never a stale handle). Sender-side only: decoded messages have none,
+    // and equality ignores it.
+    std::vector<std::uint64_t> shared_keys;
 
-    bool operator==(const message&) const = default;
+    bool operator==(const message& o) const { return root == o.root && objects == o.objects; }
 };
+
+// Whether an object_ref occurs anywhere inside v.
+bool contains_object_refs(const value& v);
 
 // Builds a record value of `type` from field values given in order.
 value make_record(const record_type_ptr& type, std::vector<value> fields);

@@ -256,7 +256,7 @@ TEST(Decoder, RejectsEachBadInputWithItsOwnError) {
     using v = std::vector<std::uint8_t>;
     EXPECT_EQ(decode_bytes(v{wire::tag_int}), proto_errc::truncated);
     EXPECT_EQ(decode_bytes(v{wire::tag_string, 5, 'a'}), proto_errc::truncated);
-    EXPECT_EQ(decode_bytes(v{0x12}), proto_errc::unknown_tag);
+    EXPECT_EQ(decode_bytes(v{0x14}), proto_errc::unknown_tag);
     EXPECT_EQ(decode_bytes(v{wire::tag_string_ref, 3}), proto_errc::unknown_reference);
     EXPECT_EQ(decode_bytes(v{wire::short_string_ref}), proto_errc::unknown_reference);
     EXPECT_EQ(decode_bytes(v{wire::short_record + 2}), proto_errc::unknown_reference);
@@ -294,10 +294,71 @@ TEST(Decoder, RefusesStreamOverTheAnnouncedBudget) {
 
 TEST(Decoder, ErrorPoisonsTheDecoder) {
     stream_decoder dec({});
-    std::vector<std::uint8_t> bad{0x12};
+    std::vector<std::uint8_t> bad{0x14};
     EXPECT_EQ(dec.decode_payload(bad, [](message&&) {}), proto_errc::unknown_tag);
     std::vector<std::uint8_t> good{wire::tag_null};
     EXPECT_EQ(dec.decode_payload(good, [](message&&) {}), proto_errc::unknown_tag);
+}
+
+}  // namespace
+}  // namespace objwire
+
+namespace objwire {
+namespace {
+
+// Java's failure: re-writing a mutated object sends only its handle and the receiver sees the
+// first state forever. A kept object sends its new state when it changed, a back-reference
+// when it did not.
+TEST(SharedAcrossMessages, MutatedObjectDeliversEveryStateUnchangedCostsAReference) {
+    stream_encoder enc({});
+    stream_decoder dec({});
+    constexpr std::uint64_t key = 42;
+    std::vector<std::size_t> sizes;
+    for (int round = 0; round < 6; ++round) {
+        const std::int64_t age = round < 3 ? round : 2;  // changes, then stays
+        message m;
+        m.objects.push_back(make_record(test::person_type(), {"Heinz", "Kabutz", age}));
+        m.shared_keys = {key};
+        m.root = list{object_ref{0}, object_ref{0}};
+        byte_buffer buf;
+        ASSERT_FALSE(enc.encode(m, buf));
+        sizes.push_back(buf.size());
+        std::vector<message> out;
+        ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& got) { out.push_back(got); }));
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0], m) << "round " << round;  // every age arrives, identity kept
+    }
+    // Rounds 3..5 repeat round 2's state: list tag, count, kept-object tag + id, object ref.
+    EXPECT_EQ(sizes[3], 1u + 1u + 2u + 2u);
+    EXPECT_EQ(sizes[5], sizes[3]);
+    EXPECT_GT(sizes[1], sizes[3]);  // a change travels in full
+}
+
+TEST(SharedAcrossMessages, KeptObjectsStayWithinTheBudget) {
+    decoder_limits limits;
+    limits.table_budget = 2048;
+    encoder_options opts;
+    opts.peer = limits;
+    stream_encoder enc(opts);
+    stream_decoder dec(limits);
+    for (std::uint64_t k = 1; k <= 300; ++k) {
+        message m;
+        m.objects.push_back(std::string(40, static_cast<char>('a' + k % 26)) + std::to_string(k));
+        m.shared_keys = {k};
+        m.root = object_ref{0};
+        byte_buffer buf;
+        ASSERT_FALSE(enc.encode(m, buf));
+        ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& got) { EXPECT_EQ(got, m); }));
+        ASSERT_LE(dec.table().bytes, limits.table_budget);
+        ASSERT_EQ(dec.table().bytes, enc.table().bytes);
+    }
+}
+
+TEST(SharedAcrossMessages, AKeptObjectMayNotHoldHandles) {
+    // tag_object_keep around a list holding an object reference to itself.
+    std::vector<std::uint8_t> bytes{wire::tag_object_keep, wire::tag_list, 1, wire::tag_object_ref, 0};
+    stream_decoder dec({});
+    EXPECT_EQ(dec.decode_payload(bytes, [](message&&) {}), proto_errc::bad_message);
 }
 
 }  // namespace
