@@ -1,5 +1,7 @@
 #include "client/connection.hpp"
 
+#include <time.h>
+
 #include <optional>
 
 #include "proto/errors.hpp"
@@ -8,6 +10,29 @@ namespace objwire::client {
 namespace {
 
 constexpr std::chrono::milliseconds ack_timeout{30'000};
+// TCP_INFO is read at most this often unless a write found the send buffer full (~1 us a read).
+constexpr std::uint64_t link_sample_every_ns = 2'000'000;
+
+// The linger check runs on every send, so it reads the kernel's coarse clock (a few ns, ticks of
+// 1-4 ms) rather than the precise one: linger is honoured to within a tick.
+std::uint64_t coarse_now_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
+           static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+compression_options compression_from(const config::client_settings& s) {
+    compression_options c;  // the texts were validated when the settings were loaded
+    if (auto m = parse_mode(s.compression_policy)) c.mode = *m;
+    if (auto codec = parse_codec(s.compression_codec)) c.codec = *codec;
+    c.level = static_cast<int>(s.compression_level);
+    c.min_frame_bytes = s.compression_min_frame_bytes;
+    if (s.link_bandwidth != "auto") {
+        if (auto bps = config::parse_bandwidth(s.link_bandwidth)) c.link_bits_per_second = *bps;
+    }
+    return c;
+}
 
 class client_category_impl final : public std::error_category {
 public:
@@ -28,6 +53,11 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     o.greeting.client_name = std::move(name);
     o.greeting.max_frame_bytes = s.max_frame_bytes;
     o.batch_max_bytes = s.batch_max_bytes;
+    o.greeting.codecs = built_codecs();
+    o.compression = compression_from(s);
+    o.greeting.table_budget = s.table_budget;
+    // Validated when the settings were loaded; an unparsable text keeps the default.
+    if (auto policy = reset_policy::parse(s.reset_policy)) o.encoding.reset = *policy;
     return o;
 }
 
@@ -100,8 +130,9 @@ std::error_code connection::open() {
         },
         settings_.connect_timeout);
     if (ec) return fail(client_errc::connect_failed, "cannot connect to " + where + ": " + ec.message());
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    apply_socket_options();
     open_ = true;
+    interval_start_ns_ = steady_now_ns();
     if (auto e = write_output()) return e;
     while (core_.current() == sender::state::greeting)
         if (auto e = read_replies(true)) return e;
@@ -118,13 +149,18 @@ std::error_code connection::send(const message& m) {
         last_error_ = "message refused: " + ec.message();
         return ec;
     }
-    if (was_empty) batch_opened_ = std::chrono::steady_clock::now();
-    if (!core_.output().empty()) return write_output();
-    // Linger: a batch that has waited long enough goes out even if it is small. Checking the
-    // clock every 64 messages keeps its cost off the per-message path.
-    if ((core_.messages_added() & 63) == 0 &&
-        std::chrono::steady_clock::now() - batch_opened_ >= settings_.batch_linger)
-        return flush();
+    if (!core_.output().empty()) {
+        auto ec = write_output();
+        // What is in the open batch now waited behind that write, not for the batch to fill.
+        batch_opened_ns_ = coarse_now_ns();
+        return ec;
+    }
+    // Linger: a batch whose first message has waited long enough goes out even if small.
+    const std::uint64_t now = coarse_now_ns();
+    if (was_empty) batch_opened_ns_ = now;
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
+    if (now - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count())) return flush();
     return {};
 }
 
@@ -137,17 +173,16 @@ std::error_code connection::flush() {
 std::error_code connection::write_output() {
     // Take in whatever acks arrived, then wait while too much is unacknowledged.
     if (auto ec = read_replies(false)) return ec;
+    const std::uint64_t wait_start = steady_now_ns();
     while (core_.in_flight_bytes() > settings_.max_in_flight)
         if (auto ec = read_replies(true)) return ec;
+    const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
+    interval_blocked_ns_ += waited_for_acks;
+    stats_.blocked_ns += waited_for_acks;
     auto out = core_.output();
     if (out.empty()) return {};
-    std::size_t written = 0;
-    auto ec = run_with_deadline(
-        [&](auto handler) { asio::async_write(socket_, asio::buffer(out.data(), out.size()), handler); },
-        ack_timeout, &written);
-    ++stats_.write_calls;
-    stats_.wire_bytes_out += written;
-    if (ec) {
+    const std::uint64_t calls_before = stats_.write_calls;
+    if (auto ec = write_all(out)) {
         // The daemon may have said why before closing.
         read_replies(false);
         if (core_.current() == sender::state::failed)
@@ -155,7 +190,67 @@ std::error_code connection::write_output() {
         return fail(client_errc::connection_lost, "write failed: " + ec.message());
     }
     core_.consume_output();
+    measure(stats_.write_calls - calls_before > 1);  // more than one call: the buffer was full
     return {};
+}
+
+// One write system call per attempt, each counted: the whole output in one call unless the
+// kernel's send buffer is full, and then we wait until it has room (time counted as blocked).
+std::error_code connection::write_all(std::span<const std::uint8_t> bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {  // each round writes something or waits, under a deadline
+        std::error_code ec;
+        const std::size_t n =
+            socket_.write_some(asio::buffer(bytes.data() + done, bytes.size() - done), ec);
+        ++stats_.write_calls;
+        done += n;
+        stats_.wire_bytes_out += n;
+        if (!ec) continue;
+        if (ec != asio::error::would_block && ec != asio::error::try_again) return ec;
+        if (auto werr = wait_writable()) return werr;
+    }
+    return {};
+}
+
+std::error_code connection::wait_writable() {
+    const std::uint64_t start = steady_now_ns();
+    auto ec = run_with_deadline(
+        [&](auto handler) {
+            socket_.async_wait(asio::ip::tcp::socket::wait_write,
+                               [handler](std::error_code e) mutable { handler(e, 0); });
+        },
+        ack_timeout);
+    const std::uint64_t waited = steady_now_ns() - start;
+    interval_blocked_ns_ += waited;
+    stats_.blocked_ns += waited;
+    return ec;
+}
+
+void connection::measure(bool congested) {
+    const std::uint64_t now = steady_now_ns();
+    auto& policy = core_.compression();
+    policy.on_interval(now - interval_start_ns_, interval_blocked_ns_);
+    interval_start_ns_ = now;
+    interval_blocked_ns_ = 0;
+    if (!congested && now - last_link_sample_ns_ < link_sample_every_ns) return;
+    last_link_sample_ns_ = now;
+    if (auto sample = link_.sample(socket_.native_handle(), now))
+        policy.on_link_sample(sample->bits_per_second, sample->lower_bound);
+}
+
+void connection::apply_socket_options() {
+    std::error_code ignored;  // an option the kernel refuses leaves its default: not fatal
+    socket_.set_option(asio::ip::tcp::no_delay(settings_.nodelay), ignored);
+    using asio::socket_base;
+    if (settings_.send_buffer)
+        socket_.set_option(socket_base::send_buffer_size(static_cast<int>(settings_.send_buffer)),
+                           ignored);
+    if (settings_.recv_buffer)
+        socket_.set_option(
+            socket_base::receive_buffer_size(static_cast<int>(settings_.recv_buffer)), ignored);
+    // Writes are attempted directly (one counted system call each) and wait only when the
+    // kernel's buffer is full.
+    socket_.non_blocking(true, ignored);
 }
 
 std::error_code connection::read_replies(bool block) {

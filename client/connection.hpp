@@ -15,6 +15,7 @@
 #include <string>
 #include <system_error>
 
+#include "client/link_meter.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
 
@@ -38,7 +39,8 @@ struct connection_stats {
     std::uint64_t frames = 0;
     std::uint64_t wire_bytes_out = 0;  // every byte written to the socket
     std::uint64_t wire_bytes_in = 0;
-    std::uint64_t write_calls = 0;
+    std::uint64_t write_calls = 0;  // write system calls on the socket, each one counted
+    std::uint64_t blocked_ns = 0;   // time spent waiting for the socket or for acks
     std::uint64_t receiver_table_peak_bytes = 0;
 };
 
@@ -57,12 +59,21 @@ public:
     std::error_code close();
 
     const welcome& server() const { return core_.peer(); }
+    // The sender's half of the back-reference table (hits, misses, evictions, resets...).
+    const table_stats& table() const { return core_.table(); }
     const connection_stats& stats() const;
+    // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
+    compression_stats compression() const { return core_.compression().stats(); }
     // What went wrong, for people: the daemon's reason when it refused us.
     std::string last_error() const { return last_error_; }
 
 private:
     std::error_code write_output();
+    std::error_code write_all(std::span<const std::uint8_t> bytes);
+    std::error_code wait_writable();
+    // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.
+    void measure(bool congested);
+    void apply_socket_options();
     std::error_code read_replies(bool block);
     std::error_code fail(std::error_code ec, std::string text);
     template <class Start>
@@ -75,7 +86,11 @@ private:
     sender core_;
     mutable connection_stats stats_;
     std::string last_error_;
-    std::chrono::steady_clock::time_point batch_opened_{};
+    std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
+    link_meter link_;
+    std::uint64_t interval_start_ns_ = 0;  // the policy's current interval began
+    std::uint64_t interval_blocked_ns_ = 0;
+    std::uint64_t last_link_sample_ns_ = 0;
     bool open_ = false;
 };
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "client/connection.hpp"
 #include "client/jsonl_reader.hpp"
@@ -26,6 +27,11 @@ enum exit_code { ok = 0, usage = 1, cannot_connect = 2, not_acknowledged = 3, ba
 struct common_flags {
     std::string config_file;
     std::string to;
+    std::string reset;
+    std::string table_budget;
+    std::string compression;  // --compression never|always|auto
+    std::string codec;        // --codec zlib|zstd|lz4
+    std::string level;        // --level N
 };
 
 // Defaults < file < environment < flags.
@@ -42,8 +48,20 @@ bool load_settings(const common_flags& f, cfg::client_settings& s) {
         std::cerr << "objwire: " << e->message << "\n";
         return false;
     }
-    if (!f.to.empty()) {
-        if (auto e = cfg::apply_client_override(s, "client.to", f.to, "--to")) {
+    struct flag_override {
+        const std::string& text;
+        const char* key;
+        const char* flag;
+    };
+    const flag_override overrides[] = {{f.to, "client.to", "--to"},
+                                       {f.reset, "reset.policy", "--reset"},
+                                       {f.table_budget, "reset.table_budget", "--table-budget"},
+                                       {f.compression, "compression.policy", "--compression"},
+                                       {f.codec, "compression.codec", "--codec"},
+                                       {f.level, "compression.level", "--level"}};
+    for (const auto& [text, key, flag] : overrides) {
+        if (text.empty()) continue;
+        if (auto e = cfg::apply_client_override(s, key, text, flag)) {
             std::cerr << "objwire: " << e->message << "\n";
             return false;
         }
@@ -54,6 +72,18 @@ bool load_settings(const common_flags& f, cfg::client_settings& s) {
 void add_common(CLI::App* cmd, common_flags& f) {
     cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
     cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+    cmd->add_option("--reset", f.reset,
+                    "table cadence: adaptive (default) | never | every:N | every:64KiB");
+    cmd->add_option("--table-budget", f.table_budget,
+                    "table budget to ask the daemon for, e.g. 64KiB (default: the daemon's)");
+    cmd->add_option("--compression", f.compression,
+                    "compress frames: never | always | auto (default: when the link is slow)")
+        ->check(CLI::IsMember({"never", "always", "auto"}));
+    cmd->add_option("--codec", f.codec, "codec when compressing: zstd (default) | zlib | lz4")
+        ->check(CLI::IsMember({"zlib", "zstd", "lz4"}));
+    cmd->add_option("--level", f.level,
+                    "codec level: zlib 1..9, zstd 1..19, lz4 1..12 (default 0: auto picks it, "
+                    "always takes the codec's own)");
 }
 
 // Reads a whole file or stdin in large blocks; never byte by byte.
@@ -148,12 +178,105 @@ int run_send(const send_flags& f) {
     return rc;
 }
 
+// One bench result: its key and its value as JSON text.
+struct report_line {
+    std::string key;
+    std::string json;
+};
+
+std::string json_number(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+std::string json_string(std::string_view v) {
+    std::string out = "\"";
+    for (char ch : v) {
+        if (ch == '"' || ch == '\\') out.push_back('\\');
+        out.push_back(ch);
+    }
+    return out + "\"";
+}
+
 struct bench_flags {
     common_flags common;
     std::string workload = "person";
     std::uint64_t count = 0;
     bool json = false;
 };
+
+// The compression policy's decision and inputs, as bench reports them.
+std::vector<report_line> compression_lines(const connection& c) {
+    const auto z = c.compression();
+    return {
+        {"compression_policy", json_string(objwire::mode_name(z.mode))},
+        {"codec", json_string(objwire::codec_name(z.codec))},
+        {"compression_level", std::to_string(z.level)},
+        {"frames_compressed", std::to_string(z.frames_compressed)},
+        {"estimated_link_mbit", json_number(z.link_mbit, 1)},
+        {"compression_ratio", json_number(z.ratio, 4)},
+        {"compress_mb_s", json_number(z.compress_mb_s, 1)},
+        {"receiver_decompress_mb_s", json_number(z.decompress_mb_s, 1)},
+        {"write_calls", std::to_string(c.stats().write_calls)},
+        {"blocked_seconds", json_number(static_cast<double>(c.stats().blocked_ns) / 1e9, 3)},
+    };
+}
+
+void print_bench(const bench_flags& f, const cfg::client_settings& settings, const connection& c,
+                 double seconds) {
+    const auto& s = c.stats();
+    const auto& t = c.table();
+    const double per_second = seconds > 0 ? static_cast<double>(s.objects_acked) / seconds : 0;
+    const double per_object =
+        s.objects_sent ? static_cast<double>(s.wire_bytes_out) / static_cast<double>(s.objects_sent) : 0;
+    std::vector<report_line> lines = {
+        {"workload", json_string(f.workload)},
+        {"objects", std::to_string(s.objects_sent)},
+        {"seconds", json_number(seconds, 6)},
+        {"objects_per_second", json_number(per_second, 0)},
+        {"wire_bytes", std::to_string(s.wire_bytes_out)},
+        {"bytes_per_object", json_number(per_object, 3)},
+        {"frames", std::to_string(s.frames)},
+        {"acked_objects", std::to_string(s.objects_acked)},
+        {"reset_policy", json_string(settings.reset_policy)},
+        {"table_budget_bytes", std::to_string(c.server().limits.table_budget)},
+        {"receiver_table_peak_bytes", std::to_string(s.receiver_table_peak_bytes)},
+        {"hits", std::to_string(t.hits)},
+        {"misses", std::to_string(t.misses)},
+        {"evictions", std::to_string(t.evictions)},
+        {"resets", std::to_string(t.resets)},
+        {"sink", json_string(c.server().sink)},
+    };
+    for (auto& l : compression_lines(c)) lines.push_back(std::move(l));
+    if (f.json) {
+        std::string out = "{";
+        for (const auto& l : lines) out += (out.size() > 1 ? "," : "") + json_string(l.key) + ":" + l.json;
+        std::printf("%s}\n", out.c_str());
+        return;
+    }
+    std::printf("objwire bench: %s, %llu objects in %.3f s = %.0f objects/s\n", f.workload.c_str(),
+                static_cast<unsigned long long>(s.objects_sent), seconds, per_second);
+    std::printf("  wire: %llu bytes = %.2f bytes/object in %llu frames\n",
+                static_cast<unsigned long long>(s.wire_bytes_out), per_object,
+                static_cast<unsigned long long>(s.frames));
+    std::printf("  table (%s, budget %llu bytes): receiver peak %llu bytes, %llu hits, %llu "
+                "evictions, %llu resets\n",
+                settings.reset_policy.c_str(),
+                static_cast<unsigned long long>(c.server().limits.table_budget),
+                static_cast<unsigned long long>(s.receiver_table_peak_bytes),
+                static_cast<unsigned long long>(t.hits), static_cast<unsigned long long>(t.evictions),
+                static_cast<unsigned long long>(t.resets));
+    const auto z = c.compression();
+    std::printf("  compression %s (%s-%d): %llu of %llu frames compressed, ratio %.3f, link ~%.0f "
+                "Mbit/s, %llu write calls\n",
+                std::string(objwire::mode_name(z.mode)).c_str(),
+                std::string(objwire::codec_name(z.codec)).c_str(), z.level,
+                static_cast<unsigned long long>(z.frames_compressed),
+                static_cast<unsigned long long>(s.frames), z.ratio, z.link_mbit,
+                static_cast<unsigned long long>(s.write_calls));
+    std::printf("  acknowledged: %llu objects, stored by the daemon in %s\n",
+                static_cast<unsigned long long>(s.objects_acked), c.server().sink.c_str());
+}
 
 int run_bench(const bench_flags& f) {
     cfg::client_settings settings;
@@ -177,27 +300,7 @@ int run_bench(const bench_flags& f) {
     }
     int rc = finish(c);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto& s = c.stats();
-    const double per_second = seconds > 0 ? static_cast<double>(s.objects_acked) / seconds : 0;
-    const double bytes_per_object = s.objects_sent ? static_cast<double>(s.wire_bytes_out) / s.objects_sent : 0;
-    if (f.json) {
-        std::printf(
-            "{\"workload\":\"%s\",\"objects\":%llu,\"seconds\":%.6f,\"objects_per_second\":%.0f,"
-            "\"wire_bytes\":%llu,\"bytes_per_object\":%.3f,\"frames\":%llu,\"acked_objects\":%llu,"
-            "\"receiver_table_peak_bytes\":%llu,\"sink\":\"%s\"}\n",
-            f.workload.c_str(), static_cast<unsigned long long>(s.objects_sent), seconds, per_second,
-            static_cast<unsigned long long>(s.wire_bytes_out), bytes_per_object,
-            static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.objects_acked),
-            static_cast<unsigned long long>(s.receiver_table_peak_bytes), c.server().sink.c_str());
-    } else {
-        std::printf("objwire bench: %s, %llu objects in %.3f s = %.0f objects/s\n", f.workload.c_str(),
-                    static_cast<unsigned long long>(s.objects_sent), seconds, per_second);
-        std::printf("  wire: %llu bytes = %.2f bytes/object in %llu frames\n",
-                    static_cast<unsigned long long>(s.wire_bytes_out), bytes_per_object,
-                    static_cast<unsigned long long>(s.frames));
-        std::printf("  acknowledged: %llu objects, stored by the daemon in %s\n",
-                    static_cast<unsigned long long>(s.objects_acked), c.server().sink.c_str());
-    }
+    print_bench(f, settings, c, seconds);
     return rc;
 }
 

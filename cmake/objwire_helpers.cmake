@@ -23,3 +23,29 @@ function(objwire_add_test name)
   endif()
   gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# Sanitizers and fuzzing instrumentation for every target defined after the call (the root
+# CMakeLists calls it before any add_subdirectory). OBJWIRE_SANITIZE=address,undefined builds
+# everything with those sanitizers, and UB aborts instead of printing and going on, so a test
+# that hits UB fails. OBJWIRE_FUZZ=ON (clang only) adds libFuzzer's coverage instrumentation to
+# every target and turns the sanitizers on; tests/fuzz links its targets with -fsanitize=fuzzer.
+macro(objwire_instrumentation)
+  if(OBJWIRE_FUZZ)
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+      message(FATAL_ERROR "OBJWIRE_FUZZ=ON needs clang (libFuzzer): configure a separate build "
+                          "directory with -DCMAKE_CXX_COMPILER=clang++-14")
+    endif()
+    if(NOT OBJWIRE_SANITIZE)
+      set(OBJWIRE_SANITIZE address,undefined)
+    endif()
+    add_compile_options(-fsanitize=fuzzer-no-link)
+  endif()
+  if(OBJWIRE_SANITIZE)
+    add_compile_options(-fsanitize=${OBJWIRE_SANITIZE} -fno-omit-frame-pointer)
+    if(OBJWIRE_SANITIZE MATCHES "undefined")
+      add_compile_options(-fno-sanitize-recover=undefined)
+    endif()
+    add_link_options(-fsanitize=${OBJWIRE_SANITIZE})
+    message(STATUS "objwire: every target built with -fsanitize=${OBJWIRE_SANITIZE}")
+  endif()
+endmacro()

@@ -52,6 +52,11 @@ std::string display_of(const toml::node& node) {
     return out;
 }
 
+// No key of either schema is deeper than `table.key`; settings.cpp reports a table at its
+// first unknown level and never looks inside it. Entries deeper than this are not listed, so a
+// key of 20,000 dotted parts (a 40 KB file) costs 8 entries, not 200 million path copies.
+constexpr std::size_t max_listed_depth = 8;
+
 void flatten(const toml::table& table, std::vector<std::string>& path,
              std::vector<toml_entry>& out) {
     for (const auto& [key, node] : table) {
@@ -67,7 +72,8 @@ void flatten(const toml::table& table, std::vector<std::string>& path,
         if (const auto* b = node.as_boolean()) entry.bool_value = b->get();
         entry.display = display_of(node);
         out.push_back(std::move(entry));
-        if (const auto* sub = node.as_table()) flatten(*sub, path, out);
+        if (const auto* sub = node.as_table(); sub && path.size() < max_listed_depth)
+            flatten(*sub, path, out);
         path.pop_back();
     }
 }

@@ -3,6 +3,8 @@
 // a parsed TOML document, command-line and environment overrides, printing, did-you-mean.
 #include "config/settings.hpp"
 
+#include "proto/reset_policy.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -140,10 +142,28 @@ std::string check_file_name(std::string_view text) {
     return "";
 }
 
+std::string check_reset_policy(std::string_view text) {
+    return reset_policy::parse(text) ? ""
+                                     : "must be adaptive, never, every:N or every:N<unit> "
+                                       "(units B, KiB, MiB, KB, MB), got \"" + std::string(text) + "\"";
+}
+
+std::string check_link_bandwidth(std::string_view text) {
+    if (text == "auto") return "";
+    const auto b = parse_bandwidth(text);
+    if (!b) return "must be \"auto\" or a bandwidth like \"100Mbit\": " + b.error().message;
+    if (*b == 0) return "must be \"auto\" or more than 0";
+    return "";
+}
+
 // ---- the schemas --------------------------------------------------------------------------
 
 constexpr std::array<std::string_view, 7> log_levels{"trace", "debug",    "info", "warn",
                                                      "error", "critical", "off"};
+constexpr std::array<std::string_view, 2> sink_kinds{"journal", "jsonl"};
+constexpr std::array<std::string_view, 3> fsync_policies{"always", "interval", "never"};
+constexpr std::array<std::string_view, 3> compression_policies{"never", "always", "auto"};
+constexpr std::array<std::string_view, 3> compression_codecs{"zlib", "zstd", "lz4"};
 
 constexpr std::uint64_t us_per_ms = 1000;
 constexpr std::uint64_t us_per_s = 1000 * us_per_ms;
@@ -222,6 +242,14 @@ const std::array daemon_schema_keys{
                 .doc = "back-reference table budget per connection: receiver memory vs wire "
                        "savings; 0 turns back-references off",
                 .access = bind<&ds::table_budget>()},
+    key_def<ds>{.name = "limits.table_budget_total",
+                .kind = value_kind::size,
+                .default_text = "\"256MiB\"",
+                .min = 0,
+                .max = 64 * gibibyte,
+                .doc = "back-reference table memory for all connections together; a connection "
+                       "gets min(table_budget, what is left), 0 disables back-references for it",
+                .access = bind<&ds::table_budget_total>()},
     key_def<ds>{.name = "limits.read_buffer",
                 .kind = value_kind::size,
                 .default_text = "\"256KiB\"",
@@ -229,6 +257,12 @@ const std::array daemon_schema_keys{
                 .max = 64 * mebibyte,
                 .doc = "block size of socket reads, per connection",
                 .access = bind<&ds::read_buffer>()},
+    key_def<ds>{.name = "sink.kind",
+                .kind = value_kind::enumeration,
+                .default_text = "\"journal\"",
+                .choices = sink_kinds,
+                .doc = "where received objects go: the durable journal or a JSON-lines file",
+                .access = bind<&ds::sink_kind>()},
     key_def<ds>{.name = "sink.jsonl_file",
                 .kind = value_kind::string,
                 .default_text = "\"objects.jsonl\"",
@@ -236,6 +270,45 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::sink_file>(),
                 .check = &check_file_name,
                 .check_doc = "a file name without '/'"},
+    key_def<ds>{.name = "journal.fsync",
+                .kind = value_kind::enumeration,
+                .default_text = "\"interval\"",
+                .choices = fsync_policies,
+                .doc = "when journal writes are synced to disk before they are acknowledged: "
+                       "safety vs throughput",
+                .access = bind<&ds::journal_fsync>()},
+    key_def<ds>{.name = "journal.fsync_interval",
+                .kind = value_kind::duration,
+                .default_text = "\"100ms\"",
+                .min = us_per_ms,
+                .max = 60 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "fsync = interval: longest time between syncs, and so the longest "
+                       "acknowledgement delay",
+                .access = bind<&ds::journal_fsync_interval>()},
+    key_def<ds>{.name = "journal.segment_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"64MiB\"",
+                .min = 64 * kibibyte,
+                .max = 16 * gibibyte,
+                .doc = "journal segment files are closed at this size; retention deletes "
+                       "whole segments",
+                .access = bind<&ds::journal_segment_bytes>()},
+    key_def<ds>{.name = "journal.retention_bytes",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = 1024 * 1024 * gibibyte,
+                .doc = "total journal size kept; older segments are deleted; 0 keeps everything",
+                .access = bind<&ds::journal_retention_bytes>()},
+    key_def<ds>{.name = "journal.retention_age",
+                .kind = value_kind::duration,
+                .default_text = "\"0ms\"",
+                .min = 0,
+                .max = 87600 * 3600 * us_per_s,
+                .resolution = us_per_s,
+                .doc = "segments whose newest object is older are deleted; 0 keeps them forever",
+                .access = bind<&ds::journal_retention_age>()},
 };
 
 const std::array client_schema_keys{
@@ -270,6 +343,22 @@ const std::array client_schema_keys{
                 .doc = "longest wait for a batch to fill before it is sent: throughput vs "
                        "latency",
                 .access = bind<&cs::batch_linger>()},
+    key_def<cs>{.name = "reset.policy",
+                .kind = value_kind::string,
+                .default_text = "\"adaptive\"",
+                .doc = "back-reference table cadence: adaptive | never | every:N (messages) | "
+                       "every:N<unit> (bytes, e.g. every:64KiB)",
+                .access = bind<&cs::reset_policy>(),
+                .check = check_reset_policy,
+                .check_doc = "adaptive, never, every:N or every:N with a size unit"},
+    key_def<cs>{.name = "reset.table_budget",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = 64 * gibibyte,
+                .doc = "table budget to ask the daemon for (it grants at most its own); 0 takes "
+                       "the daemon's: receiver memory vs wire savings",
+                .access = bind<&cs::table_budget>()},
     key_def<cs>{.name = "flow.max_in_flight",
                 .kind = value_kind::size,
                 .default_text = "\"8MiB\"",
@@ -291,6 +380,60 @@ const std::array client_schema_keys{
                 .max = 10000,
                 .doc = "deepest nesting of lists, maps and records accepted in one value",
                 .access = bind<&cs::max_depth>()},
+    key_def<cs>{.name = "compression.policy",
+                .kind = value_kind::enumeration,
+                .default_text = "\"auto\"",
+                .choices = compression_policies,
+                .doc = "compress frames never, always, or when it pays on the measured link",
+                .access = bind<&cs::compression_policy>()},
+    key_def<cs>{.name = "compression.codec",
+                .kind = value_kind::enumeration,
+                .default_text = "\"zstd\"",
+                .choices = compression_codecs,
+                .doc = "codec when compressing; zlib if the daemon does not take it",
+                .access = bind<&cs::compression_codec>()},
+    key_def<cs>{.name = "compression.level",
+                .kind = value_kind::integer,
+                .default_text = "0",
+                .min = 0,
+                .max = 19,
+                .doc = "codec level (zlib 1..9, zstd 1..19, lz4 1..12): CPU vs ratio; 0: auto "
+                       "picks it by the link, always uses the codec's default",
+                .access = bind<&cs::compression_level>()},
+    key_def<cs>{.name = "compression.min_frame_bytes",
+                .kind = value_kind::size,
+                .default_text = "512",
+                .min = 0,
+                .max = 16 * mebibyte,
+                .doc = "frames smaller than this are never compressed",
+                .access = bind<&cs::compression_min_frame_bytes>()},
+    key_def<cs>{.name = "compression.link_bandwidth",
+                .kind = value_kind::string,
+                .default_text = "\"auto\"",
+                .doc = "the link's bandwidth: \"auto\" measures it (TCP_INFO), or a figure "
+                       "like \"100Mbit\"",
+                .access = bind<&cs::link_bandwidth>(),
+                .check = check_link_bandwidth,
+                .check_doc = "auto or a bandwidth like 100Mbit"},
+    key_def<cs>{.name = "socket.send_buffer",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = gibibyte,
+                .doc = "kernel send buffer (SO_SNDBUF); 0 keeps the kernel's autotuning",
+                .access = bind<&cs::send_buffer>()},
+    key_def<cs>{.name = "socket.recv_buffer",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = gibibyte,
+                .doc = "kernel receive buffer (SO_RCVBUF); 0 keeps the kernel's autotuning",
+                .access = bind<&cs::recv_buffer>()},
+    key_def<cs>{.name = "socket.nodelay",
+                .kind = value_kind::boolean,
+                .default_text = "true",
+                .doc = "TCP_NODELAY: frames are whole already, so Nagle only adds delay",
+                .access = bind<&cs::nodelay>()},
 };
 
 template <class S>

@@ -5,7 +5,35 @@
 
 #include <cerrno>
 
+#include "proto/json_writer.hpp"
+
 namespace objwire::daemon {
+namespace {
+
+class jsonl_stream final : public sink_stream {
+  public:
+    explicit jsonl_stream(jsonl_sink& sink) : sink_(sink) {}
+
+    std::error_code add(const message& m) override {
+        append_json(m, lines_);
+        lines_.push_back('\n');
+        return {};
+    }
+    bool empty() const override { return lines_.empty(); }
+    std::size_t bytes() const override { return lines_.size(); }
+    std::error_code commit(std::uint64_t, std::uint64_t, durable_handler on_durable) override {
+        auto ec = sink_.write(lines_);
+        lines_.clear();
+        if (!ec) on_durable({});
+        return ec;
+    }
+
+  private:
+    jsonl_sink& sink_;
+    std::string lines_;
+};
+
+}  // namespace
 
 jsonl_sink::jsonl_sink(std::filesystem::path file) : path_(std::move(file)) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -14,6 +42,10 @@ jsonl_sink::jsonl_sink(std::filesystem::path file) : path_(std::move(file)) {
 
 jsonl_sink::~jsonl_sink() {
     if (fd_ >= 0) ::close(fd_);
+}
+
+std::unique_ptr<sink_stream> jsonl_sink::open_stream(const std::string&) {
+    return std::make_unique<jsonl_stream>(*this);
 }
 
 std::error_code jsonl_sink::write(std::string_view lines) {

@@ -12,7 +12,10 @@ constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 }
 
 server::server(asio::io_context& io, config::daemon_settings settings)
-    : io_(io), settings_(std::move(settings)), acceptor_(io) {}
+    : io_(io),
+      settings_(std::move(settings)),
+      acceptor_(io),
+      table_budgets_(settings_.table_budget_total) {}
 
 server::~server() = default;
 
@@ -23,11 +26,8 @@ std::error_code server::start() {
         spdlog::error("cannot create data directory '{}': {}", settings_.data_dir, ec.message());
         return ec;
     }
-    sink_ = std::make_unique<jsonl_sink>(std::filesystem::path(settings_.data_dir) / settings_.sink_file);
-    if (auto e = sink_->error()) {
-        spdlog::error("cannot open '{}': {}", sink_->path().string(), e.message());
-        return e;
-    }
+    sink_ = open_sink(settings_, ec);
+    if (!sink_) return ec;
     auto address = asio::ip::make_address(settings_.listen_host, ec);
     if (ec) {
         // A host name: resolve it to its first address.

@@ -10,7 +10,8 @@
 #include <system_error>
 
 #include "config/settings.hpp"
-#include "daemon/jsonl_sink.hpp"
+#include "daemon/table_budget_pool.hpp"
+#include "daemon/sink.hpp"
 
 namespace objwire::daemon {
 
@@ -31,15 +32,17 @@ public:
     server(asio::io_context& io, config::daemon_settings settings);
     ~server();
 
-    // Creates the data directory, opens the sink, binds and starts accepting.
+    // Creates the data directory, opens the sink (recovering the journal), binds and starts
+    // accepting.
     std::error_code start();
     asio::ip::tcp::endpoint local_endpoint() const;
     // Graceful stop; safe to call from any thread, more than once.
     void stop();
 
     const config::daemon_settings& settings() const { return settings_; }
-    jsonl_sink& sink() { return *sink_; }
+    daemon::sink& sink() { return *sink_; }
     server_counters& counters() { return counters_; }
+    table_budget_pool& table_budgets() { return table_budgets_; }
 
 private:
     friend class session;
@@ -49,8 +52,9 @@ private:
     asio::io_context& io_;
     config::daemon_settings settings_;
     asio::ip::tcp::acceptor acceptor_;
-    std::unique_ptr<jsonl_sink> sink_;
+    std::unique_ptr<daemon::sink> sink_;
     server_counters counters_;
+    table_budget_pool table_budgets_;
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
     std::atomic<bool> stopping_{false};

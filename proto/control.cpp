@@ -110,6 +110,7 @@ void encode_hello(const hello& h, byte_buffer& out) {
     w.text(2, h.sender_id);
     w.number(3, h.max_frame_bytes);
     w.number(4, h.codecs);
+    w.number(5, h.table_budget);
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -122,6 +123,7 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
             case 2: return read_text(f, h.sender_id);
             case 3: return read_into(f, h.max_frame_bytes);
             case 4: return read_into(f, h.codecs);
+            case 5: return read_into(f, h.table_budget);
             default: f.take(f.remaining()); return proto_errc::ok;
         }
     });
@@ -171,6 +173,10 @@ void encode_ack(const ack& a, byte_buffer& out) {
     f.number(2, a.objects);
     f.number(3, a.table_bytes);
     f.number(4, a.table_peak_bytes);
+    if (a.decompressed_bytes) {  // only receivers that decompressed something say so
+        f.number(5, a.decompressed_bytes);
+        f.number(6, a.decompress_ns);
+    }
 }
 
 result<ack> decode_ack(std::span<const std::uint8_t> payload) {
@@ -182,6 +188,8 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload) {
             case 2: return read_into(f, a.objects);
             case 3: return read_into(f, a.table_bytes);
             case 4: return read_into(f, a.table_peak_bytes);
+            case 5: return read_into(f, a.decompressed_bytes);
+            case 6: return read_into(f, a.decompress_ns);
             default: f.take(f.remaining()); return proto_errc::ok;
         }
     });

@@ -21,6 +21,7 @@ struct hello {
     std::string sender_id;  // stable id of the sending stream (empty: anonymous)
     std::uint32_t max_frame_bytes = 16u << 20;  // largest frame the client accepts
     std::uint32_t codecs = 1;                   // bit n set: codec_id n understood
+    std::uint64_t table_budget = 0;  // table budget the sender asks for (0: the receiver's)
     bool operator==(const hello&) const = default;
 };
 
@@ -39,6 +40,10 @@ struct ack {
     std::uint64_t objects = 0;   // messages stored on this connection so far
     std::uint64_t table_bytes = 0;
     std::uint64_t table_peak_bytes = 0;
+    // Cumulative on this connection: raw bytes the receiver decompressed and the time it
+    // took, so the sender's compression policy knows the receiver's side of the cost.
+    std::uint64_t decompressed_bytes = 0;
+    std::uint64_t decompress_ns = 0;
     bool operator==(const ack&) const = default;
 };
 

@@ -152,6 +152,8 @@ proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& 
     std::int64_t v = 0;
     std::uint64_t delta = 0;
     const bool is_delta = tag == wire::tag_int_delta || (tag >= wire::short_delta && tag < wire::short_string_ref);
+    // A change of what? Only record fields have a history; refused before its varint is read.
+    if (is_delta && at.type_id < 0) return proto_errc::unknown_tag;
     if (tag >= wire::short_int) {
         v = static_cast<std::int64_t>(tag - wire::short_int) + wire::short_int_min;
     } else if (tag == wire::tag_int) {
@@ -169,8 +171,6 @@ proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& 
         std::int64_t& last = table_.history(static_cast<std::uint32_t>(at.type_id))[at.field];
         if (is_delta) v = static_cast<std::int64_t>(static_cast<std::uint64_t>(last) + delta);
         last = v;
-    } else if (is_delta) {
-        return proto_errc::unknown_tag;  // a change of what? only record fields have a history
     }
     out.ensure<std::int64_t>() = v;
     return proto_errc::ok;

@@ -7,7 +7,10 @@ namespace objwire {
 receiver::receiver(options opts)
     : opts_(std::move(opts)),
       reader_(opts_.limits.max_frame_bytes, opts_.read_block),
-      decoder_(opts_.limits) {}
+      decoder_(opts_.limits) {
+    opts_.codecs &= built_codecs();
+    if (!opts_.clock) opts_.clock = &steady_now_ns;
+}
 
 receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
     state_ = state::failed;
@@ -57,10 +60,15 @@ receiver::step receiver::on_hello(const frame_view& f) {
     auto h = decode_hello(f.payload);
     if (!h) return fail(h.error());
     hello_ = std::move(*h);
+    // A sender may ask for a smaller table than we allow, never a larger one.
+    if (hello_.table_budget != 0 && hello_.table_budget < opts_.limits.table_budget) {
+        opts_.limits.table_budget = hello_.table_budget;
+        decoder_ = stream_decoder(opts_.limits);
+    }
     welcome w;
     w.server_name = opts_.server_name;
     w.limits = opts_.limits;
-    w.codecs = 1;  // none; compressed codecs arrive with the compression policy
+    w.codecs = opts_.codecs;
     w.sink = opts_.sink;
     w.next_sequence = last_sequence_ + 1;
     scratch_.clear();
@@ -75,9 +83,12 @@ receiver::step receiver::on_data(const frame_view& f,
     if (f.header.sequence != last_sequence_ + 1)
         return fail(proto_errc::bad_sequence, "expected " + std::to_string(last_sequence_ + 1) +
                                                   ", got " + std::to_string(f.header.sequence));
-    if (f.header.codec != codec_id::none) return fail(proto_errc::bad_codec);
+    std::span<const std::uint8_t> payload = f.payload;
+    if (auto ec = unpack(f, payload))
+        return fail(ec, "in frame " + std::to_string(f.header.sequence));
     pending_.clear();
-    auto ec = decoder_.decode_payload(f.payload, [&](message&& m) { pending_.push_back(std::move(m)); });
+    auto ec =
+        decoder_.decode_payload(payload, [&](message&& m) { pending_.push_back(std::move(m)); });
     if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
     for (auto& m : pending_) deliver(std::move(m));
     messages_ += pending_.size();
@@ -85,13 +96,28 @@ receiver::step receiver::on_data(const frame_view& f,
     return step::read;
 }
 
+std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8_t>& payload) {
+    if (f.header.codec == codec_id::none) return {};
+    // Only what we announced: a codec we did not offer is refused before any work is done.
+    if (!has_codec(opts_.codecs, f.header.codec)) return proto_errc::bad_codec;
+    const std::uint64_t start = opts_.clock();
+    // raw_len is capped by the frame parser (max_frame_bytes), and the decompressor never
+    // writes past it.
+    auto ec = decompressor_.decompress(f.header.codec, f.payload, f.header.raw_len, raw_);
+    decompress_ns_ += opts_.clock() - start;
+    if (ec) return ec;
+    decompressed_bytes_ += f.header.raw_len;
+    payload = raw_.span();
+    return {};
+}
+
 void receiver::acknowledge() {
     if (last_sequence_ != acked_sequence_) {
         acked_sequence_ = last_sequence_;
         scratch_.clear();
-        encode_ack(
-            {acked_sequence_, messages_, decoder_.table().bytes, decoder_.table().peak_bytes},
-            scratch_);
+        encode_ack({acked_sequence_, messages_, decoder_.table().bytes,
+                    decoder_.table().peak_bytes, decompressed_bytes_, decompress_ns_},
+                   scratch_);
         append_frame(out_, frame_kind::ack, 0, scratch_.span());
     }
     if (!error_frame_.empty()) {

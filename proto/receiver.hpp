@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "proto/byte_buffer.hpp"
+#include "proto/clock.hpp"
+#include "proto/codec.hpp"
 #include "proto/control.hpp"
 #include "proto/decoder.hpp"
 #include "proto/frame_reader.hpp"
@@ -27,6 +29,8 @@ public:
         std::string server_name = "objwired";
         std::string sink;  // described to the client in the welcome
         std::size_t read_block = 256 * 1024;
+        std::uint32_t codecs = built_codecs();  // accepted (bit n = codec n), in the welcome
+        clock_function clock;                   // times decompression; empty: steady clock
     };
     enum class state { awaiting_hello, streaming, finished, failed };
     enum class step { read, close };
@@ -59,6 +63,8 @@ private:
     step on_hello(const frame_view& f);
     step on_data(const frame_view& f, const std::function<void(message&&)>& deliver);
     step fail(std::error_code ec, std::string_view detail = {});
+    // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
+    std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
 
     options opts_;
     frame_reader reader_;
@@ -66,6 +72,10 @@ private:
     byte_buffer out_;
     byte_buffer scratch_;
     byte_buffer error_frame_;
+    frame_decompressor decompressor_;
+    byte_buffer raw_;  // decompressed payload, reused; never larger than max_frame_bytes
+    std::uint64_t decompressed_bytes_ = 0;
+    std::uint64_t decompress_ns_ = 0;
     std::vector<message> pending_;
     state state_ = state::awaiting_hello;
     std::error_code error_;

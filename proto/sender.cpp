@@ -10,7 +10,9 @@ const table_stats no_table;
 }
 
 sender::sender(options opts)
-    : opts_(std::move(opts)), reader_(opts_.greeting.max_frame_bytes, opts_.read_block) {
+    : opts_(std::move(opts)),
+      reader_(opts_.greeting.max_frame_bytes, opts_.read_block),
+      compressor_(opts_.compression, opts_.clock) {
     encode_hello(opts_.greeting, scratch_);
     append_frame(out_, frame_kind::hello, 0, scratch_.span());
     sealed_ = out_.size();
@@ -70,8 +72,9 @@ std::error_code sender::add(const message& m) {
 void sender::seal() {
     if (state_ != state::streaming || open_batch_bytes() == 0) return;
     const std::uint64_t seq = next_sequence_++;
+    const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
-    seal_frame(frame, frame_kind::data, seq);
+    seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len);
     in_flight_.push_back({seq, frame.size()});
     in_flight_bytes_ += frame.size();
     sealed_ = out_.size();
@@ -105,6 +108,7 @@ std::error_code sender::on_frame(const frame_view& f) {
             auto w = decode_welcome(f.payload);
             if (!w) return fail(w.error(), "bad welcome");
             welcome_ = std::move(*w);
+            compressor_.policy().set_accepted(welcome_.codecs);
             encoder_options eo = opts_.encoding;
             eo.peer = welcome_.limits;
             encoder_.emplace(std::move(eo));
@@ -120,6 +124,7 @@ std::error_code sender::on_frame(const frame_view& f) {
                 in_flight_.pop_front();
             }
             last_ack_ = *a;
+            compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
             return {};
         }
         case frame_kind::error: {

@@ -1,7 +1,8 @@
 // The sending end of one connection as a state machine, with no I/O: messages go in, frames
 // come out of output(), replies go into process(). Messages are batched into frames of up to
-// batch_max_bytes (the receiver's max_frame_bytes is the hard cap) and sealed with a sequence
-// number and checksum; acks release in-flight bytes.
+// batch_max_bytes (the receiver's max_frame_bytes is the hard cap), compressed when the
+// compression policy says so (docs/COMPRESSION.md), and sealed with a sequence number and
+// checksum; acks release in-flight bytes.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "proto/batch_compressor.hpp"
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame_reader.hpp"
@@ -25,6 +27,8 @@ public:
         // Table policy, indexing and transient fields; `peer` is filled from the welcome.
         encoder_options encoding;
         std::size_t read_block = 16 * 1024;
+        compression_options compression;  // whether and how to compress frames
+        clock_function clock;             // times compression; empty: steady clock
     };
     enum class state { greeting, streaming, closing, closed, failed };
 
@@ -58,6 +62,9 @@ public:
     std::uint64_t messages_added() const { return messages_; }
     const ack& last_ack() const { return last_ack_; }
     const table_stats& table() const;
+    // The compression policy: the I/O layer feeds it the link's bandwidth and its blocked time.
+    compression_policy& compression() { return compressor_.policy(); }
+    const compression_policy& compression() const { return compressor_.policy(); }
 
 private:
     std::error_code on_frame(const frame_view& f);
@@ -85,6 +92,7 @@ private:
     std::error_code error_;
     std::string detail_;
     byte_buffer scratch_;
+    batch_compressor compressor_;
 };
 
 }  // namespace objwire

@@ -34,9 +34,11 @@ status=0
 wait "$daemon" || status=$?
 trap - EXIT
 echo "demo: objwired stopped with exit status $status"
-echo "demo: $(wc -l <"$data/objects.jsonl") objects in $data/objects.jsonl; the first and last:"
-head -1 "$data/objects.jsonl"
-tail -1 "$data/objects.jsonl"
+# The journal holds them; --dump-journal prints it as JSON lines.
+build/daemon/objwired --data-dir "$data" --dump-journal >"$data/dump.jsonl"
+echo "demo: $(wc -l <"$data/dump.jsonl") objects in the journal ($(ls "$data"/journal-*.owj | tr '\n' ' ')); the first and last:"
+head -1 "$data/dump.jsonl"
+tail -1 "$data/dump.jsonl"
 echo "demo: daemon log ($log):"
 sed 's/^/  /' "$log"
 exit "$status"

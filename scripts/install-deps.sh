@@ -8,6 +8,8 @@ packages=(
   libasio-dev libspdlog-dev libfmt-dev zlib1g-dev libtomlplusplus-dev libcli11-dev
   libsimdjson-dev libzstd-dev liblz4-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for scripts/fuzz.sh
+  strace  # tests/integration/write_calls_test.sh counts the client's write system calls
 )
 
 missing=()

@@ -152,7 +152,7 @@ TEST_F(BadInput, UnknownTag) {
     start();
     with_good_client([&] {
         raw_peer p(port());
-        const std::uint8_t payload[] = {0x11};
+        const std::uint8_t payload[] = {0x14};  // a reserved tag
         byte_buffer frame;
         append_frame(frame, frame_kind::data, 1, payload);
         p.send(frame.span());
@@ -177,7 +177,7 @@ TEST_F(BadInput, GoodFramesBeforeABadOneAreStoredAndAcked) {
     start();
     raw_peer p(port());
     auto good = person_frame(1);
-    const std::uint8_t payload[] = {0x11};
+    const std::uint8_t payload[] = {0x14};  // a reserved tag
     byte_buffer bad;
     append_frame(bad, frame_kind::data, 2, payload);
     byte_buffer both;

@@ -49,6 +49,28 @@ kill -TERM $daemon
 rc=0
 wait $daemon || rc=$?
 [ "$rc" -eq 0 ] || fail "daemon exited $rc on SIGTERM"
-lines=$(wc -l <"$dir/data/objects.jsonl")
+# The journal (the default sink) holds them all; --dump-journal prints them as JSON lines.
+"$objwired" --data-dir "$dir/data" --dump-journal >"$dir/dump.jsonl" 2>"$dir/dump.err" || fail "dump exited $?: $(cat "$dir/dump.err")"
+lines=$(wc -l <"$dir/dump.jsonl")
 [ "$lines" -eq 5003 ] || fail "stored $lines objects, want 5003"
+head -1 "$dir/dump.jsonl" | grep -qx '{"$type":"Point","x":1,"y":2}' || fail "first object: $(head -1 "$dir/dump.jsonl")"
+tail -1 "$dir/dump.jsonl" | grep -qx '{"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":4999}' || fail "last object: $(tail -1 "$dir/dump.jsonl")"
+lines=$("$objwired" --data-dir "$dir/data" --dump-journal --from 5001 | wc -l)
+[ "$lines" -eq 2 ] || fail "--from 5001 printed $lines objects, want 2"
+
+# The JSON-lines sink, chosen from the environment.
+OBJWIRE_SINK_KIND=jsonl "$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data2" 2>"$dir/log2" &
+daemon=$!
+port=""
+for _ in $(seq 100); do
+  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log2" 2>/dev/null | cut -d: -f2 || true)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || fail "second daemon did not log its port"
+"$objwire" send "$dir/in.jsonl" --to "127.0.0.1:$port" 2>/dev/null || fail "send to the jsonl sink exited $?"
+kill -TERM $daemon
+wait $daemon || fail "second daemon exited $? on SIGTERM"
+lines=$(wc -l <"$dir/data2/objects.jsonl")
+[ "$lines" -eq 2 ] || fail "jsonl sink stored $lines objects, want 2"
 echo "cli_end_to_end: ok"

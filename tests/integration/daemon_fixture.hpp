@@ -27,7 +27,9 @@ protected:
 
     config::client_settings client_settings() const;
     std::uint16_t port() const { return port_; }
-    // Every stored object, parsed back from the JSON-lines sink.
+    std::uint64_t table_budget_in_use() const { return server_->table_budgets().in_use(); }
+    // Every stored object, read back from the configured sink (settings_.sink_kind): the
+    // journal with its offline reader, or the JSON-lines file.
     std::vector<message> stored() const;
     std::string log_text() const;
 

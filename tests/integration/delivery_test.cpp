@@ -75,6 +75,38 @@ TEST_F(Delivery, ManyConcurrentSendersEachDeliverEverything) {
     EXPECT_EQ(total, static_cast<std::size_t>(senders * per_sender));
 }
 
+TEST_F(Delivery, TableBudgetsOfAllConnectionsStayUnderTheDaemonWideCap) {
+    settings_.table_budget = 64 * 1024;
+    settings_.table_budget_total = 100 * 1024;
+    start();
+    auto first = std::make_unique<client::connection>(client_settings());
+    client::connection second(client_settings());
+    client::connection third(client_settings());
+    ASSERT_FALSE(first->open());
+    ASSERT_FALSE(second.open());
+    ASSERT_FALSE(third.open());
+    EXPECT_EQ(first->server().limits.table_budget, 64u * 1024);
+    EXPECT_EQ(second.server().limits.table_budget, 36u * 1024);  // what was left
+    EXPECT_EQ(third.server().limits.table_budget, 0u);           // works, without references
+    auto sent = generate("person", 500);
+    for (const auto& m : sent) ASSERT_FALSE(third.send(m)) << third.last_error();
+    ASSERT_FALSE(third.close()) << third.last_error();
+    EXPECT_EQ(third.stats().objects_acked, 500u);
+    EXPECT_EQ(third.table().inserts, 0u);  // every string and type spelled out each time
+    EXPECT_EQ(third.table().hits, 0u);
+    // A closed connection gives its share back (when its session ends, just after the goodbye).
+    ASSERT_FALSE(first->close());
+    first.reset();
+    for (int i = 0; i < 500 && table_budget_in_use() != 36u * 1024; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(table_budget_in_use(), 36u * 1024);
+    client::connection fourth(client_settings());
+    ASSERT_FALSE(fourth.open());
+    EXPECT_EQ(fourth.server().limits.table_budget, 64u * 1024);
+    ASSERT_FALSE(second.close());
+    ASSERT_FALSE(fourth.close());
+}
+
 TEST_F(Delivery, StopFinishesReceivedFramesAndLogsIt) {
     start();
     client::connection c(client_settings());

@@ -164,7 +164,7 @@ TEST(config_schema, default_texts_match_struct_defaults) {
 
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
-    ASSERT_EQ(keys.size(), 12u);
+    ASSERT_EQ(keys.size(), 19u);
     const auto find = [&](std::string_view name) {
         for (const auto& k : keys) {
             if (k.name == name) return k;
@@ -180,9 +180,16 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("server.log_level").allowed, "trace|debug|info|warn|error|critical|off");
     EXPECT_EQ(find("server.log_level").kind, "enum");
     EXPECT_FALSE(find("limits.table_budget").doc.empty());
+    EXPECT_EQ(find("sink.kind").allowed, "journal|jsonl");
+    EXPECT_EQ(find("journal.fsync").allowed, "always|interval|never");
+    EXPECT_EQ(find("journal.fsync_interval").allowed, "1ms..1m");
+    EXPECT_EQ(find("journal.segment_bytes").allowed, "64KiB..16GiB");
+    EXPECT_EQ(find("journal.retention_bytes").allowed, "0..1024TiB");
+    EXPECT_EQ(find("journal.retention_age").allowed, "0..87600h");
+    EXPECT_EQ(find("journal.fsync").env_var, "OBJWIRE_JOURNAL_FSYNC");
 
     const auto client = cfg::client_keys();
-    ASSERT_EQ(client.size(), 7u);
+    ASSERT_EQ(client.size(), 17u);
     EXPECT_EQ(client[2].name, "batch.max_bytes");
     EXPECT_EQ(client[2].env_var, "OBJWIRE_BATCH_MAX_BYTES");
     EXPECT_EQ(client[3].allowed, "0..10s");
@@ -212,7 +219,15 @@ TEST(config_to_toml, changed_values_round_trip) {
     d.table_budget = 0;
     d.read_buffer = 64 * 1024 * 1024;
     d.sink_file = "out.jsonl";
+    d.sink_kind = "jsonl";
+    d.journal_fsync = "always";
+    d.journal_fsync_interval = std::chrono::milliseconds(2500);
+    d.journal_segment_bytes = 100 * 1024;
+    d.journal_retention_bytes = 3ull * 1024 * 1024 * 1024 * 1024;
+    d.journal_retention_age = std::chrono::seconds(7 * 24 * 3600);
     const auto text = cfg::to_toml(d);
+    EXPECT_NE(text.find("retention_age = \"168h\""), std::string::npos) << text;
+    EXPECT_NE(text.find("retention_bytes = \"3TiB\""), std::string::npos) << text;
     EXPECT_NE(text.find("listen = \"[::1]:0\""), std::string::npos) << text;
     EXPECT_NE(text.find("shutdown_grace = \"1500ms\""), std::string::npos) << text;
     EXPECT_NE(text.find("max_frame_bytes = 1000000 "), std::string::npos) << text;
@@ -319,6 +334,65 @@ TEST(config_loading, value_forms) {
     EXPECT_EQ(c->batch_linger, std::chrono::microseconds(250));
     EXPECT_EQ(c->batch_max_bytes, 1024u * 1024);
     EXPECT_EQ(c->max_in_flight, 1024u * 1024 * 1024);
+}
+
+TEST(config_loading, journal_keys) {
+    const auto d = cfg::parse_daemon_toml(
+        "[sink]\nkind = \"jsonl\"\n"
+        "[journal]\nfsync = \"always\"\nfsync_interval = \"5ms\"\nsegment_bytes = \"1MiB\"\n"
+        "retention_bytes = \"10GiB\"\nretention_age = \"24h\"\n",
+        "journal.toml");
+    ASSERT_TRUE(d) << message_of(d);
+    EXPECT_EQ(d->sink_kind, "jsonl");
+    EXPECT_EQ(d->journal_fsync, "always");
+    EXPECT_EQ(d->journal_fsync_interval, std::chrono::milliseconds(5));
+    EXPECT_EQ(d->journal_segment_bytes, 1024u * 1024);
+    EXPECT_EQ(d->journal_retention_bytes, 10ull * 1024 * 1024 * 1024);
+    EXPECT_EQ(d->journal_retention_age, std::chrono::hours(24));
+    const auto bad = cfg::parse_daemon_toml("[journal]\nfsync = \"sometimes\"\n", "bad.toml");
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().message,
+              "bad.toml:2:9: 'journal.fsync' = \"sometimes\" is not one of always, interval, never");
+    const auto fine = cfg::parse_daemon_toml("[journal]\nretention_age = \"1500ms\"\n", "x.toml");
+    ASSERT_FALSE(fine);
+    EXPECT_NE(fine.error().message.find("finer than this setting's resolution (1s)"),
+              std::string::npos)
+        << fine.error().message;
+}
+
+TEST(config_loading, compression_and_socket_keys) {
+    const auto c = cfg::parse_client_toml(
+        "[compression]\npolicy = \"always\"\ncodec = \"lz4\"\nlevel = 9\n"
+        "min_frame_bytes = \"4KiB\"\nlink_bandwidth = \"100Mbit\"\n"
+        "[socket]\nsend_buffer = \"4MiB\"\nrecv_buffer = \"256KiB\"\nnodelay = false\n",
+        "compression.toml");
+    ASSERT_TRUE(c) << message_of(c);
+    EXPECT_EQ(c->compression_policy, "always");
+    EXPECT_EQ(c->compression_codec, "lz4");
+    EXPECT_EQ(c->compression_level, 9u);
+    EXPECT_EQ(c->compression_min_frame_bytes, 4096u);
+    EXPECT_EQ(c->link_bandwidth, "100Mbit");
+    EXPECT_EQ(c->send_buffer, 4u * 1024 * 1024);
+    EXPECT_EQ(c->recv_buffer, 256u * 1024);
+    EXPECT_FALSE(c->nodelay);
+    const auto back = cfg::parse_client_toml(cfg::to_toml(*c), "printed");
+    ASSERT_TRUE(back) << message_of(back);
+    EXPECT_EQ(*back, *c);
+
+    const auto codec = cfg::parse_client_toml("[compression]\ncodec = \"gzip\"\n", "bad.toml");
+    ASSERT_FALSE(codec);
+    EXPECT_EQ(codec.error().message,
+              "bad.toml:2:9: 'compression.codec' = \"gzip\" is not one of zlib, zstd, lz4");
+    const auto link =
+        cfg::parse_client_toml("[compression]\nlink_bandwidth = \"fast\"\n", "bad.toml");
+    ASSERT_FALSE(link);
+    EXPECT_NE(link.error().message.find("'compression.link_bandwidth' = \"fast\" must be \"auto\""),
+              std::string::npos)
+        << link.error().message;
+    cfg::client_settings env;
+    EXPECT_FALSE(cfg::apply_client_override(env, "compression.link_bandwidth", "1Gbit", "--x"));
+    EXPECT_EQ(env.link_bandwidth, "1Gbit");
+    EXPECT_TRUE(cfg::apply_client_override(env, "compression.level", "20", "--level"));
 }
 
 TEST(config_loading, boundaries_are_inclusive) {

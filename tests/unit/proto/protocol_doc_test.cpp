@@ -28,9 +28,10 @@ TEST(ProtocolDoc, HelloFrame) {
     encode_hello(h, payload);
     byte_buffer frame;
     append_frame(frame, frame_kind::hello, 0, payload.span());
-    EXPECT_EQ(bytes_of(frame), hex("01 00 00 00 17 00 00 00 00 00 00 00 00 00 00 00"
-                                   "17 00 00 00 d8 a6 02 83 4f 42 4a 57 01 00 01 04"
-                                   "64 65 6d 6f 02 00 03 04 80 80 80 08 04 01 01"));
+    EXPECT_EQ(bytes_of(frame), hex("01 00 00 00 1a 00 00 00 00 00 00 00 00 00 00 00"
+                                   "1a 00 00 00 f0 bf 5c 1b 4f 42 4a 57 01 00 01 04"
+                                   "64 65 6d 6f 02 00 03 04 80 80 80 08 04 01 01 05"
+                                   "01 00"));
 }
 
 TEST(ProtocolDoc, DataFrameAndTableBytes) {

@@ -1,0 +1,28 @@
+// The journal sink (sink.kind = "journal", the default): each connection's stream encodes the
+// objects of one read into a journal block and appends it with one write; the block counts as
+// durable when the journal's fsync policy says so (daemon/journal.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon/journal.hpp"
+#include "daemon/sink.hpp"
+
+namespace objwire::daemon {
+
+class journal_sink final : public sink {
+  public:
+    explicit journal_sink(std::unique_ptr<journal> j) : journal_(std::move(j)) {}
+
+    std::string describe() const override { return journal_->describe(); }
+    std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+
+  private:
+    std::unique_ptr<journal> journal_;
+};
+
+// The journal options `settings` configure (journal.*, in server.data_dir).
+journal_options journal_options_from(const config::daemon_settings& settings);
+
+}  // namespace objwire::daemon

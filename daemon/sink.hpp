@@ -1,0 +1,51 @@
+// Where objwired puts what its sessions receive. A sink is opened once by the server; each
+// connection opens a stream into it, adds the objects of one socket read and commits them as
+// one write, and acknowledges them when the sink says they are durable. Implementations: the
+// journal (the default, daemon/journal_sink.hpp) and JSON lines (daemon/jsonl_sink.hpp);
+// forwarding and subscriber sinks slot in the same way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "config/settings.hpp"
+#include "proto/value.hpp"
+
+namespace objwire::daemon {
+
+class sink_stream {
+  public:
+    // Called exactly once per successful commit: with no error once the batch is durable by
+    // the sink's rule, or with the error that stopped it from becoming durable. It may run
+    // before commit() returns or later on another thread: keep it short (post to a strand).
+    using durable_handler = std::function<void(std::error_code)>;
+
+    virtual ~sink_stream() = default;
+    // Adds one object to the open batch.
+    virtual std::error_code add(const message& m) = 0;
+    virtual bool empty() const = 0;
+    // Bytes the open batch holds, so a session can commit long batches in parts.
+    virtual std::size_t bytes() const = 0;
+    // Stores the open batch - the objects of frames first_sequence..last_sequence of this
+    // connection - with one write and starts the next. On error nothing was stored and
+    // on_durable is not called.
+    virtual std::error_code commit(std::uint64_t first_sequence, std::uint64_t last_sequence,
+                                   durable_handler on_durable) = 0;
+};
+
+class sink {
+  public:
+    virtual ~sink() = default;
+    // For people: the welcome and the logs say where objects go ("journal:/var/lib/...").
+    virtual std::string describe() const = 0;
+    // A stream for one connection; sender_id is the one its hello gave (may be empty).
+    virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
+};
+
+// Opens the sink `settings` configure (sink.kind) in the data directory, logging why not.
+std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec);
+
+}  // namespace objwire::daemon

@@ -1,0 +1,158 @@
+// Whether to compress the next frame, decided per frame from measurements (docs/COMPRESSION.md
+// has the rule). Sans-I/O: every time and bandwidth comes in as a number, so tests feed it
+// synthetic links and codecs. The sender asks plan() before sealing a frame, reports what a
+// compression attempt gave with on_result(), and the I/O layer reports the link's bandwidth,
+// its own blocked time and the receiver's decompression speed (from acks).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "proto/frame.hpp"
+
+namespace objwire {
+
+enum class compression_mode : std::uint8_t { never, always, automatic };
+std::string_view mode_name(compression_mode m);  // "never", "always", "auto"
+std::optional<compression_mode> parse_mode(std::string_view name);
+
+struct compression_options {
+    compression_mode mode = compression_mode::automatic;
+    codec_id codec = codec_id::zstd;  // falls back to zlib when not built or not accepted
+    // 0 under auto: the policy climbs the codec's levels while the link is the bottleneck
+    // (zstd 1/3/6/9, zlib 1/6, lz4 1/9); 0 under always: the codec's default.
+    int level = 0;
+    std::uint32_t min_frame_bytes = 512;     // smaller frames are never compressed
+    std::uint64_t link_bits_per_second = 0;  // configured link; 0: measured
+};
+
+// Constants of the rule; tests and benchmarks may change them.
+struct compression_tuning {
+    double weight = 0.25;                // of the newest sample in the moving averages
+    std::uint32_t sample_every = 16;     // while not compressing, compress one frame in this many
+    double incompressible_ratio = 0.97;  // compressed/raw at or above this gains nothing
+    std::uint32_t incompressible_after = 2;  // consecutive such frames before we stop trying
+    std::uint32_t probe_first = 64;          // then probe one frame in this many, doubling per
+    std::uint32_t probe_max = 1024;          // failed probe up to this
+    double hysteresis = 0.05;                // switch on below (1-h) x, off above (1+h) x the cost
+    double raise_factor = 2;  // a lower bound raises the link estimate only above this x it
+    std::uint64_t interval_bytes = 256 * 1024;  // raw bytes per sender-time sample
+    std::uint32_t revisit_every = 64;  // compressed frames between re-measuring a neighbour level
+    // Held back downstream (blocked on the socket or acks while the link is not the limit):
+    double downstream_blocked = 0.3;        // at least this share of the time blocked
+    double link_bound_share = 0.7;          // the link counts as the limit above this share of it
+    std::uint64_t settle_ns = 200'000'000;  // a phase first settles this long, unmeasured,
+    std::uint64_t phase_ns = 250'000'000;   // then its throughput is measured this long
+    std::uint32_t retrial_phases = 8;       // phases before the other choice is re-measured
+};
+
+// The decision and its inputs, for metrics and `objwire bench --json`.
+struct compression_stats {
+    compression_mode mode = compression_mode::automatic;
+    codec_id codec = codec_id::none;  // codec in use (after fallback), none if unavailable
+    int level = 0;
+    bool compressing = false;             // auto's current decision (always: true, never: false)
+    bool incompressible = false;          // data judged incompressible: only rare probes
+    bool downstream = false;              // held back past the link: decided by measured throughput
+    bool link_measured = false;           // link figure is a measurement, not configured
+    double link_mbit = 0;                 // link estimate in use (Mbit/s); else largest lower bound
+    double ratio = 1;                     // compressed/raw, moving average
+    double compress_mb_s = 0;             // sender's compression speed (raw MB/s), 0 while unknown
+    double decompress_mb_s = 0;           // receiver's, from acks; 0 while not reported
+    double sender_mb_s = 0;               // sender's own speed without compression, 0 while unknown
+    std::uint64_t frames = 0;             // frames planned
+    std::uint64_t frames_tried = 0;       // compression attempts (decisions, samples, probes)
+    std::uint64_t frames_compressed = 0;  // frames sent compressed
+    std::uint64_t raw_bytes = 0;          // payload bytes before compression, all frames
+    std::uint64_t wire_bytes = 0;         // payload bytes as sent, all frames
+};
+
+class compression_policy {
+  public:
+    explicit compression_policy(compression_options opts, compression_tuning tuning = {});
+
+    // The peer's accepted codecs (bit n = codec n): picks the codec in use, with fallback.
+    void set_accepted(std::uint32_t peer_codecs);
+    codec_id codec() const { return stats_.codec; }
+    // The level of the attempt plan() just asked for (usually the level in use, sometimes a
+    // neighbour being measured).
+    int level() const { return ladder_[tried_].level; }
+
+    // Should a frame of raw_bytes payload be compressed (or sampled, or probed)?
+    bool plan(std::size_t raw_bytes);
+    // What an attempt gave: compressed size and the time it took. The frame goes out compressed
+    // only when that is smaller.
+    void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns);
+    // A frame that went out uncompressed without an attempt.
+    void on_plain(std::size_t raw_bytes);
+
+    // A measured delivery rate. A lower bound (the sender or receiver was the limit, not the
+    // link) only raises the estimate; a full sample replaces it. Ignored when configured.
+    void on_link_sample(double bits_per_second, bool lower_bound);
+    // Since the previous call: wall time and the part of it spent blocked on the socket or on
+    // acks. What is left, minus compression, is the sender's own time per raw byte.
+    void on_interval(std::uint64_t wall_ns, std::uint64_t blocked_ns);
+    // Cumulative figures from the receiver's acks: raw bytes it decompressed and the time.
+    void on_receiver_report(std::uint64_t raw_bytes, std::uint64_t ns);
+
+    // The counters and the current estimates in the units people read (Mbit/s, MB/s).
+    compression_stats stats() const;
+
+  private:
+    // What one level of the codec gives, per raw byte, on recent frames.
+    struct level_figures {
+        int level = 0;
+        double ratio = 1;  // compressed / raw
+        double ns = 0;     // compression time per raw byte
+        bool known = false;
+    };
+    bool plan_auto();
+    void decide();
+    void climb();
+    double link_ns() const { return 8e9 / link_bps_; }
+    double time_plain() const;
+    double time_compressed(const level_figures& f) const;
+    void average(double& avg, bool& known, double sample) const;
+    void add_link_sample(double bits_per_second);
+    void judge_interval();
+
+    compression_options opts_;
+    compression_tuning tune_;
+    compression_stats stats_;
+    std::vector<level_figures> ladder_;  // levels auto may use; just one when the level is set
+    std::size_t step_ = 0;               // the level in use
+    std::size_t tried_ = 0;              // the level of the attempt in flight
+    std::uint32_t since_revisit_ = 0;
+    // Per raw byte, in nanoseconds; `known` flags say whether a figure exists yet.
+    double decompress_ns_ = 0, sender_ns_ = 0;
+    bool decompress_known_ = false, sender_known_ = false;
+    double link_bps_ = 0;  // confirmed capacity: median of recent samples, or configured
+    // Recent full samples. A median, not an average: a shaper's burst or an idle moment gives
+    // single samples far off the link's rate, and one of them must not move the estimate.
+    std::array<double, 5> link_samples_{};
+    std::size_t link_count_ = 0;
+    double link_floor_bps_ = 0;  // largest lower bound seen
+    std::uint32_t since_try_ = 0;
+    std::uint32_t incompressible_run_ = 0;
+    std::uint32_t probe_every_ = 0;
+    std::uint64_t receiver_raw_ = 0, receiver_ns_ = 0;  // last cumulative report
+    std::uint64_t interval_raw_ = 0, interval_compress_ns_ = 0;
+    std::uint64_t interval_wall_ns_ = 0, interval_blocked_ns_ = 0;
+    std::uint64_t interval_wire_ = 0, interval_packed_raw_ = 0;  // bytes sent; raw bytes compressed
+    // Downstream-bound: raw bytes per ns measured without [0] and with [1] compression.
+    std::array<double, 2> throughput_{};
+    std::array<bool, 2> throughput_known_{};
+    std::array<std::uint32_t, 2> throughput_age_{};  // phases since last measured
+    struct phase_totals {
+        std::uint64_t wall = 0, blocked = 0, raw = 0, packed = 0, wire = 0;
+    };
+    phase_totals phase_;
+    std::uint64_t settle_ns_ = 0;
+    bool trial_ = false;  // the current phase tries the other choice
+    bool downstream_choice_ = false;
+};
+
+}  // namespace objwire

@@ -1,0 +1,188 @@
+#include "proto/journal_block.hpp"
+
+#include <cstring>
+
+#include "proto/crc32c.hpp"
+
+namespace objwire {
+namespace {
+
+// Header fields (docs/JOURNAL.md, "Blocks").
+constexpr std::size_t at_version = 4;
+constexpr std::size_t at_flags = 5;
+constexpr std::size_t at_sender_len = 6;
+constexpr std::size_t at_payload_len = 8;
+constexpr std::size_t at_count = 12;
+constexpr std::size_t at_first_offset = 16;
+constexpr std::size_t at_first_sequence = 24;
+constexpr std::size_t at_last_sequence = 32;
+constexpr std::size_t at_time = 40;
+constexpr std::size_t at_crc = 48;
+
+class journal_category_impl final : public std::error_category {
+  public:
+    const char* name() const noexcept override { return "objwire.journal"; }
+    std::string message(int ev) const override {
+        switch (static_cast<journal_errc>(ev)) {
+            case journal_errc::short_header:
+                return "short block header";
+            case journal_errc::short_block:
+                return "short block payload";
+            case journal_errc::bad_magic:
+                return "not a journal block (bad magic)";
+            case journal_errc::unsupported_version:
+                return "unsupported journal format version";
+            case journal_errc::bad_reserved:
+                return "reserved block header field is not zero";
+            case journal_errc::too_large:
+                return "block larger than the format allows";
+            case journal_errc::bad_checksum:
+                return "block checksum mismatch";
+            case journal_errc::count_mismatch:
+                return "block message count mismatch";
+            case journal_errc::offset_gap:
+                return "block offset out of sequence";
+            case journal_errc::empty_block:
+                return "empty block";
+        }
+        return "objwire.journal error " + std::to_string(ev);
+    }
+};
+
+}  // namespace
+
+const std::error_category& journal_category() noexcept {
+    static const journal_category_impl instance;
+    return instance;
+}
+
+decoder_limits journal_block_limits() {
+    decoder_limits l;
+    l.table_budget = 4u << 20;
+    l.max_depth = 10000;
+    l.max_string_bytes = journal_max_payload;
+    l.max_elements = 1'000'000'000;
+    l.max_frame_bytes = journal_max_payload;
+    return l;
+}
+
+journal_block_writer::journal_block_writer(std::string sender_id)
+    : sender_id_(std::move(sender_id)) {
+    if (sender_id_.size() > journal_max_sender_id) sender_id_.resize(journal_max_sender_id);
+    open();
+}
+
+void journal_block_writer::open() {
+    buf_.clear();
+    buf_.prepare(journal_block_header_size + sender_id_.size());
+    buf_.commit(journal_block_header_size);
+    buf_.append(std::string_view(sender_id_));
+    count_ = 0;
+    encoder_.reset();
+}
+
+void journal_block_writer::clear() {
+    open();
+}
+
+std::error_code journal_block_writer::add(const message& m) {
+    if (!encoder_) {
+        encoder_options o;
+        o.peer = journal_block_limits();
+        encoder_.emplace(o);
+    }
+    const std::size_t before = buf_.size();
+    if (auto ec = encoder_->encode(m, buf_)) {
+        // The encoder rolled the message back and wrote a reset op: the block stays decodable.
+        return ec;
+    }
+    if (buf_.size() - journal_block_header_size - sender_id_.size() > journal_max_payload) {
+        // Readers refuse a block this large: drop the message, and with it whatever it put in
+        // the table (a reset op tells the decoder to forget the same).
+        buf_.resize(before);
+        encoder_->reset(buf_);
+        return journal_errc::too_large;
+    }
+    ++count_;
+    return {};
+}
+
+std::span<std::uint8_t> journal_block_writer::finish(std::uint64_t first_sequence,
+                                                     std::uint64_t last_sequence,
+                                                     std::uint64_t time_ms) {
+    std::uint8_t* h = buf_.data();
+    std::memcpy(h, journal_block_magic, 4);
+    h[at_version] = journal_format_version;
+    h[at_flags] = 0;
+    store_le<std::uint16_t>(h + at_sender_len, static_cast<std::uint16_t>(sender_id_.size()));
+    const std::size_t body = buf_.size() - journal_block_header_size;
+    store_le<std::uint32_t>(h + at_payload_len,
+                            static_cast<std::uint32_t>(body - sender_id_.size()));
+    store_le<std::uint32_t>(h + at_count, count_);
+    store_le<std::uint64_t>(h + at_first_offset, 0);
+    store_le<std::uint64_t>(h + at_first_sequence, first_sequence);
+    store_le<std::uint64_t>(h + at_last_sequence, last_sequence);
+    store_le<std::uint64_t>(h + at_time, time_ms);
+    // The body's CRC waits in the CRC field until seal_journal_block() adds the header to it.
+    store_le<std::uint32_t>(h + at_crc, crc32c(buf_.span().subspan(journal_block_header_size)));
+    return buf_.span();
+}
+
+std::uint32_t journal_block_message_count(std::span<const std::uint8_t> block) {
+    return block.size() < journal_block_header_size
+               ? 0
+               : load_le<std::uint32_t>(block.data() + at_count);
+}
+
+void seal_journal_block(std::span<std::uint8_t> block, std::uint64_t first_offset) {
+    std::uint8_t* h = block.data();
+    store_le<std::uint64_t>(h + at_first_offset, first_offset);
+    const std::uint32_t body_crc = load_le<std::uint32_t>(h + at_crc);
+    store_le<std::uint32_t>(h + at_crc, crc32c({h, at_crc}, body_crc));
+}
+
+journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
+    journal_block_parse r;
+    const auto fail = [&](journal_errc e) {
+        r.state = journal_block_parse::status::bad;
+        r.error = e;
+        return r;
+    };
+    if (in.size() < journal_block_header_size) {
+        r.size = journal_block_header_size;
+        r.error = journal_errc::short_header;
+        return r;
+    }
+    const std::uint8_t* h = in.data();
+    if (std::memcmp(h, journal_block_magic, 4) != 0) return fail(journal_errc::bad_magic);
+    if (h[at_version] != journal_format_version) return fail(journal_errc::unsupported_version);
+    if (h[at_flags] != 0) return fail(journal_errc::bad_reserved);
+    auto& bh = r.block.header;
+    bh.version = h[at_version];
+    const std::size_t sender_len = load_le<std::uint16_t>(h + at_sender_len);
+    bh.payload_len = load_le<std::uint32_t>(h + at_payload_len);
+    bh.message_count = load_le<std::uint32_t>(h + at_count);
+    bh.first_offset = load_le<std::uint64_t>(h + at_first_offset);
+    bh.first_sequence = load_le<std::uint64_t>(h + at_first_sequence);
+    bh.last_sequence = load_le<std::uint64_t>(h + at_last_sequence);
+    bh.time_ms = load_le<std::uint64_t>(h + at_time);
+    bh.crc = load_le<std::uint32_t>(h + at_crc);
+    if (sender_len > journal_max_sender_id || bh.payload_len > journal_max_payload)
+        return fail(journal_errc::too_large);
+    const std::size_t total = journal_block_header_size + sender_len + bh.payload_len;
+    if (in.size() < total) {
+        r.size = total;
+        r.error = journal_errc::short_block;
+        return r;
+    }
+    const auto body = in.subspan(journal_block_header_size, total - journal_block_header_size);
+    r.size = total;  // a bad block of known extent says where it ends
+    if (crc32c({h, at_crc}, crc32c(body)) != bh.crc) return fail(journal_errc::bad_checksum);
+    if (bh.message_count == 0) return fail(journal_errc::empty_block);
+    r.block.sender_id = {reinterpret_cast<const char*>(body.data()), sender_len};
+    r.block.payload = body.subspan(sender_len);
+    r.state = journal_block_parse::status::block;
+    return r;
+}
+
+}  // namespace objwire

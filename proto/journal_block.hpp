@@ -1,0 +1,152 @@
+// Journal blocks: the unit objwired stores, sans-I/O. A block is a header, the sender's id and
+// a payload of messages in the value encoding written by a fresh encoder, so every block
+// starts from an empty reference table and can be decoded, served or copied on its own. The
+// header carries the block's place in the journal (its first offset, counted in messages),
+// the sender's frame sequence range (for dedup and resume), the time it was stored, and a
+// CRC-32C over everything. The byte layout is in docs/JOURNAL.md.
+//
+//   journal_block_writer w("sender-a");            // one per connection, reused per block
+//   w.add(m1); w.add(m2);                         // encodes as they come
+//   auto block = w.finish(first_seq, last_seq, now_ms);  // body CRC computed here
+//   seal_journal_block(block, first_offset);      // header CRC only: cheap, under the lock
+//   ... later ...
+//   auto r = parse_journal_block(bytes);          // verify
+//   decode_journal_block(r.block, on_message);    // messages
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "proto/byte_buffer.hpp"
+#include "proto/decoder.hpp"
+#include "proto/encoder.hpp"
+#include "proto/limits.hpp"
+#include "proto/value.hpp"
+
+namespace objwire {
+
+// Failures of the block format; decoding a verified payload reports proto_errc values.
+enum class journal_errc {
+    short_header = 1,     // fewer bytes than a block header: a torn append
+    short_block,          // the header announces more bytes than there are: a torn append
+    bad_magic,            // not "OWJB": not a block, or the header is corrupt
+    unsupported_version,  // a format version this build does not read
+    bad_reserved,         // a reserved header field is not zero
+    too_large,            // payload or sender id over the format's caps
+    bad_checksum,         // CRC-32C mismatch: corrupt or torn
+    count_mismatch,       // the payload holds a different number of messages than announced
+    offset_gap,           // the block's first offset is not the one expected at its place
+    empty_block,          // a block must hold at least one message
+};
+const std::error_category& journal_category() noexcept;
+inline std::error_code make_error_code(journal_errc e) noexcept {
+    return {static_cast<int>(e), journal_category()};
+}
+
+}  // namespace objwire
+
+template <>
+struct std::is_error_code_enum<objwire::journal_errc> : std::true_type {};
+
+namespace objwire {
+
+inline constexpr std::uint8_t journal_block_magic[4] = {'O', 'W', 'J', 'B'};
+inline constexpr std::uint8_t journal_format_version = 1;
+inline constexpr std::size_t journal_block_header_size = 52;
+inline constexpr std::uint32_t journal_max_sender_id = 4096;       // hello's text cap
+inline constexpr std::uint32_t journal_max_payload = 1024u << 20;  // 1 GiB
+
+// The limits every block payload is encoded within and decoded with (format version 1). They
+// are the daemon's configurable maxima, so whatever a session accepted can be stored.
+decoder_limits journal_block_limits();
+
+struct journal_block_header {
+    std::uint8_t version = journal_format_version;
+    std::uint32_t payload_len = 0;
+    std::uint32_t message_count = 0;
+    std::uint64_t first_offset = 0;    // journal offset of the first message
+    std::uint64_t first_sequence = 0;  // sender's frame sequences the messages came in
+    std::uint64_t last_sequence = 0;
+    std::uint64_t time_ms = 0;  // when stored: milliseconds since the Unix epoch
+    std::uint32_t crc = 0;
+};
+
+struct journal_block_view {
+    journal_block_header header;
+    std::string_view sender_id;
+    std::span<const std::uint8_t> payload;
+    std::uint64_t end_offset() const { return header.first_offset + header.message_count; }
+};
+
+// Builds blocks one after another into a reusable buffer.
+class journal_block_writer {
+  public:
+    explicit journal_block_writer(std::string sender_id = {});
+
+    // Encodes one message into the open block (a fresh encoder starts each block). On error
+    // nothing of the message stays and the block is still usable; a message that would take
+    // the payload past journal_max_payload is refused (too_large).
+    std::error_code add(const message& m);
+    std::uint32_t messages() const { return count_; }
+    bool empty() const { return count_ == 0; }
+    // Bytes of the block so far, header included.
+    std::size_t bytes() const { return buf_.size(); }
+
+    // Completes the header, all but the first offset, and checksums the body. The span stays
+    // valid until the next add() or clear().
+    std::span<std::uint8_t> finish(std::uint64_t first_sequence, std::uint64_t last_sequence,
+                                   std::uint64_t time_ms);
+    // Starts the next block.
+    void clear();
+    const std::string& sender_id() const { return sender_id_; }
+
+  private:
+    void open();
+
+    std::string sender_id_;
+    byte_buffer buf_;
+    std::optional<stream_encoder> encoder_;
+    std::uint32_t count_ = 0;
+};
+
+// Writes the first offset into a finished block and completes its CRC (header bytes only:
+// finish() already checksummed the body), so the journal can number a block under its lock
+// without reading the body again.
+void seal_journal_block(std::span<std::uint8_t> block, std::uint64_t first_offset);
+// The message count of a finished block (0 if it is shorter than a header).
+std::uint32_t journal_block_message_count(std::span<const std::uint8_t> block);
+
+struct journal_block_parse {
+    enum class status { block, need_more, bad };
+    status state = status::need_more;
+    // block: bytes of the whole block; need_more: bytes the block needs in all (at least a
+    // header's worth before the header is there); bad: the block's announced size when its
+    // header was readable (checksum, empty block), else 0.
+    std::size_t size = 0;
+    journal_block_view block;
+    std::error_code error;  // need_more: short_header or short_block; bad: why
+};
+
+// Looks at the start of `in` for one whole, verified block.
+journal_block_parse parse_journal_block(std::span<const std::uint8_t> in);
+
+// Decodes the messages of a verified block with a fresh decoder, calling
+// on_message(message&&) for each; the number must match the header.
+template <class F>
+std::error_code decode_journal_block(const journal_block_view& b, F&& on_message) {
+    stream_decoder decoder(journal_block_limits());
+    std::uint32_t n = 0;
+    auto ec = decoder.decode_payload(b.payload, [&](message&& m) {
+        ++n;
+        on_message(std::move(m));
+    });
+    if (ec) return ec;
+    if (n != b.header.message_count) return journal_errc::count_mismatch;
+    return {};
+}
+
+}  // namespace objwire

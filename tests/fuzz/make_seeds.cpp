@@ -1,0 +1,261 @@
+// Writes the seed corpus of every fuzz target, made from valid streams, into DIR/<target>/:
+//   make_seeds DIR
+// scripts/fuzz.sh runs it before fuzzing (libFuzzer then grows DIR/<target>/ with what it
+// finds), and ctest replays the seeds through each target in every build. Seeds are kept small
+// (a few KiB) so that libFuzzer's default input length still applies.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "client/workloads.hpp"
+#include "fuzz_support.hpp"
+#include "proto/control.hpp"
+#include "proto/encoder.hpp"
+#include "proto/frame.hpp"
+#include "proto/json_writer.hpp"
+
+namespace fs = std::filesystem;
+using namespace objwire;
+
+namespace {
+
+using bytes_t = std::vector<std::uint8_t>;
+
+class corpus {
+  public:
+    corpus(const fs::path& dir, std::string target) : dir_(dir / target) {
+        fs::create_directories(dir_);
+    }
+    // A seed: the knob byte (if any) followed by the parts, separated by fuzz::separator.
+    void add(std::initializer_list<std::uint8_t> knob, const std::vector<bytes_t>& parts) {
+        bytes_t seed(knob);
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (i > 0)
+                seed.insert(seed.end(), std::begin(fuzz::separator), std::end(fuzz::separator));
+            seed.insert(seed.end(), parts[i].begin(), parts[i].end());
+        }
+        char name[32];
+        std::snprintf(name, sizeof name, "seed-%03d", n_++);
+        std::ofstream(dir_ / name, std::ios::binary)
+            .write(reinterpret_cast<const char*>(seed.data()),
+                   static_cast<std::streamsize>(seed.size()));
+    }
+    void add_text(std::initializer_list<std::uint8_t> knob, std::string_view text) {
+        add(knob, {bytes_t(text.begin(), text.end())});
+    }
+    int count() const { return n_; }
+
+  private:
+    fs::path dir_;
+    int n_ = 0;
+};
+
+bytes_t to_bytes(const byte_buffer& b) {
+    return {b.data(), b.data() + b.size()};
+}
+
+decoder_limits small_limits() {
+    decoder_limits l;
+    l.table_budget = 256;
+    l.max_depth = 8;
+    l.max_string_bytes = 64;
+    l.max_elements = 16;
+    l.max_frame_bytes = 4096;
+    return l;
+}
+
+// A message with every kind of value: shared objects, a cycle, bytes, NaN, nesting.
+message assorted() {
+    auto point = make_record_type("Point", {"x", "y"});
+    auto node = make_record_type("Node", {"name", "next"});
+    message m;
+    m.objects.push_back(make_record(point, {1, -200}));
+    m.objects.push_back(make_record(node, {"loop", object_ref{1}}));
+    m.root = map{{"points", list{object_ref{0}, object_ref{0}, make_record(point, {3.5, 1e300})}},
+                 {"cycle", object_ref{1}},
+                 {"blob", bytes{{0, 1, 2, 0xFF}}},
+                 {"nan", std::numeric_limits<double>::quiet_NaN()},
+                 {"text", "h\xC3\xA9llo \xE2\x82\xAC"},
+                 {"deep", list{list{list{map{{"k", nullptr}, {"t", true}, {"f", false}}}}}},
+                 {"big", std::numeric_limits<std::int64_t>::min()}};
+    return m;
+}
+
+// `count` messages of a workload per payload, `payloads` payloads, one live encoder: later
+// payloads reference table entries of earlier ones.
+std::vector<bytes_t> payloads(std::string_view workload, int payloads, int count,
+                              const decoder_limits& limits = {}) {
+    encoder_options opts;
+    opts.peer = limits;
+    stream_encoder enc(opts);
+    auto w = workloads::make(workload);
+    std::vector<bytes_t> out;
+    message m;
+    for (int p = 0; p < payloads; ++p) {
+        byte_buffer buf;
+        for (int i = 0; i < count; ++i) {
+            w->next(m);
+            if (enc.encode(m, buf))
+                std::fprintf(stderr, "make_seeds: %s refused\n", workload.data());
+        }
+        out.push_back(to_bytes(buf));
+    }
+    return out;
+}
+
+bytes_t control_frame(frame_kind kind, void (*encode)(byte_buffer&)) {
+    byte_buffer payload;
+    encode(payload);
+    byte_buffer frame;
+    append_frame(frame, kind, 0, payload.span());
+    return to_bytes(frame);
+}
+
+bytes_t data_frame(std::uint64_t sequence, const bytes_t& payload) {
+    byte_buffer frame;
+    append_frame(frame, frame_kind::data, sequence, payload);
+    return to_bytes(frame);
+}
+
+bytes_t concat(const std::vector<bytes_t>& parts) {
+    bytes_t out;
+    for (const auto& p : parts)
+        out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+bytes_t with_kind(std::uint8_t kind, const bytes_t& payload) {
+    bytes_t out{kind};
+    out.insert(out.end(), payload.begin(), payload.end());
+    return out;
+}
+
+void encode_sample_hello(byte_buffer& b) {
+    hello h;
+    h.client_name = "seed";
+    h.sender_id = "stream-1";
+    encode_hello(h, b);
+}
+void encode_sample_welcome(byte_buffer& b) {
+    welcome w;
+    w.server_name = "objwired";
+    w.sink = "objects.jsonl";
+    encode_welcome(w, b);
+}
+void encode_sample_ack(byte_buffer& b) {
+    encode_ack({7, 700, 192, 4096}, b);
+}
+void encode_sample_error(byte_buffer& b) {
+    encode_error({static_cast<std::uint32_t>(proto_errc::bad_sequence),
+                  "frame sequence out of order: expected 1, got 5"},
+                 b);
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: make_seeds DIR\n");
+        return 1;
+    }
+    const fs::path dir = argv[1];
+
+    const bytes_t hello_frame = control_frame(frame_kind::hello, encode_sample_hello);
+    const bytes_t welcome_frame = control_frame(frame_kind::welcome, encode_sample_welcome);
+    const bytes_t ack_frame = control_frame(frame_kind::ack, encode_sample_ack);
+    const bytes_t error_frame = control_frame(frame_kind::error, encode_sample_error);
+    bytes_t goodbye_frame;
+    {
+        byte_buffer b;
+        append_frame(b, frame_kind::goodbye, 0, {});
+        goodbye_frame = to_bytes(b);
+    }
+    const auto person = payloads("person", 3, 4);
+    const auto events = payloads("events", 3, 2);
+    const auto small = payloads("person", 3, 2, small_limits());
+    bytes_t assorted_payload;
+    {
+        stream_encoder enc({});
+        byte_buffer buf;
+        enc.encode(assorted(), buf);
+        enc.reset(buf);
+        enc.encode(assorted(), buf);
+        assorted_payload = to_bytes(buf);
+    }
+
+    corpus frame(dir, "frame");
+    frame.add({0x00}, {concat({hello_frame, welcome_frame, data_frame(1, person[0]),
+                               data_frame(2, person[1]), ack_frame, error_frame, goodbye_frame})});
+    frame.add({0x07}, {concat({hello_frame, goodbye_frame})});  // 64-byte frames, 4-byte reads
+    auto half = data_frame(1, events[0]);
+    half.resize(half.size() / 2);
+    frame.add({0x20}, {half});
+
+    corpus decoder(dir, "decoder");
+    decoder.add({0x00}, person);
+    decoder.add({0x00}, events);
+    decoder.add({0x00}, {assorted_payload, person[0]});
+    decoder.add({0x01}, small);
+
+    corpus control(dir, "control");
+    for (std::uint8_t k = 0; k < 4; ++k) {
+        static void (*const encoders[])(byte_buffer&) = {encode_sample_hello, encode_sample_welcome,
+                                                         encode_sample_ack, encode_sample_error};
+        byte_buffer b;
+        encoders[k](b);
+        control.add({k}, {to_bytes(b)});
+    }
+
+    corpus receiver(dir, "receiver");
+    receiver.add({0x00 | (12 << 2)}, {concat({data_frame(1, person[0]), data_frame(2, person[1]),
+                                              data_frame(3, person[2]), goodbye_frame})});
+    receiver.add({0x00 | (3 << 2)}, {concat({data_frame(1, events[0]), data_frame(2, events[1])})});
+    receiver.add({0x01 | (10 << 2)}, {with_kind(3, events[0]), with_kind(3, events[1]),
+                                      with_kind(3, assorted_payload), with_kind(6, {})});
+    receiver.add({0x03 | (5 << 2)}, {with_kind(3, small[0]), with_kind(3, small[1]),
+                                     with_kind(3, small[2]), with_kind(6, {})});
+
+    corpus jsonl(dir, "jsonl");
+    for (std::string_view name : {"person", "events"}) {
+        auto w = workloads::make(name);
+        std::string text;
+        for (int i = 0; i < 4; ++i) {
+            w->next_json(text);
+            text += '\n';
+        }
+        jsonl.add_text({}, text);
+    }
+    jsonl.add_text({}, to_json(assorted()) + "\r\n\n" + to_json(assorted()) + "\n");
+    jsonl.add_text({},
+                   "{\"$type\":\"Point\",\"x\":1,\"y\":2}\n"
+                   "{\"any\":\"json\",\"list\":[1,2.5,null]}\n"
+                   "{\"$id\":3,\"$type\":\"N\",\"next\":{\"$ref\":3}}\n"
+                   "{\"$bytes\":\"AAEC/w==\"}\n{\"$float\":\"-inf\"}\n{\"$$x\":1}\n42\n");
+
+    corpus config(dir, "config");
+    const fs::path source = OBJWIRE_SOURCE_DIR;
+    config.add_text({0x00}, read_file(source / "config" / "objwired.toml"));
+    config.add_text({0x01}, read_file(source / "config" / "objwire.toml"));
+    config.add_text({0x00},
+                    "[server]\nlisten = \"[::1]:0\"\nshutdown_grace = \"2s\"\n"
+                    "[limits]\nmax_frame_bytes = \"64KiB\"\ntable_budget = 0\n");
+    config.add_text({0x01},
+                    "client.to = \"localhost:9000\"\nbatch = { max_bytes = \"1MiB\", "
+                    "linger = \"250us\" }\n");
+
+    std::printf(
+        "make_seeds: %d frame, %d decoder, %d control, %d receiver, %d jsonl, %d config "
+        "seeds in %s\n",
+        frame.count(), decoder.count(), control.count(), receiver.count(), jsonl.count(),
+        config.count(), dir.c_str());
+    return 0;
+}

@@ -1,0 +1,330 @@
+// The compression policy on synthetic links and codecs: no clock, no data, only the figures it
+// would have measured. Decisions are asserted, never timings.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "proto/compression_policy.hpp"
+
+namespace objwire {
+namespace {
+
+constexpr std::size_t frame = 64 * 1024;
+
+// A codec as the policy sees it: how small it makes a frame, and how long it takes.
+struct fake_codec {
+    double ratio = 0.3;        // compressed / raw
+    double ns_per_byte = 3.0;  // ~330 MB/s, zstd-1 on records
+};
+
+// Offers `frames` frames; returns how many the policy chose to compress (or sample).
+int drive(compression_policy& p, int frames, fake_codec c, std::size_t size = frame) {
+    int tried = 0;
+    for (int i = 0; i < frames; ++i) {
+        if (p.plan(size)) {
+            ++tried;
+            p.on_result(size, static_cast<std::size_t>(static_cast<double>(size) * c.ratio),
+                        static_cast<std::uint64_t>(static_cast<double>(size) * c.ns_per_byte));
+        } else {
+            p.on_plain(size);
+        }
+    }
+    return tried;
+}
+
+compression_options auto_on(double mbit) {
+    compression_options o;
+    o.mode = compression_mode::automatic;
+    o.codec = codec_id::zstd;
+    o.link_bits_per_second = static_cast<std::uint64_t>(mbit * 1e6);
+    return o;
+}
+
+TEST(Policy, SlowLinkCompressesEveryFrame) {
+    compression_policy p(auto_on(10));
+    EXPECT_EQ(drive(p, 200, {}), 200);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_EQ(p.stats().frames_compressed, 200u);
+    EXPECT_NEAR(p.stats().ratio, 0.3, 0.01);
+    EXPECT_NEAR(p.stats().compress_mb_s, 333, 1);
+    EXPECT_NEAR(p.stats().link_mbit, 10, 0.01);
+    EXPECT_FALSE(p.stats().link_measured);
+}
+
+TEST(Policy, FastLinkOnlySamples) {
+    compression_policy p(auto_on(40'000));  // loopback
+    const int tried = drive(p, 1600, {});
+    EXPECT_FALSE(p.stats().compressing);
+    // The first frame, then one in sample_every (16) to keep ratio and speed fresh.
+    EXPECT_GE(tried, 1600 / 16);
+    EXPECT_LE(tried, 1600 / 16 + 2);
+}
+
+TEST(Policy, BreakEvenFollowsTheSerialModelWithoutSenderTimes) {
+    // ratio 0.3, compress 3 ns/B, decompress assumed 1.5 ns/B: compression costs 4.5 ns/B and
+    // saves 0.7 x link ns/B, so it pays below 8 x 0.7 / 4.5 = 1.24 Gbit/s.
+    compression_policy slow(auto_on(1000));
+    drive(slow, 50, {});
+    EXPECT_TRUE(slow.stats().compressing);
+    compression_policy fast(auto_on(1600));
+    drive(fast, 50, {});
+    EXPECT_FALSE(fast.stats().compressing);
+}
+
+// Tells the policy the sender spent `ns_per_byte` of its own time per raw byte on 1 MiB of
+// frames (and a quarter as much again blocked on the socket: too little to count as held back
+// past the link - see the Downstream tests).
+void sender_time(compression_policy& p, double ns_per_byte) {
+    for (int i = 0; i < 16; ++i)
+        p.plan(frame), p.on_plain(frame);
+    const auto busy = static_cast<std::uint64_t>(ns_per_byte * 16 * frame);
+    p.on_interval(busy + busy / 4, busy / 4);
+}
+
+TEST(Policy, OverlapWithSendingMakesCompressionPayOnAFasterLink) {
+    // At 2 Gbit/s (4 ns/B on the link) the serial model says no: 3 + 1.2 + 1.5 > 4. But a
+    // sender that needs only 0.5 ns/B of its own compresses the next frame while the link
+    // sends this one: the slowest stage drops from the link's 4 ns/B to the sender's 3.5.
+    compression_policy serial(auto_on(2000));
+    drive(serial, 40, {});
+    EXPECT_FALSE(serial.stats().compressing);
+    compression_policy pipelined(auto_on(2000));
+    sender_time(pipelined, 0.5);
+    drive(pipelined, 40, {});
+    EXPECT_TRUE(pipelined.stats().compressing);
+    EXPECT_NEAR(pipelined.stats().sender_mb_s, 2000, 5);
+}
+
+TEST(Policy, ABusySenderDoesNotCompressEvenWhereTheSerialModelWould) {
+    // At 1 Gbit/s (8 ns/B) the serial model compresses (6.9 < 8). A sender that needs 9 ns/B
+    // of its own (JSON parsing, say) is the bottleneck already: compression only adds to it.
+    compression_policy serial(auto_on(1000));
+    drive(serial, 40, {});
+    EXPECT_TRUE(serial.stats().compressing);
+    compression_policy busy(auto_on(1000));
+    sender_time(busy, 9.0);
+    drive(busy, 100, {});
+    EXPECT_FALSE(busy.stats().compressing);
+}
+
+TEST(Policy, ASlowReceiverTurnsCompressionOff) {
+    compression_policy p(auto_on(1000));
+    drive(p, 20, {});
+    EXPECT_TRUE(p.stats().compressing);
+    // The receiver reports 20 ns/B to decompress (50 MB/s): now it costs more than it saves.
+    p.on_receiver_report(10u << 20, 20ull * (10u << 20));
+    drive(p, 20, {});
+    EXPECT_FALSE(p.stats().compressing);
+    EXPECT_NEAR(p.stats().decompress_mb_s, 50, 0.5);
+}
+
+TEST(Policy, IncompressibleDataStopsCostingAndIsProbedRarely) {
+    compression_policy p(auto_on(10));
+    const int tried = drive(p, 4000, {.ratio = 1.0, .ns_per_byte = 28});  // zlib on random
+    EXPECT_TRUE(p.stats().incompressible);
+    EXPECT_FALSE(p.stats().compressing);
+    EXPECT_EQ(p.stats().frames_compressed, 0u);
+    // Two frames to notice, then probes at 64, 128, 256, 512, 1024, 1024... frames apart.
+    EXPECT_LE(tried, 2 + 6);
+    EXPECT_GE(tried, 3);
+}
+
+TEST(Policy, ProbeNoticesWhenDataTurnsCompressibleAgain) {
+    compression_policy p(auto_on(10));
+    drive(p, 100, {.ratio = 1.0, .ns_per_byte = 28});
+    ASSERT_TRUE(p.stats().incompressible);
+    drive(p, 300, {.ratio = 0.3, .ns_per_byte = 3});
+    EXPECT_FALSE(p.stats().incompressible);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_NEAR(p.stats().ratio, 0.3, 0.01);  // the old, random figure is forgotten
+}
+
+TEST(Policy, HysteresisKeepsTheDecisionNearBreakEven) {
+    // Break-even ~1.24 Gbit/s (see above). Link estimates flickering 3% either side of it must
+    // not flip the decision every frame.
+    compression_options o = auto_on(0);
+    compression_policy p(o);
+    p.on_link_sample(1.0e9, false);
+    drive(p, 10, {});
+    ASSERT_TRUE(p.stats().compressing);
+    int flips = 0;
+    bool last = true;
+    for (int i = 0; i < 200; ++i) {
+        p.on_link_sample(i % 2 ? 1.28e9 : 1.20e9, false);
+        drive(p, 1, {});
+        if (p.stats().compressing != last) ++flips;
+        last = p.stats().compressing;
+    }
+    EXPECT_LE(flips, 1);
+}
+
+TEST(Policy, MeasuredLinkLowerBoundsNeverLowerTheEstimate) {
+    compression_policy p(auto_on(0));
+    drive(p, 5, {});
+    // Nothing but lower bounds (app-limited or receiver-limited samples): not compressing, since
+    // the link has not been shown to be what limits us.
+    p.on_link_sample(50e6, true);
+    drive(p, 40, {});
+    EXPECT_FALSE(p.stats().compressing);
+    EXPECT_TRUE(p.stats().link_measured);
+    // A real sample of a slow link: compress.
+    p.on_link_sample(20e6, false);
+    drive(p, 2, {});
+    EXPECT_TRUE(p.stats().compressing);
+    // While compressing, the sender is app-limited; its low samples must not feed back.
+    for (int i = 0; i < 50; ++i)
+        p.on_link_sample(5e6, true);
+    EXPECT_NEAR(p.stats().link_mbit, 20, 0.01);
+    // A lower bound above the estimate raises it: the link is faster than we thought.
+    for (int i = 0; i < 3; ++i)
+        p.on_link_sample(30e9, true);
+    drive(p, 2, {});
+    EXPECT_FALSE(p.stats().compressing);
+}
+
+TEST(Policy, ConfiguredBandwidthIgnoresMeasurements) {
+    compression_policy p(auto_on(10));
+    p.on_link_sample(40e9, false);
+    drive(p, 10, {});
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_NEAR(p.stats().link_mbit, 10, 0.01);
+}
+
+TEST(Policy, NeverAndAlwaysAndTheSizeFloor) {
+    compression_options o;
+    o.mode = compression_mode::never;
+    compression_policy never(o);
+    EXPECT_EQ(drive(never, 50, {}), 0);
+    o.mode = compression_mode::always;
+    o.min_frame_bytes = 1000;
+    compression_policy always(o);
+    EXPECT_EQ(drive(always, 50, {.ratio = 1.0, .ns_per_byte = 28}), 50);  // even random
+    EXPECT_FALSE(always.stats().incompressible);
+    EXPECT_EQ(drive(always, 50, {}, 999), 0);  // under the floor
+    EXPECT_EQ(always.stats().frames, 100u);
+}
+
+TEST(Policy, CodecFallsBackToWhatThePeerAccepts) {
+    compression_options o;
+    o.codec = codec_id::zstd;
+    o.level = 19;
+    compression_policy p(o);
+    EXPECT_EQ(p.codec(), codec_id::zstd);
+    EXPECT_EQ(p.level(), 19);
+    p.set_accepted(0b011);  // none and zlib
+    EXPECT_EQ(p.codec(), codec_id::zlib);
+    EXPECT_EQ(p.level(), 1);
+    p.set_accepted(0b001);  // none only: nothing is compressed
+    EXPECT_EQ(p.codec(), codec_id::none);
+    o.mode = compression_mode::always;
+    compression_policy q(o);
+    q.set_accepted(0b001);
+    EXPECT_EQ(drive(q, 10, {}), 0);
+}
+
+// Like drive(), with a codec whose figures depend on the level asked for.
+int drive_levels(compression_policy& p, int frames, const std::map<int, fake_codec>& by_level) {
+    int tried = 0;
+    for (int i = 0; i < frames; ++i) {
+        if (!p.plan(frame)) {
+            p.on_plain(frame);
+            continue;
+        }
+        ++tried;
+        const auto c = by_level.at(p.level());
+        p.on_result(frame, static_cast<std::size_t>(frame * c.ratio),
+                    static_cast<std::uint64_t>(frame * c.ns_per_byte));
+    }
+    return tried;
+}
+
+// zstd on records, roughly: each level about twice the time for a little more ratio.
+const std::map<int, fake_codec> zstd_levels{
+    {1, {0.50, 5}}, {3, {0.45, 12}}, {6, {0.41, 25}}, {9, {0.40, 60}}};
+
+TEST(Policy, SlowLinkClimbsToTheLevelThatFitsTheLink) {
+    // 10 Mbit/s (800 ns/B) and a sender of 20 ns/B: the link stays the bottleneck up to level 9
+    // (0.40 x 800 = 320 > 20 + 60), and each level up shortens it - 400, 360, 328 ns/B - but
+    // 6 -> 9 by less than the 5% hysteresis (320 vs 328): the climb stops at 6.
+    compression_policy p(auto_on(10));
+    sender_time(p, 20);
+    drive_levels(p, 400, zstd_levels);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_EQ(p.stats().level, 6);
+    EXPECT_NEAR(p.stats().ratio, 0.41, 0.001);
+}
+
+TEST(Policy, CpuBoundSenderStaysAtTheFastestLevel) {
+    // 100 Mbit/s (80 ns/B) but a sender of 60 ns/B: at level 1 the link takes 40 ns/B and the
+    // sender 65 - the sender is the bottleneck, and a higher level would only slow it more.
+    compression_policy p(auto_on(100));
+    sender_time(p, 60);
+    drive_levels(p, 400, zstd_levels);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_EQ(p.stats().level, 1);
+}
+
+TEST(Policy, AFixedLevelIsKept) {
+    compression_options o = auto_on(10);
+    o.level = 3;
+    compression_policy p(o);
+    drive_levels(p, 200, zstd_levels);
+    EXPECT_EQ(p.stats().level, 3);
+    o.mode = compression_mode::always;
+    o.level = 0;  // always: the codec's own default
+    compression_policy q(o);
+    EXPECT_EQ(q.level(), 3);
+}
+
+// Frames through a path held back past the link: each 256 KiB interval takes the time the
+// path needs for its raw bytes with or without compression, half of it blocked.
+int drive_downstream(compression_policy& p, int intervals, double ns_per_byte_plain,
+                     double ns_per_byte_packed) {
+    int compressed_intervals = 0;
+    for (int i = 0; i < intervals; ++i) {
+        int packed = 0;
+        for (int f = 0; f < 4; ++f) {
+            if (p.plan(frame)) {
+                ++packed;
+                p.on_result(frame, frame / 2, frame);  // ratio 0.5, 1 ns/B
+            } else {
+                p.on_plain(frame);
+            }
+        }
+        const double per_byte = packed > 2 ? ns_per_byte_packed : ns_per_byte_plain;
+        const auto wall = static_cast<std::uint64_t>(per_byte * 4 * frame);
+        p.on_interval(wall, wall / 2);
+        compressed_intervals += packed > 2;
+    }
+    return compressed_intervals;
+}
+
+TEST(Policy, DownstreamBoundCompressesWhenThatMeasuresFaster) {
+    // Loopback (40 Gbit/s, never the limit), the sender blocked half the time: the receiver
+    // holds it back. Compressed, the path moves raw bytes twice as fast (the receiver's cost
+    // follows wire bytes): after a trial the policy keeps compressing, re-trying plain rarely.
+    compression_policy p(auto_on(40'000));
+    const int on = drive_downstream(p, 800, 20, 10);
+    EXPECT_TRUE(p.stats().downstream);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_GT(on, 800 * 3 / 4);
+}
+
+TEST(Policy, DownstreamBoundStaysPlainWhenCompressionMeasuresSlower) {
+    // The same, but compression slows the path (the receiver's cost follows raw bytes and
+    // decompression adds to it): plain frames, with a short trial of compression now and then.
+    compression_policy p(auto_on(40'000));
+    const int on = drive_downstream(p, 800, 10, 14);
+    EXPECT_TRUE(p.stats().downstream);
+    EXPECT_FALSE(p.stats().compressing);
+    EXPECT_LT(on, 800 / 5);
+}
+
+TEST(Policy, ModeNamesParseBack) {
+    for (auto m : {compression_mode::never, compression_mode::always, compression_mode::automatic})
+        EXPECT_EQ(parse_mode(mode_name(m)), m);
+    EXPECT_FALSE(parse_mode("sometimes"));
+}
+
+}  // namespace
+}  // namespace objwire

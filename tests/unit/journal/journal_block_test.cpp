@@ -1,0 +1,179 @@
+// The journal block format (proto/journal_block.hpp): round trips, header fields, a fresh
+// table per block, and every torn or corrupted byte detected.
+#include <gtest/gtest.h>
+
+#include "journal_support.hpp"
+#include "proto/crc32c.hpp"
+
+namespace objwire::test {
+namespace {
+
+std::vector<message> decode(const journal_block_view& b) {
+    std::vector<message> out;
+    EXPECT_FALSE(decode_journal_block(b, [&](message&& m) { out.push_back(std::move(m)); }));
+    return out;
+}
+
+TEST(journal_block, round_trip_with_header_fields) {
+    const auto msgs = events(0, 50);
+    auto block = make_block(msgs, "sender-7", 12, 19);
+    seal_journal_block(block, 1000);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block) << r.error.message();
+    EXPECT_EQ(r.size, block.size());
+    const auto& h = r.block.header;
+    EXPECT_EQ(h.version, 1);
+    EXPECT_EQ(h.message_count, 50u);
+    EXPECT_EQ(h.first_offset, 1000u);
+    EXPECT_EQ(r.block.end_offset(), 1050u);
+    EXPECT_EQ(h.first_sequence, 12u);
+    EXPECT_EQ(h.last_sequence, 19u);
+    EXPECT_EQ(h.time_ms, 1700000000000u);
+    EXPECT_EQ(r.block.sender_id, "sender-7");
+    EXPECT_EQ(h.payload_len + journal_block_header_size + 8, block.size());
+    EXPECT_EQ(decode(r.block), msgs);
+}
+
+TEST(journal_block, header_layout_is_as_documented) {
+    auto block = make_block({event(1)}, "ab", 3, 4);
+    seal_journal_block(block, 0x0102030405060708);
+    const std::uint8_t* h = block.data();
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(h), 4), "OWJB");
+    EXPECT_EQ(h[4], 1);                            // version
+    EXPECT_EQ(h[5], 0);                            // flags
+    EXPECT_EQ(load_le<std::uint16_t>(h + 6), 2u);  // sender id length
+    EXPECT_EQ(load_le<std::uint32_t>(h + 8), block.size() - 52 - 2);
+    EXPECT_EQ(load_le<std::uint32_t>(h + 12), 1u);  // messages
+    EXPECT_EQ(load_le<std::uint64_t>(h + 16), 0x0102030405060708u);
+    EXPECT_EQ(load_le<std::uint64_t>(h + 24), 3u);
+    EXPECT_EQ(load_le<std::uint64_t>(h + 32), 4u);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(h + 52), 2), "ab");
+    // CRC-32C of sender id and payload, continued over header bytes 0..47.
+    const std::span<const std::uint8_t> all(block);
+    EXPECT_EQ(load_le<std::uint32_t>(h + 48), crc32c(all.first(48), crc32c(all.subspan(52))));
+}
+
+TEST(journal_block, every_block_starts_from_an_empty_table) {
+    journal_block_writer w("s");
+    for (const auto& m : events(0, 10))
+        ASSERT_FALSE(w.add(m));
+    auto first = w.finish(1, 1, 0);
+    const std::vector<std::uint8_t> a(first.begin(), first.end());
+    w.clear();
+    for (const auto& m : events(0, 10))
+        ASSERT_FALSE(w.add(m));
+    auto second = w.finish(2, 2, 0);
+    // The same messages give the same payload: nothing of the first block's table is used.
+    const std::size_t payload_at = journal_block_header_size + 1;
+    EXPECT_TRUE(
+        std::equal(a.begin() + payload_at, a.end(), second.begin() + payload_at, second.end()));
+    std::vector<std::uint8_t> b(second.begin(), second.end());
+    seal_journal_block(b, 10);
+    const auto r = parse_journal_block(b);
+    ASSERT_EQ(r.state, journal_block_parse::status::block);
+    EXPECT_EQ(decode(r.block), events(0, 10));  // decoded alone
+}
+
+TEST(journal_block, graphs_keep_identity) {
+    // A trip referring twice to one point and once to itself.
+    message m;
+    m.root = object_ref{0};
+    m.objects = {make_record(make_record_type("Trip", {"a", "b", "self"}),
+                             {object_ref{1}, object_ref{1}, object_ref{0}}),
+                 make_record(make_record_type("Point", {"x", "y"}), {1, 2})};
+    auto block = make_block({m});
+    seal_journal_block(block, 0);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block);
+    EXPECT_EQ(decode(r.block), std::vector<message>{canonical(m)});
+}
+
+TEST(journal_block, every_prefix_is_need_more) {
+    auto block = make_block(events(0, 5), "sender");
+    seal_journal_block(block, 7);
+    for (std::size_t n = 0; n < block.size(); ++n) {
+        const auto r = parse_journal_block(std::span<const std::uint8_t>(block).first(n));
+        ASSERT_EQ(r.state, journal_block_parse::status::need_more) << n;
+        if (n < journal_block_header_size) {
+            EXPECT_EQ(r.error, journal_errc::short_header) << n;
+            EXPECT_EQ(r.size, journal_block_header_size);
+        } else {
+            EXPECT_EQ(r.error, journal_errc::short_block) << n;
+            EXPECT_EQ(r.size, block.size());
+        }
+    }
+}
+
+TEST(journal_block, every_flipped_byte_is_detected) {
+    auto block = make_block(events(0, 5), "sender");
+    seal_journal_block(block, 7);
+    for (std::size_t i = 0; i < block.size(); ++i) {
+        for (const std::uint8_t flip : {0x01, 0x80}) {
+            auto bad = block;
+            bad[i] ^= flip;
+            const auto r = parse_journal_block(bad);
+            EXPECT_NE(r.state, journal_block_parse::status::block) << "byte " << i;
+            if (i >= journal_block_header_size) {
+                EXPECT_EQ(r.error, journal_errc::bad_checksum) << i;
+            }
+        }
+    }
+}
+
+TEST(journal_block, header_checks) {
+    auto block = make_block({event(1)});
+    seal_journal_block(block, 0);
+    auto bad = block;
+    bad[0] = 'X';
+    EXPECT_EQ(parse_journal_block(bad).error, journal_errc::bad_magic);
+    bad = block;
+    bad[4] = 2;
+    EXPECT_EQ(parse_journal_block(bad).error, journal_errc::unsupported_version);
+    bad = block;
+    bad[5] = 1;
+    EXPECT_EQ(parse_journal_block(bad).error, journal_errc::bad_reserved);
+    bad = block;
+    store_le<std::uint32_t>(bad.data() + 8, journal_max_payload + 1);
+    EXPECT_EQ(parse_journal_block(bad).error, journal_errc::too_large);
+    // An empty block is well formed but never written: refused.
+    journal_block_writer w;
+    auto e = w.finish(0, 0, 0);
+    std::vector<std::uint8_t> empty(e.begin(), e.end());
+    seal_journal_block(empty, 0);
+    EXPECT_EQ(parse_journal_block(empty).error, journal_errc::empty_block);
+    EXPECT_EQ(journal_block_message_count(empty), 0u);
+    EXPECT_EQ(journal_block_message_count(block), 1u);
+}
+
+TEST(journal_block, count_mismatch_is_an_error) {
+    auto block = make_block(events(0, 3));
+    store_le<std::uint32_t>(block.data() + 12, 4);  // claims 4; finish() checksummed the body
+    seal_journal_block(block, 0);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block);
+    EXPECT_EQ(decode_journal_block(r.block, [](message&&) {}), journal_errc::count_mismatch);
+}
+
+TEST(journal_block, a_refused_message_leaves_the_block_usable) {
+    journal_block_writer w;
+    ASSERT_FALSE(w.add(event(1)));
+    message bad{make_record(event_type(), {1}), {}};  // wrong field count
+    EXPECT_TRUE(w.add(bad));
+    ASSERT_FALSE(w.add(event(2)));
+    auto b = w.finish(1, 1, 0);
+    std::vector<std::uint8_t> block(b.begin(), b.end());
+    seal_journal_block(block, 0);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block);
+    EXPECT_EQ(decode(r.block), (std::vector<message>{event(1), event(2)}));
+}
+
+TEST(journal_block, errors_have_a_category_and_text) {
+    const std::error_code ec = journal_errc::bad_checksum;
+    EXPECT_STREQ(ec.category().name(), "objwire.journal");
+    EXPECT_EQ(ec.message(), "block checksum mismatch");
+    EXPECT_EQ(std::error_code(journal_errc::short_header).message(), "short block header");
+}
+
+}  // namespace
+}  // namespace objwire::test
