@@ -105,7 +105,9 @@ bool read_input(const std::string& path, std::string& out) {
         out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
         if (n <= 0) {
             if (fd != 0) ::close(fd);
-            if (n < 0) std::cerr << "objwire: cannot read '" << path << "': " << std::strerror(errno) << "\n";
+            if (n < 0)
+                std::cerr << "objwire: cannot read '" << path << "': " << std::strerror(errno)
+                          << "\n";
             return n == 0;
         }
     }
@@ -150,7 +152,8 @@ int run_send(const send_flags& f) {
     for (;;) {
         if (reader.next(m)) {
             if (auto ec = c.send(m)) {
-                std::cerr << "objwire: " << name << ":" << reader.line() << ": " << c.last_error() << "\n";
+                std::cerr << "objwire: " << name << ":" << reader.line() << ": " << c.last_error()
+                          << "\n";
                 if (f.on_error == "stop") {
                     finish(c);
                     return bad_input;
@@ -161,7 +164,8 @@ int run_send(const send_flags& f) {
         }
         if (!reader.error()) break;
         const auto& e = *reader.error();
-        std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message << "\n";
+        std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message
+                  << "\n";
         if (f.on_error == "stop") {
             finish(c);
             return bad_input;
@@ -171,8 +175,8 @@ int run_send(const send_flags& f) {
     int rc = finish(c);
     const auto& s = c.stats();
     std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
-              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out << " bytes, to "
-              << c.server().sink << "\n";
+              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
+              << " bytes, to " << c.server().sink << "\n";
     if (skipped) std::cerr << "objwire: skipped " << skipped << " bad lines\n";
     if (rc == ok && skipped) return bad_input;
     return rc;
@@ -228,7 +232,8 @@ void print_bench(const bench_flags& f, const cfg::client_settings& settings, con
     const auto& t = c.table();
     const double per_second = seconds > 0 ? static_cast<double>(s.objects_acked) / seconds : 0;
     const double per_object =
-        s.objects_sent ? static_cast<double>(s.wire_bytes_out) / static_cast<double>(s.objects_sent) : 0;
+        s.objects_sent ? static_cast<double>(s.wire_bytes_out) / static_cast<double>(s.objects_sent)
+                       : 0;
     std::vector<report_line> lines = {
         {"workload", json_string(f.workload)},
         {"objects", std::to_string(s.objects_sent)},
@@ -247,10 +252,12 @@ void print_bench(const bench_flags& f, const cfg::client_settings& settings, con
         {"resets", std::to_string(t.resets)},
         {"sink", json_string(c.server().sink)},
     };
-    for (auto& l : compression_lines(c)) lines.push_back(std::move(l));
+    for (auto& l : compression_lines(c))
+        lines.push_back(std::move(l));
     if (f.json) {
         std::string out = "{";
-        for (const auto& l : lines) out += (out.size() > 1 ? "," : "") + json_string(l.key) + ":" + l.json;
+        for (const auto& l : lines)
+            out += (out.size() > 1 ? "," : "") + json_string(l.key) + ":" + l.json;
         std::printf("%s}\n", out.c_str());
         return;
     }
@@ -259,21 +266,23 @@ void print_bench(const bench_flags& f, const cfg::client_settings& settings, con
     std::printf("  wire: %llu bytes = %.2f bytes/object in %llu frames\n",
                 static_cast<unsigned long long>(s.wire_bytes_out), per_object,
                 static_cast<unsigned long long>(s.frames));
-    std::printf("  table (%s, budget %llu bytes): receiver peak %llu bytes, %llu hits, %llu "
-                "evictions, %llu resets\n",
-                settings.reset_policy.c_str(),
-                static_cast<unsigned long long>(c.server().limits.table_budget),
-                static_cast<unsigned long long>(s.receiver_table_peak_bytes),
-                static_cast<unsigned long long>(t.hits), static_cast<unsigned long long>(t.evictions),
-                static_cast<unsigned long long>(t.resets));
+    std::printf(
+        "  table (%s, budget %llu bytes): receiver peak %llu bytes, %llu hits, %llu "
+        "evictions, %llu resets\n",
+        settings.reset_policy.c_str(),
+        static_cast<unsigned long long>(c.server().limits.table_budget),
+        static_cast<unsigned long long>(s.receiver_table_peak_bytes),
+        static_cast<unsigned long long>(t.hits), static_cast<unsigned long long>(t.evictions),
+        static_cast<unsigned long long>(t.resets));
     const auto z = c.compression();
-    std::printf("  compression %s (%s-%d): %llu of %llu frames compressed, ratio %.3f, link ~%.0f "
-                "Mbit/s, %llu write calls\n",
-                std::string(objwire::mode_name(z.mode)).c_str(),
-                std::string(objwire::codec_name(z.codec)).c_str(), z.level,
-                static_cast<unsigned long long>(z.frames_compressed),
-                static_cast<unsigned long long>(s.frames), z.ratio, z.link_mbit,
-                static_cast<unsigned long long>(s.write_calls));
+    std::printf(
+        "  compression %s (%s-%d): %llu of %llu frames compressed, ratio %.3f, link ~%.0f "
+        "Mbit/s, %llu write calls\n",
+        std::string(objwire::mode_name(z.mode)).c_str(),
+        std::string(objwire::codec_name(z.codec)).c_str(), z.level,
+        static_cast<unsigned long long>(z.frames_compressed),
+        static_cast<unsigned long long>(s.frames), z.ratio, z.link_mbit,
+        static_cast<unsigned long long>(s.write_calls));
     std::printf("  acknowledged: %llu objects, stored by the daemon in %s\n",
                 static_cast<unsigned long long>(s.objects_acked), c.server().sink.c_str());
 }
@@ -283,7 +292,8 @@ int run_bench(const bench_flags& f) {
     if (!load_settings(f.common, settings)) return usage;
     auto w = objwire::workloads::make(f.workload);
     if (!w) {
-        std::cerr << "objwire: unknown workload '" << f.workload << "' (person, events, graph, blobs)\n";
+        std::cerr << "objwire: unknown workload '" << f.workload
+                  << "' (person, events, graph, blobs)\n";
         return usage;
     }
     const std::uint64_t n = f.count ? f.count : w->default_count();
@@ -299,7 +309,8 @@ int run_bench(const bench_flags& f) {
         }
     }
     int rc = finish(c);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     print_bench(f, settings, c, seconds);
     return rc;
 }
@@ -313,7 +324,8 @@ struct gen_flags {
 int run_gen(const gen_flags& f) {
     auto w = objwire::workloads::make(f.workload);
     if (!w) {
-        std::cerr << "objwire: unknown workload '" << f.workload << "' (person, events, graph, blobs)\n";
+        std::cerr << "objwire: unknown workload '" << f.workload
+                  << "' (person, events, graph, blobs)\n";
         return usage;
     }
     FILE* out = f.output == "-" ? stdout : std::fopen(f.output.c_str(), "wb");
@@ -339,7 +351,8 @@ int run_gen(const gen_flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"objwire - send objects to objwired, read them back, benchmark the link", "objwire"};
+    CLI::App app{"objwire - send objects to objwired, read them back, benchmark the link",
+                 "objwire"};
     app.require_subcommand(1);
 
     send_flags sf;
@@ -348,8 +361,9 @@ int main(int argc, char** argv) {
     send->add_option("input", sf.input, "file of JSON lines, or - for stdin (default)");
     send->add_option("--on-error", sf.on_error, "stop|skip: what to do with a bad line")
         ->check(CLI::IsMember({"stop", "skip"}));
-    send->footer("Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
-                 "  objwire send people.jsonl --to 127.0.0.1:7878");
+    send->footer(
+        "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
+        "  objwire send people.jsonl --to 127.0.0.1:7878");
 
     bench_flags bf;
     auto* bench = app.add_subcommand("bench", "generate a workload in-process, send it, report");
@@ -358,7 +372,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"person", "events", "graph", "blobs"}));
     bench->add_option("-n,--count", bf.count, "objects to send (default: the workload's size)");
     bench->add_flag("--json", bf.json, "print one JSON object instead of text");
-    bench->footer("Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json");
+    bench->footer(
+        "Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json");
 
     gen_flags gf;
     auto* gen = app.add_subcommand("gen", "write a benchmark workload as JSON lines");

@@ -145,7 +145,8 @@ std::string check_file_name(std::string_view text) {
 std::string check_reset_policy(std::string_view text) {
     return reset_policy::parse(text) ? ""
                                      : "must be adaptive, never, every:N or every:N<unit> "
-                                       "(units B, KiB, MiB, KB, MB), got \"" + std::string(text) + "\"";
+                                       "(units B, KiB, MiB, KB, MB), got \"" +
+                                           std::string(text) + "\"";
 }
 
 std::string check_link_bandwidth(std::string_view text) {

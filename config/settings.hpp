@@ -66,18 +66,18 @@ struct daemon_settings {
     std::uint32_t max_connections = 1024;            // server.max_connections
     std::chrono::milliseconds shutdown_grace{5000};  // server.shutdown_grace
     // [limits] - everything a peer controls
-    std::uint32_t max_frame_bytes = 16 * mebibyte;   // limits.max_frame_bytes
-    std::uint32_t max_depth = 64;                    // limits.max_depth
-    std::uint32_t max_string_bytes = 16 * mebibyte;  // limits.max_string_bytes
-    std::uint32_t max_elements = 1000000;            // limits.max_elements
-    std::uint64_t table_budget = 4 * mebibyte;       // limits.table_budget
+    std::uint32_t max_frame_bytes = 16 * mebibyte;      // limits.max_frame_bytes
+    std::uint32_t max_depth = 64;                       // limits.max_depth
+    std::uint32_t max_string_bytes = 16 * mebibyte;     // limits.max_string_bytes
+    std::uint32_t max_elements = 1000000;               // limits.max_elements
+    std::uint64_t table_budget = 4 * mebibyte;          // limits.table_budget
     std::uint64_t table_budget_total = 256 * mebibyte;  // limits.table_budget_total
-    std::uint32_t read_buffer = 256 * kibibyte;      // limits.read_buffer
+    std::uint32_t read_buffer = 256 * kibibyte;         // limits.read_buffer
     // [sink]
     std::string sink_kind = "journal";        // sink.kind = journal | jsonl
     std::string sink_file = "objects.jsonl";  // sink.jsonl_file (inside data_dir)
     // [journal]
-    std::string journal_fsync = "interval";                  // journal.fsync
+    std::string journal_fsync = "interval";                 // journal.fsync
     std::chrono::milliseconds journal_fsync_interval{100};  // journal.fsync_interval
     std::uint64_t journal_segment_bytes = 64 * mebibyte;    // journal.segment_bytes
     std::uint64_t journal_retention_bytes = 0;              // journal.retention_bytes, 0 = all
@@ -95,17 +95,17 @@ struct client_settings {
     std::uint32_t batch_max_bytes = 64 * kibibyte;  // batch.max_bytes
     std::chrono::microseconds batch_linger{5000};   // batch.linger
     // [reset]
-    std::string reset_policy = "adaptive";              // reset.policy
-    std::uint64_t table_budget = 0;                     // reset.table_budget (0: the daemon's)
+    std::string reset_policy = "adaptive";  // reset.policy
+    std::uint64_t table_budget = 0;         // reset.table_budget (0: the daemon's)
     // [flow]
     std::uint64_t max_in_flight = 8 * mebibyte;  // flow.max_in_flight
     // [limits] - what this client accepts from the daemon
     std::uint32_t max_frame_bytes = 16 * mebibyte;  // limits.max_frame_bytes
     std::uint32_t max_depth = 64;                   // limits.max_depth
     // [compression] - whether frames are compressed (docs/COMPRESSION.md)
-    std::string compression_policy = "auto";         // compression.policy: never|always|auto
-    std::string compression_codec = "zstd";          // compression.codec: zlib|zstd|lz4
-    std::uint32_t compression_level = 0;  // compression.level (0: auto climbs; always: default)
+    std::string compression_policy = "auto";  // compression.policy: never|always|auto
+    std::string compression_codec = "zstd";   // compression.codec: zlib|zstd|lz4
+    std::uint32_t compression_level = 0;      // compression.level (0: auto climbs; always: default)
     std::uint32_t compression_min_frame_bytes = 512;  // compression.min_frame_bytes
     std::string link_bandwidth = "auto";  // compression.link_bandwidth: "auto" or "100Mbit"
     // [socket]

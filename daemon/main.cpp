@@ -103,8 +103,7 @@ int check_config(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"objwired - receives, stores and serves objwire object streams",
-                 "objwired"};
+    CLI::App app{"objwired - receives, stores and serves objwire object streams", "objwired"};
     flags f;
     app.add_option("-c,--config", f.config_file, "TOML settings file (see config/objwired.toml)");
     app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
@@ -114,8 +113,9 @@ int main(int argc, char** argv) {
     app.add_flag("--dump-journal", f.dump_journal,
                  "print the stored objects of the data directory's journal as JSON lines and exit");
     app.add_option("--from", f.from, "with --dump-journal: the first offset to print");
-    app.footer("Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
-               "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000");
+    app.footer(
+        "Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
+        "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000");
     CLI11_PARSE(app, argc, argv);
 
     if (!f.check_config.empty()) return check_config(f.check_config);
@@ -146,21 +146,26 @@ int main(int argc, char** argv) {
             io.stop();
         });
         // Once the last session has ended only the grace timer is left: cancel it.
-        asio::co_spawn(io, [&]() -> asio::awaitable<void> {
-            asio::steady_timer poll(io);
-            while (srv.counters().connections_open > 0) {
-                poll.expires_after(std::chrono::milliseconds(20));
-                co_await poll.async_wait(asio::use_awaitable);
-            }
-            grace.cancel();
-        }, asio::detached);
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                asio::steady_timer poll(io);
+                while (srv.counters().connections_open > 0) {
+                    poll.expires_after(std::chrono::milliseconds(20));
+                    co_await poll.async_wait(asio::use_awaitable);
+                }
+                grace.cancel();
+            },
+            asio::detached);
     });
 
     const unsigned n = std::max(2u, std::thread::hardware_concurrency());
     std::vector<std::thread> threads;
-    for (unsigned i = 1; i < n; ++i) threads.emplace_back([&] { io.run(); });
+    for (unsigned i = 1; i < n; ++i)
+        threads.emplace_back([&] { io.run(); });
     io.run();
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+        t.join();
     spdlog::info("stopped: {} objects stored from {} connections", srv.counters().objects_in.load(),
                  srv.counters().connections_total.load());
     return 0;

@@ -32,9 +32,11 @@ std::error_code server::start() {
     if (ec) {
         // A host name: resolve it to its first address.
         asio::ip::tcp::resolver resolver(io_);
-        auto results = resolver.resolve(settings_.listen_host, std::to_string(settings_.listen_port), ec);
+        auto results =
+            resolver.resolve(settings_.listen_host, std::to_string(settings_.listen_port), ec);
         if (ec || results.empty()) {
-            spdlog::error("cannot resolve listen address '{}': {}", settings_.listen_host, ec.message());
+            spdlog::error("cannot resolve listen address '{}': {}", settings_.listen_host,
+                          ec.message());
             return ec ? ec : std::make_error_code(std::errc::address_not_available);
         }
         address = results.begin()->endpoint().address();
@@ -114,7 +116,8 @@ void server::stop() {
     });
     std::lock_guard lock(sessions_mutex_);
     spdlog::info("stopping: {} connections to finish", sessions_.size());
-    for (const auto& s : sessions_) s->stop();
+    for (const auto& s : sessions_)
+        s->stop();
 }
 
 }  // namespace objwire::daemon

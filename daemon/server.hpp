@@ -10,8 +10,8 @@
 #include <system_error>
 
 #include "config/settings.hpp"
-#include "daemon/table_budget_pool.hpp"
 #include "daemon/sink.hpp"
+#include "daemon/table_budget_pool.hpp"
 
 namespace objwire::daemon {
 
@@ -28,7 +28,7 @@ struct server_counters {
 };
 
 class server {
-public:
+  public:
     server(asio::io_context& io, config::daemon_settings settings);
     ~server();
 
@@ -44,7 +44,7 @@ public:
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
 
-private:
+  private:
     friend class session;
     asio::awaitable<void> accept_loop();
     void forget(const std::shared_ptr<session>& s);

@@ -10,26 +10,27 @@
 namespace objwire::daemon {
 
 class table_budget_pool {
-public:
+  public:
     explicit table_budget_pool(std::uint64_t total) : left_(total), total_(total) {}
 
     // Holds a grant for the lifetime of a connection.
     class grant {
-    public:
-        grant(table_budget_pool& pool, std::uint64_t wanted) : pool_(pool), bytes_(pool.acquire(wanted)) {}
+      public:
+        grant(table_budget_pool& pool, std::uint64_t wanted)
+            : pool_(pool), bytes_(pool.acquire(wanted)) {}
         ~grant() { pool_.release(bytes_); }
         grant(const grant&) = delete;
         grant& operator=(const grant&) = delete;
         std::uint64_t bytes() const { return bytes_; }
 
-    private:
+      private:
         table_budget_pool& pool_;
         std::uint64_t bytes_;
     };
 
     std::uint64_t in_use() const { return total_ - left_.load(); }
 
-private:
+  private:
     std::uint64_t acquire(std::uint64_t wanted) {
         std::uint64_t left = left_.load();
         std::uint64_t take;

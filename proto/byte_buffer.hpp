@@ -12,7 +12,7 @@
 namespace objwire {
 
 class byte_buffer {
-public:
+  public:
     byte_buffer() = default;
     explicit byte_buffer(std::size_t capacity) { reserve(capacity); }
     byte_buffer(byte_buffer&&) noexcept = default;
@@ -75,16 +75,18 @@ public:
         size_ += n;
     }
 
-private:
+  private:
     template <class T>
     void put_le(T v) {
         std::uint8_t* p = prepare(sizeof(T));
-        for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+        for (std::size_t i = 0; i < sizeof(T); ++i)
+            p[i] = static_cast<std::uint8_t>(v >> (8 * i));
         size_ += sizeof(T);
     }
     void grow_to(std::size_t n) {
         std::size_t cap = capacity_ ? capacity_ : 256;
-        while (cap < n) cap *= 2;
+        while (cap < n)
+            cap *= 2;
         auto fresh = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
         if (size_) std::memcpy(fresh.get(), data_.get(), size_);
         data_ = std::move(fresh);
@@ -106,13 +108,15 @@ inline std::int64_t zigzag_decode(std::uint64_t v) {
 template <class T>
 T load_le(const std::uint8_t* p) {
     T v = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<T>(p[i]) << (8 * i);
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        v |= static_cast<T>(p[i]) << (8 * i);
     return v;
 }
 
 template <class T>
 void store_le(std::uint8_t* p, T v) {
-    for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        p[i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
 }  // namespace objwire

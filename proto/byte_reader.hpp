@@ -12,8 +12,9 @@
 namespace objwire {
 
 class byte_reader {
-public:
-    explicit byte_reader(std::span<const std::uint8_t> in) : p_(in.data()), end_(in.data() + in.size()) {}
+  public:
+    explicit byte_reader(std::span<const std::uint8_t> in)
+        : p_(in.data()), end_(in.data() + in.size()) {}
 
     std::size_t remaining() const { return static_cast<std::size_t>(end_ - p_); }
     bool at_end() const { return p_ == end_; }
@@ -60,7 +61,7 @@ public:
         return {reinterpret_cast<const char*>(s.data()), s.size()};
     }
 
-private:
+  private:
     const std::uint8_t* p_;
     const std::uint8_t* end_;
     proto_errc err_ = proto_errc::ok;

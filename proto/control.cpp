@@ -13,7 +13,7 @@ constexpr std::uint8_t magic[4] = {'O', 'B', 'J', 'W'};
 constexpr std::size_t max_control_string = 4096;
 
 class field_writer {
-public:
+  public:
     explicit field_writer(byte_buffer& out) : out_(out) {}
     void number(std::uint64_t key, std::uint64_t v) {
         byte_buffer tmp;
@@ -31,7 +31,7 @@ public:
         out_.append(b);
     }
 
-private:
+  private:
     byte_buffer& out_;
 };
 
@@ -62,7 +62,8 @@ proto_errc read_number(byte_reader& f, std::uint64_t& out, std::uint64_t max = U
 template <class T>
 proto_errc read_into(byte_reader& f, T& out) {
     std::uint64_t v;
-    if (auto e = read_number(f, v, static_cast<std::uint64_t>(static_cast<T>(~T{0}))); e != proto_errc::ok)
+    if (auto e = read_number(f, v, static_cast<std::uint64_t>(static_cast<T>(~T{0})));
+        e != proto_errc::ok)
         return e;
     out = static_cast<T>(v);
     return proto_errc::ok;
@@ -95,8 +96,7 @@ proto_errc read_preamble(byte_reader& in, std::uint16_t& version) {
 
 bool welcome::operator==(const welcome& o) const {
     return version == o.version && server_name == o.server_name &&
-           limits.table_budget == o.limits.table_budget &&
-           limits.max_depth == o.limits.max_depth &&
+           limits.table_budget == o.limits.table_budget && limits.max_depth == o.limits.max_depth &&
            limits.max_string_bytes == o.limits.max_string_bytes &&
            limits.max_elements == o.limits.max_elements &&
            limits.max_frame_bytes == o.limits.max_frame_bytes && codecs == o.codecs &&
@@ -119,12 +119,19 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
     if (auto e = read_preamble(in, h.version); e != proto_errc::ok) return e;
     auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
         switch (key) {
-            case 1: return read_text(f, h.client_name);
-            case 2: return read_text(f, h.sender_id);
-            case 3: return read_into(f, h.max_frame_bytes);
-            case 4: return read_into(f, h.codecs);
-            case 5: return read_into(f, h.table_budget);
-            default: f.take(f.remaining()); return proto_errc::ok;
+            case 1:
+                return read_text(f, h.client_name);
+            case 2:
+                return read_text(f, h.sender_id);
+            case 3:
+                return read_into(f, h.max_frame_bytes);
+            case 4:
+                return read_into(f, h.codecs);
+            case 5:
+                return read_into(f, h.table_budget);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
         }
     });
     if (e != proto_errc::ok) return e;
@@ -151,16 +158,27 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
     if (auto e = read_preamble(in, w.version); e != proto_errc::ok) return e;
     auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
         switch (key) {
-            case 1: return read_text(f, w.server_name);
-            case 2: return read_into(f, w.limits.table_budget);
-            case 3: return read_into(f, w.limits.max_frame_bytes);
-            case 4: return read_into(f, w.limits.max_depth);
-            case 5: return read_into(f, w.limits.max_string_bytes);
-            case 6: return read_into(f, w.limits.max_elements);
-            case 7: return read_into(f, w.codecs);
-            case 8: return read_text(f, w.sink);
-            case 9: return read_into(f, w.next_sequence);
-            default: f.take(f.remaining()); return proto_errc::ok;
+            case 1:
+                return read_text(f, w.server_name);
+            case 2:
+                return read_into(f, w.limits.table_budget);
+            case 3:
+                return read_into(f, w.limits.max_frame_bytes);
+            case 4:
+                return read_into(f, w.limits.max_depth);
+            case 5:
+                return read_into(f, w.limits.max_string_bytes);
+            case 6:
+                return read_into(f, w.limits.max_elements);
+            case 7:
+                return read_into(f, w.codecs);
+            case 8:
+                return read_text(f, w.sink);
+            case 9:
+                return read_into(f, w.next_sequence);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
         }
     });
     if (e != proto_errc::ok) return e;
@@ -184,13 +202,21 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload) {
     ack a;
     auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
         switch (key) {
-            case 1: return read_into(f, a.sequence);
-            case 2: return read_into(f, a.objects);
-            case 3: return read_into(f, a.table_bytes);
-            case 4: return read_into(f, a.table_peak_bytes);
-            case 5: return read_into(f, a.decompressed_bytes);
-            case 6: return read_into(f, a.decompress_ns);
-            default: f.take(f.remaining()); return proto_errc::ok;
+            case 1:
+                return read_into(f, a.sequence);
+            case 2:
+                return read_into(f, a.objects);
+            case 3:
+                return read_into(f, a.table_bytes);
+            case 4:
+                return read_into(f, a.table_peak_bytes);
+            case 5:
+                return read_into(f, a.decompressed_bytes);
+            case 6:
+                return read_into(f, a.decompress_ns);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
         }
     });
     if (e != proto_errc::ok) return e;
@@ -208,9 +234,13 @@ result<error_message> decode_error(std::span<const std::uint8_t> payload) {
     error_message m;
     auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
         switch (key) {
-            case 1: return read_into(f, m.code);
-            case 2: return read_text(f, m.text);
-            default: f.take(f.remaining()); return proto_errc::ok;
+            case 1:
+                return read_into(f, m.code);
+            case 2:
+                return read_text(f, m.text);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
         }
     });
     if (e != proto_errc::ok) return e;

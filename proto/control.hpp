@@ -28,9 +28,9 @@ struct hello {
 struct welcome {
     std::uint16_t version = protocol_version;
     std::string server_name;
-    decoder_limits limits;       // what the receiver enforces, table budget included
-    std::uint32_t codecs = 1;    // codecs the receiver accepts
-    std::string sink;            // where stored objects go, for people
+    decoder_limits limits;     // what the receiver enforces, table budget included
+    std::uint32_t codecs = 1;  // codecs the receiver accepts
+    std::string sink;          // where stored objects go, for people
     std::uint64_t next_sequence = 1;
     bool operator==(const welcome& o) const;
 };

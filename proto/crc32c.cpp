@@ -16,11 +16,13 @@ constexpr table_t make_tables() {
     table_t t{};
     for (std::uint32_t i = 0; i < 256; ++i) {
         std::uint32_t c = i;
-        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+        for (int k = 0; k < 8; ++k)
+            c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
         t[0][i] = c;
     }
     for (std::uint32_t i = 0; i < 256; ++i)
-        for (int s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
+        for (int s = 1; s < 8; ++s)
+            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
     return t;
 }
 
@@ -38,7 +40,8 @@ __attribute__((target("sse4.2"))) std::uint32_t crc32c_hw(const std::uint8_t* p,
         n -= 8;
     }
     auto c32 = static_cast<std::uint32_t>(c);
-    while (n--) c32 = _mm_crc32_u8(c32, *p++);
+    while (n--)
+        c32 = _mm_crc32_u8(c32, *p++);
     return ~c32;
 }
 
@@ -66,7 +69,8 @@ std::uint32_t crc32c_portable(std::span<const std::uint8_t> data, std::uint32_t 
         p += 8;
         n -= 8;
     }
-    while (n--) c = (c >> 8) ^ tables[0][(c ^ *p++) & 0xFF];
+    while (n--)
+        c = (c >> 8) ^ tables[0][(c ^ *p++) & 0xFF];
     return ~c;
 }
 

@@ -90,7 +90,8 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
             out.assign(sv);
             return proto_errc::ok;
         }
-        default: return proto_errc::unknown_tag;
+        default:
+            return proto_errc::unknown_tag;
     }
 }
 
@@ -151,7 +152,8 @@ proto_errc stream_decoder::decode_string_value(byte_reader& in, std::uint8_t tag
 proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& out, place at) {
     std::int64_t v = 0;
     std::uint64_t delta = 0;
-    const bool is_delta = tag == wire::tag_int_delta || (tag >= wire::short_delta && tag < wire::short_string_ref);
+    const bool is_delta =
+        tag == wire::tag_int_delta || (tag >= wire::short_delta && tag < wire::short_string_ref);
     // A change of what? Only record fields have a history; refused before its varint is read.
     if (is_delta && at.type_id < 0) return proto_errc::unknown_tag;
     if (tag >= wire::short_int) {
@@ -213,11 +215,18 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
     if (tag >= wire::short_string_ref) return decode_string_value(in, tag, out);
     if (tag >= wire::short_delta) return decode_int(in, tag, out, at);
     switch (tag) {
-        case wire::tag_null: out = value{}; return proto_errc::ok;
-        case wire::tag_false: out = false; return proto_errc::ok;
-        case wire::tag_true: out = true; return proto_errc::ok;
+        case wire::tag_null:
+            out = value{};
+            return proto_errc::ok;
+        case wire::tag_false:
+            out = false;
+            return proto_errc::ok;
+        case wire::tag_true:
+            out = true;
+            return proto_errc::ok;
         case wire::tag_int:
-        case wire::tag_int_delta: return decode_int(in, tag, out, at);
+        case wire::tag_int_delta:
+            return decode_int(in, tag, out, at);
         case wire::tag_float64: {
             auto bits = in.fixed<std::uint64_t>();
             if (!in.ok()) return in.error();
@@ -226,7 +235,8 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         }
         case wire::tag_string:
         case wire::tag_string_new:
-        case wire::tag_string_ref: return decode_string_value(in, tag, out);
+        case wire::tag_string_ref:
+            return decode_string_value(in, tag, out);
         case wire::tag_bytes: {
             std::uint64_t n = in.varint();
             if (!in.ok()) return in.error();
@@ -241,7 +251,8 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
             if (auto e = count(in, n); e != proto_errc::ok) return e;
             list l(static_cast<std::size_t>(n));
             for (auto& e : l)
-                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok) return err;
+                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok)
+                    return err;
             out = std::move(l);
             return proto_errc::ok;
         }
@@ -251,17 +262,20 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
             map m(static_cast<std::size_t>(n));
             for (auto& [k, e] : m) {
                 if (auto err = decode_string(in, in.u8(), k); err != proto_errc::ok) return err;
-                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok) return err;
+                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok)
+                    return err;
             }
             out = std::move(m);
             return proto_errc::ok;
         }
         case wire::tag_record_new:
         case wire::tag_record_inline:
-        case wire::tag_record: return decode_record(in, tag, out, depth);
+        case wire::tag_record:
+            return decode_record(in, tag, out, depth);
         case wire::tag_object_def:
         case wire::tag_object_keep:
-        case wire::tag_object_kept: return decode_object_def(in, tag, out, depth);
+        case wire::tag_object_kept:
+            return decode_object_def(in, tag, out, depth);
         case wire::tag_object_ref: {
             std::uint64_t h = in.varint();
             if (!in.ok()) return in.error();
@@ -269,7 +283,8 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
             out = object_ref{static_cast<std::uint32_t>(h)};
             return proto_errc::ok;
         }
-        default: return proto_errc::unknown_tag;
+        default:
+            return proto_errc::unknown_tag;
     }
 }
 

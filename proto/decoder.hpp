@@ -17,7 +17,7 @@
 namespace objwire {
 
 class stream_decoder {
-public:
+  public:
     explicit stream_decoder(decoder_limits limits);
 
     // Decodes the next message of a frame payload, applying reset ops before it. Sets `got`
@@ -42,7 +42,7 @@ public:
     const decoder_limits& limits() const { return limits_; }
     std::uint64_t messages() const { return messages_; }
 
-private:
+  private:
     // A record field's own value (type id, field index) may be a delta-coded integer.
     struct place {
         std::int64_t type_id = -1;
@@ -55,7 +55,8 @@ private:
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
-    proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
+    proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
+                                 std::uint32_t depth);
     proto_errc count(byte_reader& in, std::uint64_t& n);
     proto_errc presize(const byte_reader& in, std::uint64_t n);
     proto_errc fail(proto_errc e);

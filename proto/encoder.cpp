@@ -25,7 +25,9 @@ void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::ui
     }
 }
 
-std::size_t varint_size(std::uint64_t v) { return static_cast<std::size_t>(std::bit_width(v | 1) + 6) / 7; }
+std::size_t varint_size(std::uint64_t v) {
+    return static_cast<std::size_t>(std::bit_width(v | 1) + 6) / 7;
+}
 
 std::size_t int_size(std::int64_t v) {
     if (v >= wire::short_int_min && v <= wire::short_int_max) return 1;
@@ -117,7 +119,8 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
     field_usage* memo = at.direct && at.type_id >= 0 ? &usage(at) : nullptr;
     std::optional<std::uint32_t> id;
-    if (memo && memo->last_id >= 0 && table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
+    if (memo && memo->last_id >= 0 &&
+        table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
         id = table_.use_string_id(static_cast<std::uint32_t>(memo->last_id));
     else
         id = table_.use_string(s);
@@ -141,8 +144,8 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
 void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
     if (!at.direct || at.type_id < 0) return put_absolute(out, v);
     std::int64_t& last = table_.history(static_cast<std::uint32_t>(at.type_id))[at.field];
-    const auto delta = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) -
-                                                 static_cast<std::uint64_t>(last));
+    const auto delta =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(last));
     last = v;
     const bool short_delta = delta >= wire::short_delta_min && delta <= wire::short_delta_max;
     const std::size_t delta_size = short_delta ? 1 : 1 + varint_size(zigzag_encode(delta));
@@ -173,7 +176,8 @@ const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
         if (auto tr = options_.transient.find(t->name); tr != options_.transient.end()) {
             std::vector<std::string> fields;
             for (std::uint32_t i = 0; i < t->fields.size(); ++i) {
-                if (std::find(tr->second.begin(), tr->second.end(), t->fields[i]) != tr->second.end())
+                if (std::find(tr->second.begin(), tr->second.end(), t->fields[i]) !=
+                    tr->second.end())
                     continue;
                 fields.push_back(t->fields[i]);
                 r.kept.push_back(i);
@@ -212,7 +216,8 @@ std::error_code stream_encoder::encode_record(const record& r, byte_buffer& out,
     return encode_fields(r, kept, type_id, out, depth);
 }
 
-std::error_code stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+std::error_code stream_encoder::encode_fields(const record& r,
+                                              const std::vector<std::uint32_t>* kept,
                                               std::int64_t type_id, byte_buffer& out,
                                               std::uint32_t depth) {
     // The type stays in the table while its fields are coded: their delta state lives there.
@@ -269,16 +274,21 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, s
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
     const place inside{at.type_id, at.field, false};
     switch (v.type()) {
-        case value::kind::null: out.put_u8(wire::tag_null); return {};
+        case value::kind::null:
+            out.put_u8(wire::tag_null);
+            return {};
         case value::kind::boolean:
             out.put_u8(v.get<bool>() ? wire::tag_true : wire::tag_false);
             return {};
-        case value::kind::integer: encode_int(v.get<std::int64_t>(), out, at); return {};
+        case value::kind::integer:
+            encode_int(v.get<std::int64_t>(), out, at);
+            return {};
         case value::kind::floating:
             out.put_u8(wire::tag_float64);
             out.put_u64(std::bit_cast<std::uint64_t>(v.get<double>()));
             return {};
-        case value::kind::string: return encode_string(v.get<std::string>(), out, at, false);
+        case value::kind::string:
+            return encode_string(v.get<std::string>(), out, at, false);
         case value::kind::bytes: {
             const auto& b = v.get<bytes>().data;
             if (b.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
@@ -305,7 +315,8 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, s
             }
             return {};
         }
-        case value::kind::record: return encode_record(v.get<record>(), out, depth);
+        case value::kind::record:
+            return encode_record(v.get<record>(), out, depth);
         case value::kind::object_ref:
             return encode_object_ref(v.get<object_ref>().index, out, depth);
     }

@@ -34,7 +34,7 @@ struct encoder_options {
 };
 
 class stream_encoder {
-public:
+  public:
     explicit stream_encoder(encoder_options options);
 
     // Appends one message. On failure nothing of it stays in `out`; the table is reset (and a
@@ -47,7 +47,7 @@ public:
     std::uint64_t messages() const { return messages_; }
     const encoder_options& options() const { return options_; }
 
-private:
+  private:
     // Whether a string seen in a field should enter the table: counts of inserts and hits
     // per field, decayed so a field whose values change character is re-learnt.
     struct field_usage {
@@ -67,7 +67,8 @@ private:
     };
 
     std::error_code encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
-    std::error_code encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
+    std::error_code encode_string(std::string_view s, byte_buffer& out, place at,
+                                  bool always_index);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
     std::error_code encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
     std::error_code encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
@@ -78,7 +79,8 @@ private:
     field_usage& usage(place at);
     void begin_message(byte_buffer& out);
     // The type actually sent for `t` (without its transient fields) and the field indexes kept.
-    const record_type_ptr& sent_type(const record_type_ptr& t, const std::vector<std::uint32_t>*& kept);
+    const record_type_ptr& sent_type(const record_type_ptr& t,
+                                     const std::vector<std::uint32_t>*& kept);
 
     encoder_options options_;
     encode_table table_;

@@ -6,8 +6,12 @@
 namespace objwire {
 namespace {
 
-bool known_kind(std::uint8_t k) { return k >= 1 && k <= 6; }
-bool known_codec(std::uint8_t c) { return c <= 3; }
+bool known_kind(std::uint8_t k) {
+    return k >= 1 && k <= 6;
+}
+bool known_codec(std::uint8_t c) {
+    return c <= 3;
+}
 
 }  // namespace
 

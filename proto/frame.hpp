@@ -49,7 +49,7 @@ struct frame_view {
 };
 
 class frame_parser {
-public:
+  public:
     explicit frame_parser(std::uint32_t max_frame_bytes) : max_frame_bytes_(max_frame_bytes) {}
 
     enum class status { frame, need_more, error };
@@ -64,7 +64,7 @@ public:
     result parse(std::span<const std::uint8_t> in) const;
     std::uint32_t max_frame_bytes() const { return max_frame_bytes_; }
 
-private:
+  private:
     std::uint32_t max_frame_bytes_;
 };
 

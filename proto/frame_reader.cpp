@@ -10,7 +10,8 @@ std::span<std::uint8_t> frame_reader::prepare() {
         start_ = 0;
     }
     // Room for the rest of a frame we know the size of, and never less than a block.
-    const std::size_t want = std::max(block_size_, needed_ > buf_.size() ? needed_ - buf_.size() : 0);
+    const std::size_t want =
+        std::max(block_size_, needed_ > buf_.size() ? needed_ - buf_.size() : 0);
     std::uint8_t* p = buf_.prepare(want);
     return {p, buf_.capacity() - buf_.size()};
 }

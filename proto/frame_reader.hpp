@@ -13,7 +13,7 @@
 namespace objwire {
 
 class frame_reader {
-public:
+  public:
     frame_reader(std::uint32_t max_frame_bytes, std::size_t block_size)
         : parser_(max_frame_bytes), block_size_(block_size) {}
 
@@ -29,12 +29,12 @@ public:
     std::size_t buffered() const { return buf_.size() - start_; }
     std::size_t capacity() const { return buf_.capacity(); }
 
-private:
+  private:
     frame_parser parser_;
     std::size_t block_size_;
     byte_buffer buf_;
-    std::size_t start_ = 0;  // first byte not yet handed out
-    std::size_t needed_ = 0; // total bytes the frame at start_ needs, when known
+    std::size_t start_ = 0;   // first byte not yet handed out
+    std::size_t needed_ = 0;  // total bytes the frame at start_ needs, when known
 };
 
 }  // namespace objwire

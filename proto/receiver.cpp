@@ -37,11 +37,13 @@ receiver::step receiver::process(const std::function<void(message&&)>& deliver) 
 receiver::step receiver::on_frame(const frame_view& f,
                                   const std::function<void(message&&)>& deliver) {
     if (state_ == state::awaiting_hello) {
-        if (f.header.kind != frame_kind::hello) return fail(proto_errc::unexpected_frame, "expected hello");
+        if (f.header.kind != frame_kind::hello)
+            return fail(proto_errc::unexpected_frame, "expected hello");
         return on_hello(f);
     }
     switch (f.header.kind) {
-        case frame_kind::data: return on_data(f, deliver);
+        case frame_kind::data:
+            return on_data(f, deliver);
         case frame_kind::goodbye:
             state_ = state::finished;
             return step::close;
@@ -52,7 +54,8 @@ receiver::step receiver::on_frame(const frame_view& f,
             detail_ = "peer reported: " + (e ? e->text : std::string("(malformed error frame)"));
             return step::close;
         }
-        default: return fail(proto_errc::unexpected_frame);
+        default:
+            return fail(proto_errc::unexpected_frame);
     }
 }
 
@@ -90,7 +93,8 @@ receiver::step receiver::on_data(const frame_view& f,
     auto ec =
         decoder_.decode_payload(payload, [&](message&& m) { pending_.push_back(std::move(m)); });
     if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
-    for (auto& m : pending_) deliver(std::move(m));
+    for (auto& m : pending_)
+        deliver(std::move(m));
     messages_ += pending_.size();
     last_sequence_ = f.header.sequence;
     return step::read;
@@ -115,8 +119,8 @@ void receiver::acknowledge() {
     if (last_sequence_ != acked_sequence_) {
         acked_sequence_ = last_sequence_;
         scratch_.clear();
-        encode_ack({acked_sequence_, messages_, decoder_.table().bytes,
-                    decoder_.table().peak_bytes, decompressed_bytes_, decompress_ns_},
+        encode_ack({acked_sequence_, messages_, decoder_.table().bytes, decoder_.table().peak_bytes,
+                    decompressed_bytes_, decompress_ns_},
                    scratch_);
         append_frame(out_, frame_kind::ack, 0, scratch_.span());
     }

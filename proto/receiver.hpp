@@ -23,7 +23,7 @@
 namespace objwire {
 
 class receiver {
-public:
+  public:
     struct options {
         decoder_limits limits;
         std::string server_name = "objwired";
@@ -58,7 +58,7 @@ public:
     const table_stats& table() const { return decoder_.table(); }
     std::size_t buffered() const { return reader_.buffered(); }
 
-private:
+  private:
     step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver);
     step on_hello(const frame_view& f);
     step on_data(const frame_view& f, const std::function<void(message&&)>& deliver);

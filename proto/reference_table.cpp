@@ -2,11 +2,14 @@
 
 namespace objwire {
 
-std::uint64_t string_entry_cost(std::string_view s) { return s.size() + table_entry_overhead; }
+std::uint64_t string_entry_cost(std::string_view s) {
+    return s.size() + table_entry_overhead;
+}
 
 std::uint64_t type_entry_cost(const record_type& t) {
     std::uint64_t cost = table_entry_overhead + t.name.size();
-    for (const auto& f : t.fields) cost += f.size() + 8;
+    for (const auto& f : t.fields)
+        cost += f.size() + 8;
     return cost;
 }
 
@@ -36,7 +39,8 @@ void table_slots::evict_one(const std::function<void(std::uint32_t)>& on_evict) 
 
 std::uint32_t table_slots::insert(std::uint64_t cost,
                                   const std::function<void(std::uint32_t)>& on_evict) {
-    while (stats_.bytes + cost > budget_) evict_one(on_evict);
+    while (stats_.bytes + cost > budget_)
+        evict_one(on_evict);
     std::uint32_t id;
     if (!free_.empty()) {
         id = free_.top();
@@ -177,7 +181,8 @@ void encode_table::evict(std::uint32_t id) {
     } else if (e.type) {
         types_by_key_.erase(e.key);
         types_by_ptr_.erase(e.type.get());
-        for (const auto& a : e.aliases) types_by_ptr_.erase(a.get());
+        for (const auto& a : e.aliases)
+            types_by_ptr_.erase(a.get());
         if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
     } else {
         strings_.erase(e.key);

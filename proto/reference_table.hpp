@@ -44,7 +44,7 @@ struct table_stats {
 
 // Ids, costs, CLOCK bits and pins: the part of the table both halves run identically.
 class table_slots {
-public:
+  public:
     explicit table_slots(std::uint64_t budget) : budget_(budget) {}
 
     std::uint64_t budget() const { return budget_; }
@@ -62,7 +62,7 @@ public:
     table_stats& stats() { return stats_; }
     const table_stats& stats() const { return stats_; }
 
-private:
+  private:
     struct slot {
         std::uint64_t cost = 0;  // 0: free
         std::uint32_t pins = 0;
@@ -84,7 +84,7 @@ using field_history = std::vector<std::int64_t>;
 
 // Receiver half: id -> entry.
 class decode_table {
-public:
+  public:
     explicit decode_table(std::uint64_t budget) : slots_(budget) {}
 
     proto_errc insert_string(std::string_view s);
@@ -102,7 +102,7 @@ public:
     void reset();
     const table_stats& stats() const { return slots_.stats(); }
 
-private:
+  private:
     struct entry {
         enum class kind : std::uint8_t { string, type, object } what = kind::string;
         std::string str;
@@ -118,7 +118,7 @@ private:
 
 // Sender half: value -> id, mirroring the receiver's accounting and eviction.
 class encode_table {
-public:
+  public:
     explicit encode_table(std::uint64_t budget) : slots_(budget) {}
 
     // Finds an entry and marks it used (as the receiver will when it reads the reference).
@@ -134,8 +134,12 @@ public:
         slots_.touch(id);
         return id;
     }
-    bool can_insert_string(std::string_view s) const { return slots_.can_insert(string_entry_cost(s)); }
-    bool can_insert_type(const record_type& t) const { return slots_.can_insert(type_entry_cost(t)); }
+    bool can_insert_string(std::string_view s) const {
+        return slots_.can_insert(string_entry_cost(s));
+    }
+    bool can_insert_type(const record_type& t) const {
+        return slots_.can_insert(type_entry_cost(t));
+    }
     // Inserts; the caller checked can_insert_*.
     std::uint32_t insert_string(std::string_view s);
     std::uint32_t insert_type(const record_type_ptr& t);
@@ -154,7 +158,7 @@ public:
     const table_stats& stats() const { return slots_.stats(); }
     std::uint64_t budget() const { return slots_.budget(); }
 
-private:
+  private:
     struct string_hash {
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const noexcept {

@@ -27,7 +27,8 @@ result<reset_policy> reset_policy::parse(std::string_view text) {
     std::uint64_t n = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc{} || n == 0) return proto_errc::bad_message;
-    const std::uint64_t factor = unit_factor(text.substr(static_cast<std::size_t>(end - text.data())));
+    const std::uint64_t factor =
+        unit_factor(text.substr(static_cast<std::size_t>(end - text.data())));
     if (factor == UINT64_MAX) return proto_errc::bad_message;
     if (factor == 0) return reset_policy{kind::every_messages, n};
     if (n > UINT64_MAX / factor) return proto_errc::bad_message;
@@ -36,10 +37,14 @@ result<reset_policy> reset_policy::parse(std::string_view text) {
 
 std::string reset_policy::to_string() const {
     switch (mode) {
-        case kind::adaptive: return "adaptive";
-        case kind::never: return "never";
-        case kind::every_messages: return "every:" + std::to_string(every);
-        case kind::every_bytes: return "every:" + std::to_string(every) + "B";
+        case kind::adaptive:
+            return "adaptive";
+        case kind::never:
+            return "never";
+        case kind::every_messages:
+            return "every:" + std::to_string(every);
+        case kind::every_bytes:
+            return "every:" + std::to_string(every) + "B";
     }
     return "adaptive";
 }

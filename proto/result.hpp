@@ -10,8 +10,8 @@ namespace objwire {
 
 template <class T>
 class result {
-public:
-    result(T v) : v_(std::move(v)) {}                 // NOLINT: implicit by design
+  public:
+    result(T v) : v_(std::move(v)) {}                    // NOLINT: implicit by design
     result(std::error_code ec) : v_(ec) { assert(ec); }  // NOLINT
     template <class E, class = std::enable_if_t<std::is_error_code_enum_v<E>>>
     result(E e) : result(std::error_code(make_error_code(e))) {}  // NOLINT
@@ -27,7 +27,7 @@ public:
     const T* operator->() const { return &value(); }
     std::error_code error() const { return has_value() ? std::error_code{} : std::get<1>(v_); }
 
-private:
+  private:
     std::variant<T, std::error_code> v_;
 };
 

@@ -19,7 +19,9 @@ sender::sender(options opts)
     open_batch();
 }
 
-const table_stats& sender::table() const { return encoder_ ? encoder_->table() : no_table; }
+const table_stats& sender::table() const {
+    return encoder_ ? encoder_->table() : no_table;
+}
 
 void sender::open_batch() {
     batch_start_ = out_.size();
@@ -104,7 +106,8 @@ std::error_code sender::process() {
 std::error_code sender::on_frame(const frame_view& f) {
     switch (f.header.kind) {
         case frame_kind::welcome: {
-            if (state_ != state::greeting) return fail(proto_errc::unexpected_frame, "second welcome");
+            if (state_ != state::greeting)
+                return fail(proto_errc::unexpected_frame, "second welcome");
             auto w = decode_welcome(f.payload);
             if (!w) return fail(w.error(), "bad welcome");
             welcome_ = std::move(*w);
@@ -118,7 +121,8 @@ std::error_code sender::on_frame(const frame_view& f) {
         case frame_kind::ack: {
             auto a = decode_ack(f.payload);
             if (!a) return fail(a.error(), "bad ack");
-            if (a->sequence >= next_sequence_) return fail(proto_errc::bad_sequence, "ack for a frame never sent");
+            if (a->sequence >= next_sequence_)
+                return fail(proto_errc::bad_sequence, "ack for a frame never sent");
             while (!in_flight_.empty() && in_flight_.front().sequence <= a->sequence) {
                 in_flight_bytes_ -= in_flight_.front().bytes;
                 in_flight_.pop_front();
@@ -134,10 +138,12 @@ std::error_code sender::on_frame(const frame_view& f) {
             return fail(code, "refused by peer: " + e->text);
         }
         case frame_kind::goodbye:
-            if (state_ != state::closing) return fail(proto_errc::unexpected_frame, "goodbye before ours");
+            if (state_ != state::closing)
+                return fail(proto_errc::unexpected_frame, "goodbye before ours");
             state_ = state::closed;
             return {};
-        default: return fail(proto_errc::unexpected_frame, "unexpected frame kind");
+        default:
+            return fail(proto_errc::unexpected_frame, "unexpected frame kind");
     }
 }
 

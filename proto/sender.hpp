@@ -20,7 +20,7 @@
 namespace objwire {
 
 class sender {
-public:
+  public:
     struct options {
         hello greeting;
         std::uint32_t batch_max_bytes = 64 * 1024;
@@ -66,7 +66,7 @@ public:
     compression_policy& compression() { return compressor_.policy(); }
     const compression_policy& compression() const { return compressor_.policy(); }
 
-private:
+  private:
     std::error_code on_frame(const frame_view& f);
     std::error_code fail(std::error_code ec, std::string detail);
     void open_batch();
@@ -74,9 +74,9 @@ private:
     options opts_;
     frame_reader reader_;
     std::optional<stream_encoder> encoder_;
-    byte_buffer out_;                 // [sealed frames][open batch]
-    std::size_t sealed_ = 0;          // bytes of out_ that are whole frames
-    std::size_t batch_start_ = 0;     // where the open batch's header starts
+    byte_buffer out_;              // [sealed frames][open batch]
+    std::size_t sealed_ = 0;       // bytes of out_ that are whole frames
+    std::size_t batch_start_ = 0;  // where the open batch's header starts
     std::uint64_t open_messages_ = 0;
     std::uint64_t messages_ = 0;
     std::uint64_t next_sequence_ = 1;

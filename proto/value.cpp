@@ -16,7 +16,8 @@ record_type_ptr make_record_type(std::string name, std::vector<std::string> fiel
 
 bool contains_object_refs(const value& v) {
     switch (v.type()) {
-        case value::kind::object_ref: return true;
+        case value::kind::object_ref:
+            return true;
         case value::kind::list:
             for (const auto& e : v.get<list>())
                 if (contains_object_refs(e)) return true;
@@ -29,7 +30,8 @@ bool contains_object_refs(const value& v) {
             for (const auto& e : v.get<record>().fields)
                 if (contains_object_refs(e)) return true;
             return false;
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -41,7 +43,7 @@ namespace {
 
 // Walks values in encoder order, assigning new indexes to objects on first sight.
 class canonicalizer {
-public:
+  public:
     explicit canonicalizer(const message& in) : in_(in) {}
 
     message run() {
@@ -49,30 +51,35 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     value visit(const value& v) {
         switch (v.type()) {
             case value::kind::list: {
                 list l;
                 l.reserve(v.get<list>().size());
-                for (const auto& e : v.get<list>()) l.push_back(visit(e));
+                for (const auto& e : v.get<list>())
+                    l.push_back(visit(e));
                 return l;
             }
             case value::kind::map: {
                 map m;
                 m.reserve(v.get<map>().size());
-                for (const auto& [k, e] : v.get<map>()) m.emplace_back(k, visit(e));
+                for (const auto& [k, e] : v.get<map>())
+                    m.emplace_back(k, visit(e));
                 return m;
             }
             case value::kind::record: {
                 const auto& r = v.get<record>();
                 std::vector<value> fields;
                 fields.reserve(r.fields.size());
-                for (const auto& e : r.fields) fields.push_back(visit(e));
+                for (const auto& e : r.fields)
+                    fields.push_back(visit(e));
                 return record{r.type, std::move(fields)};
             }
-            case value::kind::object_ref: return visit_ref(v.get<object_ref>().index);
-            default: return v;
+            case value::kind::object_ref:
+                return visit_ref(v.get<object_ref>().index);
+            default:
+                return v;
         }
     }
 
@@ -94,6 +101,8 @@ private:
 
 }  // namespace
 
-message canonical(const message& m) { return canonicalizer(m).run(); }
+message canonical(const message& m) {
+    return canonicalizer(m).run();
+}
 
 }  // namespace objwire

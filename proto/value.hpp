@@ -58,7 +58,7 @@ struct object_ref {
 };
 
 class value {
-public:
+  public:
     enum class kind : std::uint8_t {
         null,
         boolean,
@@ -75,31 +75,39 @@ public:
                                  objwire::list, objwire::map, objwire::record, objwire::object_ref>;
 
     value() = default;
-    value(std::nullptr_t) {}                         // NOLINT
-    value(bool b) : v_(b) {}                         // NOLINT
+    value(std::nullptr_t) {}  // NOLINT
+    value(bool b) : v_(b) {}  // NOLINT
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-    value(I i) : v_(static_cast<std::int64_t>(i)) {}  // NOLINT
-    value(double d) : v_(d) {}                        // NOLINT
-    value(std::string s) : v_(std::move(s)) {}        // NOLINT
-    value(std::string_view s) : v_(std::string(s)) {} // NOLINT
-    value(const char* s) : v_(std::string(s)) {}      // NOLINT
-    value(objwire::bytes b) : v_(std::move(b)) {}     // NOLINT
-    value(objwire::list l) : v_(std::move(l)) {}      // NOLINT
-    value(objwire::map m) : v_(std::move(m)) {}       // NOLINT
-    value(objwire::record r) : v_(std::move(r)) {}    // NOLINT
-    value(objwire::object_ref r) : v_(r) {}           // NOLINT
+    value(I i) : v_(static_cast<std::int64_t>(i)) {}   // NOLINT
+    value(double d) : v_(d) {}                         // NOLINT
+    value(std::string s) : v_(std::move(s)) {}         // NOLINT
+    value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
+    value(const char* s) : v_(std::string(s)) {}       // NOLINT
+    value(objwire::bytes b) : v_(std::move(b)) {}      // NOLINT
+    value(objwire::list l) : v_(std::move(l)) {}       // NOLINT
+    value(objwire::map m) : v_(std::move(m)) {}        // NOLINT
+    value(objwire::record r) : v_(std::move(r)) {}     // NOLINT
+    value(objwire::object_ref r) : v_(r) {}            // NOLINT
 
     kind type() const { return static_cast<kind>(v_.index()); }
     bool is_null() const { return type() == kind::null; }
 
     template <class T>
-    const T* get_if() const { return std::get_if<T>(&v_); }
+    const T* get_if() const {
+        return std::get_if<T>(&v_);
+    }
     template <class T>
-    T* get_if() { return std::get_if<T>(&v_); }
+    T* get_if() {
+        return std::get_if<T>(&v_);
+    }
     template <class T>
-    const T& get() const { return std::get<T>(v_); }
+    const T& get() const {
+        return std::get<T>(v_);
+    }
     template <class T>
-    T& get() { return std::get<T>(v_); }
+    T& get() {
+        return std::get<T>(v_);
+    }
 
     // The held T; any other alternative is first replaced by an empty T. Lets a decoder
     // reuse the storage a value already has.
@@ -112,7 +120,7 @@ public:
     const storage& raw() const { return v_; }
     bool operator==(const value& o) const { return v_ == o.v_; }
 
-private:
+  private:
     storage v_;
 };
 

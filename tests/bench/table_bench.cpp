@@ -35,7 +35,8 @@ measurement measure(std::string_view workload, std::uint64_t n, const reset_poli
                     std::uint64_t budget) {
     auto w = workloads::make(workload);
     std::vector<message> messages(n);
-    for (auto& m : messages) w->next(m);
+    for (auto& m : messages)
+        w->next(m);
     decoder_limits limits;
     limits.table_budget = budget;
     encoder_options opts;
@@ -65,8 +66,10 @@ measurement measure(std::string_view workload, std::uint64_t n, const reset_poli
     const auto t2 = clock_type::now();
     if (decoded != n) std::abort();
     measurement r;
-    r.encode_ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n);
-    r.decode_ns = std::chrono::duration<double, std::nano>(t2 - t1).count() / static_cast<double>(n);
+    r.encode_ns =
+        std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(n);
+    r.decode_ns =
+        std::chrono::duration<double, std::nano>(t2 - t1).count() / static_cast<double>(n);
     r.bytes_per_object = static_cast<double>(bytes) / static_cast<double>(n);
     r.receiver_peak = dec.table().peak_bytes;
     r.resets = enc.table().resets;
@@ -86,13 +89,16 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--objects-scale") == 0) scale = std::atof(argv[i + 1]);
 
     std::printf("### Encode and decode, one thread, default policy (adaptive, 4 MiB budget)\n\n");
-    std::printf("| workload | objects | encode ns/object | decode ns/object | encode+decode objects/s | bytes/object |\n");
+    std::printf(
+        "| workload | objects | encode ns/object | decode ns/object | encode+decode objects/s | "
+        "bytes/object |\n");
     std::printf("|---|---:|---:|---:|---:|---:|\n");
     struct run {
         const char* name;
         std::uint64_t n;
     };
-    const run runs[] = {{"person", 1'500'000}, {"events", 1'000'000}, {"graph", 10'000}, {"blobs", 20'000}};
+    const run runs[] = {
+        {"person", 1'500'000}, {"events", 1'000'000}, {"graph", 10'000}, {"blobs", 20'000}};
     for (const auto& r : runs) {
         const std::uint64_t n = scaled(r.n, scale);
         auto m = measure(r.name, n, {}, 4u << 20);
@@ -102,11 +108,14 @@ int main(int argc, char** argv) {
     }
 
     std::printf("\n### Reset cadence: bytes/object and receiver table peak (4 MiB budget)\n\n");
-    std::printf("| workload | policy | bytes/object | receiver table peak | resets | evictions |\n");
+    std::printf(
+        "| workload | policy | bytes/object | receiver table peak | resets | evictions |\n");
     std::printf("|---|---|---:|---:|---:|---:|\n");
-    const char* policies[] = {"every:1", "every:10", "every:100", "every:1000", "every:10000", "never", "adaptive"};
+    const char* policies[] = {"every:1",     "every:10", "every:100", "every:1000",
+                              "every:10000", "never",    "adaptive"};
     for (const char* w : {"person", "events"}) {
-        const std::uint64_t n = scaled(std::string_view(w) == "person" ? 1'500'000 : 1'000'000, scale);
+        const std::uint64_t n =
+            scaled(std::string_view(w) == "person" ? 1'500'000 : 1'000'000, scale);
         for (const char* p : policies) {
             auto m = measure(w, n, *reset_policy::parse(p), 4u << 20);
             std::printf("| %s | %s | %.2f | %llu | %llu | %llu |\n", w, p, m.bytes_per_object,

@@ -5,9 +5,9 @@
 
 #include <asio.hpp>
 
+#include "bad_peer.hpp"
 #include "client/connection.hpp"
 #include "client/workloads.hpp"
-#include "daemon_fixture.hpp"
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/errors.hpp"
@@ -17,109 +17,19 @@
 namespace objwire::test {
 namespace {
 
-using asio::ip::tcp;
-
-// A hand-driven connection: a correct handshake, then whatever bytes the test chooses.
-class raw_peer {
-public:
-    explicit raw_peer(std::uint16_t port) : socket_(io_) {
-        socket_.connect({asio::ip::make_address("127.0.0.1"), port});
-        byte_buffer payload;
-        encode_hello({}, payload);
-        byte_buffer frame;
-        append_frame(frame, frame_kind::hello, 0, payload.span());
-        send(frame.span());
-        auto welcome = read_frame();
-        EXPECT_EQ(welcome.header.kind, frame_kind::welcome);
-    }
-
-    std::string name() const {
-        auto ep = socket_.local_endpoint();
-        return ep.address().to_string() + ":" + std::to_string(ep.port());
-    }
-    void send(std::span<const std::uint8_t> bytes) { asio::write(socket_, asio::buffer(bytes.data(), bytes.size())); }
-    void close_sending() { socket_.shutdown(tcp::socket::shutdown_send); }
-
-    // The next frame from the daemon; kind 0 at end of stream.
-    struct frame {
-        frame_header header{};
-        std::vector<std::uint8_t> payload;
-    };
-    frame read_frame() {
-        frame_parser parser(1 << 20);
-        for (;;) {
-            auto r = parser.parse(buf_);
-            if (r.state == frame_parser::status::frame) {
-                frame f{r.frame.header, {r.frame.payload.begin(), r.frame.payload.end()}};
-                buf_.erase(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(r.size));
-                return f;
-            }
-            std::uint8_t chunk[4096];
-            std::error_code ec;
-            std::size_t n = socket_.read_some(asio::buffer(chunk), ec);
-            if (ec) return {{static_cast<frame_kind>(0)}, {}};
-            buf_.insert(buf_.end(), chunk, chunk + n);
-        }
-    }
-    // Reads to the end: the daemon's error code if it sent one, and whether it closed.
-    std::optional<proto_errc> error_then_close() {
-        std::optional<proto_errc> code;
-        for (;;) {
-            auto f = read_frame();
-            if (static_cast<int>(f.header.kind) == 0) return code;
-            if (f.header.kind == frame_kind::error) {
-                auto e = decode_error(f.payload);
-                if (e) code = static_cast<proto_errc>(e->code);
-            }
-        }
-    }
-
-private:
-    asio::io_context io_;
-    tcp::socket socket_;
-    std::vector<std::uint8_t> buf_;
-};
-
 byte_buffer person_frame(std::uint64_t sequence) {
     byte_buffer frame;
     frame.resize(frame_header_size);
     stream_encoder enc({});
-    message m{make_record(make_record_type("Person", {"firstName", "surname", "age"}), {"Heinz", "Kabutz", 1}), {}};
+    message m{make_record(make_record_type("Person", {"firstName", "surname", "age"}),
+                          {"Heinz", "Kabutz", 1}),
+              {}};
     EXPECT_FALSE(enc.encode(m, frame));
     seal_frame(frame.span(), frame_kind::data, sequence);
     return frame;
 }
 
-class BadInput : public daemon_fixture {
-protected:
-    // Runs `attack` against the daemon while a good client sends 20,000 objects.
-    void with_good_client(const std::function<void()>& attack) {
-        std::atomic<bool> good_ok{false};
-        std::thread good([&] {
-            client::connection c(client_settings(), "good");
-            if (c.open()) return;
-            auto w = workloads::make("person");
-            message m;
-            for (int i = 0; i < 20'000; ++i) {
-                w->next(m);
-                if (c.send(m)) return;
-            }
-            good_ok = !c.close() && c.stats().objects_acked == 20'000;
-        });
-        attack();
-        good.join();
-        EXPECT_TRUE(good_ok.load()) << "the good client was disturbed";
-    }
-
-    void expect_logged(const std::string& peer, const std::string& reason) {
-        // The daemon logs after closing; give it a moment without depending on speed.
-        for (int i = 0; i < 200 && log_text().find(peer + ": " + reason) == std::string::npos; ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        EXPECT_NE(log_text().find(peer + ": " + reason), std::string::npos)
-            << "no log line '" << peer << ": " << reason << "' in:\n"
-            << log_text();
-    }
-};
+class BadInput : public bad_input_fixture {};
 
 TEST_F(BadInput, CorruptedChecksum) {
     start();

@@ -13,13 +13,13 @@ namespace {
 
 // Keeps every formatted log line so a test can read what the daemon said.
 class capture_sink final : public spdlog::sinks::base_sink<std::mutex> {
-public:
+  public:
     std::string text() {
         std::lock_guard lock(mutex_);
         return text_;
     }
 
-protected:
+  protected:
     void sink_it_(const spdlog::details::log_msg& msg) override {
         spdlog::memory_buf_t formatted;
         formatter_->format(msg, formatted);
@@ -27,7 +27,7 @@ protected:
     }
     void flush_() override {}
 
-private:
+  private:
     std::string text_;
 };
 
@@ -55,13 +55,15 @@ void daemon_fixture::start() {
     ASSERT_FALSE(server_->start());
     port_ = server_->local_endpoint().port();
     ASSERT_NE(port_, 0);
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+    for (int i = 0; i < 2; ++i)
+        threads_.emplace_back([this] { io_.run(); });
 }
 
 void daemon_fixture::stop() {
     if (!server_) return;
     server_->stop();
-    for (auto& t : threads_) t.join();
+    for (auto& t : threads_)
+        t.join();
     threads_.clear();
     server_.reset();
 }
@@ -84,7 +86,8 @@ std::vector<message> daemon_fixture::stored() const {
     if (settings_.sink_kind == "journal") {
         daemon::journal_reader reader(dir_);
         message m;
-        while (reader.next(m)) out.push_back(m);
+        while (reader.next(m))
+            out.push_back(m);
         EXPECT_FALSE(reader.error()) << reader.error_detail();
         EXPECT_EQ(reader.tail_bytes(), 0u) << "a partial block at the end of the journal";
         return out;
@@ -93,7 +96,8 @@ std::vector<message> daemon_fixture::stored() const {
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     jsonl_reader reader(text);
     message m;
-    while (reader.next(m)) out.push_back(m);
+    while (reader.next(m))
+        out.push_back(m);
     EXPECT_FALSE(reader.error().has_value()) << reader.error()->message;
     return out;
 }

@@ -18,7 +18,7 @@
 namespace objwire::test {
 
 class daemon_fixture : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override;
     void TearDown() override;
     // Starts the server; tests may change settings_ first.
@@ -36,7 +36,7 @@ protected:
     config::daemon_settings settings_;
     std::filesystem::path dir_;
 
-private:
+  private:
     asio::io_context io_;
     std::unique_ptr<daemon::server> server_;
     std::vector<std::thread> threads_;

@@ -13,7 +13,8 @@ class Delivery : public daemon_fixture {};
 std::vector<message> generate(std::string_view workload, std::size_t n) {
     auto w = workloads::make(workload);
     std::vector<message> out(n);
-    for (auto& m : out) w->next(m);
+    for (auto& m : out)
+        w->next(m);
     return out;
 }
 
@@ -22,7 +23,8 @@ TEST_F(Delivery, TenThousandPersonsStoredExactlyOnceInOrder) {
     auto sent = generate("person", 10'000);
     client::connection c(client_settings(), "delivery-test");
     ASSERT_FALSE(c.open()) << c.last_error();
-    for (const auto& m : sent) ASSERT_FALSE(c.send(m)) << c.last_error();
+    for (const auto& m : sent)
+        ASSERT_FALSE(c.send(m)) << c.last_error();
     ASSERT_FALSE(c.close()) << c.last_error();
     EXPECT_EQ(c.stats().objects_acked, 10'000u);
     // Names and the type travel once: the whole stream is under 12 bytes an object.
@@ -36,12 +38,14 @@ TEST_F(Delivery, GraphsKeepIdentityThroughTheDaemon) {
     auto sent = generate("graph", 20);
     client::connection c(client_settings());
     ASSERT_FALSE(c.open()) << c.last_error();
-    for (const auto& m : sent) ASSERT_FALSE(c.send(m)) << c.last_error();
+    for (const auto& m : sent)
+        ASSERT_FALSE(c.send(m)) << c.last_error();
     ASSERT_FALSE(c.close()) << c.last_error();
     stop();
     auto got = stored();
     ASSERT_EQ(got.size(), sent.size());
-    for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], canonical(sent[i]));
+    for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_EQ(got[i], canonical(sent[i]));
 }
 
 TEST_F(Delivery, ManyConcurrentSendersEachDeliverEverything) {
@@ -60,7 +64,8 @@ TEST_F(Delivery, ManyConcurrentSendersEachDeliverEverything) {
             if (c.close() || c.stats().objects_acked != per_sender) ++failures;
         });
     }
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+        t.join();
     EXPECT_EQ(failures.load(), 0);
     stop();
     // Per sender, every object exactly once and in order.
@@ -89,7 +94,8 @@ TEST_F(Delivery, TableBudgetsOfAllConnectionsStayUnderTheDaemonWideCap) {
     EXPECT_EQ(second.server().limits.table_budget, 36u * 1024);  // what was left
     EXPECT_EQ(third.server().limits.table_budget, 0u);           // works, without references
     auto sent = generate("person", 500);
-    for (const auto& m : sent) ASSERT_FALSE(third.send(m)) << third.last_error();
+    for (const auto& m : sent)
+        ASSERT_FALSE(third.send(m)) << third.last_error();
     ASSERT_FALSE(third.close()) << third.last_error();
     EXPECT_EQ(third.stats().objects_acked, 500u);
     EXPECT_EQ(third.table().inserts, 0u);  // every string and type spelled out each time
@@ -111,12 +117,14 @@ TEST_F(Delivery, StopFinishesReceivedFramesAndLogsIt) {
     start();
     client::connection c(client_settings());
     ASSERT_FALSE(c.open()) << c.last_error();
-    for (const auto& m : generate("person", 1'000)) ASSERT_FALSE(c.send(m));
+    for (const auto& m : generate("person", 1'000))
+        ASSERT_FALSE(c.send(m));
     ASSERT_FALSE(c.flush());
     // Wait for the ack of what was flushed, then stop the daemon under the open connection.
     stop();
     EXPECT_EQ(stored().size(), 1'000u);
-    EXPECT_NE(log_text().find("stopping: 1 connections to finish"), std::string::npos) << log_text();
+    EXPECT_NE(log_text().find("stopping: 1 connections to finish"), std::string::npos)
+        << log_text();
 }
 
 }  // namespace

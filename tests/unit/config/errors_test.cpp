@@ -57,8 +57,9 @@ TEST(config_errors, key_of_the_other_program_says_so) {
 TEST(config_errors, unknown_table) {
     EXPECT_EQ(daemon_error("[sever]\nlisten = \"127.0.0.1:1\"\n"),
               "bad.toml:1:2: unknown table 'sever' (did you mean 'server'?)");
-    EXPECT_EQ(daemon_error("[tls]\ncert = \"x\"\n"),
-              "bad.toml:1:2: unknown table 'tls' (objwired's tables are: server, limits, sink, journal)");
+    EXPECT_EQ(
+        daemon_error("[tls]\ncert = \"x\"\n"),
+        "bad.toml:1:2: unknown table 'tls' (objwired's tables are: server, limits, sink, journal)");
     EXPECT_EQ(client_error("[server]\nlisten = \"127.0.0.1:1\"\n"),
               "bad.toml:1:2: unknown table 'server' (it belongs to objwired's config; "
               "objwire's tables are: client, batch, reset, flow, limits, compression, socket)");

@@ -351,8 +351,9 @@ TEST(config_loading, journal_keys) {
     EXPECT_EQ(d->journal_retention_age, std::chrono::hours(24));
     const auto bad = cfg::parse_daemon_toml("[journal]\nfsync = \"sometimes\"\n", "bad.toml");
     ASSERT_FALSE(bad);
-    EXPECT_EQ(bad.error().message,
-              "bad.toml:2:9: 'journal.fsync' = \"sometimes\" is not one of always, interval, never");
+    EXPECT_EQ(
+        bad.error().message,
+        "bad.toml:2:9: 'journal.fsync' = \"sometimes\" is not one of always, interval, never");
     const auto fine = cfg::parse_daemon_toml("[journal]\nretention_age = \"1500ms\"\n", "x.toml");
     ASSERT_FALSE(fine);
     EXPECT_NE(fine.error().message.find("finer than this setting's resolution (1s)"),

@@ -62,8 +62,10 @@ run_result run(std::string_view workload, const reset_policy& policy, std::uint6
 const char* const all_workloads[] = {"person", "events", "graph", "blobs"};
 
 std::vector<reset_policy> all_policies() {
-    return {{reset_policy::kind::adaptive, 0},      {reset_policy::kind::never, 0},
-            {reset_policy::kind::every_messages, 1}, {reset_policy::kind::every_messages, 100},
+    return {{reset_policy::kind::adaptive, 0},
+            {reset_policy::kind::never, 0},
+            {reset_policy::kind::every_messages, 1},
+            {reset_policy::kind::every_messages, 100},
             {reset_policy::kind::every_bytes, 65536}};
 }
 
@@ -73,7 +75,8 @@ TEST(TableBudget, NeverExceededForAnyWorkloadPolicyOrBudget) {
             for (const auto& p : all_policies()) {
                 auto r = run(w, p, budget, sample_count(w));
                 ASSERT_LE(r.receiver_peak, budget) << w << " " << p.to_string() << " " << budget;
-                ASSERT_FALSE(::testing::Test::HasFailure()) << w << " " << p.to_string() << " " << budget;
+                ASSERT_FALSE(::testing::Test::HasFailure())
+                    << w << " " << p.to_string() << " " << budget;
             }
         }
     }
@@ -84,7 +87,8 @@ TEST(TableBudget, AdaptiveIsWithinFivePercentOfTheBestFixedCadence) {
         const std::uint64_t n = sample_count(w);
         std::uint64_t best = UINT64_MAX;
         for (std::uint64_t every : {1u, 10u, 100u, 1000u, 10000u})
-            best = std::min(best, run(w, {reset_policy::kind::every_messages, every}, 4u << 20, n).wire_bytes);
+            best = std::min(
+                best, run(w, {reset_policy::kind::every_messages, every}, 4u << 20, n).wire_bytes);
         best = std::min(best, run(w, {reset_policy::kind::never, 0}, 4u << 20, n).wire_bytes);
         auto adaptive = run(w, {reset_policy::kind::adaptive, 0}, 4u << 20, n);
         EXPECT_LE(static_cast<double>(adaptive.wire_bytes), 1.05 * static_cast<double>(best))

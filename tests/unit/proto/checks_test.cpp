@@ -23,7 +23,8 @@ TEST(Crc32c, KnownVector) {
 TEST(Crc32c, HardwareAndPortableAgreeAndChain) {
     std::mt19937 rng(7);
     std::vector<std::uint8_t> data(10'000);
-    for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+    for (auto& b : data)
+        b = static_cast<std::uint8_t>(rng());
     for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 63u, 4096u, 10'000u}) {
         std::span<const std::uint8_t> s(data.data(), n);
         EXPECT_EQ(crc32c(s), crc32c_portable(s)) << n;

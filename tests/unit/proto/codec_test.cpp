@@ -20,11 +20,27 @@ std::error_code decode_bytes(std::vector<std::uint8_t> bytes, decoder_limits lim
 TEST(Codec, EveryValueKindRoundTrips) {
     auto point = make_record_type("Point", {"x", "y"});
     map m{{"a", 1}, {"b", "two"}, {"", value{}}};
-    list l{value{}, true, false, std::int64_t{0}, std::int64_t{-17}, std::int64_t{47},
-           std::int64_t{48}, std::numeric_limits<std::int64_t>::min(),
-           std::numeric_limits<std::int64_t>::max(), 0.0, -0.0, 3.25, 1e300,
-           std::numeric_limits<double>::infinity(), "", "h\xC3\xA9llo", bytes{{0, 1, 255}},
-           bytes{}, m, list{}, make_record(point, {1.5, -2})};
+    list l{value{},
+           true,
+           false,
+           std::int64_t{0},
+           std::int64_t{-17},
+           std::int64_t{47},
+           std::int64_t{48},
+           std::numeric_limits<std::int64_t>::min(),
+           std::numeric_limits<std::int64_t>::max(),
+           0.0,
+           -0.0,
+           3.25,
+           1e300,
+           std::numeric_limits<double>::infinity(),
+           "",
+           "h\xC3\xA9llo",
+           bytes{{0, 1, 255}},
+           bytes{},
+           m,
+           list{},
+           make_record(point, {1.5, -2})};
     message in{l, {}};
     auto out = round_trip({in});
     ASSERT_EQ(out.size(), 1u);
@@ -56,7 +72,8 @@ TEST(Codec, StringsAndTypesAreSentOnceThenReferenced) {
 
 TEST(Codec, PersonStreamCostsFourBytesPerObject) {
     std::vector<message> in;
-    for (int i = 0; i < 10'000; ++i) in.push_back(person(i));
+    for (int i = 0; i < 10'000; ++i)
+        in.push_back(person(i));
     std::size_t wire = 0;
     auto out = round_trip(in, {}, &wire);
     ASSERT_EQ(out, in);
@@ -92,13 +109,13 @@ TEST(Codec, ResetCadenceEveryNMessages) {
     opts.reset = {reset_policy::kind::every_messages, 10};
     stream_encoder enc(opts);
     byte_buffer buf;
-    for (int i = 0; i < 100; ++i) ASSERT_FALSE(enc.encode(person(i), buf));
+    for (int i = 0; i < 100; ++i)
+        ASSERT_FALSE(enc.encode(person(i), buf));
     EXPECT_EQ(enc.table().resets, 9u);
     stream_decoder dec({});
     std::size_t n = 0;
-    ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) {
-        EXPECT_EQ(m, person(static_cast<std::int64_t>(n++)));
-    }));
+    ASSERT_FALSE(dec.decode_payload(
+        buf.span(), [&](message&& m) { EXPECT_EQ(m, person(static_cast<std::int64_t>(n++))); }));
     EXPECT_EQ(n, 100u);
 }
 
@@ -140,7 +157,8 @@ TEST(Codec, AdaptiveIndexesOnlyFieldsThatRecur) {
     auto type = make_record_type("Event", {"level", "user"});
     const char* levels[] = {"INFO", "WARN", "ERROR"};
     for (int i = 0; i < 10'000; ++i)
-        ASSERT_FALSE(enc.encode({make_record(type, {levels[i % 3], "user-" + std::to_string(i)}), {}}, buf));
+        ASSERT_FALSE(
+            enc.encode({make_record(type, {levels[i % 3], "user-" + std::to_string(i)}), {}}, buf));
     // The three levels, the type and its strings, and only a sliver of the unique users.
     EXPECT_LT(enc.table().inserts, 16u + 6u + 10'000u / 50);
     EXPECT_GT(enc.table().hits, 9'000u);
@@ -155,8 +173,10 @@ TEST(Codec, IntegerFieldsTravelAsChanges) {
     auto type = make_record_type("Tick", {"ts", "seq"});
     stream_encoder enc({});
     byte_buffer first, later;
-    ASSERT_FALSE(enc.encode({make_record(type, {std::int64_t{1'700'000'000'000'000}, 1000}), {}}, first));
-    ASSERT_FALSE(enc.encode({make_record(type, {std::int64_t{1'700'000'000'000'900}, 1001}), {}}, later));
+    ASSERT_FALSE(
+        enc.encode({make_record(type, {std::int64_t{1'700'000'000'000'000}, 1000}), {}}, first));
+    ASSERT_FALSE(
+        enc.encode({make_record(type, {std::int64_t{1'700'000'000'000'900}, 1001}), {}}, later));
     // record byte, ts as a 2-byte varint change with its tag, seq as a one-byte change.
     EXPECT_EQ(later.size(), 1u + 3u + 1u);
     std::vector<std::uint8_t> stream(first.data(), first.data() + first.size());
@@ -171,10 +191,16 @@ TEST(Codec, IntegerFieldsTravelAsChanges) {
 
 TEST(Codec, ExtremeIntegerChangesWrapCorrectly) {
     auto type = make_record_type("Wide", {"v"});
-    const std::int64_t values[] = {0, std::numeric_limits<std::int64_t>::max(),
-                                   std::numeric_limits<std::int64_t>::min(), -1, 5, 6, 7};
+    const std::int64_t values[] = {0,
+                                   std::numeric_limits<std::int64_t>::max(),
+                                   std::numeric_limits<std::int64_t>::min(),
+                                   -1,
+                                   5,
+                                   6,
+                                   7};
     std::vector<message> in;
-    for (auto v : values) in.push_back({make_record(type, {v}), {}});
+    for (auto v : values)
+        in.push_back({make_record(type, {v}), {}});
     EXPECT_EQ(round_trip(in), in);
 }
 
@@ -191,8 +217,9 @@ TEST(Codec, TransientFieldsAreNotSent) {
     const auto& r = out[0].root.get<record>();
     EXPECT_EQ(r.type->fields, (std::vector<std::string>{"firstName", "age"}));
     EXPECT_EQ(r.fields, (std::vector<value>{"Heinz", std::int64_t{7}}));
-    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()).find("Kabutz"),
-              std::string_view::npos);
+    EXPECT_EQ(
+        std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()).find("Kabutz"),
+        std::string_view::npos);
 }
 
 TEST(Codec, DeltaOutsideARecordFieldIsRefused) {
@@ -204,8 +231,8 @@ TEST(Codec, SharedObjectsKeepIdentityAndCyclesClose) {
     auto trip = make_record_type("Trip", {"id", "stops", "back"});
     auto point = make_record_type("Point", {"x", "y"});
     message in;
-    in.objects.push_back(make_record(trip, {7, list{object_ref{1}, object_ref{2}, object_ref{1}},
-                                            object_ref{0}}));
+    in.objects.push_back(
+        make_record(trip, {7, list{object_ref{1}, object_ref{2}, object_ref{1}}, object_ref{0}}));
     in.objects.push_back(make_record(point, {1, 2}));
     in.objects.push_back(make_record(point, {3, 4}));
     in.root = object_ref{0};
@@ -262,8 +289,8 @@ TEST(Decoder, RejectsEachBadInputWithItsOwnError) {
     EXPECT_EQ(decode_bytes(v{wire::short_record + 2}), proto_errc::unknown_reference);
     EXPECT_EQ(decode_bytes(v{wire::tag_object_ref, 0}), proto_errc::unknown_object);
     EXPECT_EQ(decode_bytes(v{wire::tag_string, 2, 0xC3, 0x28}), proto_errc::invalid_utf8);
-    EXPECT_EQ(decode_bytes(v{wire::tag_int, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                             0xFF, 0xFF, 0x01}),
+    EXPECT_EQ(decode_bytes(v{wire::tag_int, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                             0xFF, 0x01}),
               proto_errc::bad_varint);
     // A list claiming a billion elements in a 6-byte payload: refused before allocating.
     EXPECT_EQ(decode_bytes(v{wire::tag_list, 0x80, 0x94, 0xEB, 0xDC, 0x03}),
@@ -285,9 +312,16 @@ TEST(Decoder, RefusesStreamOverTheAnnouncedBudget) {
     EXPECT_EQ(decode_bytes(bytes, limits), proto_errc::table_budget_exceeded);
     // A smaller one fits; then a record pinning its type leaves too little for a new string.
     limits.table_budget = 100;
-    std::vector<std::uint8_t> pinned{wire::tag_record_new, wire::tag_string, 1, 'T', 1,
-                                     wire::tag_string, 1, 'f',  // type "T"{f}: 32+1+1+8 = 42
-                                     wire::tag_string_new, 30};  // 62 more: 104 > 100
+    std::vector<std::uint8_t> pinned{wire::tag_record_new,
+                                     wire::tag_string,
+                                     1,
+                                     'T',
+                                     1,
+                                     wire::tag_string,
+                                     1,
+                                     'f',  // type "T"{f}: 32+1+1+8 = 42
+                                     wire::tag_string_new,
+                                     30};  // 62 more: 104 > 100
     pinned.insert(pinned.end(), 30, 'b');
     EXPECT_EQ(decode_bytes(pinned, limits), proto_errc::table_budget_exceeded);
 }
@@ -356,7 +390,8 @@ TEST(SharedAcrossMessages, KeptObjectsStayWithinTheBudget) {
 
 TEST(SharedAcrossMessages, AKeptObjectMayNotHoldHandles) {
     // tag_object_keep around a list holding an object reference to itself.
-    std::vector<std::uint8_t> bytes{wire::tag_object_keep, wire::tag_list, 1, wire::tag_object_ref, 0};
+    std::vector<std::uint8_t> bytes{wire::tag_object_keep, wire::tag_list, 1, wire::tag_object_ref,
+                                    0};
     stream_decoder dec({});
     EXPECT_EQ(dec.decode_payload(bytes, [](message&&) {}), proto_errc::bad_message);
 }

@@ -69,7 +69,8 @@ TEST(Frame, ByteAtATimeStillYieldsEveryFrame) {
     std::vector<message> sent;
     byte_buffer stream = make_stream(sent);
     std::vector<std::size_t> cuts;
-    for (std::size_t i = 1; i < stream.size(); ++i) cuts.push_back(i);
+    for (std::size_t i = 1; i < stream.size(); ++i)
+        cuts.push_back(i);
     EXPECT_EQ(receive(stream.span(), cuts), sent);
 }
 

@@ -13,13 +13,16 @@ std::vector<std::uint8_t> hex(std::string_view text) {
     std::vector<std::uint8_t> out;
     for (std::size_t i = 0; i + 1 < text.size(); ++i) {
         if (text[i] == ' ' || text[i] == '\n') continue;
-        out.push_back(static_cast<std::uint8_t>(std::stoi(std::string(text.substr(i, 2)), nullptr, 16)));
+        out.push_back(
+            static_cast<std::uint8_t>(std::stoi(std::string(text.substr(i, 2)), nullptr, 16)));
         ++i;
     }
     return out;
 }
 
-std::vector<std::uint8_t> bytes_of(const byte_buffer& b) { return {b.data(), b.data() + b.size()}; }
+std::vector<std::uint8_t> bytes_of(const byte_buffer& b) {
+    return {b.data(), b.data() + b.size()};
+}
 
 TEST(ProtocolDoc, HelloFrame) {
     hello h;
