@@ -35,14 +35,18 @@ compression_options compression_from(const config::client_settings& s) {
 }
 
 class client_category_impl final : public std::error_category {
-public:
+  public:
     const char* name() const noexcept override { return "objwire.client"; }
     std::string message(int ev) const override {
         switch (static_cast<client_errc>(ev)) {
-            case client_errc::connect_failed: return "cannot connect";
-            case client_errc::timed_out: return "timed out";
-            case client_errc::connection_lost: return "connection lost";
-            case client_errc::not_open: return "connection is not open";
+            case client_errc::connect_failed:
+                return "cannot connect";
+            case client_errc::timed_out:
+                return "timed out";
+            case client_errc::connection_lost:
+                return "connection lost";
+            case client_errc::not_open:
+                return "connection is not open";
         }
         return "objwire.client error " + std::to_string(ev);
     }
@@ -120,16 +124,20 @@ std::error_code connection::open() {
     asio::ip::tcp::resolver resolver(io_);
     auto endpoints = resolver.resolve(settings_.to_host, std::to_string(settings_.to_port), ec);
     const std::string where = settings_.to_host + ":" + std::to_string(settings_.to_port);
-    if (ec) return fail(client_errc::connect_failed, "cannot resolve " + where + ": " + ec.message());
+    if (ec)
+        return fail(client_errc::connect_failed, "cannot resolve " + where + ": " + ec.message());
     ec = run_with_deadline(
         [&](auto handler) {
-            asio::async_connect(socket_, endpoints,
-                                [handler](std::error_code e, const asio::ip::tcp::endpoint&) mutable {
-                                    handler(e, 0);
-                                });
+            asio::async_connect(
+                socket_, endpoints,
+                [handler](std::error_code e, const asio::ip::tcp::endpoint&) mutable {
+                    handler(e, 0);
+                });
         },
         settings_.connect_timeout);
-    if (ec) return fail(client_errc::connect_failed, "cannot connect to " + where + ": " + ec.message());
+    if (ec)
+        return fail(client_errc::connect_failed,
+                    "cannot connect to " + where + ": " + ec.message());
     apply_socket_options();
     open_ = true;
     interval_start_ns_ = steady_now_ns();
@@ -177,7 +185,7 @@ std::error_code connection::write_output() {
     while (core_.in_flight_bytes() > settings_.max_in_flight)
         if (auto ec = read_replies(true)) return ec;
     const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
-    interval_blocked_ns_ += waited_for_acks;
+    interval_ack_blocked_ns_ += waited_for_acks;
     stats_.blocked_ns += waited_for_acks;
     auto out = core_.output();
     if (out.empty()) return {};
@@ -229,9 +237,9 @@ std::error_code connection::wait_writable() {
 void connection::measure(bool congested) {
     const std::uint64_t now = steady_now_ns();
     auto& policy = core_.compression();
-    policy.on_interval(now - interval_start_ns_, interval_blocked_ns_);
+    policy.on_interval(now - interval_start_ns_, interval_blocked_ns_, interval_ack_blocked_ns_);
     interval_start_ns_ = now;
-    interval_blocked_ns_ = 0;
+    interval_blocked_ns_ = interval_ack_blocked_ns_ = 0;
     if (!congested && now - last_link_sample_ns_ < link_sample_every_ns) return;
     last_link_sample_ns_ = now;
     if (auto sample = link_.sample(socket_.native_handle(), now))
@@ -261,11 +269,14 @@ std::error_code connection::read_replies(bool block) {
     auto space = core_.prepare();
     std::size_t n = 0;
     auto ec = run_with_deadline(
-        [&](auto handler) { socket_.async_read_some(asio::buffer(space.data(), space.size()), handler); },
+        [&](auto handler) {
+            socket_.async_read_some(asio::buffer(space.data(), space.size()), handler);
+        },
         ack_timeout, &n);
     if (ec) {
         if (ec == client_errc::timed_out)
-            return fail(ec, "no reply from the daemon within " + std::to_string(ack_timeout.count() / 1000) + " s");
+            return fail(ec, "no reply from the daemon within " +
+                                std::to_string(ack_timeout.count() / 1000) + " s");
         return fail(client_errc::connection_lost, "connection lost: " + ec.message());
     }
     stats_.wire_bytes_in += n;
@@ -275,7 +286,9 @@ std::error_code connection::read_replies(bool block) {
 }
 
 std::error_code connection::close() {
-    if (!open_) return last_error_.empty() ? client_errc::not_open : std::error_code(client_errc::connection_lost);
+    if (!open_)
+        return last_error_.empty() ? client_errc::not_open
+                                   : std::error_code(client_errc::connection_lost);
     core_.finish();
     if (auto ec = write_output()) return ec;
     while (core_.current() == sender::state::closing)

@@ -45,7 +45,7 @@ struct connection_stats {
 };
 
 class connection {
-public:
+  public:
     explicit connection(config::client_settings settings, std::string client_name = "objwire");
     ~connection();
     connection(const connection&) = delete;
@@ -67,7 +67,7 @@ public:
     // What went wrong, for people: the daemon's reason when it refused us.
     std::string last_error() const { return last_error_; }
 
-private:
+  private:
     std::error_code write_output();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
     std::error_code wait_writable();
@@ -88,8 +88,9 @@ private:
     std::string last_error_;
     std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
     link_meter link_;
-    std::uint64_t interval_start_ns_ = 0;  // the policy's current interval began
-    std::uint64_t interval_blocked_ns_ = 0;
+    std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began
+    std::uint64_t interval_blocked_ns_ = 0;      // waiting for room in the socket's buffer
+    std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
     std::uint64_t last_link_sample_ns_ = 0;
     bool open_ = false;
 };

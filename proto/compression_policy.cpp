@@ -146,7 +146,16 @@ void compression_policy::decide() {
         return;
     }
     const double off = time_plain();
-    const double on = time_compressed(ladder_[step_]);
+    // Compare with the best level measured, not just the current one: a climb that went a
+    // level too far (or a sender that got slower) means stepping down, not giving up.
+    double on = time_compressed(ladder_[step_]);
+    for (std::size_t i = 0; i < ladder_.size(); ++i) {
+        const double t = ladder_[i].known ? time_compressed(ladder_[i]) : on;
+        if (t < on * (1 - tune_.hysteresis)) {
+            step_ = tried_ = i;
+            on = t;
+        }
+    }
     if (stats_.compressing)
         stats_.compressing = on <= off * (1 + tune_.hysteresis);
     else
@@ -238,9 +247,12 @@ void compression_policy::add_link_sample(double bits_per_second) {
     link_bps_ = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-void compression_policy::on_interval(std::uint64_t wall_ns, std::uint64_t blocked_ns) {
+void compression_policy::on_interval(std::uint64_t wall_ns, std::uint64_t socket_blocked_ns,
+                                     std::uint64_t ack_blocked_ns) {
+    ack_blocked_ns = std::min(ack_blocked_ns, wall_ns);
     interval_wall_ns_ += wall_ns;
-    interval_blocked_ns_ += std::min(blocked_ns, wall_ns);
+    interval_blocked_ns_ += std::min(socket_blocked_ns + ack_blocked_ns, wall_ns);
+    interval_ack_ns_ += ack_blocked_ns;
     if (interval_raw_ < tune_.interval_bytes) return;
     const std::uint64_t used = interval_blocked_ns_ + interval_compress_ns_;
     const std::uint64_t busy = interval_wall_ns_ > used ? interval_wall_ns_ - used : 0;
@@ -248,13 +260,14 @@ void compression_policy::on_interval(std::uint64_t wall_ns, std::uint64_t blocke
             static_cast<double>(busy) / static_cast<double>(interval_raw_));
     if (opts_.mode == compression_mode::automatic && interval_wall_ns_ > 0) judge_interval();
     interval_raw_ = interval_compress_ns_ = interval_wall_ns_ = interval_blocked_ns_ = 0;
+    interval_ack_ns_ = 0;
     interval_wire_ = interval_packed_raw_ = 0;
 }
 
-// When the sender spends much of its time blocked although the link is not full, what holds
-// it back is past the link - the receiver's decoding or storage, or how fast acks return and
-// free the in-flight window - and whether compression helps depends on costs the sender cannot
-// see. There the policy measures: raw bytes per second over phases of phase_ns with and
+// When the sender spends much of its time waiting for acks (its in-flight window full) while
+// the link is not full, what holds it back is past the link - the receiver's decoding or
+// storage, or how fast acks return - and whether compression helps depends on costs the sender
+// cannot see. There the policy measures: raw bytes per second over phases of phase_ns with and
 // without compression, re-measures the other choice in a one-phase trial now and then, and
 // keeps the faster (with the same hysteresis). Phases are long because the blocking comes in
 // bursts (a full in-flight window waits for the next ack, every fsync interval).
@@ -264,7 +277,7 @@ void compression_policy::judge_interval() {
     settle_ns_ += interval_wall_ns_;
     if (settle_ns_ < tune_.settle_ns) return;
     phase_.wall += interval_wall_ns_;
-    phase_.blocked += interval_blocked_ns_;
+    phase_.ack_blocked += interval_ack_ns_;
     phase_.raw += interval_raw_;
     phase_.packed += interval_packed_raw_;
     phase_.wire += interval_wire_;
@@ -275,12 +288,14 @@ void compression_policy::judge_interval() {
     const double wall = static_cast<double>(p.wall);
     const double wire_bps = 8e9 * static_cast<double>(p.wire) / wall;
     const bool link_bound = link_bps_ > 0 && wire_bps > tune_.link_bound_share * link_bps_;
-    const bool blocked = static_cast<double>(p.blocked) >= tune_.downstream_blocked * wall;
+    const bool blocked = static_cast<double>(p.ack_blocked) >= tune_.downstream_blocked * wall;
     const std::size_t was = p.packed * 2 > p.raw ? 1 : 0;
     trial_ = false;
-    // A compressed phase counts even without blocking: compression may be what removed it.
-    // Only a plain phase that is not held back ends the measuring.
-    stats_.downstream = !link_bound && !stats_.incompressible && (blocked || was == 1);
+    // Measuring starts with a phase spent waiting for acks. Once started, a compressed phase
+    // counts even without waiting: compression may be what removed it. Only a plain phase
+    // that is not held back ends the measuring.
+    stats_.downstream =
+        !link_bound && !stats_.incompressible && (blocked || (was == 1 && stats_.downstream));
     if (!stats_.downstream) return;
     average(throughput_[was], throughput_known_[was], static_cast<double>(p.raw) / wall);
     throughput_age_[was] = 0;

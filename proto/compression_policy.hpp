@@ -41,8 +41,8 @@ struct compression_tuning {
     double raise_factor = 2;  // a lower bound raises the link estimate only above this x it
     std::uint64_t interval_bytes = 256 * 1024;  // raw bytes per sender-time sample
     std::uint32_t revisit_every = 64;  // compressed frames between re-measuring a neighbour level
-    // Held back downstream (blocked on the socket or acks while the link is not the limit):
-    double downstream_blocked = 0.3;        // at least this share of the time blocked
+    // Held back downstream (waiting for acks while the link is not the limit):
+    double downstream_blocked = 0.3;        // at least this share of the time waiting for acks
     double link_bound_share = 0.7;          // the link counts as the limit above this share of it
     std::uint64_t settle_ns = 200'000'000;  // a phase first settles this long, unmeasured,
     std::uint64_t phase_ns = 250'000'000;   // then its throughput is measured this long
@@ -90,11 +90,14 @@ class compression_policy {
     void on_plain(std::size_t raw_bytes);
 
     // A measured delivery rate. A lower bound (the sender or receiver was the limit, not the
-    // link) only raises the estimate; a full sample replaces it. Ignored when configured.
+    // link) can only raise the estimate; full samples set it. Ignored when configured.
     void on_link_sample(double bits_per_second, bool lower_bound);
-    // Since the previous call: wall time and the part of it spent blocked on the socket or on
-    // acks. What is left, minus compression, is the sender's own time per raw byte.
-    void on_interval(std::uint64_t wall_ns, std::uint64_t blocked_ns);
+    // Since the previous call: wall time, and the parts of it spent blocked on a full socket
+    // buffer and waiting for acks (a full in-flight window). What is left, minus compression,
+    // is the sender's own time per raw byte; waiting for acks means something past the link
+    // holds the sender back.
+    void on_interval(std::uint64_t wall_ns, std::uint64_t socket_blocked_ns,
+                     std::uint64_t ack_blocked_ns);
     // Cumulative figures from the receiver's acks: raw bytes it decompressed and the time.
     void on_receiver_report(std::uint64_t raw_bytes, std::uint64_t ns);
 
@@ -140,14 +143,14 @@ class compression_policy {
     std::uint32_t probe_every_ = 0;
     std::uint64_t receiver_raw_ = 0, receiver_ns_ = 0;  // last cumulative report
     std::uint64_t interval_raw_ = 0, interval_compress_ns_ = 0;
-    std::uint64_t interval_wall_ns_ = 0, interval_blocked_ns_ = 0;
+    std::uint64_t interval_wall_ns_ = 0, interval_blocked_ns_ = 0, interval_ack_ns_ = 0;
     std::uint64_t interval_wire_ = 0, interval_packed_raw_ = 0;  // bytes sent; raw bytes compressed
     // Downstream-bound: raw bytes per ns measured without [0] and with [1] compression.
     std::array<double, 2> throughput_{};
     std::array<bool, 2> throughput_known_{};
     std::array<std::uint32_t, 2> throughput_age_{};  // phases since last measured
     struct phase_totals {
-        std::uint64_t wall = 0, blocked = 0, raw = 0, packed = 0, wire = 0;
+        std::uint64_t wall = 0, ack_blocked = 0, raw = 0, packed = 0, wire = 0;
     };
     phase_totals phase_;
     std::uint64_t settle_ns_ = 0;

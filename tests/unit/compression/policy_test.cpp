@@ -72,13 +72,13 @@ TEST(Policy, BreakEvenFollowsTheSerialModelWithoutSenderTimes) {
 }
 
 // Tells the policy the sender spent `ns_per_byte` of its own time per raw byte on 1 MiB of
-// frames (and a quarter as much again blocked on the socket: too little to count as held back
-// past the link - see the Downstream tests).
+// frames (and a quarter as much again blocked on a full socket buffer: the link's doing, not
+// something past it - see the Downstream tests).
 void sender_time(compression_policy& p, double ns_per_byte) {
     for (int i = 0; i < 16; ++i)
         p.plan(frame), p.on_plain(frame);
     const auto busy = static_cast<std::uint64_t>(ns_per_byte * 16 * frame);
-    p.on_interval(busy + busy / 4, busy / 4);
+    p.on_interval(busy + busy / 4, busy / 4, 0);
 }
 
 TEST(Policy, OverlapWithSendingMakesCompressionPayOnAFasterLink) {
@@ -264,6 +264,23 @@ TEST(Policy, CpuBoundSenderStaysAtTheFastestLevel) {
     EXPECT_EQ(p.stats().level, 1);
 }
 
+TEST(Policy, ASenderThatSlowsDownStepsDownALevelRatherThanStopping) {
+    // Climbed to level 6 on 10 Mbit/s. Then the link turns out to be 100 Mbit/s (80 ns/B) and
+    // the sender slower (its average moves to 30 ns/B): level 6 now takes max(30 + 25, 33) = 55
+    // ns/B, level 1 max(35, 40) = 40 - both beat plain (80), so it steps down and compresses.
+    compression_policy p(auto_on(0));
+    p.on_link_sample(10e6, false);
+    sender_time(p, 20);
+    drive_levels(p, 400, zstd_levels);
+    ASSERT_EQ(p.stats().level, 6);
+    for (int i = 0; i < 5; ++i)
+        p.on_link_sample(100e6, false);
+    sender_time(p, 60);
+    drive_levels(p, 400, zstd_levels);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_LT(p.stats().level, 6);
+}
+
 TEST(Policy, AFixedLevelIsKept) {
     compression_options o = auto_on(10);
     o.level = 3;
@@ -277,7 +294,7 @@ TEST(Policy, AFixedLevelIsKept) {
 }
 
 // Frames through a path held back past the link: each 256 KiB interval takes the time the
-// path needs for its raw bytes with or without compression, half of it blocked.
+// path needs for its raw bytes with or without compression, half of it waiting for acks.
 int drive_downstream(compression_policy& p, int intervals, double ns_per_byte_plain,
                      double ns_per_byte_packed) {
     int compressed_intervals = 0;
@@ -293,7 +310,7 @@ int drive_downstream(compression_policy& p, int intervals, double ns_per_byte_pl
         }
         const double per_byte = packed > 2 ? ns_per_byte_packed : ns_per_byte_plain;
         const auto wall = static_cast<std::uint64_t>(per_byte * 4 * frame);
-        p.on_interval(wall, wall / 2);
+        p.on_interval(wall, 0, wall / 2);
         compressed_intervals += packed > 2;
     }
     return compressed_intervals;
@@ -318,6 +335,19 @@ TEST(Policy, DownstreamBoundStaysPlainWhenCompressionMeasuresSlower) {
     EXPECT_TRUE(p.stats().downstream);
     EXPECT_FALSE(p.stats().compressing);
     EXPECT_LT(on, 800 / 5);
+}
+
+TEST(Policy, BlockedOnTheSocketIsTheLinksDoingNotDownstream) {
+    // A sender blocked half the time on a full socket buffer is held back by the link, even
+    // when the link estimate is off (here far too high): the model decides, no trials.
+    compression_policy p(auto_on(40'000));
+    for (int i = 0; i < 400; ++i) {
+        for (int f = 0; f < 4; ++f)
+            p.plan(frame) ? p.on_result(frame, frame / 2, frame) : p.on_plain(frame);
+        p.on_interval(10'000'000, 5'000'000, 0);
+    }
+    EXPECT_FALSE(p.stats().downstream);
+    EXPECT_FALSE(p.stats().compressing);
 }
 
 TEST(Policy, ModeNamesParseBack) {
