@@ -191,7 +191,9 @@ void encode_ack(const ack& a, byte_buffer& out) {
     f.number(2, a.objects);
     f.number(3, a.table_bytes);
     f.number(4, a.table_peak_bytes);
-    if (a.decompressed_bytes) {  // only receivers that decompressed something say so
+    // Only receivers that decompressed something say so; both fields or neither, so that any
+    // ack decoded encodes again to an equal one.
+    if (a.decompressed_bytes || a.decompress_ns) {
         f.number(5, a.decompressed_bytes);
         f.number(6, a.decompress_ns);
     }

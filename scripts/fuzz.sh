@@ -21,8 +21,8 @@ jobs=${FUZZ_JOBS:-$(nproc)}
 cxx=${FUZZ_CXX:-clang++-14}
 command -v "$cxx" >/dev/null || { echo "fuzz: $cxx not found (scripts/install-deps.sh installs clang-14)" >&2; exit 1; }
 
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DOBJWIRE_FUZZ=ON -DOBJWIRE_BUILD_BENCH=OFF >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DOBJWIRE_FUZZ=ON -DOBJWIRE_BUILD_BENCH=OFF >/dev/null
 cmake --build "$BUILD_DIR" --target fuzz_targets -j "$(nproc)"
 "$BUILD_DIR/tests/fuzz/fuzz_make_seeds" "$BUILD_DIR/corpus" >/dev/null
 

@@ -10,8 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-asan}
 cxx=${SANITIZE_CXX:-g++}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DOBJWIRE_WERROR=OFF -DOBJWIRE_SANITIZE=address,undefined -DOBJWIRE_BUILD_BENCH=OFF >/dev/null
+# Debug keeps assert() on; -O1 -g1 (line tables only) builds about a third faster than -O2 -g
+# and still gives file:line in every report.
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DOBJWIRE_WERROR=OFF -DOBJWIRE_SANITIZE=address,undefined \
+  -DOBJWIRE_BUILD_BENCH=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
