@@ -14,8 +14,8 @@
 #include <string>
 
 #include "daemon/sink.hpp"
-#include "proto/byte_buffer.hpp"
 #include "daemon/table_budget_pool.hpp"
+#include "proto/byte_buffer.hpp"
 #include "proto/receiver.hpp"
 
 namespace objwire::daemon {

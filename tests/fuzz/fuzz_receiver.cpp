@@ -12,6 +12,8 @@
 //            the rest is the raw byte stream.
 //   bit 1    small limits (table budget, depth, counts, frame size).
 //   bits 2-5 read size 2^n bytes (1 .. 32 KiB).
+//   bit 6    the hello offers every codec (zlib, zstd, lz4), so compressed frames - zlib bombs
+//            included - reach the receiver's decompression if it accepts them.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -46,6 +48,7 @@ byte_buffer stream_for(std::uint8_t knob, std::span<const std::uint8_t> rest) {
     byte_buffer payload;
     hello h;
     h.client_name = "fuzz";
+    if (knob & 0x40) h.codecs = 0x0F;
     encode_hello(h, payload);
     append_frame(stream, frame_kind::hello, 0, payload.span());
     if (!(knob & 1)) {

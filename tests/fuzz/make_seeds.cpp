@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <zlib.h>
+
 #include "client/workloads.hpp"
 #include "fuzz_support.hpp"
 #include "proto/control.hpp"
@@ -121,6 +123,17 @@ bytes_t data_frame(std::uint64_t sequence, const bytes_t& payload) {
     return to_bytes(frame);
 }
 
+// A data frame whose payload is `raw` deflated by zlib, announcing `raw_len`.
+bytes_t zlib_frame(std::uint64_t sequence, const bytes_t& raw, std::size_t raw_len) {
+    uLongf n = compressBound(static_cast<uLong>(raw.size()));
+    bytes_t frame(frame_header_size + n);
+    compress2(frame.data() + frame_header_size, &n, raw.data(), static_cast<uLong>(raw.size()), 9);
+    frame.resize(frame_header_size + n);
+    seal_frame(frame, frame_kind::data, sequence, codec_id::zlib,
+               static_cast<std::uint32_t>(raw_len));
+    return frame;
+}
+
 bytes_t concat(const std::vector<bytes_t>& parts) {
     bytes_t out;
     for (const auto& p : parts)
@@ -223,6 +236,10 @@ int main(int argc, char** argv) {
                                       with_kind(3, assorted_payload), with_kind(6, {})});
     receiver.add({0x03 | (5 << 2)}, {with_kind(3, small[0]), with_kind(3, small[1]),
                                      with_kind(3, small[2]), with_kind(6, {})});
+    // Every codec offered; a zlib frame, then one whose payload inflates far past its raw_len.
+    receiver.add({0x40 | (12 << 2)},
+                 {concat({zlib_frame(1, events[0], events[0].size()),
+                          zlib_frame(2, bytes_t(64 << 10, 0), 1024), goodbye_frame})});
 
     corpus jsonl(dir, "jsonl");
     for (std::string_view name : {"person", "events"}) {
