@@ -1,8 +1,11 @@
 #include "client/connection.hpp"
 
+#include <poll.h>
 #include <time.h>
 
+#include <cstdio>
 #include <optional>
+#include <random>
 
 #include "proto/errors.hpp"
 
@@ -52,6 +55,18 @@ class client_category_impl final : public std::error_category {
     }
 };
 
+// A stream needs an id to be resumed: without one configured, a random one per connection
+// object (so two clients never share one by accident).
+config::client_settings with_sender_id(config::client_settings s) {
+    if (!s.sender_id.empty()) return s;
+    std::random_device rd;
+    const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd();
+    char id[32];
+    std::snprintf(id, sizeof id, "objwire-%016llx", static_cast<unsigned long long>(r));
+    s.sender_id = id;
+    return s;
+}
+
 sender::options sender_options(const config::client_settings& s, std::string name) {
     sender::options o;
     o.greeting.client_name = std::move(name);
@@ -62,6 +77,12 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     o.greeting.table_budget = s.table_budget;
     // Validated when the settings were loaded; an unparsable text keeps the default.
     if (auto policy = reset_policy::parse(s.reset_policy)) o.encoding.reset = *policy;
+    o.encoding.transient = s.transient;  // [types.NAME] transient: never sent
+    o.greeting.sender_id = s.sender_id;
+    // An unreadable token file fails connect_socket() with its reason.
+    std::string token, unused;
+    if (read_token_file(s, token, unused)) o.greeting.auth_token = token;
+    o.resumable = s.resume_retry_for.count() > 0;  // keeps unacknowledged frames to resend
     return o;
 }
 
@@ -73,7 +94,7 @@ const std::error_category& client_category() noexcept {
 }
 
 connection::connection(config::client_settings settings, std::string client_name)
-    : settings_(std::move(settings)),
+    : settings_(with_sender_id(std::move(settings))),
       socket_(io_),
       core_(sender_options(settings_, std::move(client_name))) {}
 
@@ -84,13 +105,18 @@ connection::~connection() {
 
 const connection_stats& connection::stats() const {
     stats_.objects_sent = core_.messages_added();
-    stats_.objects_acked = core_.last_ack().objects;
+    stats_.objects_acked = core_.messages_acked();  // over every reconnect
     stats_.frames = core_.frames_sent();
+    stats_.frames_resent = core_.frames_resent();
     stats_.receiver_table_peak_bytes = core_.last_ack().table_peak_bytes;
     return stats_;
 }
 
 std::error_code connection::fail(std::error_code ec, std::string text) {
+    if (resuming_) {
+        attempt_error_ = std::move(text);
+        return ec;
+    }
     if (last_error_.empty()) last_error_ = std::move(text);
     open_ = false;
     return ec;
@@ -120,6 +146,17 @@ std::error_code connection::run_with_deadline(Start&& start, std::chrono::millis
 }
 
 std::error_code connection::open() {
+    if (auto ec = connect_socket()) return ec;
+    open_ = true;
+    interval_start_ns_ = steady_now_ns();
+    auto ec = handshake();
+    welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
+    return ec;
+}
+
+std::error_code connection::connect_socket() {
+    std::string token, why;
+    if (!read_token_file(settings_, token, why)) return fail(client_errc::connect_failed, why);
     std::error_code ec;
     asio::ip::tcp::resolver resolver(io_);
     auto endpoints = resolver.resolve(settings_.to_host, std::to_string(settings_.to_port), ec);
@@ -139,9 +176,17 @@ std::error_code connection::open() {
         return fail(client_errc::connect_failed,
                     "cannot connect to " + where + ": " + ec.message());
     apply_socket_options();
-    open_ = true;
-    interval_start_ns_ = steady_now_ns();
-    if (auto e = write_output()) return e;
+    // TLS (client/transport.*): its handshake comes before the hello.
+    if (auto tls_ec = stream_.start(settings_, why)) return fail(tls_ec, why);
+    return {};
+}
+
+// Not write_output(): frames kept from a broken connection may count as in flight, and no
+// ack will come for them before the welcome.
+std::error_code connection::handshake() {
+    if (auto ec = write_all(core_.output()))
+        return fail(client_errc::connection_lost, "cannot send the hello: " + ec.message());
+    core_.consume_output();
     while (core_.current() == sender::state::greeting)
         if (auto e = read_replies(true)) return e;
     if (core_.current() != sender::state::streaming)
@@ -182,7 +227,10 @@ std::error_code connection::write_output() {
     // Take in whatever acks arrived, then wait while too much is unacknowledged.
     if (auto ec = read_replies(false)) return ec;
     const std::uint64_t wait_start = steady_now_ns();
-    while (core_.in_flight_bytes() > settings_.max_in_flight)
+    // Frames not yet written (output) count in flight too, but no ack can come for them: a
+    // frame larger than max_in_flight, or the first after everything was acknowledged, goes.
+    while (core_.in_flight_bytes() > settings_.max_in_flight &&
+           core_.in_flight_bytes() > core_.output().size())
         if (auto ec = read_replies(true)) return ec;
     const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
     interval_ack_blocked_ns_ += waited_for_acks;
@@ -192,10 +240,12 @@ std::error_code connection::write_output() {
     const std::uint64_t calls_before = stats_.write_calls;
     if (auto ec = write_all(out)) {
         // The daemon may have said why before closing.
+        const bool was_resuming = std::exchange(resuming_, true);
         read_replies(false);
+        resuming_ = was_resuming;
         if (core_.current() == sender::state::failed)
-            return fail(core_.error(), core_.error_detail());
-        return fail(client_errc::connection_lost, "write failed: " + ec.message());
+            return resume_after(core_.error(), core_.error_detail());
+        return resume_after(client_errc::connection_lost, "write failed: " + ec.message());
     }
     core_.consume_output();
     measure(stats_.write_calls - calls_before > 1);  // more than one call: the buffer was full
@@ -209,7 +259,7 @@ std::error_code connection::write_all(std::span<const std::uint8_t> bytes) {
     while (done < bytes.size()) {  // each round writes something or waits, under a deadline
         std::error_code ec;
         const std::size_t n =
-            socket_.write_some(asio::buffer(bytes.data() + done, bytes.size() - done), ec);
+            stream_.write_some(bytes.subspan(done), ec);  // send, or SSL_write on TLS
         ++stats_.write_calls;
         done += n;
         stats_.wire_bytes_out += n;
@@ -262,26 +312,32 @@ void connection::apply_socket_options() {
 }
 
 std::error_code connection::read_replies(bool block) {
-    if (!block) {
-        std::error_code ec;
-        if (socket_.available(ec) == 0 || ec) return {};
-    }
+    if (!block && !stream_.readable_now()) return {};
     auto space = core_.prepare();
     std::size_t n = 0;
-    auto ec = run_with_deadline(
-        [&](auto handler) {
-            socket_.async_read_some(asio::buffer(space.data(), space.size()), handler);
-        },
-        ack_timeout, &n);
+    std::error_code ec;
+    if (stream_.secure()) {
+        // The bytes there may be TLS records without data (session tickets): nothing yet.
+        n = stream_.read_some(space, block ? ack_timeout : std::chrono::milliseconds(0), ec);
+        if (!block && ec == client_errc::timed_out) return {};
+    } else {
+        ec = run_with_deadline(
+            [&](auto handler) {
+                socket_.async_read_some(asio::buffer(space.data(), space.size()), handler);
+            },
+            ack_timeout, &n);
+    }
+    // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
+    if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
     if (ec) {
         if (ec == client_errc::timed_out)
-            return fail(ec, "no reply from the daemon within " +
-                                std::to_string(ack_timeout.count() / 1000) + " s");
-        return fail(client_errc::connection_lost, "connection lost: " + ec.message());
+            return resume_after(ec, "no reply from the daemon within " +
+                                        std::to_string(ack_timeout.count() / 1000) + " s");
+        return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
     }
     stats_.wire_bytes_in += n;
     core_.commit(n);
-    if (auto pe = core_.process()) return fail(pe, core_.error_detail());
+    if (auto pe = core_.process()) return resume_after(pe, core_.error_detail());
     return {};
 }
 
@@ -293,6 +349,7 @@ std::error_code connection::close() {
     if (auto ec = write_output()) return ec;
     while (core_.current() == sender::state::closing)
         if (auto ec = read_replies(true)) return ec;
+    stream_.shutdown();  // TLS close_notify
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -300,6 +357,15 @@ std::error_code connection::close() {
     if (!core_.all_acked())
         return fail(client_errc::connection_lost, "daemon closed before acknowledging everything");
     return {};
+}
+
+std::error_code connection::poll(std::chrono::milliseconds wait) {
+    if (!open_) return client_errc::not_open;
+    if (!stream_.readable_now()) {
+        pollfd p{socket_.native_handle(), POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return {};
+    }
+    return read_replies(true);
 }
 
 }  // namespace objwire::client

@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "client/link_meter.hpp"
+#include "client/transport.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
 
@@ -42,6 +43,8 @@ struct connection_stats {
     std::uint64_t write_calls = 0;  // write system calls on the socket, each one counted
     std::uint64_t blocked_ns = 0;   // time spent waiting for the socket or for acks
     std::uint64_t receiver_table_peak_bytes = 0;
+    std::uint64_t reconnects = 0;     // broken connections resumed (resume.retry_for)
+    std::uint64_t frames_resent = 0;  // frames sent again after a reconnect
 };
 
 class connection {
@@ -57,6 +60,9 @@ class connection {
     std::error_code flush();
     // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
     std::error_code close();
+    // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
+    // interleave sending with watching stats().objects_acked (the daemon's forward sink).
+    std::error_code poll(std::chrono::milliseconds wait);
 
     const welcome& server() const { return core_.peer(); }
     // The sender's half of the back-reference table (hits, misses, evictions, resets...).
@@ -66,6 +72,8 @@ class connection {
     compression_stats compression() const { return core_.compression().stats(); }
     // What went wrong, for people: the daemon's reason when it refused us.
     std::string last_error() const { return last_error_; }
+    // The stream's id in the daemon (client.sender_id, or the random one it got).
+    const std::string& sender_id() const { return settings_.sender_id; }
 
   private:
     std::error_code write_output();
@@ -76,6 +84,13 @@ class connection {
     void apply_socket_options();
     std::error_code read_replies(bool block);
     std::error_code fail(std::error_code ec, std::string text);
+    // Resume (client/connection_resume.cpp). Resolves, connects, sets the socket options.
+    std::error_code connect_socket();
+    // Sends the hello (and nothing else) and reads until the welcome.
+    std::error_code handshake();
+    // The connection broke with `ec`: reconnect with backoff for resume.retry_for and resume
+    // the stream, or give up with `ec` and `text`.
+    std::error_code resume_after(std::error_code ec, std::string text);
     template <class Start>
     std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
                                       std::size_t* bytes = nullptr);
@@ -83,6 +98,7 @@ class connection {
     config::client_settings settings_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
+    transport stream_{socket_};  // TLS over socket_ when tls.enabled (client/transport.*)
     sender core_;
     mutable connection_stats stats_;
     std::string last_error_;
@@ -93,6 +109,9 @@ class connection {
     std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
     std::uint64_t last_link_sample_ns_ = 0;
     bool open_ = false;
+    bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
+    bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
+    std::string attempt_error_;  // why the last reconnect attempt failed
 };
 
 }  // namespace objwire::client

@@ -12,8 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "client/bench_verify.hpp"
+#include "client/codec_command.hpp"
+#include "client/config_command.hpp"
 #include "client/connection.hpp"
+#include "client/input_file.hpp"
 #include "client/jsonl_reader.hpp"
+#include "client/progress.hpp"
+#include "client/read_command.hpp"
+#include "client/stats_command.hpp"
 #include "client/workloads.hpp"
 #include "config/settings.hpp"
 
@@ -32,6 +39,12 @@ struct common_flags {
     std::string compression;  // --compression never|always|auto
     std::string codec;        // --codec zlib|zstd|lz4
     std::string level;        // --level N
+    std::string transient;    // --transient Type.field,Type.field
+    std::string sender_id;    // --sender-id ID
+    std::string retry_for;    // --retry-for DURATION
+    bool tls = false;         // --tls
+    std::string tls_ca;       // --tls-ca FILE
+    std::string token_file;   // --token-file FILE
 };
 
 // Defaults < file < environment < flags.
@@ -53,12 +66,19 @@ bool load_settings(const common_flags& f, cfg::client_settings& s) {
         const char* key;
         const char* flag;
     };
+    const std::string tls_enabled = f.tls ? "true" : "";
     const flag_override overrides[] = {{f.to, "client.to", "--to"},
+                                       {tls_enabled, "tls.enabled", "--tls"},
+                                       {f.tls_ca, "tls.ca_file", "--tls-ca"},
+                                       {f.token_file, "auth.token_file", "--token-file"},
                                        {f.reset, "reset.policy", "--reset"},
                                        {f.table_budget, "reset.table_budget", "--table-budget"},
                                        {f.compression, "compression.policy", "--compression"},
                                        {f.codec, "compression.codec", "--codec"},
-                                       {f.level, "compression.level", "--level"}};
+                                       {f.level, "compression.level", "--level"},
+                                       {f.transient, "types.NAME.transient", "--transient"},
+                                       {f.sender_id, "client.sender_id", "--sender-id"},
+                                       {f.retry_for, "resume.retry_for", "--retry-for"}};
     for (const auto& [text, key, flag] : overrides) {
         if (text.empty()) continue;
         if (auto e = cfg::apply_client_override(s, key, text, flag)) {
@@ -72,6 +92,18 @@ bool load_settings(const common_flags& f, cfg::client_settings& s) {
 void add_common(CLI::App* cmd, common_flags& f) {
     cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
     cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+    cmd->add_flag("--tls", f.tls, "talk TLS to the daemon (config: tls.enabled)");
+    cmd->add_option("--tls-ca", f.tls_ca,
+                    "PEM CA file the daemon's certificate must chain to (config: tls.ca_file)");
+    cmd->add_option("--token-file", f.token_file,
+                    "file holding the daemon's shared token (config: auth.token_file)");
+    cmd->add_option(
+        "--sender-id", f.sender_id,
+        "stable id of this stream, so a rerun or reconnect resumes it (default: random)");
+    cmd->add_option(
+        "--retry-for", f.retry_for,
+        "after a broken connection, reconnect and resume for this long (default 30s, 0: "
+        "off)");
     cmd->add_option("--reset", f.reset,
                     "table cadence: adaptive (default) | never | every:N | every:64KiB");
     cmd->add_option("--table-budget", f.table_budget,
@@ -81,36 +113,19 @@ void add_common(CLI::App* cmd, common_flags& f) {
         ->check(CLI::IsMember({"never", "always", "auto"}));
     cmd->add_option("--codec", f.codec, "codec when compressing: zstd (default) | zlib | lz4")
         ->check(CLI::IsMember({"zlib", "zstd", "lz4"}));
+    cmd->add_option("--transient", f.transient,
+                    "fields never sent, as Type.field[,Type.field...] (config: [types.NAME] "
+                    "transient)");
     cmd->add_option("--level", f.level,
                     "codec level: zlib 1..9, zstd 1..19, lz4 1..12 (default 0: auto picks it, "
                     "always takes the codec's own)");
 }
 
-// Reads a whole file or stdin in large blocks; never byte by byte.
-bool read_input(const std::string& path, std::string& out) {
-    int fd = (path.empty() || path == "-") ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        std::cerr << "objwire: cannot open '" << path << "': " << std::strerror(errno) << "\n";
-        return false;
-    }
-    constexpr std::size_t block = 1 << 20;
-    for (;;) {
-        const std::size_t at = out.size();
-        out.resize(at + block);
-        ssize_t n = ::read(fd, out.data() + at, block);
-        if (n < 0 && errno == EINTR) {
-            out.resize(at);
-            continue;
-        }
-        out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
-        if (n <= 0) {
-            if (fd != 0) ::close(fd);
-            if (n < 0)
-                std::cerr << "objwire: cannot read '" << path << "': " << std::strerror(errno)
-                          << "\n";
-            return n == 0;
-        }
-    }
+bool read_input(const std::string& path, objwire::client::input_text& out) {
+    std::string error;
+    if (out.open(path, error)) return true;
+    std::cerr << "objwire: " << error << "\n";
+    return false;
 }
 
 int open_connection(connection& c) {
@@ -122,7 +137,11 @@ int open_connection(connection& c) {
 }
 
 int finish(connection& c) {
-    if (auto ec = c.close()) {
+    const auto ec = c.close();
+    if (const auto& s = c.stats(); s.reconnects > 0)  // resume.retry_for at work
+        std::cerr << "objwire: the connection broke and was resumed " << s.reconnects << " times ("
+                  << s.frames_resent << " frames sent again)\n";
+    if (ec) {
         const auto& s = c.stats();
         std::cerr << "objwire: " << c.last_error() << "\n"
                   << "objwire: " << (s.objects_sent - s.objects_acked) << " of " << s.objects_sent
@@ -130,6 +149,12 @@ int finish(connection& c) {
         return not_acknowledged;
     }
     return ok;
+}
+
+// What the progress line shows for a connection: objects, wire bytes, acks, compression.
+objwire::client::progress_sample progress_of(const connection& c) {
+    const auto& s = c.stats();
+    return {s.objects_sent, s.wire_bytes_out, s.objects_acked, c.compression().compressing};
 }
 
 struct send_flags {
@@ -141,17 +166,20 @@ struct send_flags {
 int run_send(const send_flags& f) {
     cfg::client_settings settings;
     if (!load_settings(f.common, settings)) return usage;
-    std::string text;
+    objwire::client::input_text text;
     if (!read_input(f.input, text)) return bad_input;
     connection c(settings, "objwire send");
     if (int rc = open_connection(c)) return rc;
-    objwire::jsonl_reader reader(text);
+    objwire::jsonl_reader reader(text.view());
     objwire::message m;
     std::uint64_t skipped = 0;
     const std::string name = f.input == "-" ? "<stdin>" : f.input;
+    objwire::client::progress_line progress("send");
     for (;;) {
+        progress.tick([&] { return progress_of(c); });
         if (reader.next(m)) {
             if (auto ec = c.send(m)) {
+                progress.clear();
                 std::cerr << "objwire: " << name << ":" << reader.line() << ": " << c.last_error()
                           << "\n";
                 if (f.on_error == "stop") {
@@ -163,6 +191,7 @@ int run_send(const send_flags& f) {
             continue;
         }
         if (!reader.error()) break;
+        progress.clear();
         const auto& e = *reader.error();
         std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message
                   << "\n";
@@ -172,6 +201,7 @@ int run_send(const send_flags& f) {
         }
         ++skipped;
     }
+    progress.finish();
     int rc = finish(c);
     const auto& s = c.stats();
     std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
@@ -207,6 +237,7 @@ struct bench_flags {
     std::string workload = "person";
     std::uint64_t count = 0;
     bool json = false;
+    bool verify = false;  // read this run's objects back and compare (client/bench_verify.hpp)
 };
 
 // The compression policy's decision and inputs, as bench reports them.
@@ -227,7 +258,7 @@ std::vector<report_line> compression_lines(const connection& c) {
 }
 
 void print_bench(const bench_flags& f, const cfg::client_settings& settings, const connection& c,
-                 double seconds) {
+                 double seconds, const objwire::client::verify_result* verified = nullptr) {
     const auto& s = c.stats();
     const auto& t = c.table();
     const double per_second = seconds > 0 ? static_cast<double>(s.objects_acked) / seconds : 0;
@@ -254,6 +285,10 @@ void print_bench(const bench_flags& f, const cfg::client_settings& settings, con
     };
     for (auto& l : compression_lines(c))
         lines.push_back(std::move(l));
+    if (verified) {
+        lines.push_back({"verified_objects", std::to_string(verified->verified)});
+        lines.push_back({"verify_mismatches", std::to_string(verified->mismatches)});
+    }
     if (f.json) {
         std::string out = "{";
         for (const auto& l : lines)
@@ -285,6 +320,10 @@ void print_bench(const bench_flags& f, const cfg::client_settings& settings, con
         static_cast<unsigned long long>(s.write_calls));
     std::printf("  acknowledged: %llu objects, stored by the daemon in %s\n",
                 static_cast<unsigned long long>(s.objects_acked), c.server().sink.c_str());
+    if (verified)
+        std::printf("  verified: %llu objects read back equal, %llu mismatches\n",
+                    static_cast<unsigned long long>(verified->verified),
+                    static_cast<unsigned long long>(verified->mismatches));
 }
 
 int run_bench(const bench_flags& f) {
@@ -297,22 +336,36 @@ int run_bench(const bench_flags& f) {
         return usage;
     }
     const std::uint64_t n = f.count ? f.count : w->default_count();
+    // A fresh sender id per run, so that reading back by sender finds exactly this run.
+    if (f.verify) settings.sender_id.clear();
     connection c(settings, "objwire bench");
     if (int rc = open_connection(c)) return rc;
     objwire::message m;
     const auto start = std::chrono::steady_clock::now();
+    objwire::client::progress_line progress("bench");
     for (std::uint64_t i = 0; i < n; ++i) {
+        progress.tick([&] { return progress_of(c); });
         w->next(m);
         if (auto ec = c.send(m)) {
             std::cerr << "objwire: object " << i << ": " << c.last_error() << "\n";
             break;
         }
     }
+    progress.finish();
     int rc = finish(c);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    print_bench(f, settings, c, seconds);
-    return rc;
+    if (!f.verify) {
+        print_bench(f, settings, c, seconds);
+        return rc;
+    }
+    const auto v = objwire::client::verify_stored(settings, c.sender_id(), f.workload, n);
+    print_bench(f, settings, c, seconds, &v);
+    if (!v.error.empty()) std::cerr << "objwire: verify: " << v.error << "\n";
+    if (!v.ok())
+        std::cerr << "objwire: verify: " << v.mismatches << " of " << n
+                  << " objects not read back as sent\n";
+    return rc != ok ? rc : v.ok() ? ok : not_acknowledged;
 }
 
 struct gen_flags {
@@ -372,6 +425,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"person", "events", "graph", "blobs"}));
     bench->add_option("-n,--count", bf.count, "objects to send (default: the workload's size)");
     bench->add_flag("--json", bf.json, "print one JSON object instead of text");
+    bench->add_flag("--verify", bf.verify,
+                    "then read this run's objects back and compare each with what was sent "
+                    "(exit 3 on a mismatch)");
     bench->footer(
         "Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json");
 
@@ -381,7 +437,13 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"person", "events", "graph", "blobs"}));
     gen->add_option("-n,--count", gf.count, "objects (default: the workload's size)");
     gen->add_option("-o,--output", gf.output, "file to write, - for stdout (default)");
-    gen->footer("Example:\n  objwire gen --workload events -n 1000000 -o events.jsonl");
+    gen->footer("Example:\n  objwire gen --workload events -n 100000 -o events.jsonl");
+
+    // Subcommands that live in their own files.
+    const objwire::client::subcommand more[] = {
+        objwire::client::add_config_command(app), objwire::client::add_encode_command(app),
+        objwire::client::add_decode_command(app), objwire::client::add_read_command(app),
+        objwire::client::add_stats_command(app)};
 
     try {
         app.parse(argc, argv);
@@ -391,5 +453,8 @@ int main(int argc, char** argv) {
     if (send->parsed()) return run_send(sf);
     if (bench->parsed()) return run_bench(bf);
     if (gen->parsed()) return run_gen(gf);
+    for (const auto& command : more) {
+        if (command.app->parsed()) return command.run();
+    }
     return usage;
 }

@@ -71,6 +71,13 @@ void flatten(const toml::table& table, std::vector<std::string>& path,
         if (const auto* i = node.as_integer()) entry.integer_value = i->get();
         if (const auto* b = node.as_boolean()) entry.bool_value = b->get();
         entry.display = display_of(node);
+        if (const auto* array = node.as_array()) {
+            for (const auto& element : *array) {
+                toml_item item{type_of(element), to_pos(element.source()), {}, display_of(element)};
+                if (const auto* s = element.as_string()) item.string_value = s->get();
+                entry.items.push_back(std::move(item));
+            }
+        }
         out.push_back(std::move(entry));
         if (const auto* sub = node.as_table(); sub && path.size() < max_listed_depth)
             flatten(*sub, path, out);

@@ -31,7 +31,8 @@ enum class value_kind {
     duration,
     bandwidth,
     host_port,
-    enumeration
+    enumeration,
+    string_list  // a TOML array of strings
 };
 
 // A validated value on its way into (or out of) a settings field. Numbers are in base units:
@@ -40,6 +41,9 @@ struct typed_value {
     std::uint64_t number = 0;
     std::string text;
     bool flag = false;
+    // string_list: the items; for a key with a NAME component, the items per name instead.
+    std::vector<std::string> list;
+    std::vector<std::pair<std::string, std::vector<std::string>>> named;
     bool operator==(const typed_value&) const = default;
 };
 
@@ -63,6 +67,9 @@ struct key_def {
     // Extra rule for strings: returns why `text` is not acceptable, or "".
     std::string (*check)(std::string_view text) = nullptr;
     std::string_view check_doc = {};  // the rule in a few words, for key_info::allowed
+    // Keys like "types.NAME.transient": the index of the path component that is a name the
+    // user chooses (0: none). Such a key is set once per name.
+    std::size_t name_component = 0;
 };
 
 // ---- field bindings ---------------------------------------------------------------------
@@ -85,6 +92,8 @@ void set_field(typename member_traits<decltype(M)>::settings& s, const typed_val
     using field = typename member_traits<decltype(M)>::field;
     if constexpr (std::is_same_v<field, std::string>) {
         s.*M = v.text;
+    } else if constexpr (std::is_same_v<field, std::vector<std::string>>) {
+        s.*M = v.list;
     } else if constexpr (std::is_same_v<field, bool>) {
         s.*M = v.flag;
     } else if constexpr (is_chrono_duration<field>::value) {
@@ -101,6 +110,8 @@ typed_value get_field(const typename member_traits<decltype(M)>::settings& s) {
     typed_value v;
     if constexpr (std::is_same_v<field, std::string>) {
         v.text = s.*M;
+    } else if constexpr (std::is_same_v<field, std::vector<std::string>>) {
+        v.list = s.*M;
     } else if constexpr (std::is_same_v<field, bool>) {
         v.flag = s.*M;
     } else if constexpr (is_chrono_duration<field>::value) {
@@ -124,7 +135,33 @@ constexpr accessor<typename member_traits<decltype(Host)>::settings> bind_host_p
                 s.*Host = v.text;
                 s.*Port = static_cast<std::uint16_t>(v.number);
             },
-            [](const S& s) { return typed_value{.number = s.*Port, .text = s.*Host}; }};
+            [](const S& s) {
+                typed_value v;
+                v.number = s.*Port;
+                v.text = s.*Host;
+                return v;
+            }};
+}
+
+// A map of lists by name ([types.NAME] transient = [...]): setting one name replaces its list,
+// an empty list removes the name, other names stay.
+template <auto M>
+constexpr accessor<typename member_traits<decltype(M)>::settings> bind_named_lists() {
+    using S = typename member_traits<decltype(M)>::settings;
+    return {[](S& s, const typed_value& v) {
+                for (const auto& [name, items] : v.named) {
+                    if (items.empty()) {
+                        (s.*M).erase(name);
+                    } else {
+                        (s.*M)[name] = items;
+                    }
+                }
+            },
+            [](const S& s) {
+                typed_value v;
+                v.named.assign((s.*M).begin(), (s.*M).end());
+                return v;
+            }};
 }
 
 // ---- string rules -----------------------------------------------------------------------
@@ -142,11 +179,26 @@ std::string check_file_name(std::string_view text) {
     return "";
 }
 
+std::string check_jsonl_file(std::string_view text) {
+    return text == "-" ? "" : check_file_name(text);
+}
+
+std::string check_optional_host_port(std::string_view text) {
+    if (text.empty()) return "";
+    auto hp = parse_host_port(text);
+    return hp ? "" : hp.error().message + " (or \"\" for off)";
+}
+
 std::string check_reset_policy(std::string_view text) {
     return reset_policy::parse(text) ? ""
                                      : "must be adaptive, never, every:N or every:N<unit> "
                                        "(units B, KiB, MiB, KB, MB), got \"" +
                                            std::string(text) + "\"";
+}
+
+// The hello carries the id as text of at most 4096 bytes (docs/PROTOCOL.md section 3).
+std::string check_sender_id(std::string_view text) {
+    return text.size() <= 4096 ? "" : "must be at most 4096 bytes";
 }
 
 std::string check_link_bandwidth(std::string_view text) {
@@ -161,7 +213,7 @@ std::string check_link_bandwidth(std::string_view text) {
 
 constexpr std::array<std::string_view, 7> log_levels{"trace", "debug",    "info", "warn",
                                                      "error", "critical", "off"};
-constexpr std::array<std::string_view, 2> sink_kinds{"journal", "jsonl"};
+constexpr std::array<std::string_view, 4> sink_kinds{"journal", "jsonl", "nats", "forward"};
 constexpr std::array<std::string_view, 3> fsync_policies{"always", "interval", "never"};
 constexpr std::array<std::string_view, 3> compression_policies{"never", "always", "auto"};
 constexpr std::array<std::string_view, 3> compression_codecs{"zlib", "zstd", "lz4"};
@@ -258,19 +310,114 @@ const std::array daemon_schema_keys{
                 .max = 64 * mebibyte,
                 .doc = "block size of socket reads, per connection",
                 .access = bind<&ds::read_buffer>()},
+    key_def<ds>{.name = "limits.max_reference_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"16MiB\"",
+                .min = 0,
+                .max = 16 * gibibyte,
+                .doc = "bytes one frame may decode by back-reference (announced in the welcome); "
+                       "bounds the expansion of strings and kept objects named by short handles",
+                .access = bind<&ds::max_reference_bytes>()},
+    key_def<ds>{.name = "limits.handshake_timeout",
+                .kind = value_kind::duration,
+                .default_text = "\"10s\"",
+                .min = us_per_ms,
+                .max = 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "how long a new connection has to send its whole hello",
+                .access = bind<&ds::handshake_timeout>()},
+    key_def<ds>{.name = "limits.idle_timeout",
+                .kind = value_kind::duration,
+                .default_text = "\"5m\"",
+                .min = 0,
+                .max = 87600 * 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "a connection that completes no frame for this long after its hello is "
+                       "closed; 0 never",
+                .access = bind<&ds::idle_timeout>()},
+    key_def<ds>{.name = "limits.min_read_rate",
+                .kind = value_kind::size,
+                .default_text = "\"1KiB\"",
+                .min = 0,
+                .max = gibibyte,
+                .doc = "bytes per second a frame in progress must arrive at, measured over "
+                       "read_rate_window; a slower one is cut (slowloris); 0 off",
+                .access = bind<&ds::min_read_rate>()},
+    key_def<ds>{.name = "limits.read_rate_window",
+                .kind = value_kind::duration,
+                .default_text = "\"30s\"",
+                .min = us_per_ms,
+                .max = 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "the window min_read_rate is measured over",
+                .access = bind<&ds::read_rate_window>()},
+    key_def<ds>{.name = "limits.max_buffered_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"64MiB\"",
+                .min = kibibyte,
+                .max = 64 * gibibyte,
+                .doc = "bytes a connection may have read and not yet had acknowledged (stored "
+                       "durably); reading pauses beyond it",
+                .access = bind<&ds::max_buffered_bytes>()},
+    key_def<ds>{.name = "limits.max_connections_per_address",
+                .kind = value_kind::integer,
+                .default_text = "64",
+                .min = 1,
+                .max = 100000,
+                .doc = "connections served at once from one source IP address; more are "
+                       "refused at accept",
+                .access = bind<&ds::max_connections_per_address>()},
+    key_def<ds>{.name = "limits.max_decompression_ratio",
+                .kind = value_kind::integer,
+                .default_text = "0",
+                .min = 0,
+                .max = 1000000,
+                .doc = "largest raw_len / compressed payload size a data frame may claim, checked "
+                       "before inflating; 0 off (raw_len is capped by max_frame_bytes anyway)",
+                .access = bind<&ds::max_decompression_ratio>()},
     key_def<ds>{.name = "sink.kind",
                 .kind = value_kind::enumeration,
                 .default_text = "\"journal\"",
                 .choices = sink_kinds,
-                .doc = "where received objects go: the durable journal or a JSON-lines file",
+                .doc =
+                    "where received objects go: the durable journal, a JSON-lines file or a NATS "
+                    "JetStream stream",
                 .access = bind<&ds::sink_kind>()},
     key_def<ds>{.name = "sink.jsonl_file",
                 .kind = value_kind::string,
                 .default_text = "\"objects.jsonl\"",
                 .doc = "JSON-lines file inside server.data_dir that received objects go to",
                 .access = bind<&ds::sink_file>(),
-                .check = &check_file_name,
-                .check_doc = "a file name without '/'"},
+                .check = &check_jsonl_file,
+                .check_doc = "a file name without '/', or \"-\" for standard output"},
+    key_def<ds>{.name = "sink.jsonl_rotate_bytes",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = 1024 * gibibyte,
+                .doc = "the JSON-lines file is rotated (FILE.1, FILE.2, ...) before it passes "
+                       "this size; 0 never rotates",
+                .access = bind<&ds::sink_jsonl_rotate_bytes>()},
+    key_def<ds>{.name = "sink.jsonl_keep",
+                .kind = value_kind::integer,
+                .default_text = "5",
+                .min = 1,
+                .max = 1000,
+                .doc = "rotated JSON-lines files kept; the oldest beyond it is deleted",
+                .access = bind<&ds::sink_jsonl_keep>()},
+    key_def<ds>{.name = "forward.to",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "HOST:PORT of the objwired that sink.kind = \"forward\" sends to",
+                .access = bind<&ds::forward_to>(),
+                .check = &check_optional_host_port,
+                .check_doc = "\"HOST:PORT\" or \"\""},
+    key_def<ds>{.name = "forward.client_config",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "objwire.toml with the next hop's buffering, compression and reset "
+                       "settings; \"\" uses the client defaults",
+                .access = bind<&ds::forward_client_config>()},
     key_def<ds>{.name = "journal.fsync",
                 .kind = value_kind::enumeration,
                 .default_text = "\"interval\"",
@@ -310,6 +457,101 @@ const std::array daemon_schema_keys{
                 .resolution = us_per_s,
                 .doc = "segments whose newest object is older are deleted; 0 keeps them forever",
                 .access = bind<&ds::journal_retention_age>()},
+    key_def<ds>{.name = "nats.servers",
+                .kind = value_kind::string,
+                .default_text = "\"nats://127.0.0.1:4222\"",
+                .doc = "sink.kind = nats: comma-separated URLs of the NATS servers to connect to",
+                .access = bind<&ds::nats_servers>(),
+                .check = &check_not_empty,
+                .check_doc = "\"nats://HOST:PORT[,nats://HOST:PORT...]\""},
+    key_def<ds>{.name = "nats.subject",
+                .kind = value_kind::string,
+                .default_text = "\"objwire.blocks\"",
+                .doc = "subject the blocks are published on (the stream must capture it)",
+                .access = bind<&ds::nats_subject>(),
+                .check = &check_not_empty,
+                .check_doc = "a NATS subject"},
+    key_def<ds>{
+        .name = "nats.stream",
+        .kind = value_kind::string,
+        .default_text = "\"OBJWIRE\"",
+        .doc = "JetStream stream that stores the blocks; created on nats.subject if missing",
+        .access = bind<&ds::nats_stream>(),
+        .check = &check_not_empty,
+        .check_doc = "a stream name"},
+    key_def<ds>{.name = "nats.replicas",
+                .kind = value_kind::integer,
+                .default_text = "1",
+                .min = 1,
+                .max = 5,
+                .doc = "replicas of the stream when objwired creates it (3 survives a lost server)",
+                .access = bind<&ds::nats_replicas>()},
+    key_def<ds>{.name = "nats.credentials_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "NATS credentials (.creds) file to connect with; \"\": none",
+                .access = bind<&ds::nats_credentials_file>()},
+    key_def<ds>{.name = "nats.publish_window",
+                .kind = value_kind::integer,
+                .default_text = "256",
+                .min = 1,
+                .max = 65536,
+                .doc = "blocks published and not yet acknowledged by JetStream at most",
+                .access = bind<&ds::nats_publish_window>()},
+    key_def<ds>{.name = "nats.buffer_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"256MiB\"",
+                .min = mebibyte,
+                .max = 64 * gibibyte,
+                .doc = "bytes of blocks queued or unacknowledged at most; beyond it a "
+                       "connection's reading and acks pause until its batch fits",
+                .access = bind<&ds::nats_buffer_bytes>()},
+    key_def<ds>{.name = "nats.ack_timeout",
+                .kind = value_kind::duration,
+                .default_text = "\"5s\"",
+                .min = 100 * us_per_ms,
+                .max = 600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "a block JetStream has not acknowledged by then is published again "
+                       "(same Nats-Msg-Id)",
+                .access = bind<&ds::nats_ack_timeout>()},
+    key_def<ds>{.name = "nats.duplicate_window",
+                .kind = value_kind::duration,
+                .default_text = "\"2m\"",
+                .min = us_per_s,
+                .max = 24 * 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "duplicate window of a stream objwired creates: how long a republished "
+                       "block is recognised",
+                .access = bind<&ds::nats_duplicate_window>()},
+    key_def<ds>{.name = "metrics.listen",
+                .kind = value_kind::string,
+                .default_text = "\"127.0.0.1:9464\"",
+                .doc = "address of the HTTP endpoint serving GET /metrics (Prometheus text); "
+                       "\"\" turns it off",
+                .access = bind<&ds::metrics_listen>(),
+                .check = &check_optional_host_port,
+                .check_doc = "\"HOST:PORT\" or \"\""},
+    key_def<ds>{.name = "tls.cert_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM certificate chain of the daemon; set, every connection is TLS",
+                .access = bind<&ds::tls_cert_file>()},
+    key_def<ds>{.name = "tls.key_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM private key of tls.cert_file",
+                .access = bind<&ds::tls_key_file>()},
+    key_def<ds>{.name = "tls.client_ca_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM CA certificates; set, clients must present a certificate they signed",
+                .access = bind<&ds::tls_client_ca_file>()},
+    key_def<ds>{.name = "auth.token_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file holding the shared token every hello must carry; \"\": no token",
+                .access = bind<&ds::auth_token_file>()},
 };
 
 const std::array client_schema_keys{
@@ -328,6 +570,23 @@ const std::array client_schema_keys{
                 .resolution = us_per_ms,
                 .doc = "how long to wait for the TCP connection and handshake",
                 .access = bind<&cs::connect_timeout>()},
+    key_def<cs>{.name = "client.sender_id",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "stable id of this stream, so the daemon can resume it without loss or "
+                       "duplicates; \"\": a random id per connection object",
+                .access = bind<&cs::sender_id>(),
+                .check = check_sender_id,
+                .check_doc = "text of at most 4096 bytes"},
+    key_def<cs>{.name = "resume.retry_for",
+                .kind = value_kind::duration,
+                .default_text = "\"30s\"",
+                .min = 0,
+                .max = 24 * 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "after a broken connection, how long to reconnect (with backoff) and "
+                       "resume before giving up; 0: no reconnecting",
+                .access = bind<&cs::resume_retry_for>()},
     key_def<cs>{.name = "batch.max_bytes",
                 .kind = value_kind::size,
                 .default_text = "\"64KiB\"",
@@ -435,6 +694,46 @@ const std::array client_schema_keys{
                 .default_text = "true",
                 .doc = "TCP_NODELAY: frames are whole already, so Nagle only adds delay",
                 .access = bind<&cs::nodelay>()},
+    key_def<cs>{.name = "tls.enabled",
+                .kind = value_kind::boolean,
+                .default_text = "false",
+                .doc = "talk TLS to the daemon (it must have tls.cert_file set)",
+                .access = bind<&cs::tls_enabled>()},
+    key_def<cs>{.name = "tls.ca_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM CA certificates the daemon's certificate must chain to; \"\": the "
+                       "system's",
+                .access = bind<&cs::tls_ca_file>()},
+    key_def<cs>{.name = "tls.cert_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM certificate of this client, for a daemon with tls.client_ca_file",
+                .access = bind<&cs::tls_cert_file>()},
+    key_def<cs>{.name = "tls.key_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "PEM private key of tls.cert_file",
+                .access = bind<&cs::tls_key_file>()},
+    key_def<cs>{.name = "tls.server_name",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "name or IP address the daemon's certificate must carry; \"\": the host "
+                       "of client.to",
+                .access = bind<&cs::tls_server_name>()},
+    key_def<cs>{.name = "auth.token_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file holding the daemon's shared token, sent in the hello; \"\": none",
+                .access = bind<&cs::auth_token_file>()},
+    key_def<cs>{.name = "types.NAME.transient",
+                .kind = value_kind::string_list,
+                .default_text = "[]",
+                .doc = "fields of record type NAME that are never sent; the receiver sees them "
+                       "absent",
+                .access = bind_named_lists<&cs::transient>(),
+                .check_doc = "field names",
+                .name_component = 1},
 };
 
 template <class S>
@@ -504,6 +803,80 @@ const key_def<S>* find_key(const schema<S>& sc, std::string_view name) {
     return nullptr;
 }
 
+std::vector<std::string_view> split_name_by(std::string_view text, char separator) {
+    std::vector<std::string_view> out;
+    for (std::size_t start = 0;;) {
+        const auto at = text.find(separator, start);
+        out.push_back(text.substr(start, at - start));
+        if (at == std::string_view::npos) return out;
+        start = at + 1;
+    }
+}
+
+std::vector<std::string_view> split_name(std::string_view name) {
+    return split_name_by(name, '.');
+}
+
+// The user's name in `path` when it is an instance of the NAME key `key`
+// ("types.Person.transient" of "types.NAME.transient"). `prefix`: `path` may be a table on
+// the way to such a key ("types.Person").
+template <class S>
+std::optional<std::string> match_named(const key_def<S>& key, const std::vector<std::string>& path,
+                                       bool prefix = false) {
+    if (key.name_component == 0) return std::nullopt;
+    const auto parts = split_name(key.name);
+    const bool shape = prefix ? path.size() > key.name_component && path.size() < parts.size()
+                              : path.size() == parts.size();
+    if (!shape) return std::nullopt;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        if (i != key.name_component && parts[i] != path[i]) return std::nullopt;
+    }
+    return path[key.name_component];
+}
+
+// The key at `path`; for a NAME key, `name` receives the user's name.
+template <class S>
+const key_def<S>* find_key_at(const schema<S>& sc, const std::vector<std::string>& path,
+                              std::string& name) {
+    for (const auto& k : sc.keys) {
+        if (k.name_component != 0) continue;
+        const auto parts = split_name(k.name);
+        if (std::equal(parts.begin(), parts.end(), path.begin(), path.end())) return &k;
+    }
+    for (const auto& k : sc.keys) {
+        if (auto n = match_named(k, path)) {
+            name = std::move(*n);
+            return &k;
+        }
+    }
+    return nullptr;
+}
+
+template <class S>
+bool is_named_table(const schema<S>& sc, const std::vector<std::string>& path) {
+    return std::any_of(sc.keys.begin(), sc.keys.end(),
+                       [&](const auto& k) { return match_named(k, path, true).has_value(); });
+}
+
+// Key names as "did you mean" candidates: a NAME key takes the name from `wrong` when it has
+// the same shape ("types.Person.transeint" -> "types.Person.transient").
+template <class S>
+std::vector<std::string> candidate_names(const schema<S>& sc, std::string_view wrong) {
+    const auto wrong_parts = split_name(wrong);
+    std::vector<std::string> out;
+    for (const auto& k : sc.keys) {
+        auto parts = split_name(k.name);
+        if (k.name_component != 0 && parts.size() == wrong_parts.size()) {
+            parts[k.name_component] = wrong_parts[k.name_component];
+        }
+        std::string name;
+        for (const auto part : parts)
+            name += (name.empty() ? "" : ".") + std::string(part);
+        out.push_back(std::move(name));
+    }
+    return out;
+}
+
 std::string join(const std::vector<std::string_view>& parts, std::string_view separator) {
     std::string out;
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -519,6 +892,19 @@ std::string env_var_of(std::string_view name) {
         out += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
     return out;
+}
+
+// A NAME key's variable leaves the name out: OBJWIRE_TYPES_TRANSIENT="Person.surname", since
+// variable names are upper case and type names are not.
+template <class S>
+std::string env_var_for(const key_def<S>& key) {
+    if (key.name_component == 0) return env_var_of(key.name);
+    auto parts = split_name(key.name);
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(key.name_component));
+    std::string name;
+    for (const auto part : parts)
+        name += (name.empty() ? "" : ".") + std::string(part);
+    return env_var_of(name);
 }
 
 // A dotted path as the user would write it: components that are not bare keys are quoted.
@@ -595,7 +981,8 @@ std::optional<std::string_view> suggest(std::string_view wrong,
 template <class S>
 std::string unknown_key_message(const schema<S>& sc, std::string_view name) {
     std::string msg = "unknown key '" + std::string(name) + "'";
-    const auto all = names_of(sc.keys);
+    const auto candidates = candidate_names(sc, name);
+    const std::vector<std::string_view> all(candidates.begin(), candidates.end());
     if (std::find(sc.other_keys.begin(), sc.other_keys.end(), name) != sc.other_keys.end()) {
         return msg + " (it is a setting of " + std::string(sc.other_program) + ", not of " +
                std::string(sc.program) + ")";
@@ -641,11 +1028,14 @@ struct raw_value {
     std::string string_value;
     std::int64_t integer_value = 0;
     bool bool_value = false;
-    std::string display;  // how messages show it
+    std::string display;                   // how messages show it
+    std::vector<detail::toml_item> items;  // a TOML array's elements
+    std::string name;                      // a NAME key's name, when known
 };
 
-raw_value from_entry(const toml_entry& e) {
-    return {e.type, false, e.string_value, e.integer_value, e.bool_value, e.display};
+raw_value from_entry(const toml_entry& e, std::string name = {}) {
+    return {e.type,       false,     e.string_value, e.integer_value,
+            e.bool_value, e.display, e.items,        std::move(name)};
 }
 
 bool is_plain_integer(std::string_view text) {
@@ -707,6 +1097,8 @@ std::string_view kind_name(value_kind k) {
             return "host_port";
         case value_kind::enumeration:
             return "enum";
+        case value_kind::string_list:
+            return "string_list";
     }
     return "value";
 }
@@ -732,6 +1124,8 @@ std::string expected_text(const key_def<S>& key) {
             std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
             return "one of the strings " + join(choices, ", ");
         }
+        case value_kind::string_list:
+            return "an array of strings like [\"a\", \"b\"]";
     }
     return "a value";
 }
@@ -761,9 +1155,17 @@ std::string allowed_text(const key_def<S>& key) {
         case value_kind::boolean:
             return "true|false";
         case value_kind::string:
+        case value_kind::string_list:
             return std::string(key.check_doc);
     }
     return "";
+}
+
+std::string list_text(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (const auto& item : items)
+        out += (out.size() > 1 ? ", " : "") + quote_toml(item);
+    return out + "]";
 }
 
 // A value as to_toml prints it (and as default_text is written).
@@ -788,6 +1190,8 @@ std::string toml_text(const key_def<S>& key, const typed_value& v) {
             return quote_toml(format_bandwidth(v.number));
         case value_kind::host_port:
             return quote_toml(format_host_port(v.text, static_cast<std::uint16_t>(v.number)));
+        case value_kind::string_list:
+            return list_text(v.list);
     }
     return "";
 }
@@ -805,6 +1209,84 @@ std::optional<std::int64_t> parse_int64(std::string_view text) {
     const auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     if (n > limit + (negative ? 1 : 0)) return std::nullopt;
     return negative ? static_cast<std::int64_t>(0 - n) : static_cast<std::int64_t>(n);
+}
+
+// Index of the first array element that is not a non-empty string, or -1.
+std::ptrdiff_t first_bad_item(const std::vector<detail::toml_item>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].type != toml_type::string || items[i].string_value.empty()) {
+            return static_cast<std::ptrdiff_t>(i);
+        }
+    }
+    return -1;
+}
+
+std::string_view trim_spaces(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+// A string list from a TOML array, or from text (env, flags): "a,b" for one name's list, or
+// "Name.item,Name.item" for a NAME key given without its name.
+template <class S>
+outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std::string name) {
+    if (key.name_component != 0 && !v.name.empty()) {
+        auto parts = split_name(key.name);
+        parts[key.name_component] = v.name;
+        name = "'";
+        for (const auto part : parts)
+            name += (name.size() > 1 ? "." : "") + std::string(part);
+        name += "'";
+    }
+    std::vector<std::pair<std::string, std::string>> items;  // (NAME, item)
+    if (v.from_text) {
+        const bool qualified = key.name_component != 0 && v.name.empty();
+        for (const auto part_view : split_name_by(v.string_value, ',')) {
+            const auto part = trim_spaces(part_view);
+            const auto dot = part.rfind('.');
+            if (!qualified) {
+                if (part.empty()) return error{name + " = " + v.display + " has an empty item"};
+                items.emplace_back(v.name, part);
+            } else if (dot == std::string_view::npos || dot == 0 || dot + 1 == part.size()) {
+                return error{name + ": \"" + std::string(part) +
+                             "\" must be TYPE.FIELD, e.g. \"Person.surname\" (several separated "
+                             "by commas)"};
+            } else {
+                items.emplace_back(part.substr(0, dot), part.substr(dot + 1));
+            }
+        }
+    } else {
+        if (v.type != toml_type::array) {
+            return error{name + " must be " + expected_text(key) + ", got " + got(v)};
+        }
+        if (const auto bad = first_bad_item(v.items); bad >= 0) {
+            const auto& item = v.items[static_cast<std::size_t>(bad)];
+            return error{name + ": element " + std::to_string(bad + 1) +
+                         (item.type == toml_type::string
+                              ? " is empty; write a field name"
+                              : " must be a string (a field name), got " +
+                                    std::string(type_name(item.type)) + " " + item.display)};
+        }
+        for (const auto& item : v.items)
+            items.emplace_back(v.name, item.string_value);
+    }
+    typed_value out;
+    if (key.name_component == 0) {
+        for (auto& [unused, item] : items)
+            out.list.push_back(std::move(item));
+        return out;
+    }
+    if (!v.name.empty()) out.named.emplace_back(v.name, std::vector<std::string>{});
+    for (auto& [owner, item] : items) {
+        auto at = std::find_if(out.named.begin(), out.named.end(),
+                               [&](const auto& e) { return e.first == owner; });
+        if (at == out.named.end()) at = out.named.insert(out.named.end(), {owner, {}});
+        at->second.push_back(std::move(item));
+    }
+    return out;
 }
 
 // Checks `v` against `key` and converts it. Errors start with the key name, no place.
@@ -873,6 +1355,8 @@ outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
             out.number = hp->port;
             return out;
         }
+        case value_kind::string_list:
+            return convert_list(key, v, name);
         case value_kind::integer:
         case value_kind::size:
         case value_kind::duration:
@@ -972,14 +1456,28 @@ outcome<S> parse_toml(const schema<S>& sc, std::string_view text, std::string_vi
             });
         if (inside_reported) continue;
         const bool is_table = entry.type == toml_type::table;
-        if (const auto* key = find_key(sc, name)) {
+        std::string user_name;  // NAME of a key like types.NAME.transient
+        if (const auto* key = find_key_at(sc, entry.path, user_name)) {
             if (is_table) reported.push_back(name);
-            auto value = convert(*key, from_entry(entry));
+            auto value = convert(*key, from_entry(entry, user_name));
             if (!value) {
-                errors.push_back({entry.value_pos, value.error().message});
+                // A bad array element is pointed at, not the array.
+                const auto bad = first_bad_item(entry.items);
+                const bool at_item = key->kind == value_kind::string_list &&
+                                     entry.type == toml_type::array && bad >= 0;
+                errors.push_back(
+                    {at_item ? entry.items[static_cast<std::size_t>(bad)].pos : entry.value_pos,
+                     value.error().message});
                 continue;
             }
             key->access.set(settings, *value);
+            continue;
+        }
+        if (is_named_table(sc, entry.path)) {
+            if (!is_table) {
+                errors.push_back({entry.value_pos, "'" + name + "' must be a table ([" + name +
+                                                       "]), got " + got(from_entry(entry))});
+            }
             continue;
         }
         const bool is_section =
@@ -1004,8 +1502,13 @@ std::optional<error> apply_override(const schema<S>& sc, S& settings, std::strin
                                     std::string_view text, std::string_view origin) {
     const std::string prefix = std::string(origin) + ": ";
     const auto* key = find_key(sc, key_name);
+    auto raw = from_text(text);
+    if (key == nullptr) {
+        const auto parts = split_name(key_name);
+        key = find_key_at(sc, std::vector<std::string>(parts.begin(), parts.end()), raw.name);
+    }
     if (key == nullptr) return error{prefix + unknown_key_message(sc, key_name)};
-    auto value = convert(*key, from_text(text));
+    auto value = convert(*key, raw);
     if (!value) return error{prefix + value.error().message};
     key->access.set(settings, *value);
     return std::nullopt;
@@ -1015,7 +1518,7 @@ template <class S>
 std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_function& getenv_fn) {
     std::string messages;
     for (const auto& key : sc.keys) {
-        const std::string var = env_var_of(key.name);
+        const std::string var = env_var_for(key);
         const char* text = getenv_fn(var.c_str());
         if (text == nullptr || *text == '\0') continue;
         if (auto e = apply_override(sc, settings, key.name, text, var)) {
@@ -1027,34 +1530,89 @@ std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_fu
     return error{messages};
 }
 
+struct rendered_line {
+    std::string section;
+    std::string text;
+    std::string origin;
+};
+
+// "PATH:LINE" when the layer knows where `key` is written, else the layer's name.
+template <class S>
+std::string layer_origin(const settings_layer<S>& layer, std::string_view key) {
+    for (const auto& l : layer.lines) {
+        if (l.key == key) return std::string(layer.origin) + ":" + std::to_string(l.line);
+    }
+    return std::string(layer.origin);
+}
+
+// The origin of a value: the last layer whose `get` differs from the one before it.
+template <class S, class Get>
+std::string origin_of(std::span<const settings_layer<S>> layers, std::string_view key, Get get) {
+    const S defaults{};
+    std::string origin = "default";
+    auto previous = get(defaults);
+    for (const auto& layer : layers) {
+        auto current = get(layer.settings);
+        if (current != previous) origin = layer_origin(layer, key);
+        previous = std::move(current);
+    }
+    return origin;
+}
+
+// A NAME key prints one table per name ([types.Person] transient = [...]); with no name set,
+// its placeholder with an empty list, which parses back to nothing.
+template <class S>
+void render_named(const key_def<S>& key, const S& settings,
+                  std::span<const settings_layer<S>> layers, bool with_layers,
+                  std::vector<rendered_line>& lines) {
+    auto parts = split_name(key.name);
+    const std::string leaf(parts.back());
+    parts.pop_back();
+    const auto value = key.access.get(settings);
+    if (value.named.empty()) {
+        std::string section;
+        for (const auto part : parts)
+            section += (section.empty() ? "" : ".") + std::string(part);
+        lines.push_back({section, leaf + " = []", "default"});
+        return;
+    }
+    for (const auto& [name, items] : value.named) {
+        std::vector<std::string> path(parts.begin(), parts.end());
+        path[key.name_component] = name;
+        const std::string section = path_text(path);
+        path.push_back(leaf);
+        const auto items_of = [&](const S& s) {
+            for (const auto& [n, list] : key.access.get(s).named) {
+                if (n == name) return list;
+            }
+            return std::vector<std::string>{};
+        };
+        lines.push_back({section, leaf + " = " + list_text(items),
+                         with_layers ? origin_of(layers, path_text(path), items_of) : "set"});
+    }
+}
+
 template <class S>
 std::string render(const schema<S>& sc, const S& settings,
                    std::span<const settings_layer<S>> layers, bool with_layers) {
     const S defaults{};
-    struct line {
-        std::string section;
-        std::string text;
-        std::string origin;
-    };
-    std::vector<line> lines;
-    std::size_t width = 0;
+    std::vector<rendered_line> lines;
     for (const auto& key : sc.keys) {
+        if (key.name_component != 0) {
+            render_named(key, settings, layers, with_layers, lines);
+            continue;
+        }
         const auto value = key.access.get(settings);
         std::string origin = value == key.access.get(defaults) ? "default" : "set";
         if (with_layers) {
-            origin = "default";
-            const S* previous = &defaults;
-            for (const auto& layer : layers) {
-                if (key.access.get(layer.settings) != key.access.get(*previous)) {
-                    origin = std::string(layer.origin);
-                }
-                previous = &layer.settings;
-            }
+            origin = origin_of(layers, key.name, [&](const S& s) { return key.access.get(s); });
         }
         lines.push_back({std::string(section_of(key.name)),
                          std::string(leaf_of(key.name)) + " = " + toml_text(key, value), origin});
-        width = std::max(width, lines.back().text.size());
     }
+    std::size_t width = 0;
+    for (const auto& l : lines)
+        width = std::max(width, l.text.size());
     std::string out = "# " + std::string(sc.program) + " effective settings\n";
     std::string current;
     for (const auto& l : lines) {
@@ -1073,7 +1631,7 @@ std::vector<key_info> describe(const schema<S>& sc) {
     for (const auto& key : sc.keys) {
         out.push_back({std::string(key.name), std::string(kind_name(key.kind)),
                        std::string(key.default_text), allowed_text(key), std::string(key.doc),
-                       env_var_of(key.name)});
+                       env_var_for(key)});
     }
     return out;
 }
@@ -1134,6 +1692,18 @@ std::string to_toml(const daemon_settings& s,
 std::string to_toml(const client_settings& s,
                     std::span<const settings_layer<client_settings>> layers) {
     return render(client_schema(), s, layers, true);
+}
+
+outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view source_name) {
+    auto document = detail::parse_toml_document(text, source_name);
+    if (!document) return document.error();
+    std::vector<key_line> out;
+    for (const auto& entry : *document) {
+        if (entry.type != toml_type::table) {
+            out.push_back({path_text(entry.path), entry.key_pos.line});
+        }
+    }
+    return out;
 }
 
 std::vector<key_info> daemon_keys() {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,22 +67,54 @@ struct daemon_settings {
     std::uint32_t max_connections = 1024;            // server.max_connections
     std::chrono::milliseconds shutdown_grace{5000};  // server.shutdown_grace
     // [limits] - everything a peer controls
-    std::uint32_t max_frame_bytes = 16 * mebibyte;      // limits.max_frame_bytes
-    std::uint32_t max_depth = 64;                       // limits.max_depth
-    std::uint32_t max_string_bytes = 16 * mebibyte;     // limits.max_string_bytes
-    std::uint32_t max_elements = 1000000;               // limits.max_elements
-    std::uint64_t table_budget = 4 * mebibyte;          // limits.table_budget
-    std::uint64_t table_budget_total = 256 * mebibyte;  // limits.table_budget_total
-    std::uint32_t read_buffer = 256 * kibibyte;         // limits.read_buffer
+    std::uint32_t max_frame_bytes = 16 * mebibyte;       // limits.max_frame_bytes
+    std::uint32_t max_depth = 64;                        // limits.max_depth
+    std::uint32_t max_string_bytes = 16 * mebibyte;      // limits.max_string_bytes
+    std::uint32_t max_elements = 1000000;                // limits.max_elements
+    std::uint64_t table_budget = 4 * mebibyte;           // limits.table_budget
+    std::uint64_t table_budget_total = 256 * mebibyte;   // limits.table_budget_total
+    std::uint32_t read_buffer = 256 * kibibyte;          // limits.read_buffer
+    std::uint64_t max_reference_bytes = 16 * mebibyte;   // limits.max_reference_bytes
+    std::chrono::milliseconds handshake_timeout{10000};  // limits.handshake_timeout
+    std::chrono::milliseconds idle_timeout{300000};      // limits.idle_timeout, 0 = never
+    std::uint64_t min_read_rate = 1 * kibibyte;          // limits.min_read_rate (B/s), 0 = off
+    std::chrono::milliseconds read_rate_window{30000};   // limits.read_rate_window
+    std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes
+    std::uint32_t max_connections_per_address = 64;      // limits.max_connections_per_address
+    std::uint32_t max_decompression_ratio = 0;           // limits.max_decompression_ratio, 0 = off
     // [sink]
-    std::string sink_kind = "journal";        // sink.kind = journal | jsonl
-    std::string sink_file = "objects.jsonl";  // sink.jsonl_file (inside data_dir)
+    std::string sink_kind = "journal";          // sink.kind = journal | jsonl | nats | forward
+    std::string sink_file = "objects.jsonl";    // sink.jsonl_file (inside data_dir; "-" stdout)
+    std::uint64_t sink_jsonl_rotate_bytes = 0;  // sink.jsonl_rotate_bytes, 0 = never rotate
+    std::uint32_t sink_jsonl_keep = 5;          // sink.jsonl_keep: rotated files kept
     // [journal]
     std::string journal_fsync = "interval";                 // journal.fsync
     std::chrono::milliseconds journal_fsync_interval{100};  // journal.fsync_interval
     std::uint64_t journal_segment_bytes = 64 * mebibyte;    // journal.segment_bytes
     std::uint64_t journal_retention_bytes = 0;              // journal.retention_bytes, 0 = all
     std::chrono::seconds journal_retention_age{0};          // journal.retention_age, 0 = forever
+    // [forward] - sink.kind = "forward": objects go on to another objwired
+    std::string forward_to;  // forward.to = "HOST:PORT" of the next hop
+    std::string
+        forward_client_config;  // forward.client_config: the hop's objwire.toml, "" = defaults
+    // [nats] - sink.kind = "nats": blocks published to a JetStream stream (daemon/nats_sink.hpp)
+    std::string nats_servers = "nats://127.0.0.1:4222";  // nats.servers: comma-separated URLs
+    std::string nats_subject = "objwire.blocks";         // nats.subject
+    std::string nats_stream = "OBJWIRE";                 // nats.stream (created if missing)
+    std::uint32_t nats_replicas = 1;                     // nats.replicas of a created stream
+    std::string nats_credentials_file;                   // nats.credentials_file, "" = none
+    std::uint32_t nats_publish_window = 256;             // nats.publish_window (unacked blocks)
+    std::uint64_t nats_buffer_bytes = 256 * mebibyte;    // nats.buffer_bytes (queued + unacked)
+    std::chrono::milliseconds nats_ack_timeout{5000};    // nats.ack_timeout, then republished
+    std::chrono::milliseconds nats_duplicate_window{120000};  // nats.duplicate_window (created)
+    // [metrics]
+    std::string metrics_listen = "127.0.0.1:9464";  // metrics.listen: HTTP GET /metrics, "" = off
+    // [tls] - TLS on every connection when cert_file is set (docs/SECURITY.md, Access)
+    std::string tls_cert_file;       // tls.cert_file: PEM chain, the server's certificate first
+    std::string tls_key_file;        // tls.key_file: PEM private key of cert_file
+    std::string tls_client_ca_file;  // tls.client_ca_file: set = client certificates required
+    // [auth]
+    std::string auth_token_file;  // auth.token_file: set = every hello must carry this token
 
     friend bool operator==(const daemon_settings&, const daemon_settings&) = default;
 };
@@ -91,6 +124,9 @@ struct client_settings {
     std::string to_host = "127.0.0.1";  // client.to = "HOST:PORT"
     std::uint16_t to_port = 7878;
     std::chrono::milliseconds connect_timeout{5000};  // client.connect_timeout
+    std::string sender_id;  // client.sender_id: the stream's stable id; "" = random per connection
+    // [resume]
+    std::chrono::milliseconds resume_retry_for{30000};  // resume.retry_for, 0 = no reconnect
     // [batch]
     std::uint32_t batch_max_bytes = 64 * kibibyte;  // batch.max_bytes
     std::chrono::microseconds batch_linger{5000};   // batch.linger
@@ -112,6 +148,17 @@ struct client_settings {
     std::uint32_t send_buffer = 0;  // socket.send_buffer (SO_SNDBUF; 0: the kernel's)
     std::uint32_t recv_buffer = 0;  // socket.recv_buffer (SO_RCVBUF; 0: the kernel's)
     bool nodelay = true;            // socket.nodelay (TCP_NODELAY)
+    // [tls] - TLS to the daemon (docs/SECURITY.md, Access)
+    bool tls_enabled = false;     // tls.enabled
+    std::string tls_ca_file;      // tls.ca_file: CAs the daemon's certificate is checked against
+    std::string tls_cert_file;    // tls.cert_file: this client's certificate, when asked for one
+    std::string tls_key_file;     // tls.key_file
+    std::string tls_server_name;  // tls.server_name: name checked in the certificate ("": host)
+    // [auth]
+    std::string auth_token_file;  // auth.token_file: the daemon's shared token, sent in the hello
+    // [types.NAME] transient = ["field", ...]: fields of record type NAME never sent (the
+    // receiver sees them absent). Env OBJWIRE_TYPES_TRANSIENT / flag: "Type.field,Type.field".
+    std::map<std::string, std::vector<std::string>, std::less<>> transient;
 
     friend bool operator==(const client_settings&, const client_settings&) = default;
 };
@@ -154,15 +201,25 @@ std::string to_toml(const client_settings& s);
 // The same, with each value's origin: `layers` are snapshots taken after each step of
 // building `s` (e.g. {"file", after_file}, {"env", after_env}, {"flag", after_flags}); a
 // key's origin is the last layer that changed it, "default" if none did.
+struct key_line {
+    std::string key;  // full dotted key: "server.listen", "types.Person.transient"
+    std::uint32_t line = 0;
+};
 template <class Settings>
 struct settings_layer {
     std::string_view origin;
     Settings settings;
+    // For a file layer: where each key is written, so the origin reads "PATH:LINE".
+    std::vector<key_line> lines = {};
 };
 std::string to_toml(const daemon_settings& s,
                     std::span<const settings_layer<daemon_settings>> layers);
 std::string to_toml(const client_settings& s,
                     std::span<const settings_layer<client_settings>> layers);
+
+// Where each key of a TOML text is written (for `objwire config show`); syntax errors as
+// for parse_*_toml.
+outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view source_name);
 
 // ---- the schema, for help texts ------------------------------------------------------
 struct key_info {

@@ -19,8 +19,16 @@ struct source_pos {
 
 enum class toml_type { table, array, string, integer, floating, boolean, date_time };
 
-// One node of the document. Tables come before their contents (pre-order); the contents of
-// arrays are not listed.
+// One element of an array value (nested arrays and tables only by type and place).
+struct toml_item {
+    toml_type type = toml_type::string;
+    source_pos pos;
+    std::string string_value;  // type string
+    std::string display;       // as TOML text
+};
+
+// One node of the document. Tables come before their contents (pre-order); the elements of
+// an array are in its `items`, not listed as entries.
 struct toml_entry {
     std::vector<std::string> path;  // {"server", "listen"}
     toml_type type = toml_type::table;
@@ -30,6 +38,7 @@ struct toml_entry {
     std::int64_t integer_value = 0;  // type integer
     bool bool_value = false;         // type boolean
     std::string display;             // scalar value as TOML text ("\"ten\"", "1.5", "1979-05-27")
+    std::vector<toml_item> items;    // type array
 };
 
 // Syntax errors come back as "SOURCE:LINE:COLUMN: description".

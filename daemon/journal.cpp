@@ -205,6 +205,21 @@ std::error_code journal::rotate() {
     return {};
 }
 
+namespace {
+std::mutex fault_mutex;
+std::function<std::error_code()> write_fault;  // journal_testing::inject_write_fault
+
+std::error_code injected_write_fault() {
+    std::lock_guard lock(fault_mutex);
+    return write_fault ? write_fault() : std::error_code{};
+}
+}  // namespace
+
+void journal_testing::inject_write_fault(std::function<std::error_code()> fault) {
+    std::lock_guard lock(fault_mutex);
+    write_fault = std::move(fault);
+}
+
 std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_durable,
                               std::error_code& ec) {
     const std::uint32_t count = journal_block_message_count(block);
@@ -218,7 +233,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
     }
     seal_journal_block(block, next_offset_);
     auto& seg = segments_.back();
-    if ((ec = write_all(fd_, block, seg.bytes))) {
+    if ((ec = injected_write_fault()) || (ec = write_all(fd_, block, seg.bytes))) {
         // Nothing of a failed append may stay, or the next one would follow garbage.
         if (::ftruncate(fd_, static_cast<off_t>(seg.bytes)) != 0) {
             spdlog::error("journal: {}: cannot cut a failed append: {}", seg.path.string(),
@@ -235,6 +250,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
         lock.unlock();
         if (wake) wake_sync_.notify_one();
         on_durable({});
+        notify_listeners(end);
         return end;
     }
     waiters_.push_back({end, std::move(on_durable)});
@@ -315,6 +331,7 @@ void journal::sync_loop() {
             lock.unlock();
             for (auto& w : done)
                 w.handler({});
+            notify_listeners(target);
             lock.lock();
             continue;
         }
@@ -418,6 +435,26 @@ void journal::close() {
     }
     for (auto& w : left)
         w.handler(ec);
+}
+
+std::uint64_t journal::subscribe(durable_listener listener) {
+    std::lock_guard lock(listeners_mutex_);
+    listeners_.emplace_back(++next_listener_id_, std::move(listener));
+    has_listeners_.store(true);
+    return next_listener_id_;
+}
+
+void journal::unsubscribe(std::uint64_t id) {
+    std::lock_guard lock(listeners_mutex_);
+    std::erase_if(listeners_, [id](const auto& l) { return l.first == id; });
+    has_listeners_.store(!listeners_.empty());
+}
+
+void journal::notify_listeners(std::uint64_t durable_offset) {
+    if (!has_listeners_.load()) return;  // a plain load on x86
+    std::lock_guard lock(listeners_mutex_);
+    for (const auto& [id, listener] : listeners_)
+        listener(durable_offset);
 }
 
 std::uint64_t journal::next_offset() const {

@@ -101,6 +101,15 @@ class journal {
     const journal_options& options() const { return options_; }
     std::string describe() const;
 
+    // Readers that follow the journal (daemon/reader_service.cpp) learn here when more of it
+    // is durable: `listener(durable_offset)` runs each time the durable offset advances, on
+    // the thread that advanced it, outside the journal's lock - keep it short (post to an
+    // executor). After unsubscribe(id) returns it is never called again. With no listener the
+    // append path pays one atomic load.
+    using durable_listener = std::function<void(std::uint64_t durable_offset)>;
+    std::uint64_t subscribe(durable_listener listener);
+    void unsubscribe(std::uint64_t id);
+
   private:
     explicit journal(journal_options options);
     std::error_code recover(std::vector<segment_info> found);
@@ -108,6 +117,7 @@ class journal {
     std::error_code rotate();
     void sync_loop();
     void fail(std::error_code ec, std::unique_lock<std::mutex>& lock);
+    void notify_listeners(std::uint64_t durable_offset);
     int run_sync(int fd);
 
     struct waiter {
@@ -137,6 +147,19 @@ class journal {
     bool stopping_ = false;
     bool closed_ = false;
     std::thread sync_thread_;
+
+    // Separate from mutex_ so that followers never hold up appends and syncs.
+    std::mutex listeners_mutex_;
+    std::vector<std::pair<std::uint64_t, durable_listener>> listeners_;
+    std::uint64_t next_listener_id_ = 0;
+    std::atomic<bool> has_listeners_{false};
+};
+
+// Tests make appends fail as a full disk would (docs/SECURITY.md): while `fault` returns an
+// error, every append fails with it before writing, exactly as a failed write does. Empty
+// function: off. Process-wide, for in-process daemons.
+struct journal_testing {
+    static void inject_write_fault(std::function<std::error_code()> fault);
 };
 
 }  // namespace objwire::daemon

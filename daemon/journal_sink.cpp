@@ -1,6 +1,11 @@
 #include "daemon/journal_sink.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
+
+#include "daemon/journal_index.hpp"
+#include "daemon/sender_registry.hpp"
 
 #include "proto/journal_block.hpp"
 
@@ -21,7 +26,9 @@ class journal_stream final : public sink_stream {
         auto bytes = block_.finish(first_sequence, last_sequence, static_cast<std::uint64_t>(ms));
         std::error_code ec;
         journal_.append(bytes, std::move(on_durable), ec);
-        block_.clear();
+        // A failed append stored nothing: the batch stays, so the session can try it again
+        // once the disk has room (it retries while the batch is not empty).
+        if (!ec) block_.clear();
         return ec;
     }
 
@@ -34,6 +41,23 @@ class journal_stream final : public sink_stream {
 
 std::unique_ptr<sink_stream> journal_sink::open_stream(const std::string& sender_id) {
     return std::make_unique<journal_stream>(*journal_, sender_id);
+}
+
+// Headers only (daemon/journal_index.hpp): start-up reads a few bytes per block.
+std::error_code journal_sink::recall_senders(sender_registry& senders) {
+    const auto start = std::chrono::steady_clock::now();
+    journal_index_scan stats;
+    auto ec = scan_sender_index(
+        journal_->segments(),
+        [&](std::string_view id, std::uint64_t last) { senders.remember(std::string(id), last); },
+        stats);
+    if (ec) return ec;
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    spdlog::info(
+        "journal: sender index: {} sender ids from {} blocks in {} segments ({} KiB read, "
+        "{:.1f} ms)",
+        senders.size(), stats.blocks, stats.segments, stats.bytes_read / 1024, took.count());
+    return {};
 }
 
 journal_options journal_options_from(const config::daemon_settings& s) {

@@ -17,6 +17,9 @@ class journal_sink final : public sink {
 
     std::string describe() const override { return journal_->describe(); }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+    std::error_code recall_senders(sender_registry& senders) override;
+    // For readers, which serve its blocks (daemon/reader_service.cpp).
+    daemon::journal& stored_journal() { return *journal_; }
 
   private:
     std::unique_ptr<journal> journal_;

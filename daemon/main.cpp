@@ -16,6 +16,7 @@
 #include "config/settings.hpp"
 #include "daemon/journal_reader.hpp"
 #include "daemon/server.hpp"
+#include "daemon/service_notify.hpp"
 #include "proto/json_writer.hpp"
 
 namespace {
@@ -90,6 +91,25 @@ int dump_journal(const std::string& data_dir, std::uint64_t from) {
     return 0;
 }
 
+// SIGHUP: builds the settings again as at start (file, environment, flags) and lets the
+// server apply what can change live; a file with errors changes nothing.
+void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::server& srv) {
+    hup.async_wait([&hup, &f, &srv](std::error_code ec, int) {
+        if (ec) return;
+        objwire::daemon::service::notify_reloading();
+        spdlog::info(
+            "SIGHUP: reloading settings from {}",
+            f.config_file.empty() ? "the environment and flags (no --config)" : f.config_file);
+        objwire::config::daemon_settings next;
+        if (load_settings(f, next))
+            srv.reload(next);
+        else
+            spdlog::error("reload: settings not reloaded, the ones in force stay (error above)");
+        objwire::daemon::service::notify_ready("serving");
+        reload_on_sighup(hup, f, srv);
+    });
+}
+
 int check_config(const std::string& file) {
     auto loaded = objwire::config::load_daemon_file(file);
     if (!loaded) {
@@ -129,20 +149,31 @@ int main(int argc, char** argv) {
     spdlog::set_level(spdlog::level::from_str(settings.log_level));
 
     asio::io_context io;
+    asio::signal_set hup(io, SIGHUP);  // before start: a reload never kills a starting daemon
     objwire::daemon::server srv(io, settings);
     if (srv.start()) return 2;
+    namespace service = objwire::daemon::service;
+    service::watchdog watchdog(io);
+    const auto bound = srv.local_endpoint();
+    service::notify_ready("listening on " + bound.address().to_string() + ":" +
+                          std::to_string(bound.port()));
+    reload_on_sighup(hup, f, srv);
 
     asio::steady_timer grace(io);
     asio::signal_set signals(io, SIGINT, SIGTERM);
     signals.async_wait([&](std::error_code ec, int signo) {
         if (ec) return;
         spdlog::info("signal {}: finishing received frames, then exiting", signo);
+        service::notify_stopping();
+        watchdog.stop();
+        hup.cancel();
         srv.stop();
-        grace.expires_after(settings.shutdown_grace);
-        grace.async_wait([&](std::error_code gec) {
+        const auto shutdown_grace = srv.settings().shutdown_grace;  // may have been reloaded
+        grace.expires_after(shutdown_grace);
+        grace.async_wait([&, shutdown_grace](std::error_code gec) {
             if (gec) return;
             spdlog::warn("shutdown grace of {} ms over: closing what is left",
-                         settings.shutdown_grace.count());
+                         shutdown_grace.count());
             io.stop();
         });
         // Once the last session has ended only the grace timer is left: cancel it.

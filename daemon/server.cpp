@@ -20,6 +20,7 @@ server::server(asio::io_context& io, config::daemon_settings settings)
 server::~server() = default;
 
 std::error_code server::start() {
+    if (auto access_error = load_access()) return access_error;
     std::error_code ec;
     std::filesystem::create_directories(settings_.data_dir, ec);
     if (ec) {
@@ -28,6 +29,10 @@ std::error_code server::start() {
     }
     sink_ = open_sink(settings_, ec);
     if (!sink_) return ec;
+    if ((ec = sink_->recall_senders(senders_))) {
+        spdlog::error("cannot read the sender index: {}", ec.message());
+        return ec;
+    }
     auto address = asio::ip::make_address(settings_.listen_host, ec);
     if (ec) {
         // A host name: resolve it to its first address.
@@ -54,6 +59,9 @@ std::error_code server::start() {
     auto bound = acceptor_.local_endpoint();
     spdlog::info("listening on {}:{} (data directory '{}', sink {})", bound.address().to_string(),
                  bound.port(), settings_.data_dir, sink_->describe());
+    start_time_seconds_ =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    start_metrics_http(settings_.metrics_listen);
     asio::co_spawn(io_, accept_loop(), asio::detached);
     return {};
 }
@@ -71,12 +79,25 @@ asio::awaitable<void> server::accept_loop() {
             spdlog::warn("accept failed: {}", ec.message());
             continue;
         }
-        if (counters_.connections_open >= settings_.max_connections) {
+        if (counters_.connections_open >= settings().max_connections) {
             ++counters_.connections_refused;
             std::error_code ignored;
             auto ep = socket.remote_endpoint(ignored);
             spdlog::warn("{}:{}: refused: {} connections open (server.max_connections)",
-                         ep.address().to_string(), ep.port(), settings_.max_connections);
+                         ep.address().to_string(), ep.port(), settings().max_connections);
+            socket.close(ignored);
+            continue;
+        }
+        std::error_code no_peer;
+        const auto remote = socket.remote_endpoint(no_peer);
+        const std::string address = remote.address().to_string();
+        if (!addresses_.try_acquire(address, settings().max_connections_per_address)) {
+            ++counters_.connections_refused;
+            spdlog::warn(
+                "{}:{}: refused: {} connections open from {} "
+                "(limits.max_connections_per_address)",
+                address, remote.port(), settings().max_connections_per_address, address);
+            std::error_code ignored;
             socket.close(ignored);
             continue;
         }
@@ -89,7 +110,7 @@ asio::awaitable<void> server::accept_loop() {
         ++counters_.connections_total;
         ++counters_.connections_open;
         auto executor = s->run_executor();
-        asio::co_spawn(executor, s->run(), [this, s](std::exception_ptr e) {
+        asio::co_spawn(executor, s->run(), [this, s, address](std::exception_ptr e) {
             if (e) {
                 try {
                     std::rethrow_exception(e);
@@ -97,6 +118,7 @@ asio::awaitable<void> server::accept_loop() {
                     spdlog::error("{}: session ended by exception: {}", s->peer(), ex.what());
                 }
             }
+            addresses_.release(address);
             forget(s);
         });
     }
@@ -114,6 +136,7 @@ void server::stop() {
         std::error_code ignored;
         acceptor_.close(ignored);
     });
+    stop_metrics_http();
     std::lock_guard lock(sessions_mutex_);
     spdlog::info("stopping: {} connections to finish", sessions_.size());
     for (const auto& s : sessions_)

@@ -8,14 +8,22 @@
 #include <memory>
 #include <set>
 #include <system_error>
+#include <vector>
 
 #include "config/settings.hpp"
+#include "daemon/access_token.hpp"
+#include "daemon/address_limiter.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/table_budget_pool.hpp"
+#include "daemon/tls_context.hpp"
+#include "proto/control.hpp"
 
 namespace objwire::daemon {
 
 class session;
+class metrics_http;
 
 struct server_counters {
     std::atomic<std::uint64_t> connections_total{0};
@@ -38,26 +46,60 @@ class server {
     asio::ip::tcp::endpoint local_endpoint() const;
     // Graceful stop; safe to call from any thread, more than once.
     void stop();
+    // Whether stop() was called: services that wait (followers) end when it is.
+    bool stopping() const { return stopping_; }
 
-    const config::daemon_settings& settings() const { return settings_; }
+    // The settings in force: those it started with, and after reload() the live keys of the
+    // reloaded file. A snapshot stays valid for the server's lifetime, so a session may keep
+    // the reference it took when it began.
+    const config::daemon_settings& settings() const { return *live_settings_.load(); }
+    // SIGHUP: applies what `next` changes that can change live, logs each changed key and
+    // names those that need a restart (daemon/reload.cpp). Any thread.
+    void reload(const config::daemon_settings& next);
+    daemon::metrics& metrics() { return metrics_; }
+    // The metrics endpoint's address (unspecified when metrics.listen is "" or failed).
+    asio::ip::tcp::endpoint metrics_endpoint() const;
+    double start_time_seconds() const { return start_time_seconds_; }
     daemon::sink& sink() { return *sink_; }
+    // Per sender id: the last durable frame and the one live connection (resume).
+    sender_registry& senders() { return senders_; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
+    // Whether a peer whose hello this is may go on ([auth], daemon/access.cpp); on refusal the
+    // error for the peer, with `why` for the log.
+    std::error_code check_access(const hello& h, std::string& why) const;
+    // The TLS context every connection runs over, or null when [tls] is off.
+    asio::ssl::context* tls_context() const { return tls_.get(); }
 
   private:
     friend class session;
+    // Reads [auth] token_file and builds the [tls] context; an error stops start().
+    std::error_code load_access();
     asio::awaitable<void> accept_loop();
     void forget(const std::shared_ptr<session>& s);
+    // Serves metrics.listen if set; a port that is taken is logged, not fatal.
+    void start_metrics_http(const std::string& listen);
+    void stop_metrics_http();
 
     asio::io_context& io_;
     config::daemon_settings settings_;
     asio::ip::tcp::acceptor acceptor_;
+    sender_registry senders_;  // before sink_: the sink's last callbacks report to it
     std::unique_ptr<daemon::sink> sink_;
     server_counters counters_;
     table_budget_pool table_budgets_;
+    address_limiter addresses_;  // limits.max_connections_per_address
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
     std::atomic<bool> stopping_{false};
+    daemon::metrics metrics_;
+    std::shared_ptr<metrics_http> metrics_http_;  // guarded by reload_mutex_
+    mutable std::mutex reload_mutex_;
+    std::vector<std::unique_ptr<const config::daemon_settings>> reloaded_;  // every snapshot
+    std::atomic<const config::daemon_settings*> live_settings_{&settings_};
+    double start_time_seconds_ = 0;
+    std::optional<access_token> token_;  // [auth] token_file
+    std::unique_ptr<asio::ssl::context> tls_;
 };
 
 }  // namespace objwire::daemon

@@ -4,22 +4,24 @@
 
 #include <asio/experimental/as_tuple.hpp>
 
+#include "daemon/roles.hpp"
 #include "daemon/server.hpp"
+#include "proto/errors.hpp"
 
 namespace objwire::daemon {
 namespace {
 
 constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
-constexpr auto handshake_timeout = std::chrono::seconds(10);
 // A read's objects are stored as one batch, split at a frame boundary once a batch passes
 // this size, so a read of many well-compressed frames never builds one huge block.
 constexpr std::size_t batch_split_bytes = 4u << 20;
 
-std::string describe(const asio::ip::tcp::socket& s) {
-    std::error_code ec;
-    auto ep = s.remote_endpoint(ec);
-    if (ec) return "unknown peer";
-    return ep.address().to_string() + ":" + std::to_string(ep.port());
+connection_guard::limits guard_limits(const config::daemon_settings& s) {
+    connection_guard::limits l;
+    l.idle_timeout = s.idle_timeout;
+    l.min_read_rate = s.min_read_rate;
+    l.read_rate_window = s.read_rate_window;
+    return l;
 }
 
 receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
@@ -30,8 +32,11 @@ receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     o.limits.max_string_bytes = s.max_string_bytes;
     o.limits.max_elements = s.max_elements;
     o.limits.max_frame_bytes = s.max_frame_bytes;
+    o.limits.max_reference_bytes = s.max_reference_bytes;
+    o.max_decompression_ratio = s.max_decompression_ratio;
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
+    o.admit_on_hello = false;  // session::admit() answers the hello
     return o;
 }
 
@@ -46,18 +51,27 @@ asio::awaitable<void> wait_for_wake(asio::steady_timer& timer) {
 
 session::session(server& srv, asio::ip::tcp::socket socket)
     : server_(srv),
-      socket_(std::move(socket)),
-      handshake_timer_(socket_.get_executor()),
-      writer_wake_(socket_.get_executor()),
-      finish_wake_(socket_.get_executor()),
-      peer_(describe(socket_)),
+      stream_io_(std::move(socket), srv.tls_context()),
+      handshake_timer_(stream_io_.get_executor()),
+      writer_wake_(stream_io_.get_executor()),
+      finish_wake_(stream_io_.get_executor()),
+      peer_(stream_io_.peer_name()),
       table_grant_(srv.table_budgets(), srv.settings().table_budget),
-      receiver_(receiver_options(srv, table_grant_.bytes())) {}
+      receiver_(receiver_options(srv, table_grant_.bytes())),
+      guard_timer_(stream_io_.get_executor()),
+      guard_(guard_limits(srv.settings())),
+      claim_wake_(stream_io_.get_executor()) {}
+
+session::~session() {
+    release_sender();
+}
 
 void session::stop() {
-    asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
         self->stopping_ = true;
         self->cancel_read();
+        self->wake();                // a paused or stalled read loop too
+        self->claim_wake_.cancel();  // a connection waiting for its sender id
     });
 }
 
@@ -81,26 +95,36 @@ bool session::all_durable() const {
 asio::awaitable<void> session::run() {
     auto self = shared_from_this();
     spdlog::debug("{}: connected", peer_);
+    std::string tls_why;  // TLS first (daemon/transport.cpp): no byte of objwire before it
+    if (auto ec = co_await stream_io_.handshake(server_.settings().handshake_timeout, tls_why)) {
+        // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
+        spdlog::log(ec == asio::error::eof ? spdlog::level::debug : spdlog::level::warn,
+                    "{}: refused: {}", peer_, tls_why);
+        stream_io_.close();
+        co_return;
+    }
+    const auto handshake_timeout = server_.settings().handshake_timeout;
     handshake_timer_.expires_after(handshake_timeout);
-    handshake_timer_.async_wait([self](std::error_code ec) {
+    handshake_timer_.async_wait([self, handshake_timeout](std::error_code ec) {
         if (ec || self->receiver_.current() != receiver::state::awaiting_hello) return;
-        spdlog::warn("{}: closing connection: no hello within {} s", self->peer_,
-                     handshake_timeout.count());
+        spdlog::warn("{}: closing connection: no hello within {} s (limits.handshake_timeout)",
+                     self->peer_, std::chrono::duration<double>(handshake_timeout).count());
         self->cancel_read();
     });
-    asio::co_spawn(socket_.get_executor(), write_loop(), [self](std::exception_ptr e) {
+    asio::co_spawn(stream_io_.get_executor(), write_loop(), [self](std::exception_ptr e) {
         if (e) spdlog::error("{}: writer ended by exception", self->peer_);
         self->writer_done_ = true;
         self->wake();
     });
     while (!broken_) {
+        if (!co_await hold_reading()) break;
         if (stopping_) {
-            co_await drain();
+            if (!stalled_) co_await drain();  // nothing more can be stored while stalled
             break;
         }
         auto space = receiver_.prepare();
         reading_ = true;
-        auto [ec, n] = co_await socket_.async_read_some(
+        auto [ec, n] = co_await stream_io_.async_read_some(
             asio::buffer(space.data(), space.size()),
             asio::bind_cancellation_slot(read_cancel_.slot(), use_tuple));
         reading_ = false;
@@ -112,22 +136,95 @@ asio::awaitable<void> session::run() {
                 on_read_error(ec);
             break;
         }
-        if (!consume(n)) break;
+        auto step = consume(n);
+        if (step == receiver::step::admit) {
+            if (!co_await admit()) break;
+            step = consume(0);  // frames that came with the hello
+        }
+        // A stalled batch is stored before the connection ends, even after a goodbye.
+        if (stalled_ && !co_await hold_reading()) break;
+        if (step != receiver::step::read) break;
     }
     handshake_timer_.cancel();
+    ended_ = true;
+    guard_timer_.cancel();
+    release_sender();  // no more batches: a resuming connection waits only for their syncs
     co_await finish();
-    server_.counters().frames_in += receiver_.frames();
-    log_close();
-    std::error_code ignored;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    server_.counters().frames_in += receiver_.frames() - resumed_after_;
+    meter_.close(server_.metrics());
+    if (!handed_over_) log_close();
+    stream_io_.close();
 }
 
-bool session::consume(std::size_t n) {
+asio::awaitable<bool> session::admit() {
+    const hello& h = receiver_.peer();
+    std::string why;
+    if (auto ec = server_.check_access(h, why)) {
+        spdlog::warn("{}: refused: {}", peer_, why);
+        refuse(ec, why);
+        co_return false;
+    }
+    if (h.role != peer_role::sender) {
+        co_await hand_over(h.role);
+        co_return false;
+    }
+    const auto resume = co_await resume_point();
+    if (!resume) {
+        const std::string why = "sender id '" + h.sender_id + "' is busy on another connection";
+        spdlog::warn("{}: refused: {}", peer_, why);
+        refuse(proto_errc::sender_busy, why);
+        co_return false;
+    }
+    resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
+    receiver_.admit(*resume);
+    meter_.resume_at(receiver_);  // frames before the resume point are not received again
+    queue_ready_reply();          // the welcome
+    guard_.start(std::chrono::steady_clock::now());
+    asio::co_spawn(stream_io_.get_executor(), guard_loop(), asio::detached);
+    co_return true;
+}
+
+void session::refuse(std::error_code ec, const std::string& detail) {
+    receiver_.refuse(ec, detail);
+    receiver_.acknowledge();
+    queue_ready_reply();
+}
+
+void session::queue_ready_reply() {
+    auto& out = receiver_.output();
+    if (out.empty()) return;
+    reply r;
+    r.id = ++next_reply_id_;
+    r.durable = true;
+    r.bytes.append(out.span());
+    out.clear();
+    replies_.push_back(std::move(r));
+    wake();
+}
+
+// The role's service writes to the transport itself: the reply writer is stopped first so
+// the two never write at once.
+asio::awaitable<void> session::hand_over(peer_role role) {
+    handshake_timer_.cancel();
+    closing_ = true;
+    wake();
+    while (!writer_done_)
+        co_await wait_for_wake(finish_wake_);
+    handed_over_ = true;
+    const hello h = receiver_.peer();
+    if (role == peer_role::reader)
+        co_await serve_reader(server_, stream_io_, peer_, h);
+    else
+        co_await serve_stats(server_, stream_io_, peer_, h);
+}
+
+receiver::step session::consume(std::size_t n) {
     auto& counters = server_.counters();
     receiver_.commit(n);
     counters.bytes_in += n;
+    unreplied_bytes_ += n;
     const auto messages_before = receiver_.messages();
+    const auto frames_before = receiver_.frames();
     std::error_code store_error;
     const auto step = receiver_.process([&](message&& m) {
         if (store_error) return;
@@ -135,16 +232,21 @@ bool session::consume(std::size_t n) {
         // The receiver delivers a frame's messages before it counts the frame.
         const auto sequence = receiver_.frames() + 1;
         if (sequence != adding_sequence_ && !stream_->empty() &&
-            stream_->bytes() >= batch_split_bytes)
+            stream_->bytes() >= batch_split_bytes) {
             store_error = commit_batch(sequence - 1, 0);
+            // Out of space with the batch kept: it grows, and the read's commit stalls.
+            if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
+        }
         if (!store_error) store_error = stream_->add(m);
         adding_sequence_ = sequence;
     });
+    meter_.report(receiver_, server_.metrics());
     if (store_error) {
+        server_.metrics().count_error(store_error, "store_failed");
         spdlog::error("{}: cannot store objects, closing without ack: {}", peer_,
                       store_error.message());
         broken_ = true;
-        return false;
+        return receiver::step::close;
     }
     counters.objects_in += receiver_.messages() - messages_before;
     if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
@@ -155,36 +257,49 @@ bool session::consume(std::size_t n) {
     reply r;
     r.id = ++next_reply_id_;
     r.bytes.append(out.span());
+    if (receiver_.frames() != frames_before) r.received_ns = steady_now_ns();
     out.clear();
     if (stream_ && !stream_->empty()) {
         // The sink completes batches in order: this one durable means the read's are.
-        if (auto ec = commit_batch(receiver_.frames(), r.id)) {
+        if (auto ec = commit_batch(receiver_.frames(), r.id);
+            ec && !stall_on(ec, receiver_.frames(), r.id)) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
             broken_ = true;
-            return false;
+            return receiver::step::close;
         }
-        replies_.push_back(std::move(r));
+        queue_held_reply(std::move(r));
     } else if (!r.bytes.empty()) {
         r.durable = true;  // nothing to store: released as soon as the replies before it are
         replies_.push_back(std::move(r));
         wake();
     }
-    return step == receiver::step::read;
+    guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
+                   receiver_.frames() != frames_before);
+    return step;
 }
 
 // Stores the open batch: the objects of the frames after the last batch up to
 // last_sequence. reply_id names the reply released when it is durable (0: none).
 std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id) {
-    auto exec = socket_.get_executor();
+    auto exec = stream_io_.get_executor();
     // Weak: a session whose run() has ended (after a failure) no longer cares, and must not be
     // kept alive by the sink past the server it belongs to.
-    auto on_durable = [weak = weak_from_this(), reply_id, exec](std::error_code ec) {
+    // The sender index learns of the batch even if this session is gone by then.
+    auto* senders = resume_token_ ? &server_.senders() : nullptr;
+    std::string id = senders ? receiver_.peer().sender_id : std::string();
+    if (senders) senders->batch_committed(id);
+    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id,
+                       last_sequence](std::error_code ec) {
+        if (senders) senders->batch_done(id, last_sequence, !ec);
         asio::post(exec, [weak, reply_id, ec] {
             if (auto self = weak.lock()) self->on_durable(reply_id, ec);
         });
     };
+    const auto batch_bytes = stream_->bytes();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
     if (!ec) stored_sequence_ = last_sequence;
+    if (ec && senders) senders->batch_done(id, 0, false);  // nothing was stored
+    if (!ec) server_.metrics().sink_bytes += batch_bytes;
     return ec;
 }
 
@@ -196,18 +311,21 @@ void session::on_durable(std::uint64_t id, std::error_code ec) {
         broken_ = true;
         cancel_read();
     } else {
-        for (auto& r : replies_)
-            if (r.id == id) r.durable = true;
+        release_held(id);
     }
     wake();
 }
 
 // The single writer of the socket after the handshake: sends released replies in order.
 asio::awaitable<void> session::write_loop() {
+    std::vector<std::uint64_t> acked_reads_ns;  // received_ns of the acks in this write
     for (;;) {
         writing_.clear();
+        acked_reads_ns.clear();
         while (!replies_.empty() && replies_.front().durable) {
             writing_.append(replies_.front().bytes.span());
+            if (replies_.front().received_ns != 0)
+                acked_reads_ns.push_back(replies_.front().received_ns);
             replies_.pop_front();
         }
         if (writing_.empty()) {
@@ -216,7 +334,7 @@ asio::awaitable<void> session::write_loop() {
             continue;
         }
         auto [ec, n] = co_await asio::async_write(
-            socket_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
+            stream_io_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
         if (ec) {
             if (peer_closed_)
                 spdlog::debug("{}: replies not sent, the peer is gone: {}", peer_, ec.message());
@@ -226,11 +344,17 @@ asio::awaitable<void> session::write_loop() {
             cancel_read();
             co_return;
         }
+        auto& m = server_.metrics();
+        m.bytes_out += n;
+        const auto now = steady_now_ns();
+        for (auto t : acked_reads_ns)
+            m.ack_latency.observe(now - t);
     }
 }
 
 asio::awaitable<void> session::finish() {
-    while (!broken_ && !writer_done_ && !all_durable())
+    // A stalled batch was never stored: it is not acknowledged, the sender sends it again.
+    while (!broken_ && !writer_done_ && !all_durable() && !stalled_)
         co_await wait_for_wake(finish_wake_);
     closing_ = true;
     wake();
@@ -243,10 +367,10 @@ asio::awaitable<void> session::finish() {
 asio::awaitable<void> session::drain() {
     for (;;) {
         std::error_code ec;
-        if (socket_.available(ec) == 0 || ec) co_return;
+        if (stream_io_.available(ec) == 0 || ec) co_return;
         auto space = receiver_.prepare();
-        std::size_t n = socket_.read_some(asio::buffer(space.data(), space.size()), ec);
-        if (ec || !consume(n)) co_return;
+        std::size_t n = stream_io_.read_some(asio::buffer(space.data(), space.size()), ec);
+        if (ec || consume(n) != receiver::step::read) co_return;
     }
 }
 
@@ -269,15 +393,16 @@ void session::log_close() {
     switch (receiver_.current()) {
         case receiver::state::failed:
             ++server_.counters().protocol_errors;
+            server_.metrics().count_error(receiver_.error());
             spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
             break;
         case receiver::state::finished:
             spdlog::info("{}: done: {} objects in {} frames from '{}'", peer_, receiver_.messages(),
-                         receiver_.frames(), receiver_.peer().client_name);
+                         receiver_.frames() - resumed_after_, receiver_.peer().client_name);
             break;
         default:
             spdlog::info("{}: closed after {} objects in {} frames", peer_, receiver_.messages(),
-                         receiver_.frames());
+                         receiver_.frames() - resumed_after_);
     }
 }
 

@@ -11,10 +11,14 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "daemon/connection_guard.hpp"
+#include "daemon/metrics.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/table_budget_pool.hpp"
+#include "daemon/transport.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/receiver.hpp"
 
@@ -25,12 +29,13 @@ class server;
 class session : public std::enable_shared_from_this<session> {
   public:
     session(server& srv, asio::ip::tcp::socket socket);
+    ~session();  // lets go of the sender id if run() ended by an exception
 
     asio::awaitable<void> run();
     // Graceful stop: finish what is buffered, acknowledge it once durable, close. Any thread.
     void stop();
     const std::string& peer() const { return peer_; }
-    asio::any_io_executor run_executor() { return socket_.get_executor(); }
+    asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
   private:
     // The receiver's replies to one read, sent once that read's batch is durable.
@@ -38,11 +43,26 @@ class session : public std::enable_shared_from_this<session> {
         std::uint64_t id = 0;
         bool durable = false;
         byte_buffer bytes;
+        std::uint64_t received_ns = 0;  // when its read completed a frame (0: no ack in it)
+        std::uint64_t read_bytes = 0;   // bytes read for it, held until it is durable
     };
 
     // Takes in n bytes just read: decode, store, queue the replies. False when the
     // connection ends.
-    bool consume(std::size_t n);
+    receiver::step consume(std::size_t n);
+    // After the hello: checks access, then either welcomes a sender where its stream resumes
+    // or hands the connection to its role (reader, stats). False when the session is over.
+    asio::awaitable<bool> admit();
+    void refuse(std::error_code ec, const std::string& detail);
+    asio::awaitable<void> hand_over(peer_role role);
+    // The last frame of this sender already stored (0: a new stream), once this connection
+    // is the sender id's only one (daemon/session_resume.cpp); nothing when another could not
+    // be made to let go in time.
+    asio::awaitable<std::optional<std::uint64_t>> resume_point();
+    // This connection streams no more for its sender id (idempotent).
+    void release_sender();
+    // Queues the receiver's pending output as a reply released at once.
+    void queue_ready_reply();
     std::error_code commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id);
     asio::awaitable<void> drain();
     asio::awaitable<void> write_loop();
@@ -55,9 +75,20 @@ class session : public std::enable_shared_from_this<session> {
     bool all_durable() const;
     void on_read_error(const std::error_code& ec);
     void log_close();
+    // Issue 7's limits (daemon/session_limits.cpp). The guard's tick: idle and slow peers.
+    asio::awaitable<void> guard_loop();
+    // Before each read: waits while the bytes read and not yet durable pass
+    // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
+    // connection is over.
+    asio::awaitable<bool> hold_reading();
+    // A commit that failed for want of space and kept its batch: stall (stop reading and
+    // acknowledging, retry) instead of closing. False: not such a failure.
+    bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
+    void queue_held_reply(reply r);
+    void release_held(std::uint64_t id);
 
     server& server_;
-    asio::ip::tcp::socket socket_;
+    transport stream_io_;
     asio::steady_timer handshake_timer_;
     asio::steady_timer writer_wake_;  // the writer waits on it for released replies
     asio::steady_timer finish_wake_;  // finish() waits on it
@@ -65,6 +96,7 @@ class session : public std::enable_shared_from_this<session> {
     std::string peer_;
     table_budget_pool::grant table_grant_;  // before receiver_: it sizes the receiver's table
     receiver receiver_;
+    receiver_meter meter_;  // what receiver_ has added to the server's metrics
     std::unique_ptr<sink_stream> stream_;
     std::deque<reply> replies_;
     std::uint64_t next_reply_id_ = 0;
@@ -77,6 +109,23 @@ class session : public std::enable_shared_from_this<session> {
     bool writer_done_ = false;
     bool broken_ = false;       // the sink or the socket failed: nothing more is sent
     bool peer_closed_ = false;  // the peer ended the connection
+    bool handed_over_ = false;  // a role service ran the connection after the hello
+    // Issue 7's limits (daemon/session_limits.cpp).
+    asio::steady_timer guard_timer_;
+    connection_guard guard_;
+    std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink
+    std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
+    bool paused_ = false;                // reading paused (held_bytes_ over the cap)
+    bool stalled_ = false;               // the sink is out of space: retrying a batch
+    std::uint64_t stall_sequence_ = 0;
+    std::uint64_t stall_reply_id_ = 0;
+    std::chrono::steady_clock::time_point stalled_since_{};
+    bool ended_ = false;  // run() is over: the guard stops
+    // Resume (daemon/session_resume.cpp): the sender id this connection holds in the server's
+    // sender_registry, and the frame its stream resumed after.
+    std::uint64_t resume_token_ = 0;  // 0: holds no sender id
+    std::uint64_t resumed_after_ = 0;
+    asio::steady_timer claim_wake_;
 };
 
 }  // namespace objwire::daemon

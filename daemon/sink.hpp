@@ -16,6 +16,8 @@
 
 namespace objwire::daemon {
 
+class sender_registry;
+
 class sink_stream {
   public:
     // Called exactly once per successful commit: with no error once the batch is durable by
@@ -43,6 +45,10 @@ class sink {
     virtual std::string describe() const = 0;
     // A stream for one connection; sender_id is the one its hello gave (may be empty).
     virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
+    // At start: tells `senders` the last frame stored of every sender id the sink still
+    // holds, so streams resume across restarts. The journal reads its block headers; a sink
+    // that keeps nothing to read back (JSON lines) remembers nothing.
+    virtual std::error_code recall_senders(sender_registry&) { return {}; }
 };
 
 // Opens the sink `settings` configure (sink.kind) in the data directory, logging why not.

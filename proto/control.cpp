@@ -77,6 +77,22 @@ proto_errc read_text(byte_reader& f, std::string& out) {
     return proto_errc::ok;
 }
 
+proto_errc read_role(byte_reader& f, peer_role& out) {
+    std::uint64_t v;
+    if (auto e = read_number(f, v, static_cast<std::uint64_t>(peer_role::stats));
+        e != proto_errc::ok)
+        return e;
+    out = static_cast<peer_role>(v);
+    return proto_errc::ok;
+}
+
+proto_errc read_flag(byte_reader& f, bool& out) {
+    std::uint64_t v;
+    if (auto e = read_number(f, v, 1); e != proto_errc::ok) return e;
+    out = v == 1;
+    return proto_errc::ok;
+}
+
 void put_preamble(byte_buffer& out, std::uint16_t version) {
     out.append(magic, 4);
     out.put_u16(version);
@@ -99,8 +115,11 @@ bool welcome::operator==(const welcome& o) const {
            limits.table_budget == o.limits.table_budget && limits.max_depth == o.limits.max_depth &&
            limits.max_string_bytes == o.limits.max_string_bytes &&
            limits.max_elements == o.limits.max_elements &&
-           limits.max_frame_bytes == o.limits.max_frame_bytes && codecs == o.codecs &&
-           sink == o.sink && next_sequence == o.next_sequence;
+           limits.max_frame_bytes == o.limits.max_frame_bytes &&
+           limits.max_reference_bytes == o.limits.max_reference_bytes && codecs == o.codecs &&
+           sink == o.sink && next_sequence == o.next_sequence &&
+           journal_first_offset == o.journal_first_offset &&
+           journal_end_offset == o.journal_end_offset;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -111,6 +130,11 @@ void encode_hello(const hello& h, byte_buffer& out) {
     w.number(3, h.max_frame_bytes);
     w.number(4, h.codecs);
     w.number(5, h.table_budget);
+    if (!h.auth_token.empty()) w.text(6, h.auth_token);
+    if (h.role != peer_role::sender) w.number(7, static_cast<std::uint64_t>(h.role));
+    if (h.read_from != 0) w.number(8, h.read_from);
+    if (h.follow) w.number(9, 1);
+    if (!h.read_sender.empty()) w.text(10, h.read_sender);
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -129,6 +153,16 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
                 return read_into(f, h.codecs);
             case 5:
                 return read_into(f, h.table_budget);
+            case 6:
+                return read_text(f, h.auth_token);
+            case 7:
+                return read_role(f, h.role);
+            case 8:
+                return read_into(f, h.read_from);
+            case 9:
+                return read_flag(f, h.follow);
+            case 10:
+                return read_text(f, h.read_sender);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;
@@ -150,6 +184,9 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     f.number(7, w.codecs);
     f.text(8, w.sink);
     f.number(9, w.next_sequence);
+    f.number(10, w.limits.max_reference_bytes);
+    if (w.journal_first_offset) f.number(12, w.journal_first_offset);
+    if (w.journal_end_offset) f.number(13, w.journal_end_offset);
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -176,6 +213,12 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 return read_text(f, w.sink);
             case 9:
                 return read_into(f, w.next_sequence);
+            case 10:
+                return read_into(f, w.limits.max_reference_bytes);
+            case 12:
+                return read_into(f, w.journal_first_offset);
+            case 13:
+                return read_into(f, w.journal_end_offset);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

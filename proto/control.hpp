@@ -15,6 +15,10 @@ namespace objwire {
 
 inline constexpr std::uint16_t protocol_version = 1;
 
+// What a connection is for, said in its hello: streaming objects in (the default), reading
+// stored objects back, or fetching the daemon's metrics.
+enum class peer_role : std::uint8_t { sender = 0, reader = 1, stats = 2 };
+
 struct hello {
     std::uint16_t version = protocol_version;
     std::string client_name;
@@ -22,6 +26,11 @@ struct hello {
     std::uint32_t max_frame_bytes = 16u << 20;  // largest frame the client accepts
     std::uint32_t codecs = 1;                   // bit n set: codec_id n understood
     std::uint64_t table_budget = 0;  // table budget the sender asks for (0: the receiver's)
+    std::string auth_token;          // the daemon's shared token, when it asks for one
+    peer_role role = peer_role::sender;
+    std::uint64_t read_from = 0;  // reader: the first offset wanted
+    bool follow = false;          // reader: stay for new objects after the stored ones
+    std::string read_sender;      // reader: only this sender's objects (empty: every sender)
     bool operator==(const hello&) const = default;
 };
 
@@ -32,6 +41,10 @@ struct welcome {
     std::uint32_t codecs = 1;  // codecs the receiver accepts
     std::string sink;          // where stored objects go, for people
     std::uint64_t next_sequence = 1;
+    // To a reader: the oldest offset still stored (retention may have deleted older ones) and
+    // the end of what was durable when it connected - without follow, the stream ends there.
+    std::uint64_t journal_first_offset = 0;  // field 12
+    std::uint64_t journal_end_offset = 0;    // field 13
     bool operator==(const welcome& o) const;
 };
 

@@ -52,6 +52,15 @@ proto_errc stream_decoder::presize(const byte_reader& in, std::uint64_t n) {
     return proto_errc::ok;
 }
 
+// Every back-reference copies its entry: checked against the frame's allowance before the
+// copy is made, so a frame of one-byte references to one big string decodes nothing big.
+proto_errc stream_decoder::charge_reference(std::uint64_t bytes) {
+    if (bytes > limits_.max_reference_bytes - reference_bytes_)
+        return proto_errc::reference_bytes_exceeded;
+    reference_bytes_ += bytes;
+    return proto_errc::ok;
+}
+
 proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out) {
     std::uint64_t n = in.varint();
     if (!in.ok()) return in.error();
@@ -67,6 +76,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
     if (tag >= wire::short_string_ref && tag < wire::short_record) {
         const std::string* s = table_.use_string(tag - wire::short_string_ref);
         if (!s) return proto_errc::unknown_reference;
+        if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
         out = *s;
         return proto_errc::ok;
     }
@@ -76,6 +86,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
             if (!in.ok()) return in.error();
             const std::string* s = table_.use_string(id);
             if (!s) return proto_errc::unknown_reference;
+            if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
             out = *s;
             return proto_errc::ok;
         }
@@ -190,14 +201,19 @@ proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, 
         if (!in.ok()) return in.error();
         const value* kept = table_.use_object(id);
         if (!kept) return proto_errc::unknown_reference;
+        if (auto e = charge_reference(table_.object_expanded_bytes(id)); e != proto_errc::ok)
+            return e;
         body = *kept;
     } else {
         const std::uint8_t* start = in.position();
+        const std::uint64_t charged_before = reference_bytes_;
         if (auto e = decode_value(in, body, depth + 1, place{}); e != proto_errc::ok) return e;
         if (tag == wire::tag_object_keep) {
             if (contains_object_refs(body)) return proto_errc::bad_message;
             const auto wire_bytes = static_cast<std::uint64_t>(in.position() - start);
-            if (auto e = table_.insert_object(body, wire_bytes); e != proto_errc::ok) return e;
+            const std::uint64_t expanded = wire_bytes + (reference_bytes_ - charged_before);
+            if (auto e = table_.insert_object(body, wire_bytes, expanded); e != proto_errc::ok)
+                return e;
         }
     }
     objects[handle] = std::move(body);

@@ -28,6 +28,7 @@ class stream_decoder {
     // Decodes every message of one frame payload, calling on_message(message&&) for each.
     template <class F>
     std::error_code decode_payload(std::span<const std::uint8_t> payload, F&& on_message) {
+        begin_frame();
         byte_reader in(payload);
         while (!in.at_end()) {
             message m;
@@ -37,6 +38,12 @@ class stream_decoder {
         }
         return {};
     }
+
+    // Starts a frame's reference-bytes account (decode_payload does it; callers of next()
+    // do it once per frame payload).
+    void begin_frame() { reference_bytes_ = 0; }
+    // Bytes the current frame decoded by back-reference so far.
+    std::uint64_t reference_bytes() const { return reference_bytes_; }
 
     const table_stats& table() const { return table_.stats(); }
     const decoder_limits& limits() const { return limits_; }
@@ -60,13 +67,15 @@ class stream_decoder {
     proto_errc count(byte_reader& in, std::uint64_t& n);
     proto_errc presize(const byte_reader& in, std::uint64_t n);
     proto_errc fail(proto_errc e);
+    proto_errc charge_reference(std::uint64_t bytes);
 
     decoder_limits limits_;
     decode_table table_;
     proto_errc poisoned_ = proto_errc::ok;
     std::uint64_t messages_ = 0;
     message* current_ = nullptr;
-    std::uint64_t presize_left_ = 0;  // bytes of the message not yet claimed by a sized slot
+    std::uint64_t presize_left_ = 0;     // bytes of the message not yet claimed by a sized slot
+    std::uint64_t reference_bytes_ = 0;  // of the current frame, against max_reference_bytes
 };
 
 }  // namespace objwire

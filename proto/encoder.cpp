@@ -76,6 +76,7 @@ std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
     current_ = &m;
     handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
+    reference_bytes_ = 0;
     std::error_code ec = encode_value(m.root, out, 1, place{});
     current_ = nullptr;
     if (ec) {
@@ -87,6 +88,14 @@ std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
     ++since_reset_messages_;
     since_reset_bytes_ += out.size() - start;
     return {};
+}
+
+// Mirrors the receiver's account; false: the reference would take this message over the
+// receiver's allowance, so the caller sends the value itself.
+bool stream_encoder::charge_reference(std::uint64_t bytes) {
+    if (bytes > options_.peer.max_reference_bytes - reference_bytes_) return false;
+    reference_bytes_ += bytes;
+    return true;
 }
 
 stream_encoder::field_usage& stream_encoder::usage(place at) {
@@ -121,9 +130,20 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
     std::optional<std::uint32_t> id;
     if (memo && memo->last_id >= 0 &&
         table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
-        id = table_.use_string_id(static_cast<std::uint32_t>(memo->last_id));
+        id = static_cast<std::uint32_t>(memo->last_id);
     else
-        id = table_.use_string(s);
+        id = table_.find_string(s);
+    if (id && !charge_reference(s.size())) {
+        // Over the receiver's reference allowance: the copy travels, the entry is not used.
+        if (memo) memo->last_id = -1;
+        if (!is_valid_utf8(s)) return proto_errc::invalid_utf8;
+        put_literal(out, wire::tag_string, s.data(), s.size());
+        return {};
+    }
+    if (id)
+        table_.use_string_id(*id);
+    else
+        table_.count_miss();
     if (memo) memo->last_id = id ? static_cast<std::int64_t>(*id) : -1;
     const bool index = always_index || should_index(at, id.has_value());
     if (id) {
@@ -250,18 +270,26 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
         out.put_u8(wire::tag_object_def);
         return encode_value(body, out, depth + 1, place{});
     }
-    if (auto id = table_.use_object(key, body)) {
-        out.put_u8(wire::tag_object_kept);
-        out.put_varint(*id);
-        return {};
+    if (auto id = table_.find_object(key, body)) {
+        if (charge_reference(table_.object_expanded_bytes(*id))) {
+            table_.use_object_id(*id);
+            out.put_u8(wire::tag_object_kept);
+            out.put_varint(*id);
+            return {};
+        }
+        // Over the receiver's reference allowance: this once its state travels again.
+        out.put_u8(wire::tag_object_def);
+        return encode_value(body, out, depth + 1, place{});
     }
     // New or changed: its state travels, and both peers keep it if the budget allows.
     const std::size_t tag_at = out.size();
+    const std::uint64_t charged_before = reference_bytes_;
     out.put_u8(wire::tag_object_keep);
     if (auto ec = encode_value(body, out, depth + 1, place{})) return ec;
     const std::uint64_t wire_bytes = out.size() - tag_at - 1;
     if (table_.can_insert_object(wire_bytes)) {
-        table_.insert_object(key, body, wire_bytes);
+        table_.insert_object(key, body, wire_bytes,
+                             wire_bytes + (reference_bytes_ - charged_before));
     } else {
         out.data()[tag_at] = wire::tag_object_def;
         table_.forget_object(key);

@@ -45,6 +45,10 @@ class stream_encoder {
 
     const table_stats& table() const { return table_.stats(); }
     std::uint64_t messages() const { return messages_; }
+    // Bytes the last message encoded decodes by back-reference (the receiver's account,
+    // docs/PROTOCOL.md "Reference bytes"). Never over peer.max_reference_bytes: a reference
+    // that would take a message over it goes as a literal. The sender keeps the sum per frame.
+    std::uint64_t last_reference_bytes() const { return reference_bytes_; }
     const encoder_options& options() const { return options_; }
 
   private:
@@ -76,6 +80,7 @@ class stream_encoder {
     std::error_code encode_descriptor(const record_type& t, byte_buffer& out);
     std::error_code encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
     bool should_index(place at, bool hit);
+    bool charge_reference(std::uint64_t bytes);
     field_usage& usage(place at);
     void begin_message(byte_buffer& out);
     // The type actually sent for `t` (without its transient fields) and the field indexes kept.
@@ -99,6 +104,7 @@ class stream_encoder {
     const message* current_ = nullptr;
     std::vector<std::int64_t> handles_;
     std::uint32_t next_handle_ = 0;
+    std::uint64_t reference_bytes_ = 0;  // of the message being encoded
 };
 
 }  // namespace objwire

@@ -62,6 +62,14 @@ class proto_category_impl final : public std::error_category {
                 return "record does not match its type descriptor";
             case proto_errc::bad_message:
                 return "malformed control message";
+            case proto_errc::unauthorized:
+                return "not authorized: missing or wrong token";
+            case proto_errc::sender_busy:
+                return "another connection is streaming for this sender id";
+            case proto_errc::not_available:
+                return "not available on this daemon";
+            case proto_errc::reference_bytes_exceeded:
+                return "frame decodes to more bytes by reference than announced";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -72,6 +80,73 @@ class proto_category_impl final : public std::error_category {
 const std::error_category& proto_category() noexcept {
     static const proto_category_impl instance;
     return instance;
+}
+
+// No default: a new code without a name here is a compile warning (an error in CI).
+const char* proto_errc_name(proto_errc e) noexcept {
+    switch (e) {
+        case proto_errc::ok:
+            return "ok";
+        case proto_errc::truncated:
+            return "truncated";
+        case proto_errc::bad_checksum:
+            return "bad_checksum";
+        case proto_errc::frame_too_large:
+            return "frame_too_large";
+        case proto_errc::unknown_tag:
+            return "unknown_tag";
+        case proto_errc::bad_varint:
+            return "bad_varint";
+        case proto_errc::invalid_utf8:
+            return "invalid_utf8";
+        case proto_errc::depth_exceeded:
+            return "depth_exceeded";
+        case proto_errc::string_too_long:
+            return "string_too_long";
+        case proto_errc::too_many_elements:
+            return "too_many_elements";
+        case proto_errc::unknown_reference:
+            return "unknown_reference";
+        case proto_errc::unknown_object:
+            return "unknown_object";
+        case proto_errc::table_budget_exceeded:
+            return "table_budget_exceeded";
+        case proto_errc::bad_sequence:
+            return "bad_sequence";
+        case proto_errc::trailing_bytes:
+            return "trailing_bytes";
+        case proto_errc::unknown_frame_kind:
+            return "unknown_frame_kind";
+        case proto_errc::bad_codec:
+            return "bad_codec";
+        case proto_errc::decompress_failed:
+            return "decompress_failed";
+        case proto_errc::bad_magic:
+            return "bad_magic";
+        case proto_errc::unsupported_version:
+            return "unsupported_version";
+        case proto_errc::bad_handshake:
+            return "bad_handshake";
+        case proto_errc::bad_reserved:
+            return "bad_reserved";
+        case proto_errc::unexpected_frame:
+            return "unexpected_frame";
+        case proto_errc::message_too_large:
+            return "message_too_large";
+        case proto_errc::bad_record:
+            return "bad_record";
+        case proto_errc::bad_message:
+            return "bad_message";
+        case proto_errc::unauthorized:
+            return "unauthorized";
+        case proto_errc::sender_busy:
+            return "sender_busy";
+        case proto_errc::not_available:
+            return "not_available";
+        case proto_errc::reference_bytes_exceeded:
+            return "reference_bytes_exceeded";
+    }
+    return "unknown";
 }
 
 }  // namespace objwire

@@ -19,6 +19,9 @@ enum class frame_kind : std::uint8_t {
     ack = 4,      // receiver -> sender: frames up to a sequence are stored
     error = 5,    // either way: why the connection is about to close
     goodbye = 6,  // sender: no more data; receiver: answered after the final ack
+    // server -> reader: one journal block exactly as stored (docs/JOURNAL.md section 2)
+    journal_block = 7,
+    stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
 };
 
 enum class codec_id : std::uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3 };

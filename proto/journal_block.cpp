@@ -63,6 +63,9 @@ decoder_limits journal_block_limits() {
     l.max_string_bytes = journal_max_payload;
     l.max_elements = 1'000'000'000;
     l.max_frame_bytes = journal_max_payload;
+    // The daemon's own blocks of objects it held decoded in memory: no amplification to
+    // bound, and a cap here would change how blocks encode.
+    l.max_reference_bytes = UINT64_MAX;
     return l;
 }
 

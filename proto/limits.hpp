@@ -12,6 +12,11 @@ struct decoder_limits {
     std::uint32_t max_string_bytes = 16u << 20;
     std::uint32_t max_elements = 1'000'000;  // per list, map, record, and objects per message
     std::uint32_t max_frame_bytes = 16u << 20;
+    // Bytes one frame may decode by back-reference: the length of every referenced string
+    // plus the expanded size of every referenced kept object (docs/PROTOCOL.md, "Reference
+    // bytes"). Without it a 5 MB frame of one-byte references to a 4 MiB string would decode
+    // to terabytes. Welcome field 10; absent: this default.
+    std::uint64_t max_reference_bytes = 16u << 20;
 };
 
 }  // namespace objwire

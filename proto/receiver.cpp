@@ -29,9 +29,9 @@ receiver::step receiver::process(const std::function<void(message&&)>& deliver) 
         auto r = reader_.next();
         if (r.state == frame_parser::status::need_more) return step::read;
         if (r.state == frame_parser::status::error) return fail(r.error);
-        if (on_frame(r.frame, deliver) == step::close) return step::close;
+        if (auto s = on_frame(r.frame, deliver); s != step::read) return s;
     }
-    return step::close;
+    return state_ == state::admitting ? step::admit : step::close;
 }
 
 receiver::step receiver::on_frame(const frame_view& f,
@@ -68,6 +68,15 @@ receiver::step receiver::on_hello(const frame_view& f) {
         opts_.limits.table_budget = hello_.table_budget;
         decoder_ = stream_decoder(opts_.limits);
     }
+    state_ = state::admitting;
+    if (!opts_.admit_on_hello) return step::admit;
+    admit();
+    return step::read;
+}
+
+void receiver::admit(std::uint64_t last_sequence) {
+    if (state_ != state::admitting) return;
+    last_sequence_ = acked_sequence_ = last_sequence;
     welcome w;
     w.server_name = opts_.server_name;
     w.limits = opts_.limits;
@@ -78,7 +87,10 @@ receiver::step receiver::on_hello(const frame_view& f) {
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());
     state_ = state::streaming;
-    return step::read;
+}
+
+void receiver::refuse(std::error_code ec, std::string_view detail) {
+    if (state_ == state::admitting) fail(ec, detail);
 }
 
 receiver::step receiver::on_data(const frame_view& f,
@@ -104,6 +116,9 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     if (f.header.codec == codec_id::none) return {};
     // Only what we announced: a codec we did not offer is refused before any work is done.
     if (!has_codec(opts_.codecs, f.header.codec)) return proto_errc::bad_codec;
+    if (opts_.max_decompression_ratio != 0 &&
+        f.header.raw_len / opts_.max_decompression_ratio > f.payload.size())
+        return proto_errc::decompress_failed;
     const std::uint64_t start = opts_.clock();
     // raw_len is capped by the frame parser (max_frame_bytes), and the decompressor never
     // writes past it.
@@ -111,6 +126,8 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     decompress_ns_ += opts_.clock() - start;
     if (ec) return ec;
     decompressed_bytes_ += f.header.raw_len;
+    ++compressed_frames_;
+    compressed_bytes_ += f.payload.size();
     payload = raw_.span();
     return {};
 }

@@ -31,9 +31,15 @@ class receiver {
         std::size_t read_block = 256 * 1024;
         std::uint32_t codecs = built_codecs();  // accepted (bit n = codec n), in the welcome
         clock_function clock;                   // times decompression; empty: steady clock
+        // false: process() stops at the hello with step::admit, so the driver can check the
+        // peer (token, role, sender id) and learn where its stream resumes before answering.
+        bool admit_on_hello = true;
+        // Largest raw_len / compressed payload size of a data frame; 0: no limit (raw_len is
+        // capped by max_frame_bytes either way). Checked before inflating.
+        std::uint32_t max_decompression_ratio = 0;
     };
-    enum class state { awaiting_hello, streaming, finished, failed };
-    enum class step { read, close };
+    enum class state { awaiting_hello, admitting, streaming, finished, failed };
+    enum class step { read, admit, close };
 
     explicit receiver(options opts);
 
@@ -46,6 +52,11 @@ class receiver {
     // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
     // then the error frame after a failure, or after the sender's goodbye our goodbye.
     void acknowledge();
+    // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
+    // last frame of this sender that is already stored (0 for a new stream).
+    void admit(std::uint64_t last_sequence = 0);
+    // After step::admit: turn the peer away; acknowledge() queues the error frame.
+    void refuse(std::error_code ec, std::string_view detail = {});
 
     byte_buffer& output() { return out_; }
     state current() const { return state_; }
@@ -56,6 +67,11 @@ class receiver {
     std::uint64_t frames() const { return last_sequence_; }
     std::uint64_t messages() const { return messages_; }
     const table_stats& table() const { return decoder_.table(); }
+    // Data frames that arrived compressed: how many, their payload bytes as received and
+    // decompressed (for the daemon's metrics).
+    std::uint64_t compressed_frames() const { return compressed_frames_; }
+    std::uint64_t compressed_bytes() const { return compressed_bytes_; }
+    std::uint64_t decompressed_bytes() const { return decompressed_bytes_; }
     std::size_t buffered() const { return reader_.buffered(); }
 
   private:
@@ -75,6 +91,8 @@ class receiver {
     frame_decompressor decompressor_;
     byte_buffer raw_;  // decompressed payload, reused; never larger than max_frame_bytes
     std::uint64_t decompressed_bytes_ = 0;
+    std::uint64_t compressed_frames_ = 0;
+    std::uint64_t compressed_bytes_ = 0;
     std::uint64_t decompress_ns_ = 0;
     std::vector<message> pending_;
     state state_ = state::awaiting_hello;

@@ -79,6 +79,7 @@ void table_slots::clear() {
 
 proto_errc decode_table::insert(std::uint64_t cost, entry e, std::uint32_t& id) {
     if (!slots_.can_insert(cost)) return proto_errc::table_budget_exceeded;
+    ++slots_.stats().misses;  // the value came in full, and is kept for later references
     id = slots_.insert(cost, [this](std::uint32_t victim) { entries_[victim] = entry{}; });
     if (id >= entries_.size()) entries_.resize(id + 1);
     entries_[id] = std::move(e);
@@ -101,29 +102,34 @@ proto_errc decode_table::insert_type(record_type_ptr t, std::uint32_t& id) {
     return insert(cost, std::move(e), id);
 }
 
-proto_errc decode_table::insert_object(const value& v, std::uint64_t wire_bytes) {
+proto_errc decode_table::insert_object(const value& v, std::uint64_t wire_bytes,
+                                       std::uint64_t expanded_bytes) {
     std::uint32_t id;
     entry e;
     e.what = entry::kind::object;
     e.object = v;
+    e.expanded = expanded_bytes;
     return insert(wire_bytes + table_entry_overhead, std::move(e), id);
 }
 
 const std::string* decode_table::use_string(std::uint64_t id) {
     if (!slots_.live(id) || entries_[id].what != entry::kind::string) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
+    ++slots_.stats().hits;  // a value that came as a back-reference
     return &entries_[id].str;
 }
 
 const record_type_ptr* decode_table::use_type(std::uint64_t id) {
     if (!slots_.live(id) || entries_[id].what != entry::kind::type) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
+    ++slots_.stats().hits;  // a value that came as a back-reference
     return &entries_[id].type;
 }
 
 const value* decode_table::use_object(std::uint64_t id) {
     if (!slots_.live(id) || entries_[id].what != entry::kind::object) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
+    ++slots_.stats().hits;  // a value that came as a back-reference
     return &entries_[id].object;
 }
 
@@ -144,14 +150,14 @@ std::string encode_table::type_key(const record_type& t) {
 }
 
 std::optional<std::uint32_t> encode_table::use_string(std::string_view s) {
-    auto it = strings_.find(s);
-    if (it == strings_.end()) {
+    const auto id = find_string(s);
+    if (!id) {
         ++slots_.stats().misses;
         return std::nullopt;
     }
     ++slots_.stats().hits;
-    slots_.touch(it->second);
-    return it->second;
+    slots_.touch(*id);
+    return id;
 }
 
 std::optional<std::uint32_t> encode_table::use_type(const record_type_ptr& t) {
@@ -185,7 +191,7 @@ void encode_table::evict(std::uint32_t id) {
             types_by_ptr_.erase(a.get());
         if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
     } else {
-        strings_.erase(e.key);
+        strings_.erase(e.key, id);
     }
     e = entry{};
 }
@@ -198,16 +204,23 @@ std::uint32_t encode_table::insert(std::uint64_t cost, entry e) {
 }
 
 std::optional<std::uint32_t> encode_table::use_object(std::uint64_t key, const value& v) {
+    auto id = find_object(key, v);
+    if (id) slots_.touch(*id);
+    return id;
+}
+
+std::optional<std::uint32_t> encode_table::find_object(std::uint64_t key, const value& v) const {
     auto it = objects_.find(key);
     if (it == objects_.end() || !(entries_[it->second].object == v)) return std::nullopt;
-    slots_.touch(it->second);
     return it->second;
 }
 
-void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes) {
+void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes,
+                                 std::uint64_t expanded_bytes) {
     entry e;
     e.object_key = key;
     e.object = v;
+    e.expanded = expanded_bytes;
     objects_[key] = insert(wire_bytes + table_entry_overhead, std::move(e));
 }
 
@@ -215,7 +228,7 @@ std::uint32_t encode_table::insert_string(std::string_view s) {
     entry e;
     e.key.assign(s);
     const std::uint32_t id = insert(string_entry_cost(s), std::move(e));
-    strings_.emplace(entries_[id].key, id);
+    strings_.insert(entries_[id].key, id);
     return id;
 }
 

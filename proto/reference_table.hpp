@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "proto/errors.hpp"
+#include "proto/string_index.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
@@ -91,8 +92,13 @@ class decode_table {
     // On success `id` is the new entry's id.
     proto_errc insert_type(record_type_ptr t, std::uint32_t& id);
     // A kept object; its cost is the bytes its value took on the wire + the overhead.
-    proto_errc insert_object(const value& v, std::uint64_t wire_bytes);
+    // `expanded_bytes` is what a reference to it decodes to (wire bytes + the reference
+    // bytes its value was charged), charged again on every reference.
+    proto_errc insert_object(const value& v, std::uint64_t wire_bytes,
+                             std::uint64_t expanded_bytes);
     const value* use_object(std::uint64_t id);
+    // Of a live object entry (after use_object succeeded).
+    std::uint64_t object_expanded_bytes(std::uint64_t id) const { return entries_[id].expanded; }
     // Looks an entry up and marks it used; nullptr when the id is unknown or of the other kind.
     const std::string* use_string(std::uint64_t id);
     const record_type_ptr* use_type(std::uint64_t id);
@@ -109,6 +115,7 @@ class decode_table {
         record_type_ptr type;
         field_history history;
         value object;
+        std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
     proto_errc insert(std::uint64_t cost, entry e, std::uint32_t& id);
 
@@ -134,6 +141,13 @@ class encode_table {
         slots_.touch(id);
         return id;
     }
+    // Looks without marking the entry used: a reference the frame cannot afford is sent as a
+    // literal instead, and the receiver must not see a use that never happened.
+    std::optional<std::uint32_t> find_string(std::string_view s) const {
+        return strings_.find(
+            s, [this](std::uint32_t id) -> std::string_view { return entries_[id].key; });
+    }
+    void count_miss() { ++slots_.stats().misses; }
     bool can_insert_string(std::string_view s) const {
         return slots_.can_insert(string_entry_cost(s));
     }
@@ -145,11 +159,16 @@ class encode_table {
     std::uint32_t insert_type(const record_type_ptr& t);
     // Kept objects, by the sender's key: the id of an entry holding exactly `v`, if any.
     std::optional<std::uint32_t> use_object(std::uint64_t key, const value& v);
+    // The same without marking it used; use_object_id() then marks it.
+    std::optional<std::uint32_t> find_object(std::uint64_t key, const value& v) const;
+    void use_object_id(std::uint32_t id) { slots_.touch(id); }
+    std::uint64_t object_expanded_bytes(std::uint32_t id) const { return entries_[id].expanded; }
     bool can_insert_object(std::uint64_t wire_bytes) const {
         return slots_.can_insert(wire_bytes + table_entry_overhead);
     }
     // Keeps `v` under `key`, replacing what the key named before (the old entry ages out).
-    void insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes);
+    void insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes,
+                       std::uint64_t expanded_bytes);
     void forget_object(std::uint64_t key) { objects_.erase(key); }
     field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
     void pin(std::uint32_t id) { slots_.pin(id); }
@@ -172,6 +191,7 @@ class encode_table {
         field_history history;
         std::uint64_t object_key = 0;  // non-zero: a kept object
         value object;
+        std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
     static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
@@ -179,7 +199,7 @@ class encode_table {
 
     table_slots slots_;
     std::vector<entry> entries_;
-    std::unordered_map<std::string, std::uint32_t, string_hash, std::equal_to<>> strings_;
+    string_index strings_;  // string entries, by value
     std::unordered_map<std::string, std::uint32_t, string_hash, std::equal_to<>> types_by_key_;
     // Every pointer that names a known type. Its entry keeps the pointee alive, so an address
     // is never reused for another type while it is mapped.

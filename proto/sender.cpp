@@ -1,6 +1,7 @@
 #include "proto/sender.hpp"
 
 #include <cstring>
+#include <limits>
 
 #include "proto/errors.hpp"
 
@@ -28,6 +29,7 @@ void sender::open_batch() {
     out_.prepare(frame_header_size);
     out_.commit(frame_header_size);
     open_messages_ = 0;
+    open_reference_bytes_ = 0;
 }
 
 void sender::consume_output() {
@@ -49,6 +51,12 @@ std::error_code sender::fail(std::error_code ec, std::string detail) {
 std::error_code sender::add(const message& m) {
     if (state_ == state::failed) return error_;
     if (state_ != state::streaming) return proto_errc::unexpected_frame;
+    auto ec = add_message(m, true);
+    if (!ec) ++messages_;
+    return ec;
+}
+
+std::error_code sender::add_message(const message& m, bool fill) {
     const std::size_t before = out_.size();
     if (auto ec = encoder_->encode(m, out_)) return ec;  // rolled back, tables kept in step
     const std::size_t cap = welcome_.limits.max_frame_bytes;
@@ -57,7 +65,11 @@ std::error_code sender::add(const message& m) {
         encoder_->reset(out_);  // the receiver must forget what the dropped bytes inserted
         return proto_errc::message_too_large;
     }
-    if (out_.size() - batch_start_ - frame_header_size > cap) {
+    // Each message alone is within the receiver's reference allowance (the encoder sees to
+    // it); the frame's sum is kept within it here, as its size is.
+    const std::uint64_t refs = encoder_->last_reference_bytes();
+    const bool over_refs = refs > welcome_.limits.max_reference_bytes - open_reference_bytes_;
+    if (out_.size() - batch_start_ - frame_header_size > cap || over_refs) {
         // The message goes to the next frame: seal what came before it.
         scratch_.clear();
         scratch_.append(out_.data() + before, out_.size() - before);
@@ -65,26 +77,38 @@ std::error_code sender::add(const message& m) {
         seal();
         out_.append(scratch_.span());
     }
+    open_reference_bytes_ += refs;
     ++open_messages_;
-    ++messages_;
-    if (open_batch_bytes() >= opts_.batch_max_bytes) seal();
+    if (fill && open_batch_bytes() >= opts_.batch_max_bytes) seal();
     return {};
 }
 
 void sender::seal() {
-    if (state_ != state::streaming || open_batch_bytes() == 0) return;
+    if (state_ == state::streaming) seal_batch();
+}
+
+void sender::seal_batch() {
+    // After finish() no batch is open.
+    if (out_.size() < batch_start_ + frame_header_size || open_batch_bytes() == 0) return;
     const std::uint64_t seq = next_sequence_++;
     const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
     seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len);
-    in_flight_.push_back({seq, frame.size()});
+    in_flight_.push_back({seq, frame.size(), open_messages_});
     in_flight_bytes_ += frame.size();
+    ++frames_sealed_;
+    if (opts_.resumable) {
+        byte_buffer copy(frame.size());
+        copy.append(frame);
+        retained_.push_back(std::move(copy));
+    }
     sealed_ = out_.size();
     open_batch();
 }
 
 void sender::finish() {
     if (state_ != state::streaming) return;
+    finishing_ = true;
     seal();
     out_.resize(batch_start_);  // drop the empty open batch header
     append_frame(out_, frame_kind::goodbye, 0, {});
@@ -105,32 +129,10 @@ std::error_code sender::process() {
 
 std::error_code sender::on_frame(const frame_view& f) {
     switch (f.header.kind) {
-        case frame_kind::welcome: {
-            if (state_ != state::greeting)
-                return fail(proto_errc::unexpected_frame, "second welcome");
-            auto w = decode_welcome(f.payload);
-            if (!w) return fail(w.error(), "bad welcome");
-            welcome_ = std::move(*w);
-            compressor_.policy().set_accepted(welcome_.codecs);
-            encoder_options eo = opts_.encoding;
-            eo.peer = welcome_.limits;
-            encoder_.emplace(std::move(eo));
-            state_ = state::streaming;
-            return {};
-        }
-        case frame_kind::ack: {
-            auto a = decode_ack(f.payload);
-            if (!a) return fail(a.error(), "bad ack");
-            if (a->sequence >= next_sequence_)
-                return fail(proto_errc::bad_sequence, "ack for a frame never sent");
-            while (!in_flight_.empty() && in_flight_.front().sequence <= a->sequence) {
-                in_flight_bytes_ -= in_flight_.front().bytes;
-                in_flight_.pop_front();
-            }
-            last_ack_ = *a;
-            compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
-            return {};
-        }
+        case frame_kind::welcome:
+            return on_welcome(f);
+        case frame_kind::ack:
+            return on_ack(f);
         case frame_kind::error: {
             auto e = decode_error(f.payload);
             if (!e) return fail(e.error(), "malformed error frame");
@@ -145,6 +147,122 @@ std::error_code sender::on_frame(const frame_view& f) {
         default:
             return fail(proto_errc::unexpected_frame, "unexpected frame kind");
     }
+}
+
+std::error_code sender::on_welcome(const frame_view& f) {
+    if (state_ != state::greeting) return fail(proto_errc::unexpected_frame, "second welcome");
+    auto w = decode_welcome(f.payload);
+    if (!w) return fail(w.error(), "bad welcome");
+    welcome_ = std::move(*w);
+    compressor_.policy().set_accepted(welcome_.codecs);
+    encoder_options eo = opts_.encoding;
+    eo.peer = welcome_.limits;
+    encoder_.emplace(std::move(eo));
+    state_ = state::streaming;
+    std::optional<stream_decoder> previous;
+    previous.swap(mirror_);
+    if (opts_.resumable) mirror_.emplace(welcome_.limits);
+    const std::uint64_t next = std::max<std::uint64_t>(welcome_.next_sequence, 1);
+    if (frames_sealed_ > 0 && next > next_sequence_)
+        return fail(proto_errc::bad_sequence,
+                    "receiver has frames up to " + std::to_string(next - 1) + ", only up to " +
+                        std::to_string(next_sequence_ - 1) + " were sent");
+    if (!std::exchange(restarting_, false)) {
+        next_sequence_ = next;  // a stream this sender id began before us
+        return {};
+    }
+    mirror_.swap(previous);  // the old connection's table decodes its retained frames
+    auto ec = replay();
+    mirror_.swap(previous);
+    if (ec) return ec;
+    if (finishing_) finish();
+    return {};
+}
+
+std::error_code sender::on_ack(const frame_view& f) {
+    auto a = decode_ack(f.payload);
+    if (!a) return fail(a.error(), "bad ack");
+    if (a->sequence >= next_sequence_)
+        return fail(proto_errc::bad_sequence, "ack for a frame never sent");
+    std::vector<message> decoded;
+    while (!in_flight_.empty() && in_flight_.front().sequence <= a->sequence) {
+        in_flight_bytes_ -= in_flight_.front().bytes;
+        messages_acked_ += in_flight_.front().messages;
+        in_flight_.pop_front();
+        if (!opts_.resumable) continue;
+        if (auto ec = mirror(retained_.front(), decoded))
+            return fail(ec, "acknowledged frame does not decode: " + ec.message());
+        retained_.pop_front();
+    }
+    last_ack_ = *a;
+    compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
+    return {};
+}
+
+std::error_code sender::mirror(const byte_buffer& frame, std::vector<message>& out) {
+    out.clear();
+    const frame_parser parser(std::numeric_limits<std::uint32_t>::max());
+    auto r = parser.parse(frame.span());
+    if (r.state != frame_parser::status::frame) return proto_errc::bad_message;
+    std::span<const std::uint8_t> payload = r.frame.payload;
+    if (r.frame.header.codec != codec_id::none) {
+        if (auto ec = unpacker_.decompress(r.frame.header.codec, payload, r.frame.header.raw_len,
+                                           unpacked_))
+            return ec;
+        payload = unpacked_.span();
+    }
+    return mirror_->decode_payload(payload, [&](message&& m) { out.push_back(std::move(m)); });
+}
+
+std::error_code sender::restart() {
+    if (!opts_.resumable) return proto_errc::unexpected_frame;
+    if (state_ == state::closed) return {};
+    // Whatever the old encoder left in the open batch becomes a frame, so it replays too.
+    if (encoder_ && state_ != state::greeting) seal_batch();
+    out_.clear();
+    scratch_.clear();
+    encode_hello(opts_.greeting, scratch_);
+    append_frame(out_, frame_kind::hello, 0, scratch_.span());
+    sealed_ = out_.size();
+    open_batch();
+    reader_ = frame_reader(opts_.greeting.max_frame_bytes, opts_.read_block);
+    encoder_.reset();
+    // A sender that never got a welcome has nothing of the old connection to replay.
+    restarting_ = restarting_ || state_ != state::greeting;
+    state_ = state::greeting;
+    error_ = {};
+    detail_.clear();
+    return {};
+}
+
+// The receiver stored everything up to next_sequence - 1. Retained frames up to there count
+// as acknowledged; the rest are decoded with the old connection's table, encoded for the new
+// one frame by frame and numbered from next_sequence: the same numbers unless the receiver
+// forgot frames it had acknowledged (docs/PROTOCOL.md, "Resume").
+std::error_code sender::replay() {
+    const std::uint64_t stored = std::max<std::uint64_t>(welcome_.next_sequence, 1) - 1;
+    auto frames = std::move(in_flight_);
+    auto bytes = std::move(retained_);
+    in_flight_.clear();
+    retained_.clear();
+    in_flight_bytes_ = 0;
+    next_sequence_ = stored + 1;
+    std::vector<message> decoded;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (auto ec = mirror(bytes[i], decoded))
+            return fail(ec, "a frame kept for resending does not decode: " + ec.message());
+        if (frames[i].sequence <= stored) {
+            messages_acked_ += frames[i].messages;
+            continue;
+        }
+        for (const auto& m : decoded) {
+            if (auto ec = add_message(m, false))
+                return fail(ec, "a resent message does not fit the receiver's limits");
+        }
+        seal_batch();
+        ++frames_resent_;
+    }
+    return {};
 }
 
 }  // namespace objwire

@@ -11,9 +11,12 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "proto/batch_compressor.hpp"
+#include "proto/codec.hpp"
 #include "proto/control.hpp"
+#include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame_reader.hpp"
 
@@ -29,6 +32,10 @@ class sender {
         std::size_t read_block = 16 * 1024;
         compression_options compression;  // whether and how to compress frames
         clock_function clock;             // times compression; empty: steady clock
+        // Keeps every unacknowledged frame so that restart() can resume the stream on a new
+        // connection (docs/PROTOCOL.md, "Resume"). Costs a copy of each frame's bytes and,
+        // per acknowledged frame, one decode that keeps a mirror of the receiver's table.
+        bool resumable = false;
     };
     enum class state { greeting, streaming, closing, closed, failed };
 
@@ -49,6 +56,12 @@ class sender {
     void seal();
     // Seals, then queues the goodbye: the peer answers with its last ack and a goodbye.
     void finish();
+    // The connection broke (options.resumable only): output() is a new hello. The welcome's
+    // next_sequence then says what the receiver has stored; the frames after it are
+    // re-encoded for the fresh table and resent with their sequence numbers and message
+    // boundaries, followed by whatever is added later (and the goodbye if finish() was
+    // called).
+    std::error_code restart();
 
     state current() const { return state_; }
     const welcome& peer() const { return welcome_; }
@@ -58,8 +71,14 @@ class sender {
     std::size_t open_batch_bytes() const { return out_.size() - batch_start_ - frame_header_size; }
     std::uint64_t in_flight_bytes() const { return in_flight_bytes_; }
     bool all_acked() const { return in_flight_.empty() && open_messages_ == 0; }
-    std::uint64_t frames_sent() const { return next_sequence_ - 1; }
+    std::uint64_t frames_sent() const { return frames_sealed_; }  // resent ones too
     std::uint64_t messages_added() const { return messages_; }
+    // Messages of acknowledged frames (or found stored on resume), over every connection.
+    std::uint64_t messages_acked() const { return messages_acked_; }
+    // The sequence the next sealed frame gets.
+    std::uint64_t next_sequence() const { return next_sequence_; }
+    // Frames resent after a restart().
+    std::uint64_t frames_resent() const { return frames_resent_; }
     const ack& last_ack() const { return last_ack_; }
     const table_stats& table() const;
     // The compression policy: the I/O layer feeds it the link's bandwidth and its blocked time.
@@ -68,8 +87,19 @@ class sender {
 
   private:
     std::error_code on_frame(const frame_view& f);
+    std::error_code on_welcome(const frame_view& f);
+    std::error_code on_ack(const frame_view& f);
     std::error_code fail(std::error_code ec, std::string detail);
     void open_batch();
+    // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
+    std::error_code add_message(const message& m, bool fill);
+    void seal_batch();
+    // Advances the mirror of the receiver's table over one retained frame, decoding its
+    // messages into `out` (cleared first).
+    std::error_code mirror(const byte_buffer& frame, std::vector<message>& out);
+    // After the welcome that follows restart(): re-encodes the retained frames after the
+    // receiver's last stored one.
+    std::error_code replay();
 
     options opts_;
     frame_reader reader_;
@@ -78,13 +108,26 @@ class sender {
     std::size_t sealed_ = 0;       // bytes of out_ that are whole frames
     std::size_t batch_start_ = 0;  // where the open batch's header starts
     std::uint64_t open_messages_ = 0;
+    std::uint64_t open_reference_bytes_ = 0;  // the open batch's, against max_reference_bytes
     std::uint64_t messages_ = 0;
     std::uint64_t next_sequence_ = 1;
     struct in_flight_frame {
         std::uint64_t sequence;
         std::uint64_t bytes;
+        std::uint64_t messages;
     };
     std::deque<in_flight_frame> in_flight_;
+    std::uint64_t messages_acked_ = 0;
+    std::uint64_t frames_sealed_ = 0;
+    std::uint64_t frames_resent_ = 0;
+    // options.resumable: each in-flight frame's bytes as sent, and the receiver's table as it
+    // stood after the last acknowledged frame (a decoder fed every acknowledged frame).
+    std::deque<byte_buffer> retained_;
+    std::optional<stream_decoder> mirror_;
+    frame_decompressor unpacker_;
+    byte_buffer unpacked_;
+    bool restarting_ = false;  // restart() called, its welcome not yet here
+    bool finishing_ = false;   // finish() called: the goodbye follows any replay
     std::uint64_t in_flight_bytes_ = 0;
     state state_ = state::greeting;
     welcome welcome_;

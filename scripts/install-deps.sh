@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for scripts/fuzz.sh
   strace  # tests/integration/write_calls_test.sh counts the client's write system calls
+  libsystemd-dev  # sd_notify: READY/RELOADING/STOPPING/WATCHDOG under systemd (daemon/service_notify.cpp)
+  nats-server libnats-dev  # the nats sink (daemon/nats_sink.*) and its integration tests
 )
 
 missing=()

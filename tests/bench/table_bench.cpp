@@ -57,6 +57,7 @@ measurement measure(std::string_view workload, std::uint64_t n, const reset_poli
     for (const auto& b : batches) {
         bytes += b.size();
         byte_reader in(b.span());
+        dec.begin_frame();
         bool got = false;
         while (!in.at_end()) {
             if (dec.next(in, out, got)) std::abort();

@@ -52,6 +52,7 @@ class raw_peer {
         send(frame.span());
     }
     void close_sending() { socket_.shutdown(asio::ip::tcp::socket::shutdown_send); }
+    int native_handle() { return socket_.native_handle(); }
 
     // The next frame from the daemon; kind 0 at end of stream.
     struct frame {

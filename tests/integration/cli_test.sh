@@ -5,16 +5,9 @@ objwired=$1
 objwire=$2
 dir=$(mktemp -d)
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*" >&2; echo "--- daemon log:" >&2; cat "$dir/log" >&2; exit 1; }
+source "$(dirname "$0")/daemon_helpers.sh"
 
-"$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data" 2>"$dir/log" &
-daemon=$!
-for _ in $(seq 100); do
-  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "daemon did not log its port"
+start_daemon "$dir/log" "$dir/data"
 
 # send: JSON lines from a file, every object acknowledged, exit 0.
 printf '%s\n' '{"$type":"Point","x":1,"y":2}' '{"name":"a map","list":[1,2.5,null,true]}' >"$dir/in.jsonl"
@@ -59,15 +52,7 @@ lines=$("$objwired" --data-dir "$dir/data" --dump-journal --from 5001 | wc -l)
 [ "$lines" -eq 2 ] || fail "--from 5001 printed $lines objects, want 2"
 
 # The JSON-lines sink, chosen from the environment.
-OBJWIRE_SINK_KIND=jsonl "$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data2" 2>"$dir/log2" &
-daemon=$!
-port=""
-for _ in $(seq 100); do
-  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log2" 2>/dev/null | cut -d: -f2 || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "second daemon did not log its port"
+OBJWIRE_SINK_KIND=jsonl start_daemon "$dir/log2" "$dir/data2"
 "$objwire" send "$dir/in.jsonl" --to "127.0.0.1:$port" 2>/dev/null || fail "send to the jsonl sink exited $?"
 kill -TERM $daemon
 wait $daemon || fail "second daemon exited $? on SIGTERM"

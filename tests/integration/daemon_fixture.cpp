@@ -42,6 +42,7 @@ void daemon_fixture::SetUp() {
     settings_.listen_host = "127.0.0.1";
     settings_.listen_port = 0;
     settings_.data_dir = dir_.string();
+    settings_.metrics_listen = "";  // a fixed port would collide; metrics tests pick :0
     auto sink = std::make_shared<capture_sink>();
     log_sink_ = sink;
     auto logger = std::make_shared<spdlog::logger>("objwired", sink);

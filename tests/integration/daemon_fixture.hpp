@@ -27,6 +27,7 @@ class daemon_fixture : public ::testing::Test {
 
     config::client_settings client_settings() const;
     std::uint16_t port() const { return port_; }
+    daemon::server& server() { return *server_; }
     std::uint64_t table_budget_in_use() const { return server_->table_budgets().in_use(); }
     // Every stored object, read back from the configured sink (settings_.sink_kind): the
     // journal with its offline reader, or the JSON-lines file.

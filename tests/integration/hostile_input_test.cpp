@@ -179,6 +179,23 @@ TEST_F(HostileInput, TableOverflowWithASmallBudget) {
     });
 }
 
+// "Billion laughs": one string of almost the whole table budget, then a million one-byte
+// references to it - a 5 MB frame that would decode to 4 TB. Refused at the first reference
+// over limits.max_reference_bytes (16 MiB: the fifth), before that copy is made.
+TEST_F(HostileInput, BillionLaughsIsRefused) {
+    start();
+    with_good_client([&] {
+        const std::size_t len = (4u << 20) - 64;
+        bytes_t payload{wire::tag_list, 0xC0, 0x84, 0x3D, wire::tag_string_new};  // 1,000,000
+        byte_buffer n;
+        n.put_varint(len);
+        payload.insert(payload.end(), n.data(), n.data() + n.size());
+        payload.resize(payload.size() + len, 'a');
+        payload.resize(payload.size() + 999'999, wire::short_string_ref);
+        expect_refused(payload, proto_errc::reference_bytes_exceeded);
+    });
+}
+
 TEST_F(HostileInput, ZlibBombIsRefused) {
     start();
     with_good_client([&] {

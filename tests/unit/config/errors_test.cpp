@@ -45,7 +45,8 @@ TEST(config_errors, unknown_key_in_the_wrong_table_suggests_the_right_one) {
 
 TEST(config_errors, unknown_key_without_a_close_match_lists_the_table) {
     EXPECT_EQ(daemon_error("[sink]\nformat = \"json\"\n"),
-              "bad.toml:2:1: unknown key 'sink.format' ([sink] has: kind, jsonl_file)");
+              "bad.toml:2:1: unknown key 'sink.format' ([sink] has: kind, jsonl_file, "
+              "jsonl_rotate_bytes, jsonl_keep)");
 }
 
 TEST(config_errors, key_of_the_other_program_says_so) {
@@ -57,12 +58,15 @@ TEST(config_errors, key_of_the_other_program_says_so) {
 TEST(config_errors, unknown_table) {
     EXPECT_EQ(daemon_error("[sever]\nlisten = \"127.0.0.1:1\"\n"),
               "bad.toml:1:2: unknown table 'sever' (did you mean 'server'?)");
-    EXPECT_EQ(
-        daemon_error("[tls]\ncert = \"x\"\n"),
-        "bad.toml:1:2: unknown table 'tls' (objwired's tables are: server, limits, sink, journal)");
+    EXPECT_THAT(daemon_error("[cluster]\nseeds = \"x\"\n"),
+                HasSubstr("bad.toml:1:2: unknown table 'cluster' (objwired's tables are: server, "
+                          "limits, sink, "));
+    EXPECT_EQ(daemon_error("[tls]\ncert = \"x\"\n"),
+              "bad.toml:2:1: unknown key 'tls.cert' (did you mean 'tls.cert_file'?)");
     EXPECT_EQ(client_error("[server]\nlisten = \"127.0.0.1:1\"\n"),
               "bad.toml:1:2: unknown table 'server' (it belongs to objwired's config; "
-              "objwire's tables are: client, batch, reset, flow, limits, compression, socket)");
+              "objwire's tables are: client, resume, batch, reset, flow, limits, compression, "
+              "socket, tls, auth, types)");
     EXPECT_THAT(daemon_error("[server.tls]\ncert = \"x\"\n"),
                 HasSubstr("bad.toml:1:9: unknown table 'server.tls'"));
 }

@@ -164,7 +164,7 @@ TEST(config_schema, default_texts_match_struct_defaults) {
 
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
-    ASSERT_EQ(keys.size(), 19u);
+    ASSERT_EQ(keys.size(), 45u);
     const auto find = [&](std::string_view name) {
         for (const auto& k : keys) {
             if (k.name == name) return k;
@@ -180,7 +180,7 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("server.log_level").allowed, "trace|debug|info|warn|error|critical|off");
     EXPECT_EQ(find("server.log_level").kind, "enum");
     EXPECT_FALSE(find("limits.table_budget").doc.empty());
-    EXPECT_EQ(find("sink.kind").allowed, "journal|jsonl");
+    EXPECT_EQ(find("sink.kind").allowed, "journal|jsonl|nats|forward");
     EXPECT_EQ(find("journal.fsync").allowed, "always|interval|never");
     EXPECT_EQ(find("journal.fsync_interval").allowed, "1ms..1m");
     EXPECT_EQ(find("journal.segment_bytes").allowed, "64KiB..16GiB");
@@ -189,10 +189,16 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("journal.fsync").env_var, "OBJWIRE_JOURNAL_FSYNC");
 
     const auto client = cfg::client_keys();
-    ASSERT_EQ(client.size(), 17u);
-    EXPECT_EQ(client[2].name, "batch.max_bytes");
-    EXPECT_EQ(client[2].env_var, "OBJWIRE_BATCH_MAX_BYTES");
-    EXPECT_EQ(client[3].allowed, "0..10s");
+    ASSERT_EQ(client.size(), 26u);
+    const auto find_client = [&](std::string_view name) {
+        for (const auto& k : client) {
+            if (k.name == name) return k;
+        }
+        ADD_FAILURE() << "no client key " << name;
+        return cfg::key_info{};
+    };
+    EXPECT_EQ(find_client("batch.max_bytes").env_var, "OBJWIRE_BATCH_MAX_BYTES");
+    EXPECT_EQ(find_client("batch.linger").allowed, "0..10s");
 }
 
 TEST(config_to_toml, defaults_round_trip) {

@@ -19,6 +19,35 @@ TEST(Control, HelloRoundTrips) {
     EXPECT_EQ(*back, h);
 }
 
+TEST(Control, ReaderHelloRoundTripsWithTokenAndRole) {
+    hello h;
+    h.auth_token = "s3cret";
+    h.role = peer_role::reader;
+    h.read_from = 1234567;
+    h.follow = true;
+    h.read_sender = "bench-7";
+    byte_buffer b;
+    encode_hello(h, b);
+    auto back = decode_hello(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, h);
+    // The defaults are not written: a plain sender's hello stays as short as before.
+    byte_buffer plain;
+    encode_hello(hello{}, plain);
+    EXPECT_LT(plain.size(), b.size() - h.auth_token.size() - h.read_sender.size());
+}
+
+TEST(Control, HelloWithAnUnknownRoleIsRefused) {
+    hello h;
+    h.role = peer_role::stats;
+    byte_buffer b;
+    encode_hello(h, b);
+    // The role is the last field written: its value byte is the hello's last byte.
+    ASSERT_EQ(b.span().back(), static_cast<std::uint8_t>(peer_role::stats));
+    b.span().back() = 9;
+    EXPECT_EQ(decode_hello(b.span()).error(), proto_errc::bad_handshake);
+}
+
 TEST(Control, WelcomeRoundTripsWithLimits) {
     welcome w;
     w.server_name = "objwired";
@@ -34,6 +63,22 @@ TEST(Control, WelcomeRoundTripsWithLimits) {
     auto back = decode_welcome(b.span());
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, w);
+}
+
+TEST(Control, ReaderWelcomeCarriesJournalOffsets) {
+    welcome w;
+    w.sink = "journal:/data";
+    w.journal_first_offset = 1000;
+    w.journal_end_offset = 123456789;
+    byte_buffer b;
+    encode_welcome(w, b);
+    auto back = decode_welcome(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->journal_first_offset, 1000u);
+    EXPECT_EQ(back->journal_end_offset, 123456789u);
+    EXPECT_EQ(*back, w);
+    w.journal_end_offset = 5;
+    EXPECT_FALSE(*back == w);
 }
 
 TEST(Control, AckAndErrorRoundTrip) {

@@ -1,0 +1,78 @@
+// The byte stream between a client and objwired: the TCP socket, with TLS over it when
+// tls.enabled (docs/SECURITY.md, "Access"). For blocking clients: reads wait up to a deadline,
+// writes are single non-blocking attempts the caller counts (one SSL_write on TLS). The
+// socket stays its owner's; the transport only adds TLS to it.
+//
+//   asio::io_context io;
+//   asio::ip::tcp::socket socket(io);
+//   objwire::client::transport link(socket);
+//   std::string why;
+//   if (auto ec = link.connect(settings, why)) ...;     // resolve, connect, TLS handshake
+//   link.write_some(bytes, ec); link.read_some(space, timeout, ec);
+//   hello.auth_token = ...read_token_file(settings, token, why)...
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "config/settings.hpp"
+
+struct ssl_st;
+struct ssl_ctx_st;
+
+namespace objwire::client {
+
+class transport {
+  public:
+    explicit transport(asio::ip::tcp::socket& socket) : socket_(socket) {}
+    ~transport();
+    transport(const transport&) = delete;
+    transport& operator=(const transport&) = delete;
+
+    // The whole setup: resolves client.to, connects within client.connect_timeout, makes the
+    // socket non-blocking, then start(). `why` says what failed, for people.
+    std::error_code connect(const config::client_settings& s, std::string& why);
+    // On a connected, non-blocking socket: the TLS handshake when tls.enabled, within
+    // client.connect_timeout, verifying the daemon's certificate against tls.ca_file and
+    // tls.server_name (or the host of client.to). Plain TCP: nothing to do.
+    std::error_code start(const config::client_settings& s, std::string& why);
+    bool secure() const { return ssl_ != nullptr; }
+
+    // One write attempt (send, or SSL_write): the bytes taken, or 0 with would_block when
+    // the kernel's buffer is full. After would_block, retry with the same bytes (on TLS part
+    // of them may already be out, as records, and the retry sends the rest).
+    std::size_t write_some(std::span<const std::uint8_t> bytes, std::error_code& ec);
+    // Whether read_some would find something at once.
+    bool readable_now();
+    // Reads what has arrived, waiting up to `timeout` for something; eof when the daemon
+    // closed, timed_out when nothing came.
+    std::size_t read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,
+                          std::error_code& ec);
+    // Waits until the socket takes more bytes (after write_some said would_block).
+    std::error_code wait_writable(std::chrono::milliseconds timeout);
+    // TLS close_notify, best effort, never waits. Then the owner closes the socket.
+    void shutdown();
+
+  private:
+    void reset();
+    std::error_code wait(short events, std::chrono::milliseconds timeout);
+
+    asio::ip::tcp::socket& socket_;
+    ssl_ctx_st* ctx_ = nullptr;
+    ssl_st* ssl_ = nullptr;
+};
+
+// Whether `ec` is a failure of TLS itself - an alert from the daemon (a missing or rejected
+// client certificate), a damaged record - rather than of the connection: trying again would
+// not help.
+bool is_tls_error(std::error_code ec);
+
+// The token of auth.token_file, surrounding white space dropped ("" when the key is unset).
+// False with `why` when the file cannot be read.
+bool read_token_file(const config::client_settings& s, std::string& token, std::string& why);
+
+}  // namespace objwire::client

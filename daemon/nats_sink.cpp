@@ -1,0 +1,727 @@
+#include "daemon/nats_sink.hpp"
+
+#include <fmt/format.h>
+#include <nats/nats.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "proto/journal_block.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// libnats statuses as error codes, so failures read as their text.
+class nats_category_impl final : public std::error_category {
+  public:
+    const char* name() const noexcept override { return "nats"; }
+    std::string message(int c) const override {
+        return natsStatus_GetText(static_cast<natsStatus>(c));
+    }
+};
+const std::error_category& nats_category() {
+    static const nats_category_impl c;
+    return c;
+}
+std::error_code nats_error(natsStatus s) {
+    return {static_cast<int>(s), nats_category()};
+}
+
+std::vector<std::string> split_servers(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        auto end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        auto item = text.substr(start, end - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) out.push_back(item);
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string random_hex64() {
+    static std::mutex m;
+    static std::mt19937_64 rng{std::random_device{}()};
+    std::lock_guard lock(m);
+    return fmt::format("{:016x}", rng());
+}
+
+std::uint64_t now_ms() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+}
+
+constexpr const char* msg_id_header = "Nats-Msg-Id";
+// Tells a late answer to an earlier attempt from the one in flight.
+constexpr const char* attempt_header = "Objwire-Attempt";
+// A batch is split into blocks that start below half the server's max_payload, so a block
+// stays under it unless one object is larger than that half.
+constexpr std::size_t header_allowance = 512;
+
+}  // namespace
+
+// ---- the publisher: the connection, the window, retries, ordered completion ---------------
+
+class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
+  public:
+    // The blocks of one connection, completed in commit order.
+    struct lane;
+    struct entry {
+        std::vector<std::uint8_t> bytes;
+        std::string msg_id;
+        sink_stream::durable_handler handler;  // set on a batch's last block only
+        std::shared_ptr<lane> order;
+        steady::time_point committed;
+        steady::time_point sent;
+        steady::time_point not_before;  // retry backoff
+        std::uint32_t attempt = 0;      // publishes so far
+        bool in_flight = false;
+        bool acked = false;
+    };
+    struct lane {
+        std::deque<std::shared_ptr<entry>> entries;
+    };
+
+    explicit nats_publisher(nats_sink_options o) : options_(std::move(o)) {}
+    ~nats_publisher() { shutdown(); }
+
+    std::error_code connect();
+    void start() {
+        thread_ = std::thread([this] { run(); });
+    }
+    void shutdown();
+
+    // Takes `bytes` of nats.buffer_bytes for a batch, or says no (the bound that holds while
+    // the cluster is away). One batch is always taken when nothing is held: it could never
+    // fit later.
+    bool reserve(std::size_t bytes);
+    // Queues the blocks of a batch that reserved `reserved` bytes; on_durable runs once all
+    // are acknowledged.
+    std::error_code submit(std::vector<std::shared_ptr<entry>> blocks,
+                           sink_stream::durable_handler on_durable, std::size_t reserved);
+    std::size_t part_limit() const { return part_limit_.load(std::memory_order_relaxed); }
+    nats_sink_stats stats() const;
+    const nats_sink_options& options() const { return options_; }
+
+  private:
+    void run();
+    bool ensure_stream();
+    void publish(const std::shared_ptr<entry>& e, std::uint32_t attempt);
+    void on_ack(natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae);
+    void on_failed(const std::shared_ptr<entry>& e, std::unique_lock<std::mutex>& lock);
+    void complete_ready(const std::shared_ptr<lane>& l, std::unique_lock<std::mutex>& lock);
+    void reclaim_stale(steady::time_point now);
+    void fail_all(std::error_code ec);
+    void log_trouble(const std::string& what);
+
+    static void ack_cb(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* self) {
+        static_cast<nats_publisher*>(self)->on_ack(msg, pa, pae);
+    }
+    static void disconnected_cb(natsConnection*, void* self);
+    static void reconnected_cb(natsConnection*, void* self);
+    static void connected_cb(natsConnection*, void* self);
+
+    nats_sink_options options_;
+    natsConnection* conn_ = nullptr;
+    jsCtx* js_ = nullptr;
+    std::thread thread_;
+    std::atomic<std::size_t> part_limit_{(1u << 20) / 2};
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<std::shared_ptr<entry>> queue_;                        // to publish, in order
+    std::unordered_map<std::string, std::shared_ptr<entry>> flying_;  // by msg id
+    bool stopping_ = false;
+    nats_sink_stats stats_;
+    steady::time_point last_trouble_log_{};
+    std::uint64_t trouble_suppressed_ = 0;
+    std::atomic<bool> connected_{false};
+};
+
+std::error_code nats_publisher::connect() {
+    natsOptions* opts = nullptr;
+    natsStatus s = natsOptions_Create(&opts);
+    std::vector<const char*> urls;
+    for (const auto& u : options_.servers)
+        urls.push_back(u.c_str());
+    if (s == NATS_OK) s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
+    if (s == NATS_OK) s = natsOptions_SetName(opts, "objwired");
+    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);  // the cluster comes back
+    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
+    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
+    // A dead server is noticed in seconds, not the default two minutes.
+    if (s == NATS_OK) s = natsOptions_SetPingInterval(opts, 1000);
+    if (s == NATS_OK) s = natsOptions_SetMaxPingsOut(opts, 3);
+    // Publishes made while reconnecting wait in this buffer; beyond it they fail and the
+    // publisher retries them itself.
+    if (s == NATS_OK) s = natsOptions_SetReconnectBufSize(opts, 64 << 20);
+    if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, &disconnected_cb, this);
+    if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, &reconnected_cb, this);
+    if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(opts, true, &connected_cb, this);
+    if (s == NATS_OK && !options_.credentials_file.empty())
+        s = natsOptions_SetUserCredentialsFromFiles(opts, options_.credentials_file.c_str(),
+                                                    nullptr);
+    if (s == NATS_OK) {
+        s = natsConnection_Connect(&conn_, opts);
+        if (s == NATS_OK) {
+            connected_ = true;
+        } else if (s == NATS_NOT_YET_CONNECTED) {
+            spdlog::warn("nats: no server of {} answers yet; objects wait until one does",
+                         fmt::join(options_.servers, ","));
+            s = NATS_OK;
+        }
+    }
+    natsOptions_Destroy(opts);
+    if (s != NATS_OK) return nats_error(s);
+
+    jsOptions jo;
+    jsOptions_Init(&jo);
+    jo.Wait = std::max<std::int64_t>(options_.ack_timeout.count(), 1000);
+    // The publisher keeps its own window; the library's only has to hold it with room for
+    // attempts it has not yet given up on.
+    jo.PublishAsync.MaxPending = static_cast<std::int64_t>(options_.publish_window) * 4 + 64;
+    jo.PublishAsync.AckHandler = &ack_cb;
+    jo.PublishAsync.AckHandlerClosure = this;
+    jo.PublishAsync.StallWait = 100;
+    s = natsConnection_JetStream(&js_, conn_, &jo);
+    return s == NATS_OK ? std::error_code{} : nats_error(s);
+}
+
+void nats_publisher::disconnected_cb(natsConnection*, void* p) {
+    auto* self = static_cast<nats_publisher*>(p);
+    if (!self->connected_.exchange(false)) return;
+    std::lock_guard lock(self->mutex_);
+    if (self->stopping_) return;
+    spdlog::warn(
+        "nats: disconnected; acknowledgements wait until the cluster is back ({} blocks, {} "
+        "bytes held)",
+        self->flying_.size() + self->queue_.size(), self->stats_.buffered_bytes);
+}
+
+void nats_publisher::reconnected_cb(natsConnection* nc, void* p) {
+    auto* self = static_cast<nats_publisher*>(p);
+    {
+        std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
+        self->connected_ = true;
+    }
+    char url[256] = {0};
+    natsConnection_GetConnectedUrl(nc, url, sizeof url);
+    spdlog::info("nats: reconnected to {}", url);
+    self->wake_.notify_all();
+}
+
+void nats_publisher::connected_cb(natsConnection* nc, void* p) {
+    auto* self = static_cast<nats_publisher*>(p);
+    {
+        std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
+        self->connected_ = true;
+    }
+    char url[256] = {0};
+    natsConnection_GetConnectedUrl(nc, url, sizeof url);
+    spdlog::info("nats: connected to {}", url);
+    self->wake_.notify_all();
+}
+
+void nats_publisher::shutdown() {
+    {
+        std::lock_guard lock(mutex_);
+        if (stopping_ && !thread_.joinable() && !conn_) return;
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    // Closing first lets in-flight callbacks finish before the context goes.
+    if (conn_) natsConnection_Close(conn_);
+    if (js_) jsCtx_Destroy(js_);
+    js_ = nullptr;
+    if (conn_) natsConnection_Destroy(conn_);
+    conn_ = nullptr;
+    fail_all(std::make_error_code(std::errc::operation_canceled));
+}
+
+bool nats_publisher::ensure_stream() {
+    jsStreamInfo* si = nullptr;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s = js_GetStreamInfo(&si, js_, options_.stream.c_str(), nullptr, &jerr);
+    if (s == NATS_OK) {
+        if (si->Config && si->Config->Replicas != static_cast<int64_t>(options_.replicas))
+            spdlog::warn(
+                "nats: stream '{}' exists with {} replicas, nats.replicas says {}; used "
+                "as it is",
+                options_.stream, si->Config->Replicas, options_.replicas);
+        jsStreamInfo_Destroy(si);
+        spdlog::info("nats: publishing to stream '{}' on subject '{}'", options_.stream,
+                     options_.subject);
+    } else if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) {
+        jsStreamConfig cfg;
+        jsStreamConfig_Init(&cfg);
+        const char* subjects[] = {options_.subject.c_str()};
+        cfg.Name = options_.stream.c_str();
+        cfg.Subjects = subjects;
+        cfg.SubjectsLen = 1;
+        cfg.Storage = js_FileStorage;
+        cfg.Replicas = static_cast<int64_t>(options_.replicas);
+        cfg.Duplicates =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(options_.duplicate_window).count();
+        s = js_AddStream(&si, js_, &cfg, nullptr, &jerr);
+        if (s != NATS_OK) {
+            log_trouble(fmt::format("cannot create stream '{}': {} ({})", options_.stream,
+                                    natsStatus_GetText(s), nats_GetLastError(nullptr)));
+            return false;
+        }
+        jsStreamInfo_Destroy(si);
+        spdlog::info("nats: created stream '{}' on subject '{}' with {} replicas", options_.stream,
+                     options_.subject, options_.replicas);
+    } else {
+        log_trouble(
+            fmt::format("cannot look up stream '{}': {}", options_.stream, natsStatus_GetText(s)));
+        return false;
+    }
+    const auto max_payload = natsConnection_GetMaxPayload(conn_);
+    if (max_payload > 0)
+        part_limit_ = std::max<std::size_t>(
+            (static_cast<std::size_t>(max_payload) - header_allowance) / 2, 4096);
+    std::lock_guard lock(mutex_);
+    stats_.stream_ready = true;
+    return true;
+}
+
+bool nats_publisher::reserve(std::size_t bytes) {
+    std::unique_lock lock(mutex_);
+    if (stats_.buffered_bytes > 0 && stats_.buffered_bytes + bytes > options_.buffer_bytes) {
+        ++stats_.refused_batches;
+        const auto held = stats_.buffered_bytes;
+        lock.unlock();
+        log_trouble(
+            fmt::format("{} bytes wait for JetStream (nats.buffer_bytes = {}): a batch "
+                        "of {} bytes waits, its connection paused",
+                        held, options_.buffer_bytes, bytes));
+        return false;
+    }
+    stats_.buffered_bytes += bytes;
+    return true;
+}
+
+std::error_code nats_publisher::submit(std::vector<std::shared_ptr<entry>> blocks,
+                                       sink_stream::durable_handler on_durable,
+                                       std::size_t reserved) {
+    std::size_t bytes = 0;
+    for (const auto& b : blocks)
+        bytes += b->bytes.size();
+    std::unique_lock lock(mutex_);
+    stats_.buffered_bytes = stats_.buffered_bytes + bytes - reserved;
+    if (stopping_) {
+        stats_.buffered_bytes -= bytes;
+        return std::make_error_code(std::errc::operation_canceled);
+    }
+    const auto now = steady::now();
+    blocks.back()->handler = std::move(on_durable);
+    for (auto& b : blocks) {
+        b->committed = now;
+        b->order->entries.push_back(b);
+        queue_.push_back(std::move(b));
+    }
+    lock.unlock();
+    wake_.notify_one();
+    return {};
+}
+
+void nats_publisher::run() {
+    auto backoff = std::chrono::milliseconds(100);
+    std::unique_lock lock(mutex_);
+    while (!stopping_ && !stats_.stream_ready) {
+        lock.unlock();
+        const bool ok = connected_ && ensure_stream();
+        lock.lock();
+        if (ok) break;
+        wake_.wait_for(lock, backoff);
+        backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+    }
+    while (!stopping_) {
+        const auto now = steady::now();
+        reclaim_stale(now);
+        std::shared_ptr<entry> next;
+        // While disconnected nothing new goes out: libnats would only pile publishes (and
+        // their retries) into its reconnect buffer.
+        if (connected_ && flying_.size() < options_.publish_window && !queue_.empty() &&
+            queue_.front()->not_before <= now)
+            next = queue_.front();
+        if (!next) {
+            // Woken by a submit, an ack (window space), or the next retry's time.
+            auto until = now + options_.ack_timeout;
+            if (connected_ && !queue_.empty() && flying_.size() < options_.publish_window)
+                until = std::min(until, queue_.front()->not_before);
+            wake_.wait_until(lock, until);
+            continue;
+        }
+        queue_.pop_front();
+        next->in_flight = true;
+        next->sent = now;
+        const auto attempt = ++next->attempt;
+        if (attempt > 1) ++stats_.retries;
+        ++stats_.publishes;
+        flying_[next->msg_id] = next;
+        stats_.window_in_use = flying_.size();
+        stats_.window_peak = std::max(stats_.window_peak, stats_.window_in_use);
+        lock.unlock();
+        publish(next, attempt);
+        lock.lock();
+    }
+}
+
+void nats_publisher::publish(const std::shared_ptr<entry>& e, std::uint32_t attempt) {
+    natsMsg* msg = nullptr;
+    natsStatus s = natsMsg_Create(&msg, options_.subject.c_str(), nullptr,
+                                  reinterpret_cast<const char*>(e->bytes.data()),
+                                  static_cast<int>(e->bytes.size()));
+    const auto attempt_text = std::to_string(attempt);
+    if (s == NATS_OK) s = natsMsgHeader_Set(msg, msg_id_header, e->msg_id.c_str());
+    if (s == NATS_OK) s = natsMsgHeader_Set(msg, attempt_header, attempt_text.c_str());
+    if (s == NATS_OK) {
+        jsPubOptions po;
+        jsPubOptions_Init(&po);
+        po.MaxWait = options_.ack_timeout.count();
+        s = js_PublishMsgAsync(js_, &msg, &po);  // takes msg on success
+    }
+    if (msg) natsMsg_Destroy(msg);
+    if (s == NATS_OK) return;
+    std::unique_lock lock(mutex_);
+    ++stats_.publish_errors;
+    lock.unlock();
+    log_trouble(fmt::format("publishing block {} failed: {}; it is retried", e->msg_id,
+                            natsStatus_GetText(s)));
+    lock.lock();
+    if (e->in_flight && e->attempt == attempt) on_failed(e, lock);
+}
+
+void nats_publisher::on_ack(natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae) {
+    const char* id = nullptr;
+    const char* attempt_text = nullptr;
+    if (!msg || natsMsgHeader_Get(msg, msg_id_header, &id) != NATS_OK || !id) return;
+    natsMsgHeader_Get(msg, attempt_header, &attempt_text);
+    const auto attempt = attempt_text ? std::strtoul(attempt_text, nullptr, 10) : 0;
+    std::unique_lock lock(mutex_);
+    auto it = flying_.find(id);
+    if (it == flying_.end()) return;  // already acknowledged by another attempt
+    auto e = it->second;
+    if (pa && !pae) {
+        flying_.erase(it);
+        e->in_flight = false;
+        e->acked = true;
+        ++stats_.blocks_acked;
+        stats_.bytes_acked += e->bytes.size();
+        if (pa->Duplicate) ++stats_.duplicates;
+        const auto ns = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now() - e->committed)
+                .count());
+        ++stats_.latency_count;
+        stats_.latency_sum_ns += ns;
+        stats_.latency_max_ns = std::max(stats_.latency_max_ns, ns);
+        stats_.window_in_use = flying_.size();
+        complete_ready(e->order, lock);
+        wake_.notify_one();
+        return;
+    }
+    ++stats_.publish_errors;
+    if (attempt != e->attempt) return;  // an earlier attempt's failure: the new one is out
+    const std::string why =
+        pae ? fmt::format("{}{}{}", natsStatus_GetText(pae->Err), pae->ErrText ? ": " : "",
+                          pae->ErrText ? pae->ErrText : "")
+            : std::string("no acknowledgement");
+    lock.unlock();
+    log_trouble(
+        fmt::format("JetStream did not acknowledge block {} ({}); it is retried", e->msg_id, why));
+    lock.lock();
+    if (e->in_flight && e->attempt == attempt) on_failed(e, lock);
+}
+
+// Back to the head of the queue after a pause: the block is republished with its msg id.
+void nats_publisher::on_failed(const std::shared_ptr<entry>& e, std::unique_lock<std::mutex>&) {
+    flying_.erase(e->msg_id);
+    e->in_flight = false;
+    stats_.window_in_use = flying_.size();
+    const auto pause = std::chrono::milliseconds(std::min<std::uint32_t>(e->attempt, 10) * 100);
+    e->not_before = steady::now() + pause;
+    queue_.push_front(e);
+    wake_.notify_one();
+}
+
+// A publish whose answer never came (the library normally reports a timeout itself) is
+// republished after twice the ack timeout.
+void nats_publisher::reclaim_stale(steady::time_point now) {
+    const auto limit = 2 * options_.ack_timeout + std::chrono::seconds(1);
+    std::vector<std::shared_ptr<entry>> stale;
+    for (const auto& [id, e] : flying_)
+        if (now - e->sent > limit) stale.push_back(e);
+    for (auto& e : stale) {
+        flying_.erase(e->msg_id);
+        e->in_flight = false;
+        e->not_before = now;
+        queue_.push_front(e);
+    }
+    stats_.window_in_use = flying_.size();
+}
+
+// Completes the connection's batches whose blocks are all acknowledged, in commit order.
+void nats_publisher::complete_ready(const std::shared_ptr<lane>& l,
+                                    std::unique_lock<std::mutex>& lock) {
+    std::vector<sink_stream::durable_handler> done;
+    while (!l->entries.empty() && l->entries.front()->acked) {
+        auto& e = l->entries.front();
+        stats_.buffered_bytes -= e->bytes.size();
+        if (e->handler) done.push_back(std::move(e->handler));
+        l->entries.pop_front();
+    }
+    if (done.empty()) return;
+    lock.unlock();
+    for (auto& h : done)
+        h({});
+    lock.lock();
+}
+
+void nats_publisher::fail_all(std::error_code ec) {
+    std::vector<sink_stream::durable_handler> failed;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto* list : {&queue_})
+            for (auto& e : *list)
+                if (e->handler) failed.push_back(std::move(e->handler));
+        for (auto& [id, e] : flying_)
+            if (e->handler) failed.push_back(std::move(e->handler));
+        queue_.clear();
+        flying_.clear();
+    }
+    if (!failed.empty())
+        spdlog::warn(
+            "nats: closing with {} batches JetStream has not acknowledged; their "
+            "senders get no ack",
+            failed.size());
+    for (auto& h : failed)
+        h(ec);
+}
+
+// Trouble is logged at most once a second, with how many lines were left out meanwhile.
+void nats_publisher::log_trouble(const std::string& what) {
+    std::unique_lock lock(mutex_);
+    const auto now = steady::now();
+    if (now - last_trouble_log_ < std::chrono::seconds(1)) {
+        ++trouble_suppressed_;
+        return;
+    }
+    const auto suppressed = std::exchange(trouble_suppressed_, 0);
+    last_trouble_log_ = now;
+    lock.unlock();
+    if (suppressed)
+        spdlog::warn("nats: {} (and {} similar since the last report)", what, suppressed);
+    else
+        spdlog::warn("nats: {}", what);
+}
+
+nats_sink_stats nats_publisher::stats() const {
+    std::lock_guard lock(mutex_);
+    auto s = stats_;
+    s.connected = connected_;
+    char url[256] = {0};
+    if (conn_ && natsConnection_GetConnectedUrl(conn_, url, sizeof url) == NATS_OK)
+        s.connected_url = url;
+    s.window_limit = options_.publish_window;
+    s.buffer_limit = options_.buffer_bytes;
+    return s;
+}
+
+// ---- one connection's stream ----------------------------------------------------------------
+
+namespace {
+
+class nats_stream final : public sink_stream {
+  public:
+    nats_stream(std::shared_ptr<nats_publisher> p, const std::string& sender_id)
+        : publisher_(std::move(p)),
+          sender_id_(sender_id),
+          prefix_(nats_sender_key(sender_id) + ":" + random_hex64()),
+          lane_(std::make_shared<nats_publisher::lane>()) {
+        parts_.emplace_back(sender_id_);
+    }
+
+    std::error_code add(const message& m) override {
+        if (!parts_[used_ - 1].empty() && parts_[used_ - 1].bytes() >= publisher_->part_limit()) {
+            if (used_ == parts_.size()) parts_.emplace_back(sender_id_);
+            ++used_;
+        }
+        return parts_[used_ - 1].add(m);
+    }
+    bool empty() const override { return used_ == 1 && parts_[0].empty(); }
+    std::size_t bytes() const override {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < used_; ++i)
+            n += parts_[i].bytes();
+        return n;
+    }
+
+    // A block's first offset counts the objects this connection published before it, so a
+    // reader can tell that a connection's blocks are all there.
+    std::error_code commit(std::uint64_t first_sequence, std::uint64_t last_sequence,
+                           durable_handler on_durable) override {
+        // A full buffer answers like a full disk under the journal: the batch stays open and
+        // the session stops reading and acknowledging, then commits it again (the same msg
+        // ids) until it fits (daemon/session_limits.cpp).
+        const auto reserved = bytes();
+        if (!publisher_->reserve(reserved))
+            return std::make_error_code(std::errc::no_space_on_device);
+        std::vector<std::shared_ptr<nats_publisher::entry>> blocks;
+        const auto stamp = now_ms();
+        auto offset = offset_;
+        for (std::size_t i = 0; i < used_; ++i) {
+            auto span = parts_[i].finish(first_sequence, last_sequence, stamp);
+            seal_journal_block(span, offset);
+            offset += parts_[i].messages();
+            auto e = std::make_shared<nats_publisher::entry>();
+            e->bytes.assign(span.begin(), span.end());
+            e->msg_id =
+                nats_msg_id(prefix_, first_sequence, last_sequence, static_cast<std::uint32_t>(i),
+                            static_cast<std::uint32_t>(used_));
+            e->order = lane_;
+            blocks.push_back(std::move(e));
+            parts_[i].clear();
+        }
+        used_ = 1;
+        auto ec = publisher_->submit(std::move(blocks), std::move(on_durable), reserved);
+        if (!ec) offset_ = offset;
+        return ec;
+    }
+
+  private:
+    std::shared_ptr<nats_publisher> publisher_;
+    std::string sender_id_;
+    std::string prefix_;
+    std::shared_ptr<nats_publisher::lane> lane_;
+    std::vector<journal_block_writer> parts_;
+    std::size_t used_ = 1;
+    std::uint64_t offset_ = 0;
+};
+
+}  // namespace
+
+// ---- the sink -------------------------------------------------------------------------------
+
+std::string nats_sender_key(const std::string& sender_id) {
+    if (sender_id.empty()) return "anon";
+    const bool plain = sender_id.size() <= 64 &&
+                       std::all_of(sender_id.begin(), sender_id.end(), [](unsigned char c) {
+                           return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+                       });
+    if (plain) return sender_id;
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a
+    for (unsigned char c : sender_id) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return fmt::format("h{:016x}", h);
+}
+
+std::string nats_msg_id(const std::string& stream_prefix, std::uint64_t first_sequence,
+                        std::uint64_t last_sequence, std::uint32_t part, std::uint32_t parts) {
+    if (parts <= 1) return fmt::format("{}:{}-{}", stream_prefix, first_sequence, last_sequence);
+    return fmt::format("{}:{}-{}.{}", stream_prefix, first_sequence, last_sequence, part);
+}
+
+nats_sink_options nats_options_from(const config::daemon_settings& s) {
+    nats_sink_options o;
+    o.servers = split_servers(s.nats_servers);
+    o.subject = s.nats_subject;
+    o.stream = s.nats_stream;
+    o.replicas = s.nats_replicas;
+    o.credentials_file = s.nats_credentials_file;
+    o.publish_window = s.nats_publish_window;
+    o.buffer_bytes = s.nats_buffer_bytes;
+    o.ack_timeout = s.nats_ack_timeout;
+    o.duplicate_window = s.nats_duplicate_window;
+    return o;
+}
+
+std::unique_ptr<nats_sink> nats_sink::open(nats_sink_options options, std::error_code& ec) {
+    if (options.servers.empty()) {
+        ec = std::make_error_code(std::errc::invalid_argument);
+        spdlog::error("nats: nats.servers names no server");
+        return nullptr;
+    }
+    auto p = std::make_shared<nats_publisher>(std::move(options));
+    if ((ec = p->connect())) {
+        spdlog::error("nats: cannot connect to {}: {} ({})", fmt::join(p->options().servers, ","),
+                      ec.message(), nats_GetLastError(nullptr));
+        return nullptr;
+    }
+    p->start();
+    return std::unique_ptr<nats_sink>(new nats_sink(std::move(p)));
+}
+
+nats_sink::~nats_sink() {
+    publisher_->shutdown();
+}
+
+std::string nats_sink::describe() const {
+    const auto& o = publisher_->options();
+    return fmt::format("nats:{}@{}", o.stream, fmt::join(o.servers, ","));
+}
+
+std::unique_ptr<sink_stream> nats_sink::open_stream(const std::string& sender_id) {
+    return std::make_unique<nats_stream>(publisher_, sender_id);
+}
+
+nats_sink_stats nats_sink::stats() const {
+    return publisher_->stats();
+}
+
+std::string nats_metrics_text(const nats_sink_stats& s) {
+    std::string out;
+    auto one = [&](const char* name, const char* type, const char* help, auto value) {
+        out += fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n{0} {3}\n", name, help, type, value);
+    };
+    one("objwire_nats_connected", "gauge", "1 while connected to a NATS server.",
+        s.connected ? 1 : 0);
+    one("objwire_nats_blocks_acked_total", "counter", "Blocks JetStream acknowledged.",
+        s.blocks_acked);
+    one("objwire_nats_bytes_acked_total", "counter", "Bytes of blocks JetStream acknowledged.",
+        s.bytes_acked);
+    one("objwire_nats_publishes_total", "counter", "Block publishes, retries included.",
+        s.publishes);
+    one("objwire_nats_retries_total", "counter",
+        "Blocks published again after a timeout, an error or a lost server.", s.retries);
+    one("objwire_nats_duplicates_total", "counter",
+        "Acks JetStream flagged as duplicate (a retry of a stored block).", s.duplicates);
+    one("objwire_nats_publish_errors_total", "counter",
+        "Failed publishes and negative or missing acks.", s.publish_errors);
+    one("objwire_nats_window_in_use", "gauge", "Blocks published and not yet acknowledged.",
+        s.window_in_use);
+    one("objwire_nats_window_peak", "gauge", "Most blocks unacknowledged at once.", s.window_peak);
+    one("objwire_nats_window_limit", "gauge", "nats.publish_window.", s.window_limit);
+    one("objwire_nats_buffered_bytes", "gauge", "Bytes of blocks held for JetStream.",
+        s.buffered_bytes);
+    one("objwire_nats_buffer_limit_bytes", "gauge", "nats.buffer_bytes.", s.buffer_limit);
+    one("objwire_nats_refused_batches_total", "counter",
+        "Batch commits that waited because nats.buffer_bytes was full.", s.refused_batches);
+    one("objwire_nats_publish_latency_seconds_sum", "counter",
+        "Commit to JetStream ack, summed over blocks.",
+        static_cast<double>(s.latency_sum_ns) / 1e9);
+    one("objwire_nats_publish_latency_seconds_count", "counter", "Blocks timed.", s.latency_count);
+    one("objwire_nats_publish_latency_seconds_max", "gauge", "Longest commit to ack so far.",
+        static_cast<double>(s.latency_max_ns) / 1e9);
+    return out;
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,23 @@
+// The daemon's TLS settings ([tls]) turned into an OpenSSL context, once at start: TLS 1.2 or
+// newer, the certificate chain and key, and with client_ca_file the demand for a client
+// certificate signed by one of its CAs (docs/SECURITY.md, "Access").
+#pragma once
+
+#include <asio/ssl.hpp>
+#include <memory>
+#include <string>
+
+#include "config/settings.hpp"
+
+namespace objwire::daemon {
+
+// Null with `why` empty when [tls] is off; null with `why` saying what is wrong when the
+// settings or the files are unusable.
+std::unique_ptr<asio::ssl::context> make_tls_context(const config::daemon_settings& s,
+                                                     std::string& why);
+
+// The reason OpenSSL gives for the last failure on this thread ("certificate verify
+// failed", "peer did not return a certificate"), or `fallback`.
+std::string last_tls_error(const std::string& fallback);
+
+}  // namespace objwire::daemon

@@ -1,0 +1,88 @@
+// Counts what one phase of the codec costs per object, for the CI guard
+// (tests/bench/instruction_guard.sh): generates N messages of a workload, encodes them into
+// 64 KiB batches and decodes them, and has callgrind count only the phase asked for. Run
+// alone it just checks the round trip; under
+//   valgrind --tool=callgrind --instr-atstart=no codec_instructions person 200000 encode
+// the callgrind output holds the instructions of that phase only.
+#include <valgrind/callgrind.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/workloads.hpp"
+#include "proto/decoder.hpp"
+#include "proto/encoder.hpp"
+
+namespace {
+
+using namespace objwire;
+
+std::vector<message> generate(std::string_view workload, std::uint64_t n) {
+    auto w = workloads::make(workload);
+    std::vector<message> messages(n);
+    for (auto& m : messages)
+        w->next(m);
+    return messages;
+}
+
+std::vector<byte_buffer> encode_all(const std::vector<message>& messages, bool count) {
+    stream_encoder enc{encoder_options{}};
+    std::vector<byte_buffer> batches(1);
+    if (count) CALLGRIND_START_INSTRUMENTATION;
+    for (const auto& m : messages) {
+        if (batches.back().size() >= 64 * 1024) batches.emplace_back();
+        if (enc.encode(m, batches.back())) std::abort();
+    }
+    if (count) CALLGRIND_STOP_INSTRUMENTATION;
+    return batches;
+}
+
+std::uint64_t decode_all(const std::vector<byte_buffer>& batches, bool count) {
+    stream_decoder dec{decoder_limits{}};
+    std::uint64_t decoded = 0;
+    message out;
+    if (count) CALLGRIND_START_INSTRUMENTATION;
+    for (const auto& b : batches) {
+        byte_reader in(b.span());
+        dec.begin_frame();
+        bool got = false;
+        while (!in.at_end()) {
+            if (dec.next(in, out, got)) std::abort();
+            decoded += got;
+        }
+    }
+    if (count) CALLGRIND_STOP_INSTRUMENTATION;
+    return decoded;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: codec_instructions WORKLOAD COUNT encode|decode\n");
+        return 1;
+    }
+    const std::string_view phase = argv[3];
+    if (phase != "encode" && phase != "decode") {
+        std::fprintf(stderr, "codec_instructions: phase must be encode or decode\n");
+        return 1;
+    }
+    const auto n = std::strtoull(argv[2], nullptr, 10);
+    const auto messages = generate(argv[1], n);
+    const auto batches = encode_all(messages, phase == "encode");
+    std::uint64_t bytes = 0;
+    for (const auto& b : batches)
+        bytes += b.size();
+    const auto decoded = decode_all(batches, phase == "decode");
+    if (decoded != n) {
+        std::fprintf(stderr, "codec_instructions: decoded %llu of %llu\n",
+                     static_cast<unsigned long long>(decoded), static_cast<unsigned long long>(n));
+        return 1;
+    }
+    std::printf("%s %llu objects, %.2f bytes/object\n", argv[1], static_cast<unsigned long long>(n),
+                static_cast<double>(bytes) / static_cast<double>(n));
+    return 0;
+}

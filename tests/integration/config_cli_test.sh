@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The CLI's configuration and bad-input messages as a user meets them: transient fields from
+# a file, the environment and a flag (checked in what the daemon stored), `config check` and
+# `config show`, and each bad input's message naming the place and the fix, with exit code 4.
+set -euo pipefail
+objwired=$1
+objwire=$2
+dir=$(mktemp -d)
+trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
+source "$(dirname "$0")/daemon_helpers.sh"
+cd "$dir"
+
+# expect_error RC PATTERN COMMAND...: COMMAND exits RC and its stderr matches PATTERN (grep -E).
+expect_error() {
+  local want=$1 pattern=$2 rc=0
+  shift 2
+  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, want $want: $(cat "$dir/err")"
+  grep -Eq -- "$pattern" "$dir/err" || fail "'$*' said: $(cat "$dir/err"), want /$pattern/"
+}
+
+start_daemon "$dir/log" "$dir/data"
+to="127.0.0.1:$port"
+
+# ---- transient fields: never sent, so the daemon stores the records without them.
+echo '{"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":1}' >person.jsonl
+printf '[types.Person]\ntransient = ["surname"]\n' >transient.toml
+"$objwire" send person.jsonl --to "$to" -c transient.toml 2>err || fail "send -c exited $?: $(cat err)"
+OBJWIRE_TYPES_TRANSIENT=Person.age "$objwire" send person.jsonl --to "$to" 2>err ||
+  fail "send with OBJWIRE_TYPES_TRANSIENT exited $?: $(cat err)"
+# The flag overrides the file's list for Person.
+"$objwire" send person.jsonl --to "$to" -c transient.toml --transient Person.firstName,Person.age \
+  2>err || fail "send --transient exited $?: $(cat err)"
+"$objwire" send person.jsonl --to "$to" 2>err || fail "plain send exited $?: $(cat err)"
+kill -TERM $daemon
+wait $daemon || fail "daemon exited $? on SIGTERM"
+"$objwired" --data-dir "$dir/data" --dump-journal >stored.jsonl 2>err || fail "dump: $(cat err)"
+cat >want.jsonl <<'JSON'
+{"$type":"Person","firstName":"Heinz","age":1}
+{"$type":"Person","firstName":"Heinz","surname":"Kabutz"}
+{"$type":"Person","surname":"Kabutz"}
+{"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":1}
+JSON
+diff want.jsonl stored.jsonl >diff.txt || fail "stored objects differ: $(cat diff.txt)"
+# decode reads the daemon's journal segments directly and agrees with --dump-journal.
+"$objwire" decode "$dir"/data/journal-*.owj -o decoded.jsonl 2>err || fail "decode of segments: $(cat err)"
+diff stored.jsonl decoded.jsonl >diff.txt || fail "decoded segments differ: $(cat diff.txt)"
+
+# ---- config check: exit 0 for good files, 4 with FILE:LINE:COLUMN and the fix.
+"$objwire" config check transient.toml >out || fail "config check of a good file exited $?"
+grep -q "transient.toml: ok (objwire settings)" out || fail "config check said: $(cat out)"
+printf '[batch]\nlinger_ms = 5\n' >typo.toml
+expect_error 4 "^typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
+  "$objwire" config check typo.toml
+printf '[types.Person]\ntransient = "surname"\n' >scalar.toml
+expect_error 4 "^scalar.toml:2:13: 'types.Person.transient' must be an array of strings" \
+  "$objwire" config check scalar.toml
+printf '[batch]\nmax_bytes = true\n' >type.toml
+expect_error 4 "^type.toml:2:13: 'batch.max_bytes' must be a size \(an integer number of bytes or a string like \"64KiB\"\), got boolean" \
+  "$objwire" config check type.toml
+printf '[batch]\nmax_bytes = "1GiB"\n' >range.toml
+expect_error 4 "^range.toml:2:13: 'batch.max_bytes' = \"1GiB\" is out of range \(allowed 1KiB..16MiB\)" \
+  "$objwire" config check range.toml
+# A daemon file is recognised by its name, or by --daemon; the wrong program is pointed out.
+printf '[server]\nlisten = "127.0.0.1:9"\n' >objwired-test.toml
+"$objwire" config check objwired-test.toml >out || fail "daemon file check exited $?"
+grep -q "ok (objwired settings)" out || fail "daemon file check said: $(cat out)"
+cp objwired-test.toml other.toml
+expect_error 4 "other.toml is a valid objwired config: check it with --daemon" \
+  "$objwire" config check other.toml
+"$objwire" config check --daemon other.toml >out || fail "config check --daemon exited $?"
+expect_error 4 "^OBJWIRE_BATCH_LINGER: 'batch.linger': " \
+  env OBJWIRE_BATCH_LINGER=5parsecs "$objwire" config check
+expect_error 4 "^OBJWIRE_TYPES_TRANSIENT: .*must be TYPE.FIELD, e.g. \"Person.surname\"" \
+  env OBJWIRE_TYPES_TRANSIENT=surname "$objwire" config check
+# The same messages stop send before it connects.
+expect_error 1 "typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
+  "$objwire" send person.jsonl --to "$to" -c typo.toml
+
+# ---- config show: every value with its origin.
+printf '# mine\n[batch]\nlinger = "1ms"\n\n[types.Person]\ntransient = ["age"]\n' >mine.toml
+OBJWIRE_BATCH_MAX_BYTES=128KiB "$objwire" config show -c mine.toml --to 10.0.0.1:99 \
+  --set compression.policy=never >out || fail "config show exited $?"
+for want in 'linger = "1ms" *# mine.toml:3$' 'max_bytes = "128KiB" *# OBJWIRE_BATCH_MAX_BYTES$' \
+  'to = "10.0.0.1:99" *# --to$' 'policy = "never" *# --set compression.policy$' \
+  'transient = \["age"\] *# mine.toml:6$' 'connect_timeout = "5s" *# default$' '^\[types.Person\]$'; do
+  grep -Eq -- "$want" out || fail "config show lacks /$want/: $(cat out)"
+done
+"$objwire" config show --daemon >out || fail "config show --daemon exited $?"
+grep -q '^listen = "127.0.0.1:7878" *# default$' out || fail "config show --daemon: $(cat out)"
+
+# ---- bad JSON lines: FILE:LINE:COLUMN, what is wrong and what to do; exit 4.
+printf '{"a":1}\n{"a":[1,2\n' >truncated.jsonl
+expect_error 4 "^objwire: truncated.jsonl:2:10: truncated JSON: the line ends before every object and array is closed" \
+  "$objwire" encode truncated.jsonl -o x.owj
+printf '{"a":"x\xffy"}\n' >utf8.jsonl
+expect_error 4 "^objwire: utf8.jsonl:1:8: invalid UTF-8: byte 0xFF .*\(the text must be UTF-8 encoded\)" \
+  "$objwire" encode utf8.jsonl -o x.owj
+printf '{"a":{"$ref":7}}\n' >ref.jsonl
+expect_error 4 '^objwire: ref.jsonl:1:14: unknown \$ref 7 \(no object with "\$id": 7 in this line\)' \
+  "$objwire" encode ref.jsonl -o x.owj
+# --on-error skip goes on and counts.
+cat person.jsonl truncated.jsonl utf8.jsonl >mixed.jsonl
+expect_error 4 "skipped 2 bad lines" "$objwire" encode mixed.jsonl -o mixed.owj --on-error skip
+"$objwire" decode mixed.owj >out || fail "decode of the skipped file exited $?"
+[ "$(wc -l <out)" -eq 2 ] || fail "decode of the skipped file: $(cat out)"
+# decode names what it reads when given something else.
+expect_error 4 "^objwire: person.jsonl: at byte 0: not a journal block \(bad magic\) - decode reads files written by \`objwire encode\`" \
+  "$objwire" decode person.jsonl
+head -c 60 mixed.owj >torn.owj
+expect_error 4 "^objwire: torn.owj: at byte 0: the last 60 bytes are not a whole block" \
+  "$objwire" decode torn.owj
+echo "config_cli: ok"

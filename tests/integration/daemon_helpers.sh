@@ -1,0 +1,28 @@
+# Shared by the shell tests: start objwired on 127.0.0.1 with a free port, and fail with the
+# daemon's logs. Source it after setting $objwired and $dir (the test's scratch directory).
+
+# fail MESSAGE: prints it and every daemon log in $dir, then exits 1.
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$dir"/log*; do
+    [ -f "$log" ] && { echo "--- daemon log $log:" >&2; cat "$log" >&2; }
+  done
+  exit 1
+}
+
+# start_daemon LOG DATA_DIR [ARGS...]: starts objwired on 127.0.0.1 port 0 and waits (at most
+# 10 s) for it to log its port. Sets $daemon (its pid) and $port. Environment variables put
+# before the call (OBJWIRE_SINK_KIND=jsonl start_daemon ...) reach the daemon.
+start_daemon() {
+  local log=$1 data=$2
+  shift 2
+  "$objwired" --listen 127.0.0.1:0 --data-dir "$data" "$@" 2>"$log" &
+  daemon=$!
+  port=""
+  for _ in $(seq 100); do
+    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" 2>/dev/null | cut -d: -f2 || true)
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  fail "daemon did not log its port"
+}

@@ -1,0 +1,225 @@
+// The daemon's metrics as operators see them: over HTTP (GET /metrics), through the stats
+// role (`objwire stats`), after traffic, bad peers and a SIGHUP-style reload.
+#include <gtest/gtest.h>
+
+#include <spdlog/spdlog.h>
+
+#include <asio.hpp>
+#include <string>
+
+#include "bad_peer.hpp"
+#include "client/connection.hpp"
+#include "client/stats_client.hpp"
+#include "client/workloads.hpp"
+#include "daemon/metrics_http.hpp"
+#include "daemon/metrics_text.hpp"
+#include "daemon_fixture.hpp"
+
+namespace objwire::test {
+namespace {
+
+class Metrics : public daemon_fixture {
+  protected:
+    void send_persons(std::size_t n, const std::string& compression = "never") {
+        auto s = client_settings();
+        s.compression_policy = compression;
+        client::connection c(s, "metrics-test");
+        ASSERT_FALSE(c.open()) << c.last_error();
+        auto w = workloads::make("person");
+        message m;
+        for (std::size_t i = 0; i < n; ++i) {
+            w->next(m);
+            ASSERT_FALSE(c.send(m)) << c.last_error();
+        }
+        ASSERT_FALSE(c.close()) << c.last_error();
+    }
+    // The value of an unlabelled sample, or of the sample with exactly `labels`.
+    static double value(const std::string& text, const std::string& name,
+                        std::map<std::string, std::string> labels = {}) {
+        for (const auto& s : client::parse_prometheus(text))
+            if (s.name == name && s.labels == labels) return s.value;
+        ADD_FAILURE() << name << " not in:\n" << text;
+        return -1;
+    }
+    // One HTTP exchange with the metrics endpoint: what it answered to `request`.
+    std::string http(const std::string& request) {
+        asio::io_context io;
+        asio::ip::tcp::socket socket(io);
+        socket.connect(server().metrics_endpoint());
+        asio::write(socket, asio::buffer(request));
+        std::string answer;
+        std::error_code ec;
+        char block[4096];
+        for (int i = 0; i < 10000; ++i) {  // bounded: the endpoint closes after one answer
+            const auto n = socket.read_some(asio::buffer(block), ec);
+            if (ec) break;
+            answer.append(block, n);
+        }
+        return answer;
+    }
+};
+
+TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
+    start();
+    send_persons(5000);
+    // The sender has its goodbye; its session may still be closing (bounded wait).
+    for (int i = 0; i < 500 && server().counters().connections_open > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    client::stats_answer a;
+    std::string why;
+    ASSERT_FALSE(client::fetch_stats(client_settings(), a, why)) << why;
+    EXPECT_EQ(a.server_name, "objwired");
+    EXPECT_NE(a.sink.find("journal"), std::string::npos) << a.sink;
+    const auto& t = a.text;
+    EXPECT_EQ(value(t, "objwire_objects_in_total"), 5000);
+    // The stats connection itself is the one open now.
+    EXPECT_EQ(value(t, "objwire_connections_open"), 1);
+    EXPECT_EQ(value(t, "objwire_connections_total"), 2);
+    const double frames = value(t, "objwire_frames_in_total");
+    EXPECT_GE(frames, 1);
+    // Every frame was acknowledged, each ack timed once per read that completed frames.
+    const double acks = value(t, "objwire_ack_latency_seconds_count");
+    EXPECT_GE(acks, 1);
+    EXPECT_LE(acks, frames);
+    EXPECT_EQ(value(t, "objwire_ack_latency_seconds_bucket", {{"le", "+Inf"}}), acks);
+    // Person repeats its type and names: the table hits on nearly every object.
+    EXPECT_GT(value(t, "objwire_table_hits_total"), 4000);
+    // The sender's table is gone with its connection.
+    EXPECT_EQ(value(t, "objwire_table_bytes"), 0);
+    EXPECT_GT(value(t, "objwire_sink_bytes_total", {{"sink", "journal"}}), 5000);
+    EXPECT_GT(value(t, "objwire_bytes_in_total"),
+              value(t, "objwire_sink_bytes_total", {{"sink", "journal"}}) / 100);
+    EXPECT_EQ(value(t, "objwire_frames_compressed_total"), 0);
+}
+
+TEST_F(Metrics, CompressedFramesAndTheirRatioAreCounted) {
+    start();
+    send_persons(20000, "always");
+    const std::string t = daemon::render_prometheus(server());
+    const double compressed = value(t, "objwire_frames_compressed_total");
+    EXPECT_GE(compressed, 1);
+    EXPECT_EQ(compressed, value(t, "objwire_frames_in_total"));
+    EXPECT_GT(value(t, "objwire_decompressed_bytes_total"),
+              value(t, "objwire_compressed_bytes_total"));
+    EXPECT_GT(value(t, "objwire_compression_ratio"), 1.0);
+}
+
+TEST_F(Metrics, ErrorsAreCountedByKind) {
+    start();
+    {
+        raw_peer bad(port(), false);
+        const std::uint8_t garbage[24] = {0x4f, 0x42};  // not a frame header
+        bad.send(garbage);
+        while (bad.read_frame().header.kind != frame_kind{}) {
+        }
+    }
+    {
+        raw_peer bad(port());
+        byte_buffer payload;
+        bad.send_frame(frame_kind::data, 7, payload.span());  // sequence 1 expected
+        while (bad.read_frame().header.kind != frame_kind{}) {
+        }
+    }
+    // The session counts its error as it closes, after the peer saw the error frame.
+    std::string t;
+    for (int i = 0; i < 200; ++i) {
+        t = daemon::render_prometheus(server());
+        if (t.find("kind=\"bad_sequence\"") != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(value(t, "objwire_errors_total", {{"kind", "bad_sequence"}}), 1);
+    double frame_errors = 0;
+    for (const auto& s : client::parse_prometheus(t))
+        if (s.name == "objwire_errors_total" && s.labels.at("kind") != "bad_sequence")
+            frame_errors += s.value;
+    EXPECT_EQ(frame_errors, 1) << t;
+}
+
+TEST_F(Metrics, HttpEndpointServesPrometheusTextAndNothingElse) {
+    settings_.metrics_listen = "127.0.0.1:0";
+    start();
+    send_persons(100);
+    ASSERT_NE(server().metrics_endpoint().port(), 0);
+    const auto ok = http("GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(ok.starts_with("HTTP/1.0 200 OK\r\n")) << ok;
+    EXPECT_NE(ok.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
+    const auto body = ok.substr(ok.find("\r\n\r\n") + 4);
+    EXPECT_NE(ok.find("Content-Length: " + std::to_string(body.size()) + "\r\n"),
+              std::string::npos);
+    EXPECT_EQ(value(body, "objwire_objects_in_total"), 100);
+    EXPECT_NE(body.find("# TYPE objwire_ack_latency_seconds histogram"), std::string::npos);
+
+    EXPECT_TRUE(http("GET / HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 404 "));
+    EXPECT_TRUE(http("POST /metrics HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 405 "));
+    // A request head that never ends is cut at the size bound.
+    const std::string huge =
+        "GET /metrics HTTP/1.0\r\nX: " + std::string(daemon::metrics_http::max_request_bytes, 'a');
+    EXPECT_TRUE(http(huge).starts_with("HTTP/1.0 431 "));
+}
+
+TEST(MetricsHttpAnswer, ParsesTheRequestLineOnly) {
+    auto render = [] { return std::string("objwire_up 1\n"); };
+    EXPECT_TRUE(daemon::metrics_http_answer("GET /metrics?x=1 HTTP/1.1\r\n\r\n", render)
+                    .ends_with("\r\n\r\nobjwire_up 1\n"));
+    EXPECT_TRUE(daemon::metrics_http_answer("HEAD /metrics HTTP/1.0\r\n\r\n", render)
+                    .ends_with("\r\n\r\n"));
+    EXPECT_TRUE(daemon::metrics_http_answer("garbage\r\n\r\n", render).starts_with("HTTP/1.0 400"));
+}
+
+TEST_F(Metrics, ReloadAppliesLiveKeysAndNamesTheOthers) {
+    settings_.metrics_listen = "";
+    start();
+    auto next = settings_;
+    next.log_level = "warn";
+    next.max_frame_bytes = 1 << 20;
+    next.metrics_listen = "127.0.0.1:0";
+    next.listen_port = 1;          // cannot change while running
+    next.data_dir = "/elsewhere";  // nor this
+    server().reload(next);
+    const auto& now = server().settings();
+    EXPECT_EQ(now.log_level, "warn");
+    EXPECT_EQ(now.max_frame_bytes, 1u << 20);
+    EXPECT_EQ(now.listen_port, settings_.listen_port);
+    EXPECT_EQ(now.data_dir, settings_.data_dir);
+    // The metrics endpoint came up on the reloaded address.
+    EXPECT_NE(server().metrics_endpoint().port(), 0);
+    const auto log = log_text();
+    EXPECT_NE(log.find("reload: server.log_level = \"warn\" (was \"info\")"), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("reload: server.listen changed"), std::string::npos) << log;
+    EXPECT_NE(log.find("reload: server.data_dir changed"), std::string::npos) << log;
+    EXPECT_NE(log.find("needs a restart: server.data_dir, server.listen"), std::string::npos)
+        << log;
+    // New connections get the reloaded limit in their welcome.
+    client::connection c(client_settings());
+    ASSERT_FALSE(c.open()) << c.last_error();
+    EXPECT_EQ(c.server().limits.max_frame_bytes, 1u << 20);
+    ASSERT_FALSE(c.close());
+    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_reloads_total"), 1);
+    spdlog::set_level(spdlog::level::debug);
+}
+
+}  // namespace
+}  // namespace objwire::test
+
+namespace objwire::test {
+namespace {
+
+TEST(MetricsSettings, ListenIsHostPortOrEmpty) {
+    auto parse = [](const std::string& v) {
+        return config::parse_daemon_toml("[metrics]\nlisten = \"" + v + "\"\n", "m.toml");
+    };
+    ASSERT_TRUE(parse(""));
+    EXPECT_EQ(parse("").value().metrics_listen, "");
+    ASSERT_TRUE(parse("127.0.0.1:0"));
+    EXPECT_EQ(parse("[::1]:9464").value().metrics_listen, "[::1]:9464");
+    const auto bad = parse("9464");
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("m.toml:2:"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("metrics.listen"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("(or \"\" for off)"), std::string::npos)
+        << bad.error().message;
+}
+
+}  // namespace
+}  // namespace objwire::test

@@ -1,0 +1,240 @@
+// Reading back (docs/PROTOCOL.md, "Reading back"): what senders stored comes back equal, in
+// order, from any offset, filtered by sender; the blocks on the wire are the journal's bytes;
+// a follower gets what is stored after it connected; a JSON-lines daemon refuses readers.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <thread>
+
+#include "bad_peer.hpp"
+#include "client/connection.hpp"
+#include "client/reader.hpp"
+#include "client/workloads.hpp"
+#include "daemon/journal_reader.hpp"
+#include "daemon/journal_segments.hpp"
+#include "daemon_fixture.hpp"
+#include "proto/journal_block.hpp"
+
+namespace objwire::test {
+namespace {
+
+std::vector<message> generate(std::string_view workload, std::size_t n, std::uint64_t seed) {
+    auto w = workloads::make(workload, seed);
+    std::vector<message> out(n);
+    for (auto& m : out)
+        w->next(m);
+    return out;
+}
+
+class Read : public daemon_fixture {
+  protected:
+    // Sends `msgs` on one connection; returns the sender id it used.
+    std::string send_all(const std::vector<message>& msgs) {
+        client::connection c(client_settings(), "read-test");
+        EXPECT_FALSE(c.open()) << c.last_error();
+        for (const auto& m : msgs)
+            EXPECT_FALSE(c.send(m)) << c.last_error();
+        EXPECT_FALSE(c.close()) << c.last_error();
+        EXPECT_EQ(c.stats().objects_acked, msgs.size());
+        return c.sender_id();
+    }
+    client::read_options options(std::uint64_t from = 0, std::string sender = {}) {
+        client::read_options o;
+        o.from = from;
+        o.sender = std::move(sender);
+        o.idle_timeout = std::chrono::seconds(20);
+        o.follow_idle_timeout = std::chrono::seconds(20);
+        return o;
+    }
+    // Everything a non-following reader gets; it must end with the daemon's goodbye.
+    std::vector<client::stored_message> read_all(const client::read_options& o) {
+        client::reader r(client_settings(), o);
+        std::vector<client::stored_message> out;
+        if (r.open()) {
+            ADD_FAILURE() << r.last_error();
+            return out;
+        }
+        client::stored_message m;
+        while (r.next(m))
+            out.push_back(std::move(m));
+        EXPECT_FALSE(r.error()) << r.last_error();
+        EXPECT_TRUE(r.finished());
+        return out;
+    }
+};
+
+TEST_F(Read, SeveralSendersReadBackEqualInOrder) {
+    start();
+    const std::map<std::string, std::vector<message>> sent_by_workload = {
+        {"person", generate("person", 3000, 1)},
+        {"events", generate("events", 2000, 2)},
+        {"graph", generate("graph", 50, 3)},
+    };
+    std::map<std::string, const std::vector<message>*> by_sender;
+    std::size_t total = 0;
+    for (const auto& [name, msgs] : sent_by_workload) {
+        by_sender[send_all(msgs)] = &msgs;
+        total += msgs.size();
+    }
+    ASSERT_EQ(by_sender.size(), 3u) << "each connection has its own sender id";
+
+    const auto got = read_all(options());
+    ASSERT_EQ(got.size(), total);
+    std::map<std::string, std::size_t> next_of;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].offset, i);
+        auto it = by_sender.find(got[i].sender_id);
+        ASSERT_NE(it, by_sender.end()) << "unknown sender " << got[i].sender_id;
+        const auto k = next_of[got[i].sender_id]++;
+        ASSERT_EQ(canonical(got[i].value), canonical((*it->second)[k]))
+            << "object " << k << " of " << got[i].sender_id;
+    }
+    for (const auto& [id, msgs] : by_sender)
+        EXPECT_EQ(next_of[id], msgs->size());
+}
+
+TEST_F(Read, SenderFilterGivesOnlyThatSendersObjects) {
+    start();
+    const auto a = generate("person", 2000, 1);
+    const auto b = generate("events", 2000, 2);
+    const auto id_a = send_all(a);
+    const auto id_b = send_all(b);
+    const auto id_c = send_all(generate("person", 500, 3));
+    const auto got = read_all(options(0, id_b));
+    ASSERT_EQ(got.size(), b.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].sender_id, id_b);
+        ASSERT_EQ(canonical(got[i].value), canonical(b[i])) << i;
+        // Its offsets follow a's objects.
+        ASSERT_EQ(got[i].offset, a.size() + i);
+    }
+    EXPECT_TRUE(read_all(options(0, "nobody")).empty());
+    (void)id_a;
+    (void)id_c;
+}
+
+TEST_F(Read, FromInTheMiddleOfABlock) {
+    start();
+    const auto sent = generate("events", 5000, 7);
+    send_all(sent);
+    // A block holding several messages: start one after its first.
+    daemon::journal_reader jr(dir_);
+    message m;
+    std::uint64_t from = 0;
+    while (jr.next(m)) {
+        if (jr.block().message_count >= 3 && jr.offset() == jr.block().first_offset) {
+            from = jr.offset() + 1;
+            break;
+        }
+    }
+    ASSERT_GT(from, 0u) << "no block with 3 messages";
+    const auto got = read_all(options(from));
+    ASSERT_EQ(got.size(), sent.size() - from);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].offset, from + i);
+        ASSERT_EQ(canonical(got[i].value), canonical(sent[from + i]));
+    }
+    // Past the end: nothing, and still a clean end.
+    EXPECT_TRUE(read_all(options(sent.size() + 10)).empty());
+}
+
+TEST_F(Read, BlocksAreServedByteIdenticalToTheJournalFiles) {
+    settings_.journal_segment_bytes = 64 * 1024;  // several segments
+    start();
+    send_all(generate("events", 4000, 5));
+    send_all(generate("person", 4000, 6));
+    std::error_code ec;
+    const auto segments = daemon::list_segments(dir_, ec);
+    ASSERT_FALSE(ec);
+    ASSERT_GT(segments.size(), 2u);
+    std::vector<std::uint8_t> stored;
+    for (const auto& s : segments) {
+        std::ifstream in(s.path, std::ios::binary);
+        stored.insert(stored.end(), std::istreambuf_iterator<char>(in), {});
+    }
+
+    raw_peer peer(port(), false);
+    hello h;
+    h.role = peer_role::reader;
+    byte_buffer payload;
+    encode_hello(h, payload);
+    peer.send_frame(frame_kind::hello, 0, payload.span());
+    auto w = peer.read_frame();
+    ASSERT_EQ(w.header.kind, frame_kind::welcome);
+    auto welcome = decode_welcome(w.payload);
+    ASSERT_TRUE(welcome);
+    EXPECT_EQ(welcome->journal_first_offset, 0u);
+    EXPECT_EQ(welcome->journal_end_offset, 8000u);
+    std::vector<std::uint8_t> served;
+    std::uint64_t sequence = 0;
+    for (int i = 0; i < 100000; ++i) {
+        auto f = peer.read_frame();
+        if (f.header.kind == frame_kind::goodbye) break;
+        ASSERT_EQ(f.header.kind, frame_kind::journal_block);
+        ASSERT_EQ(f.header.sequence, ++sequence);
+        served.insert(served.end(), f.payload.begin(), f.payload.end());
+    }
+    EXPECT_EQ(served.size(), stored.size());
+    EXPECT_TRUE(served == stored) << "served blocks differ from the segment files";
+}
+
+TEST_F(Read, FollowerGetsObjectsStoredAfterItConnected) {
+    start();
+    const auto before = generate("person", 1000, 1);
+    send_all(before);
+    auto o = options();
+    o.follow = true;
+    client::reader r(client_settings(), o);
+    ASSERT_FALSE(r.open()) << r.last_error();
+    EXPECT_EQ(r.server().journal_end_offset, before.size());
+    std::vector<client::stored_message> got;
+    client::stored_message m;
+    while (got.size() < before.size() && r.next(m))
+        got.push_back(std::move(m));
+    ASSERT_EQ(got.size(), before.size()) << r.last_error();
+
+    const auto after = generate("events", 3000, 2);
+    std::thread sender([&] { send_all(after); });
+    while (got.size() < before.size() + after.size() && r.next(m))
+        got.push_back(std::move(m));
+    sender.join();
+    ASSERT_EQ(got.size(), before.size() + after.size()) << r.last_error();
+    for (std::size_t i = 0; i < after.size(); ++i) {
+        ASSERT_EQ(got[before.size() + i].offset, before.size() + i);
+        ASSERT_EQ(canonical(got[before.size() + i].value), canonical(after[i]));
+    }
+    r.close();
+    EXPECT_FALSE(r.error()) << r.last_error();
+}
+
+TEST_F(Read, StoppingTheDaemonEndsAFollower) {
+    start();
+    send_all(generate("person", 10, 1));
+    auto o = options();
+    o.follow = true;
+    client::reader r(client_settings(), o);
+    ASSERT_FALSE(r.open()) << r.last_error();
+    client::stored_message m;
+    for (int i = 0; i < 10; ++i)
+        ASSERT_TRUE(r.next(m)) << r.last_error();
+    std::thread reading([&] { EXPECT_FALSE(r.next(m)); });
+    stop();  // returns only once every connection, the follower's too, has ended
+    reading.join();
+    EXPECT_EQ(r.error(), proto_errc::not_available);
+    EXPECT_NE(r.last_error().find("shutting down"), std::string::npos) << r.last_error();
+}
+
+TEST_F(Read, JsonlSinkRefusesReaders) {
+    settings_.sink_kind = "jsonl";
+    start();
+    send_all(generate("person", 10, 1));
+    client::reader r(client_settings(), options());
+    EXPECT_TRUE(r.open());
+    EXPECT_EQ(r.error(), proto_errc::not_available);
+    EXPECT_NE(r.last_error().find("cannot be read back"), std::string::npos) << r.last_error();
+}
+
+}  // namespace
+}  // namespace objwire::test

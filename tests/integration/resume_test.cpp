@@ -1,0 +1,267 @@
+// Resume end to end (issue 5, item 3): a client whose connection breaks - the daemon killed
+// with SIGKILL, its connection cut by a proxy, the daemon stopped with SIGTERM - reconnects,
+// resumes after the last frame the daemon stored, and the journal ends up holding every object
+// exactly once, in order per sender. Counts are kept small for CI; the full-size run is
+// tests/integration/resume_soak.sh (OBJWIRE_RESUME_OBJECTS sets the count here).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "client/connection.hpp"
+#include "daemon_fixture.hpp"
+#include "resume_support.hpp"
+
+namespace objwire::test {
+namespace {
+
+std::uint64_t objects_from_env(std::uint64_t fallback) {
+    const char* v = std::getenv("OBJWIRE_RESUME_OBJECTS");
+    return v && *v ? std::stoull(v) : fallback;
+}
+
+// Sends `n` events of workload seed `seed` under `id`, counting what it sent in `progress`.
+struct streaming_client {
+    streaming_client(std::string sender, std::uint64_t s, std::uint64_t count)
+        : id(std::move(sender)), seed(s), n(count) {}
+
+    std::string id;
+    std::uint64_t seed;
+    std::uint64_t n;
+    std::atomic<std::uint64_t> progress{0};
+    std::error_code result;
+    std::string error;
+    client::connection_stats stats;
+
+    void run(config::client_settings cs) {
+        cs.sender_id = id;
+        client::connection c(cs, "resume-test");
+        if ((result = c.open())) {
+            error = c.last_error();
+            return;
+        }
+        auto w = workloads::make("events", seed);
+        message m;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            w->next(m);
+            if ((result = c.send(m))) {
+                error = c.last_error();
+                return;
+            }
+            progress.store(i + 1, std::memory_order_relaxed);
+        }
+        result = c.close();
+        error = c.last_error();
+        stats = c.stats();
+    }
+};
+
+// Waits (bounded: 60 s) until `done()` or the client thread is over.
+template <class F>
+bool wait_until(F done) {
+    for (int i = 0; i < 6000; ++i) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+class ResumeChild : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("objwire-resume-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directories(dir_);
+    }
+    void TearDown() override {
+        if (!HasFailure()) std::filesystem::remove_all(dir_);
+    }
+    std::filesystem::path dir_;
+};
+
+// Acceptance: events while the daemon is killed with SIGKILL at 5 random moments and
+// restarted (fsync always): every object exactly once, in order.
+TEST_F(ResumeChild, SigkillFiveTimesStoresEveryObjectExactlyOnce) {
+    const std::uint64_t n = objects_from_env(100'000);
+    child_objwired d(dir_ / "data", dir_ / "objwired.log", free_port(),
+                     {"OBJWIRE_JOURNAL_FSYNC=always"});
+    ASSERT_TRUE(d.start()) << d.log();
+    config::client_settings cs;
+    cs.to_port = d.port();
+    cs.resume_retry_for = std::chrono::seconds(30);
+    // A small window keeps `progress` (objects handed to send) close to what is acknowledged,
+    // so each kill lands mid-stream, after the client resumed from the previous one.
+    cs.max_in_flight = 256 * 1024;
+    streaming_client client{"soak-1", 7, n};
+    std::thread t([&] { client.run(cs); });
+    // Five moments, each at a random point of its sixth of the stream.
+    std::mt19937_64 rng(std::random_device{}());
+    int kills = 0;
+    for (int k = 1; k <= 5; ++k) {
+        const std::uint64_t at = n * k / 6 + rng() % std::max<std::uint64_t>(1, n / 12);
+        if (!wait_until([&] { return client.progress.load() >= at; })) break;
+        const int status = d.signal_and_wait(SIGKILL);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        ++kills;
+        ASSERT_TRUE(d.start()) << d.log();
+    }
+    t.join();
+    EXPECT_EQ(kills, 5) << "the stream ended before the fifth kill";
+    ASSERT_FALSE(client.result) << client.error;
+    EXPECT_EQ(client.stats.objects_acked, n);
+    EXPECT_GE(client.stats.reconnects, 5u);
+    EXPECT_EQ(d.signal_and_wait(SIGTERM), 0);
+    const auto total = expect_exact_streams(dir_ / "data", {{"soak-1", 7}}, {{"soak-1", n}});
+    EXPECT_EQ(total, n);
+    const auto log = d.log();
+    EXPECT_NE(log.find("resumes after frame"), std::string::npos);
+    EXPECT_NE(log.find("sender index: 1 sender ids"), std::string::npos) << log;
+}
+
+// Acceptance: SIGTERM while 10 clients send; every acknowledged object is in the journal, the
+// clients resume on the restarted daemon and finish, and nothing is stored twice.
+TEST_F(ResumeChild, SigtermWhileTenClientsSendThenTheyResume) {
+    const std::uint64_t n = objects_from_env(100'000) / 10;
+    child_objwired d(dir_ / "data", dir_ / "objwired.log", free_port(),
+                     {"OBJWIRE_JOURNAL_FSYNC=always"});
+    ASSERT_TRUE(d.start()) << d.log();
+    config::client_settings cs;
+    cs.to_port = d.port();
+    cs.max_in_flight = 64 * 1024;  // all ten mid-stream at the SIGTERM
+    std::vector<std::unique_ptr<streaming_client>> clients;
+    std::map<std::string, std::uint64_t> seeds, counts;
+    for (int i = 0; i < 10; ++i) {
+        const std::string id = "client-" + std::to_string(i);
+        clients.push_back(
+            std::make_unique<streaming_client>(id, 100 + static_cast<std::uint64_t>(i), n));
+        seeds[id] = 100 + static_cast<std::uint64_t>(i);
+        counts[id] = n;
+    }
+    std::vector<std::thread> threads;
+    for (auto& c : clients)
+        threads.emplace_back([&c, cs] { c->run(cs); });
+    // Mid-stream for all of them: each has sent a third.
+    EXPECT_TRUE(wait_until([&] {
+        for (auto& c : clients)
+            if (c->progress.load() < n / 3) return false;
+        return true;
+    }));
+    std::vector<bool> mid_stream;  // a fast client may have finished before the slowest began
+    for (auto& c : clients)
+        mid_stream.push_back(c->progress.load() < n);
+    const int status = d.signal_and_wait(SIGTERM);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << d.log();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // clients retrying
+    ASSERT_TRUE(d.start()) << d.log();
+    for (auto& t : threads)
+        t.join();
+    int resumed = 0;
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+        const auto& c = clients[i];
+        EXPECT_FALSE(c->result) << c->id << ": " << c->error;
+        EXPECT_EQ(c->stats.objects_acked, n) << c->id;
+        if (mid_stream[i]) {
+            EXPECT_GE(c->stats.reconnects, 1u) << c->id;
+            ++resumed;
+        }
+    }
+    EXPECT_GE(resumed, 5);  // most were cut off mid-stream
+    EXPECT_EQ(d.signal_and_wait(SIGTERM), 0);
+    EXPECT_EQ(expect_exact_streams(dir_ / "data", seeds, counts), 10 * n);
+}
+
+class ResumeInProcess : public daemon_fixture {};
+
+// Acceptance: the client's connection cut mid-stream 10 times: no loss, no duplicate.
+TEST_F(ResumeInProcess, ConnectionCutTenTimesLosesAndDuplicatesNothing) {
+    const std::uint64_t n = objects_from_env(100'000);
+    start();
+    cutting_proxy proxy(port());
+    auto cs = client_settings();
+    cs.to_port = proxy.port();
+    cs.max_in_flight = 256 * 1024;  // frames in flight at each cut, resumed before the next
+    streaming_client client{"cut-1", 11, n};
+    std::thread t([&] { client.run(cs); });
+    std::mt19937_64 rng(std::random_device{}());
+    int cuts = 0;
+    for (int k = 1; k <= 10; ++k) {
+        const std::uint64_t at = n * k / 11 + rng() % std::max<std::uint64_t>(1, n / 22);
+        if (!wait_until([&] { return client.progress.load() >= at && proxy.open() > 0; })) break;
+        cuts += proxy.cut() > 0 ? 1 : 0;
+    }
+    t.join();
+    EXPECT_EQ(cuts, 10);
+    ASSERT_FALSE(client.result) << client.error;
+    EXPECT_EQ(client.stats.objects_acked, n);
+    EXPECT_GE(client.stats.reconnects, 10u);
+    EXPECT_GE(proxy.connections(), 11);
+    stop();
+    EXPECT_EQ(expect_exact_streams(dir_, {{"cut-1", 11}}, {{"cut-1", n}}), n);
+}
+
+// A second connection for a sender id that is still open takes over: the first is stopped,
+// the second resumes after what the first stored, and a sender id is never served twice.
+TEST_F(ResumeInProcess, SecondConnectionForTheSameIdTakesOver) {
+    start();
+    auto cs = client_settings();
+    cs.sender_id = "twice";
+    auto w = workloads::make("events", 5);
+    message m;
+    client::connection first(cs, "first");
+    ASSERT_FALSE(first.open()) << first.last_error();
+    for (int i = 0; i < 1000; ++i) {
+        w->next(m);
+        ASSERT_FALSE(first.send(m));
+    }
+    ASSERT_FALSE(first.flush());
+    const std::uint64_t first_frames = first.stats().frames;
+    // Left open: the daemon has a live connection for "twice".
+    client::connection second(cs, "second");
+    ASSERT_FALSE(second.open()) << second.last_error();
+    EXPECT_EQ(second.server().next_sequence, first_frames + 1);
+    for (int i = 0; i < 1000; ++i) {
+        w->next(m);
+        ASSERT_FALSE(second.send(m));
+    }
+    EXPECT_FALSE(second.close()) << second.last_error();
+    stop();
+    EXPECT_NE(log_text().find("is still streaming on another connection"), std::string::npos);
+    EXPECT_EQ(expect_exact_streams(dir_, {{"twice", 5}}, {{"twice", 2000}}), 2000u);
+}
+
+// The index is rebuilt from block headers at start: a restarted daemon welcomes a known
+// sender after its last stored frame.
+TEST_F(ResumeInProcess, RestartedDaemonKnowsWhereEachSenderStopped) {
+    start();
+    auto cs = client_settings();
+    std::uint64_t frames = 0;
+    for (const char* id : {"a", "b"}) {
+        cs.sender_id = id;
+        client::connection c(cs, "first");
+        ASSERT_FALSE(c.open()) << c.last_error();
+        auto w = workloads::make("events", 1);
+        message msg;
+        for (int i = 0; i < 3000; ++i) {
+            w->next(msg);
+            ASSERT_FALSE(c.send(msg));
+        }
+        ASSERT_FALSE(c.close()) << c.last_error();
+        frames = c.stats().frames;
+    }
+    stop();
+    start();
+    cs = client_settings();
+    cs.sender_id = "b";
+    client::connection again(cs, "again");
+    ASSERT_FALSE(again.open()) << again.last_error();
+    EXPECT_EQ(again.server().next_sequence, frames + 1);
+    cs.sender_id = "new";
+    client::connection fresh(cs, "fresh");
+    ASSERT_FALSE(fresh.open()) << fresh.last_error();
+    EXPECT_EQ(fresh.server().next_sequence, 1u);
+    EXPECT_NE(log_text().find("sender index: 2 sender ids"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace objwire::test
