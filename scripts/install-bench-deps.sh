@@ -4,7 +4,7 @@
 # part of the build or test path. Installs only what is missing; needs root (or sudo) then.
 set -euo pipefail
 
-packages=(gnuplot-nox iproute2 util-linux)
+packages=(gnuplot-nox iproute2 util-linux time)  # time: /usr/bin/time -v in tests/bench/e2e.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
