@@ -59,6 +59,10 @@ struct metrics {
     std::atomic<std::uint64_t> table_evictions{0};
     std::atomic<std::uint64_t> table_resets{0};
     std::atomic<std::uint64_t> sink_bytes{0};  // bytes of the batches committed to the sink
+    // Bytes read from connections whose objects are not yet durable (limits.max_buffered_bytes
+    // caps each connection's share): now, and the most one connection ever held.
+    std::atomic<std::int64_t> held_bytes{0};
+    std::atomic<std::uint64_t> held_bytes_peak{0};
     std::atomic<std::uint64_t> reloads{0};
     latency_histogram ack_latency;  // a read's last frame received -> its ack written
 

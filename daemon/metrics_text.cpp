@@ -118,6 +118,13 @@ void storage(exposition& x, server& srv, const metrics& m) {
              "Bytes committed to the sink (journal blocks, or JSON text for the jsonl sink).");
     x.sample("objwire_sink_bytes_total", m.sink_bytes.load(),
              fmt::format("sink=\"{}\"", label_value(srv.settings().sink_kind)));
+    x.one("objwire_held_bytes", "gauge",
+          "Bytes read from senders whose objects are not yet durable, all connections.",
+          m.held_bytes.load());
+    x.one("objwire_held_bytes_peak", "gauge",
+          "The most bytes one connection held not yet durable (capped near "
+          "limits.max_buffered_bytes).",
+          m.held_bytes_peak.load());
 }
 
 void errors(exposition& x, const metrics& m) {

@@ -66,6 +66,22 @@ std::uint64_t now_ms() {
                                           .count());
 }
 
+// libnats may call a connection's callbacks after natsConnection_Close() returns (they are
+// queued to its callback thread), so a callback must not trust its closure: it finds its
+// publisher here, under this lock, which shutdown() takes to remove it before closing.
+std::mutex live_mutex;
+std::vector<const void*>& live_publishers() {
+    static std::vector<const void*> live;
+    return live;
+}
+// Runs f(publisher) if `closure` is still a live publisher, holding live_mutex meanwhile.
+template <class P, class F>
+void if_live(void* closure, F&& f) {
+    std::lock_guard lock(live_mutex);
+    auto& live = live_publishers();
+    if (std::find(live.begin(), live.end(), closure) != live.end()) f(static_cast<P*>(closure));
+}
+
 constexpr const char* msg_id_header = "Nats-Msg-Id";
 // Tells a late answer to an earlier attempt from the one in flight.
 constexpr const char* attempt_header = "Objwire-Attempt";
@@ -130,11 +146,20 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     void log_trouble(const std::string& what);
 
     static void ack_cb(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* self) {
-        static_cast<nats_publisher*>(self)->on_ack(msg, pa, pae);
+        if_live<nats_publisher>(self, [&](nats_publisher* p) { p->on_ack(msg, pa, pae); });
     }
-    static void disconnected_cb(natsConnection*, void* self);
-    static void reconnected_cb(natsConnection*, void* self);
-    static void connected_cb(natsConnection*, void* self);
+    static void disconnected_cb(natsConnection* nc, void* self) {
+        if_live<nats_publisher>(self, [&](nats_publisher* p) { disconnected_cb_live(nc, p); });
+    }
+    static void disconnected_cb_live(natsConnection*, void* self);
+    static void reconnected_cb(natsConnection* nc, void* self) {
+        if_live<nats_publisher>(self, [&](nats_publisher* p) { reconnected_cb_live(nc, p); });
+    }
+    static void reconnected_cb_live(natsConnection*, void* self);
+    static void connected_cb(natsConnection* nc, void* self) {
+        if_live<nats_publisher>(self, [&](nats_publisher* p) { connected_cb_live(nc, p); });
+    }
+    static void connected_cb_live(natsConnection*, void* self);
 
     nats_sink_options options_;
     natsConnection* conn_ = nullptr;
@@ -154,6 +179,10 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
 };
 
 std::error_code nats_publisher::connect() {
+    {
+        std::lock_guard lock(live_mutex);
+        live_publishers().push_back(this);
+    }
     natsOptions* opts = nullptr;
     natsStatus s = natsOptions_Create(&opts);
     std::vector<const char*> urls;
@@ -202,7 +231,7 @@ std::error_code nats_publisher::connect() {
     return s == NATS_OK ? std::error_code{} : nats_error(s);
 }
 
-void nats_publisher::disconnected_cb(natsConnection*, void* p) {
+void nats_publisher::disconnected_cb_live(natsConnection*, void* p) {
     auto* self = static_cast<nats_publisher*>(p);
     if (!self->connected_.exchange(false)) return;
     std::lock_guard lock(self->mutex_);
@@ -213,7 +242,7 @@ void nats_publisher::disconnected_cb(natsConnection*, void* p) {
         self->flying_.size() + self->queue_.size(), self->stats_.buffered_bytes);
 }
 
-void nats_publisher::reconnected_cb(natsConnection* nc, void* p) {
+void nats_publisher::reconnected_cb_live(natsConnection* nc, void* p) {
     auto* self = static_cast<nats_publisher*>(p);
     {
         std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
@@ -225,7 +254,7 @@ void nats_publisher::reconnected_cb(natsConnection* nc, void* p) {
     self->wake_.notify_all();
 }
 
-void nats_publisher::connected_cb(natsConnection* nc, void* p) {
+void nats_publisher::connected_cb_live(natsConnection* nc, void* p) {
     auto* self = static_cast<nats_publisher*>(p);
     {
         std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
@@ -245,7 +274,12 @@ void nats_publisher::shutdown() {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
-    // Closing first lets in-flight callbacks finish before the context goes.
+    {
+        // Waits for a callback in progress; later ones find nobody.
+        std::lock_guard lock(live_mutex);
+        auto& live = live_publishers();
+        live.erase(std::remove(live.begin(), live.end(), this), live.end());
+    }
     if (conn_) natsConnection_Close(conn_);
     if (js_) jsCtx_Destroy(js_);
     js_ = nullptr;

@@ -153,6 +153,8 @@ asio::awaitable<void> session::run() {
     server_.counters().frames_in += receiver_.frames() - resumed_after_;
     meter_.close(server_.metrics());
     if (!handed_over_) log_close();
+    // Replies that never became durable (a broken sink or socket) hold nothing any more.
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
     stream_io_.close();
 }
 

@@ -92,6 +92,11 @@ void session::queue_held_reply(reply r) {
     r.read_bytes = unreplied_bytes_;
     unreplied_bytes_ = 0;
     held_bytes_ += r.read_bytes;
+    auto& m = server_.metrics();
+    m.held_bytes += static_cast<std::int64_t>(r.read_bytes);
+    for (auto peak = m.held_bytes_peak.load();
+         held_bytes_ > peak && !m.held_bytes_peak.compare_exchange_weak(peak, held_bytes_);) {
+    }
     replies_.push_back(std::move(r));
 }
 
@@ -100,6 +105,7 @@ void session::release_held(std::uint64_t id) {
         if (r.id != id || r.durable) continue;
         r.durable = true;
         held_bytes_ -= r.read_bytes;
+        server_.metrics().held_bytes -= static_cast<std::int64_t>(r.read_bytes);
     }
 }
 
