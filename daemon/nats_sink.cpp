@@ -147,6 +147,7 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
 
     static void ack_cb(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* self) {
         if_live<nats_publisher>(self, [&](nats_publisher* p) { p->on_ack(msg, pa, pae); });
+        natsMsg_Destroy(msg);  // with an AckHandler the message is ours (nats.h)
     }
     static void disconnected_cb(natsConnection* nc, void* self) {
         if_live<nats_publisher>(self, [&](nats_publisher* p) { disconnected_cb_live(nc, p); });
