@@ -24,25 +24,7 @@ struct stats_flags {
 };
 
 bool load(const stats_flags& f, config::client_settings& s) {
-    if (!f.config_file.empty()) {
-        auto loaded = config::load_client_file(f.config_file);
-        if (!loaded) {
-            std::cerr << "objwire: " << loaded.error().message << "\n";
-            return false;
-        }
-        s = std::move(*loaded);
-    }
-    if (auto e = config::apply_client_env(s, [](const char* n) { return std::getenv(n); })) {
-        std::cerr << "objwire: " << e->message << "\n";
-        return false;
-    }
-    if (!f.to.empty()) {
-        if (auto e = config::apply_client_override(s, "client.to", f.to, "--to")) {
-            std::cerr << "objwire: " << e->message << "\n";
-            return false;
-        }
-    }
-    return true;
+    return load_client_settings(f.config_file, f.to, s);
 }
 
 // The samples by name (unlabelled) and by name and label value, remembering which were shown

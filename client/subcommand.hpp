@@ -4,7 +4,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <functional>
+#include <iostream>
+#include <string>
+
+#include "config/settings.hpp"
 
 namespace objwire::client {
 
@@ -20,5 +25,30 @@ struct subcommand {
     CLI::App* app = nullptr;
     std::function<int()> run;
 };
+
+// Client settings for a subcommand with -c/--config and --to: defaults < file < environment
+// < --to. False (the reason printed) when any layer is bad.
+inline bool load_client_settings(const std::string& config_file, const std::string& to,
+                                 config::client_settings& s) {
+    if (!config_file.empty()) {
+        auto loaded = config::load_client_file(config_file);
+        if (!loaded) {
+            std::cerr << "objwire: " << loaded.error().message << "\n";
+            return false;
+        }
+        s = std::move(*loaded);
+    }
+    if (auto e = config::apply_client_env(s, [](const char* n) { return std::getenv(n); })) {
+        std::cerr << "objwire: " << e->message << "\n";
+        return false;
+    }
+    if (!to.empty()) {
+        if (auto e = config::apply_client_override(s, "client.to", to, "--to")) {
+            std::cerr << "objwire: " << e->message << "\n";
+            return false;
+        }
+    }
+    return true;
+}
 
 }  // namespace objwire::client
