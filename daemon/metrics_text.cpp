@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "daemon/nats_sink.hpp"
 #include "daemon/server.hpp"
 
 namespace objwire::daemon {
@@ -151,7 +152,11 @@ std::string render_prometheus(server& srv) {
           m.reloads.load());
     x.one("objwire_start_time_seconds", "gauge", "When objwired started, in Unix seconds.",
           srv.start_time_seconds());
-    return x.take();
+    auto text = x.take();
+    // The NATS sink's own figures: publish latency, window, retries, buffered bytes.
+    if (const auto* nats = dynamic_cast<const nats_sink*>(&srv.sink()))
+        text += nats_metrics_text(nats->stats());
+    return text;
 }
 
 }  // namespace objwire::daemon
