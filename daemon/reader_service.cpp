@@ -11,6 +11,7 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <atomic>
 #include <memory>
+#include <utility>
 
 #include "daemon/journal_cursor.hpp"
 #include "daemon/journal_sink.hpp"
@@ -98,6 +99,7 @@ class reader_stream {
     std::uint64_t subscribe();
 
     server& srv_;
+    std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
     journal& journal_;
     transport& stream_;
     const std::string& peer_;
@@ -152,6 +154,7 @@ reader_stream::outcome reader_stream::gather() {
             return outcome::failed;
         }
         append_block_frame(out_, bytes, ++sequence_);
+        gathered_objects_ += view.header.message_count;
         ++blocks_;
         bytes_ += bytes.size();
     }
@@ -190,6 +193,8 @@ asio::awaitable<void> reader_stream::run() {
             write_failed = true;  // the peer is gone
             break;
         }
+        srv_.metrics().bytes_out += out_.size();
+        srv_.metrics().objects_out += std::exchange(gathered_objects_, 0);
         if (got == outcome::failed) {
             co_await end_with_error(failure_code_, failure_);
             break;

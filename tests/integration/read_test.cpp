@@ -82,6 +82,8 @@ TEST_F(Read, SeveralSendersReadBackEqualInOrder) {
 
     const auto got = read_all(options());
     ASSERT_EQ(got.size(), total);
+    // Served from the start, whole blocks: the metrics count exactly what was stored.
+    EXPECT_EQ(server().metrics().objects_out.load(), total);
     std::map<std::string, std::size_t> next_of;
     for (std::size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(got[i].offset, i);
