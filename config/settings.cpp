@@ -1280,7 +1280,10 @@ outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std
         return out;
     }
     if (!v.name.empty()) out.named.emplace_back(v.name, std::vector<std::string>{});
-    for (auto& [owner, item] : items) {
+    for (auto& entry : items) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& owner = entry.first;
+        auto& item = entry.second;
         auto at = std::find_if(out.named.begin(), out.named.end(),
                                [&](const auto& e) { return e.first == owner; });
         if (at == out.named.end()) at = out.named.insert(out.named.end(), {owner, {}});
@@ -1576,7 +1579,10 @@ void render_named(const key_def<S>& key, const S& settings,
         lines.push_back({section, leaf + " = []", "default"});
         return;
     }
-    for (const auto& [name, items] : value.named) {
+    for (const auto& entry : value.named) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& name = entry.first;
+        const auto& items = entry.second;
         std::vector<std::string> path(parts.begin(), parts.end());
         path[key.name_component] = name;
         const std::string section = path_text(path);
