@@ -161,6 +161,7 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
         if_live<nats_publisher>(self, [&](nats_publisher* p) { connected_cb_live(nc, p); });
     }
     static void connected_cb_live(natsConnection*, void* self);
+    static void mark_connected(natsConnection* nc, void* self, const char* how);
 
     nats_sink_options options_;
     natsConnection* conn_ = nullptr;
@@ -243,7 +244,8 @@ void nats_publisher::disconnected_cb_live(natsConnection*, void* p) {
         self->flying_.size() + self->queue_.size(), self->stats_.buffered_bytes);
 }
 
-void nats_publisher::reconnected_cb_live(natsConnection* nc, void* p) {
+// Connected for the first time or again: the publisher goes on with what it holds.
+void nats_publisher::mark_connected(natsConnection* nc, void* p, const char* how) {
     auto* self = static_cast<nats_publisher*>(p);
     {
         std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
@@ -251,20 +253,16 @@ void nats_publisher::reconnected_cb_live(natsConnection* nc, void* p) {
     }
     char url[256] = {0};
     natsConnection_GetConnectedUrl(nc, url, sizeof url);
-    spdlog::info("nats: reconnected to {}", url);
+    spdlog::info("nats: {} to {}", how, url);
     self->wake_.notify_all();
 }
 
+void nats_publisher::reconnected_cb_live(natsConnection* nc, void* p) {
+    mark_connected(nc, p, "reconnected");
+}
+
 void nats_publisher::connected_cb_live(natsConnection* nc, void* p) {
-    auto* self = static_cast<nats_publisher*>(p);
-    {
-        std::lock_guard lock(self->mutex_);  // so the publisher cannot miss the wake-up
-        self->connected_ = true;
-    }
-    char url[256] = {0};
-    natsConnection_GetConnectedUrl(nc, url, sizeof url);
-    spdlog::info("nats: connected to {}", url);
-    self->wake_.notify_all();
+    mark_connected(nc, p, "connected");
 }
 
 void nats_publisher::shutdown() {

@@ -162,16 +162,20 @@ TEST(config_schema, default_texts_match_struct_defaults) {
     }
 }
 
+// The schema's description of one key, by name; a test failure when there is none.
+template <class Keys>
+cfg::key_info find_key(const Keys& keys, std::string_view name) {
+    for (const auto& k : keys) {
+        if (k.name == name) return k;
+    }
+    ADD_FAILURE() << "no key " << name;
+    return cfg::key_info{};
+}
+
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
     ASSERT_EQ(keys.size(), 45u);
-    const auto find = [&](std::string_view name) {
-        for (const auto& k : keys) {
-            if (k.name == name) return k;
-        }
-        ADD_FAILURE() << "no key " << name;
-        return cfg::key_info{};
-    };
+    const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
     EXPECT_EQ(find("limits.max_depth").allowed, "1..10000");
@@ -190,13 +194,7 @@ TEST(config_schema, describes_keys) {
 
     const auto client = cfg::client_keys();
     ASSERT_EQ(client.size(), 26u);
-    const auto find_client = [&](std::string_view name) {
-        for (const auto& k : client) {
-            if (k.name == name) return k;
-        }
-        ADD_FAILURE() << "no client key " << name;
-        return cfg::key_info{};
-    };
+    const auto find_client = [&](std::string_view name) { return find_key(client, name); };
     EXPECT_EQ(find_client("batch.max_bytes").env_var, "OBJWIRE_BATCH_MAX_BYTES");
     EXPECT_EQ(find_client("batch.linger").allowed, "0..10s");
 }
