@@ -434,6 +434,14 @@ const std::array daemon_schema_keys{
                 .doc = "fsync = interval: longest time between syncs, and so the longest "
                        "acknowledgement delay",
                 .access = bind<&ds::journal_fsync_interval>()},
+    key_def<ds>{.name = "journal.fsync_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"4MiB\"",
+                .min = 64 * kibibyte,
+                .max = 16 * gibibyte,
+                .doc = "fsync = interval: also sync once this many bytes wait, so senders' "
+                       "windows, not the interval, bound throughput",
+                .access = bind<&ds::journal_fsync_bytes>()},
     key_def<ds>{.name = "journal.segment_bytes",
                 .kind = value_kind::size,
                 .default_text = "\"64MiB\"",

@@ -90,6 +90,7 @@ struct daemon_settings {
     // [journal]
     std::string journal_fsync = "interval";                 // journal.fsync
     std::chrono::milliseconds journal_fsync_interval{100};  // journal.fsync_interval
+    std::uint64_t journal_fsync_bytes = 4 * mebibyte;       // journal.fsync_bytes
     std::uint64_t journal_segment_bytes = 64 * mebibyte;    // journal.segment_bytes
     std::uint64_t journal_retention_bytes = 0;              // journal.retention_bytes, 0 = all
     std::chrono::seconds journal_retention_age{0};          // journal.retention_age, 0 = forever

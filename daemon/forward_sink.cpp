@@ -60,6 +60,12 @@ class forward_stream final : public sink_stream {
     }
     bool empty() const override { return open_.empty(); }
     std::size_t bytes() const override { return bytes_; }
+    void mark() override { mark_ = {open_.size(), bytes_}; }
+    void rollback() override {
+        if (open_.size() <= mark_.first) return;
+        open_.resize(mark_.first);
+        bytes_ = mark_.second;
+    }
 
     std::error_code commit(std::uint64_t, std::uint64_t, durable_handler on_durable) override {
         {
@@ -69,6 +75,7 @@ class forward_stream final : public sink_stream {
         }
         open_.clear();
         bytes_ = 0;
+        mark_ = {};
         wake_.notify_one();
         return {};
     }
@@ -154,7 +161,8 @@ class forward_stream final : public sink_stream {
     }
 
     config::client_settings hop_;
-    std::vector<message> open_;  // the session's open batch (its strand only)
+    std::vector<message> open_;                 // the session's open batch (its strand only)
+    std::pair<std::size_t, std::size_t> mark_;  // open_.size() and bytes_ at mark()
     std::size_t bytes_ = 0;
     std::mutex mutex_;
     std::condition_variable wake_;

@@ -242,6 +242,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
         return 0;
     }
     seg.bytes += block.size();
+    unsynced_bytes_ += block.size();
     next_offset_ += count;
     const std::uint64_t end = next_offset_;
     if (options_.fsync == fsync_policy::never) {
@@ -291,6 +292,7 @@ void journal::sync_loop() {
             } else if (dirty && policy != fsync_policy::never) {
                 const auto due = last_sync + options_.fsync_interval;
                 if (policy == fsync_policy::always || stopping_ ||
+                    unsynced_bytes_ >= options_.fsync_bytes ||
                     std::chrono::steady_clock::now() >= due) {
                     sync_now = true;
                 } else if (!retention_due_) {
@@ -301,6 +303,7 @@ void journal::sync_loop() {
         }
         if (sync_now) {
             const std::uint64_t target = next_offset_;
+            unsynced_bytes_ = 0;
             const int fd = fd_;
             auto rotated = std::move(closed_fds_);
             closed_fds_.clear();
@@ -365,6 +368,13 @@ std::error_code journal::sync() {
     if (failed_) return failed_;
     if (sync_served_ < request) return std::make_error_code(std::errc::operation_canceled);
     return {};
+}
+
+void journal::request_sync() {
+    std::lock_guard lock(mutex_);
+    if (failed_ || stopping_ || closed_) return;
+    ++sync_requested_;
+    wake_sync_.notify_one();
 }
 
 std::size_t journal::enforce_retention() {

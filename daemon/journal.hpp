@@ -41,6 +41,9 @@ struct journal_options {
     std::filesystem::path dir;
     fsync_policy fsync = fsync_policy::interval;
     std::chrono::milliseconds fsync_interval{100};
+    // Policy interval: also sync once this many bytes wait, so that senders' windows, not the
+    // interval, bound throughput (a window of W bytes moves at most W per interval).
+    std::uint64_t fsync_bytes = 4ull << 20;
     std::uint64_t segment_bytes = 64ull << 20;  // a segment is closed before it would pass this
     std::uint64_t retention_bytes = 0;          // total size kept; 0 keeps everything
     std::chrono::seconds retention_age{0};      // age of a closed segment; 0 keeps forever
@@ -85,6 +88,9 @@ class journal {
 
     // Makes everything appended so far durable now, whatever the policy, and waits for it.
     std::error_code sync();
+    // As sync(), without waiting: a sender that finished is acknowledged without waiting out
+    // the interval.
+    void request_sync();
     // Deletes closed segments beyond retention_bytes or older than retention_age (the open
     // segment always stays). Returns how many were deleted. Also runs after each rotation
     // and every minute on the sync thread.
@@ -138,6 +144,7 @@ class journal {
     bool dir_dirty_ = false;              // a segment was created since the last sync
     std::uint64_t next_offset_ = 0;
     std::uint64_t durable_offset_ = 0;
+    std::uint64_t unsynced_bytes_ = 0;     // appended since the last sync started
     std::atomic<std::uint64_t> syncs_{0};  // counted where the sync runs, outside the lock
     std::uint64_t sync_requested_ = 0;     // sync() calls so far
     std::uint64_t sync_served_ = 0;        // of them, served by a finished sync

@@ -19,6 +19,9 @@ class journal_stream final : public sink_stream {
     std::error_code add(const message& m) override { return block_.add(m); }
     bool empty() const override { return block_.empty(); }
     std::size_t bytes() const override { return block_.bytes(); }
+    void mark() override { block_.mark(); }
+    void rollback() override { block_.rollback(); }
+    void expedite() override { journal_.request_sync(); }
     std::error_code commit(std::uint64_t first_sequence, std::uint64_t last_sequence,
                            durable_handler on_durable) override {
         const auto now = journal_.options().clock().time_since_epoch();
@@ -65,6 +68,7 @@ journal_options journal_options_from(const config::daemon_settings& s) {
     o.dir = s.data_dir;
     o.fsync = parse_fsync_policy(s.journal_fsync).value_or(fsync_policy::interval);
     o.fsync_interval = s.journal_fsync_interval;
+    o.fsync_bytes = s.journal_fsync_bytes;
     o.segment_bytes = s.journal_segment_bytes;
     o.retention_bytes = s.journal_retention_bytes;
     o.retention_age = s.journal_retention_age;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "proto/json_writer.hpp"
@@ -22,9 +23,12 @@ class jsonl_stream final : public sink_stream {
     }
     bool empty() const override { return lines_.empty(); }
     std::size_t bytes() const override { return lines_.size(); }
+    void mark() override { mark_ = lines_.size(); }
+    void rollback() override { lines_.resize(std::min(mark_, lines_.size())); }
     std::error_code commit(std::uint64_t, std::uint64_t, durable_handler on_durable) override {
         auto ec = sink_.write(lines_);
         lines_.clear();
+        mark_ = 0;
         if (!ec) on_durable({});
         return ec;
     }
@@ -32,6 +36,7 @@ class jsonl_stream final : public sink_stream {
   private:
     jsonl_sink& sink_;
     std::string lines_;
+    std::size_t mark_ = 0;
 };
 
 }  // namespace

@@ -598,6 +598,16 @@ class nats_stream final : public sink_stream {
         }
         return parts_[used_ - 1].add(m);
     }
+    void mark() override {
+        mark_used_ = used_;
+        parts_[used_ - 1].mark();
+    }
+    void rollback() override {
+        for (std::size_t i = mark_used_; i < used_; ++i)
+            parts_[i].clear();
+        used_ = mark_used_;
+        parts_[used_ - 1].rollback();
+    }
     bool empty() const override { return used_ == 1 && parts_[0].empty(); }
     std::size_t bytes() const override {
         std::size_t n = 0;
@@ -632,7 +642,7 @@ class nats_stream final : public sink_stream {
             blocks.push_back(std::move(e));
             parts_[i].clear();
         }
-        used_ = 1;
+        used_ = mark_used_ = 1;
         auto ec = publisher_->submit(std::move(blocks), std::move(on_durable), reserved);
         if (!ec) offset_ = offset;
         return ec;
@@ -645,6 +655,7 @@ class nats_stream final : public sink_stream {
     std::shared_ptr<nats_publisher::lane> lane_;
     std::vector<journal_block_writer> parts_;
     std::size_t used_ = 1;
+    std::size_t mark_used_ = 1;  // used_ at mark()
     std::uint64_t offset_ = 0;
 };
 

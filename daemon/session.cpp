@@ -239,6 +239,7 @@ receiver::step session::consume(std::size_t n) {
             // Out of space with the batch kept: it grows, and the read's commit stalls.
             if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
         }
+        if (sequence != adding_sequence_) stream_->mark();  // a frame begins
         if (!store_error) store_error = stream_->add(m);
         adding_sequence_ = sequence;
     });
@@ -253,6 +254,9 @@ receiver::step session::consume(std::size_t n) {
     counters.objects_in += receiver_.messages() - messages_before;
     if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
 
+    // Messages are delivered as they decode: the first objects of a frame that failed
+    // part-way are in the open batch, after this read's good frames.
+    if (stream_ && adding_sequence_ > receiver_.frames()) stream_->rollback();
     // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
     receiver_.acknowledge();
     auto& out = receiver_.output();
@@ -274,6 +278,11 @@ receiver::step session::consume(std::size_t n) {
         r.durable = true;  // nothing to store: released as soon as the replies before it are
         replies_.push_back(std::move(r));
         wake();
+    }
+    // The last ack of a stream need not wait out the sink's sync interval.
+    if (receiver_.current() == receiver::state::finished && stream_ && !expedited_) {
+        expedited_ = true;
+        stream_->expedite();
     }
     guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
                    receiver_.frames() != frames_before);

@@ -108,6 +108,7 @@ class session : public std::enable_shared_from_this<session> {
     bool closing_ = false;  // no more replies will be queued
     bool writer_done_ = false;
     bool broken_ = false;       // the sink or the socket failed: nothing more is sent
+    bool expedited_ = false;    // the sink was asked to make the finished stream durable
     bool peer_closed_ = false;  // the peer ended the connection
     bool handed_over_ = false;  // a role service ran the connection after the hello
     // Issue 7's limits (daemon/session_limits.cpp).

@@ -31,6 +31,13 @@ class sink_stream {
     virtual bool empty() const = 0;
     // Bytes the open batch holds, so a session can commit long batches in parts.
     virtual std::size_t bytes() const = 0;
+    // The objects added so far are whole frames; rollback() drops those added since (a frame
+    // that failed part-way after its first objects were added).
+    virtual void mark() = 0;
+    virtual void rollback() = 0;
+    // The sender said goodbye: make what was committed durable soon rather than at the
+    // policy's next interval (the journal syncs now). Sinks without an interval ignore it.
+    virtual void expedite() {}
     // Stores the open batch - the objects of frames first_sequence..last_sequence of this
     // connection - with one write and starts the next. On error nothing was stored and
     // on_durable is not called.

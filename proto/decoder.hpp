@@ -25,13 +25,16 @@ class stream_decoder {
     // bytes inside one is `truncated`.
     std::error_code next(byte_reader& in, message& out, bool& got);
 
-    // Decodes every message of one frame payload, calling on_message(message&&) for each.
+    // Decodes every message of one frame payload, calling on_message(message&&) for each as
+    // it decodes. One message is reused for all: a callback that moves it out takes it, one
+    // that only reads it lets the next message reuse its storage (no allocation per message).
+    // On an error, the messages already delivered belong to a frame that failed.
     template <class F>
     std::error_code decode_payload(std::span<const std::uint8_t> payload, F&& on_message) {
         begin_frame();
         byte_reader in(payload);
+        message m;
         while (!in.at_end()) {
-            message m;
             bool got = false;
             if (auto ec = next(in, m, got)) return ec;
             if (got) on_message(std::move(m));

@@ -82,10 +82,19 @@ void journal_block_writer::open() {
     buf_.append(std::string_view(sender_id_));
     count_ = 0;
     encoder_.reset();
+    mark();
 }
 
 void journal_block_writer::clear() {
     open();
+}
+
+void journal_block_writer::rollback() {
+    if (buf_.size() == mark_bytes_) return;
+    if (mark_count_ == 0) return open();
+    buf_.resize(mark_bytes_);
+    count_ = mark_count_;
+    encoder_->reset(buf_);
 }
 
 std::error_code journal_block_writer::add(const message& m) {

@@ -102,6 +102,13 @@ class journal_block_writer {
                                    std::uint64_t time_ms);
     // Starts the next block.
     void clear();
+    // Remembers the block as it is; rollback() drops every message added since (a reset op
+    // makes the decoder forget what they put in the table, as the encoder does).
+    void mark() {
+        mark_bytes_ = buf_.size();
+        mark_count_ = count_;
+    }
+    void rollback();
     const std::string& sender_id() const { return sender_id_; }
 
   private:
@@ -111,6 +118,8 @@ class journal_block_writer {
     byte_buffer buf_;
     std::optional<stream_encoder> encoder_;
     std::uint32_t count_ = 0;
+    std::size_t mark_bytes_ = 0;
+    std::uint32_t mark_count_ = 0;
 };
 
 // Writes the first offset into a finished block and completes its CRC (header bytes only:

@@ -101,13 +101,13 @@ receiver::step receiver::on_data(const frame_view& f,
     std::span<const std::uint8_t> payload = f.payload;
     if (auto ec = unpack(f, payload))
         return fail(ec, "in frame " + std::to_string(f.header.sequence));
-    pending_.clear();
-    auto ec =
-        decoder_.decode_payload(payload, [&](message&& m) { pending_.push_back(std::move(m)); });
-    if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
-    for (auto& m : pending_)
+    std::uint64_t delivered = 0;
+    auto ec = decoder_.decode_payload(payload, [&](message&& m) {
         deliver(std::move(m));
-    messages_ += pending_.size();
+        ++delivered;
+    });
+    if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    messages_ += delivered;
     last_sequence_ = f.header.sequence;
     return step::read;
 }

@@ -4,6 +4,11 @@
 // handshake, sequence numbers, checksums and every decoder limit; the first failure makes the
 // step `close`, and acknowledge() then queues the ack for the good frames before it followed
 // by an error frame saying what was wrong.
+//
+// Messages are delivered as they decode, one reused message, so a frame costs no allocation
+// per message and no second copy of its objects. A frame that fails part-way has delivered its
+// first messages: the driver drops them (frames() counts only whole frames, and the ack covers
+// only those).
 #pragma once
 
 #include <cstdint>
@@ -46,8 +51,8 @@ class receiver {
     std::span<std::uint8_t> prepare() { return reader_.prepare(); }
     void commit(std::size_t n) { reader_.commit(n); }
 
-    // Handles every complete frame buffered. Messages of a data frame are delivered only once
-    // the whole frame decoded, so a bad frame delivers nothing.
+    // Handles every complete frame buffered, delivering each message as it decodes. A deliver
+    // that only reads the message (does not move from it) lets the next one reuse its storage.
     step process(const std::function<void(message&&)>& deliver);
     // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
     // then the error frame after a failure, or after the sender's goodbye our goodbye.
@@ -94,7 +99,6 @@ class receiver {
     std::uint64_t compressed_frames_ = 0;
     std::uint64_t compressed_bytes_ = 0;
     std::uint64_t decompress_ns_ = 0;
-    std::vector<message> pending_;
     state state_ = state::awaiting_hello;
     std::error_code error_;
     std::string detail_;

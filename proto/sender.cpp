@@ -184,13 +184,12 @@ std::error_code sender::on_ack(const frame_view& f) {
     if (!a) return fail(a.error(), "bad ack");
     if (a->sequence >= next_sequence_)
         return fail(proto_errc::bad_sequence, "ack for a frame never sent");
-    std::vector<message> decoded;
     while (!in_flight_.empty() && in_flight_.front().sequence <= a->sequence) {
         in_flight_bytes_ -= in_flight_.front().bytes;
         messages_acked_ += in_flight_.front().messages;
         in_flight_.pop_front();
         if (!opts_.resumable) continue;
-        if (auto ec = mirror(retained_.front(), decoded))
+        if (auto ec = mirror(retained_.front(), [](const message&) {}))
             return fail(ec, "acknowledged frame does not decode: " + ec.message());
         retained_.pop_front();
     }
@@ -199,8 +198,8 @@ std::error_code sender::on_ack(const frame_view& f) {
     return {};
 }
 
-std::error_code sender::mirror(const byte_buffer& frame, std::vector<message>& out) {
-    out.clear();
+std::error_code sender::mirror(const byte_buffer& frame,
+                               const std::function<void(const message&)>& on_message) {
     const frame_parser parser(std::numeric_limits<std::uint32_t>::max());
     auto r = parser.parse(frame.span());
     if (r.state != frame_parser::status::frame) return proto_errc::bad_message;
@@ -211,7 +210,7 @@ std::error_code sender::mirror(const byte_buffer& frame, std::vector<message>& o
             return ec;
         payload = unpacked_.span();
     }
-    return mirror_->decode_payload(payload, [&](message&& m) { out.push_back(std::move(m)); });
+    return mirror_->decode_payload(payload, [&](message&& m) { on_message(m); });
 }
 
 std::error_code sender::restart() {
@@ -247,17 +246,18 @@ std::error_code sender::replay() {
     retained_.clear();
     in_flight_bytes_ = 0;
     next_sequence_ = stored + 1;
-    std::vector<message> decoded;
     for (std::size_t i = 0; i < frames.size(); ++i) {
-        if (auto ec = mirror(bytes[i], decoded))
-            return fail(ec, "a frame kept for resending does not decode: " + ec.message());
-        if (frames[i].sequence <= stored) {
+        const bool resend = frames[i].sequence > stored;
+        std::error_code add_error;
+        auto ec = mirror(bytes[i], [&](const message& m) {
+            if (resend && !add_error) add_error = add_message(m, false);
+        });
+        if (ec) return fail(ec, "a frame kept for resending does not decode: " + ec.message());
+        if (add_error)
+            return fail(add_error, "a resent message does not fit the receiver's limits");
+        if (!resend) {
             messages_acked_ += frames[i].messages;
             continue;
-        }
-        for (const auto& m : decoded) {
-            if (auto ec = add_message(m, false))
-                return fail(ec, "a resent message does not fit the receiver's limits");
         }
         seal_batch();
         ++frames_resent_;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -94,9 +95,10 @@ class sender {
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
     std::error_code add_message(const message& m, bool fill);
     void seal_batch();
-    // Advances the mirror of the receiver's table over one retained frame, decoding its
-    // messages into `out` (cleared first).
-    std::error_code mirror(const byte_buffer& frame, std::vector<message>& out);
+    // Advances the mirror of the receiver's table over one retained frame, handing each of its
+    // messages to on_message as it decodes (one reused message: nothing allocated per message).
+    std::error_code mirror(const byte_buffer& frame,
+                           const std::function<void(const message&)>& on_message);
     // After the welcome that follows restart(): re-encodes the retained frames after the
     // receiver's last stored one.
     std::error_code replay();

@@ -102,5 +102,32 @@ TEST_F(BadInput, GoodFramesBeforeABadOneAreStoredAndAcked) {
     EXPECT_EQ(stored().size(), 1u);
 }
 
+// Objects are stored as they decode: a frame whose second object is bad has its first one in
+// the open batch already, and it must go with the frame (the sender will resend the frame).
+TEST_F(BadInput, AFrameThatFailsPartWayStoresNothingOfItself) {
+    start();
+    raw_peer p(port());
+    auto good = person_frame(1);
+    byte_buffer half_good;
+    half_good.resize(frame_header_size);
+    stream_encoder enc({});  // the receiver's table starts afresh for this connection, too
+    message m{make_record(make_record_type("Person", {"firstName", "surname", "age"}),
+                          {"Heinz", "Kabutz", 2}),
+              {}};
+    ASSERT_FALSE(enc.encode(m, half_good));  // a good object, then a reserved tag
+    half_good.put_u8(0x14);
+    seal_frame(half_good.span(), frame_kind::data, 2);
+    byte_buffer both;
+    both.append(good.span());
+    both.append(half_good.span());
+    p.send(both.span());
+    auto ack_frame = p.read_frame();
+    ASSERT_EQ(ack_frame.header.kind, frame_kind::ack);
+    EXPECT_EQ(decode_ack(ack_frame.payload)->sequence, 1u);
+    EXPECT_EQ(p.error_then_close(), proto_errc::unknown_tag);
+    stop();
+    ASSERT_EQ(stored().size(), 1u);
+}
+
 }  // namespace
 }  // namespace objwire::test

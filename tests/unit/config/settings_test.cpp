@@ -174,7 +174,7 @@ cfg::key_info find_key(const Keys& keys, std::string_view name) {
 
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
-    ASSERT_EQ(keys.size(), 45u);
+    ASSERT_EQ(keys.size(), 46u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
@@ -187,6 +187,7 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("sink.kind").allowed, "journal|jsonl|nats|forward");
     EXPECT_EQ(find("journal.fsync").allowed, "always|interval|never");
     EXPECT_EQ(find("journal.fsync_interval").allowed, "1ms..1m");
+    EXPECT_EQ(find("journal.fsync_bytes").allowed, "64KiB..16GiB");
     EXPECT_EQ(find("journal.segment_bytes").allowed, "64KiB..16GiB");
     EXPECT_EQ(find("journal.retention_bytes").allowed, "0..1024TiB");
     EXPECT_EQ(find("journal.retention_age").allowed, "0..87600h");

@@ -34,6 +34,44 @@ TEST(journal_block, round_trip_with_header_fields) {
     EXPECT_EQ(decode(r.block), msgs);
 }
 
+// A frame that fails part-way is rolled back out of the open block: the block decodes to
+// exactly the messages before the mark, and messages added after the rollback still decode
+// although the dropped ones had put strings in the encoder's table.
+TEST(journal_block, rollback_drops_what_was_added_since_the_mark) {
+    const auto kept = events(0, 20);
+    const auto dropped = events(20, 7);
+    const auto after = events(0, 5);  // their strings were in the table before the rollback
+    journal_block_writer w("s");
+    for (const auto& m : kept)
+        ASSERT_FALSE(w.add(m));
+    w.mark();
+    for (const auto& m : dropped)
+        ASSERT_FALSE(w.add(m));
+    w.rollback();
+    EXPECT_EQ(w.messages(), 20u);
+    for (const auto& m : after)
+        ASSERT_FALSE(w.add(m));
+    auto span = w.finish(1, 2, 1700000000000);
+    std::vector<std::uint8_t> block(span.begin(), span.end());
+    seal_journal_block(block, 0);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block) << r.error.message();
+    auto want = kept;
+    want.insert(want.end(), after.begin(), after.end());
+    EXPECT_EQ(decode(r.block), want);
+}
+
+TEST(journal_block, rollback_to_an_empty_mark_leaves_an_empty_block) {
+    journal_block_writer w("s");
+    for (const auto& m : events(0, 3))
+        ASSERT_FALSE(w.add(m));
+    w.clear();  // a new block marks its start
+    ASSERT_FALSE(w.add(event(9)));
+    w.rollback();
+    EXPECT_TRUE(w.empty());
+    EXPECT_EQ(w.bytes(), journal_block_header_size + 1);  // header and sender id only
+}
+
 TEST(journal_block, header_layout_is_as_documented) {
     auto block = make_block({event(1)}, "ab", 3, 4);
     seal_journal_block(block, 0x0102030405060708);

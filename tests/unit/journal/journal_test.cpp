@@ -164,6 +164,48 @@ TEST_F(Journal, IntervalWaitsForTheNextSync) {
     EXPECT_EQ(j->durable_offset(), 51u);
 }
 
+// A window of unacknowledged bytes moves once per sync: waiting for the interval alone would
+// cap a sender at window / interval, so enough bytes waiting start a sync too.
+TEST_F(Journal, IntervalSyncsOnceFsyncBytesAreWaiting) {
+    auto o = options(fsync_policy::interval);
+    o.fsync_interval = std::chrono::hours(1);  // never due: only the bytes can start a sync
+    const auto block_size = make_block(events(0, 1)).size();
+    o.fsync_bytes = block_size * 5;
+    auto j = open(o);
+    durable_flag first;  // the first sync of an idle journal is due at once
+    append(*j, events(0, 1), first.handler());
+    EXPECT_FALSE(first.wait());
+    const int base = sync_calls_.load();
+    std::vector<std::unique_ptr<durable_flag>> flags;
+    for (int i = 1; i <= 4; ++i) {
+        flags.push_back(std::make_unique<durable_flag>());
+        append(*j, events(i, 1), flags.back()->handler());
+    }
+    EXPECT_EQ(sync_calls_.load(), base);
+    EXPECT_FALSE(flags.front()->ready());
+    flags.push_back(std::make_unique<durable_flag>());
+    append(*j, events(5, 1), flags.back()->handler());  // the fifth block's bytes reach it
+    for (auto& d : flags)
+        EXPECT_FALSE(d->wait());
+    EXPECT_EQ(sync_calls_.load(), base + 1);
+    EXPECT_EQ(j->durable_offset(), 6u);
+}
+
+TEST_F(Journal, RequestSyncMakesAppendsDurableWithoutWaitingForThem) {
+    auto o = options(fsync_policy::interval);
+    o.fsync_interval = std::chrono::hours(1);
+    auto j = open(o);
+    durable_flag first;
+    append(*j, events(0, 1), first.handler());
+    EXPECT_FALSE(first.wait());
+    durable_flag second;
+    append(*j, events(1, 1), second.handler());
+    EXPECT_FALSE(second.ready());
+    j->request_sync();  // returns at once; the sync thread serves it
+    EXPECT_FALSE(second.wait());
+    EXPECT_EQ(j->durable_offset(), 2u);
+}
+
 TEST_F(Journal, IntervalSyncsWhatIsLeftAtClose) {
     auto o = options(fsync_policy::interval);
     o.fsync_interval = std::chrono::hours(1);

@@ -6,6 +6,7 @@
 
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
+#include "proto/wire.hpp"
 #include "test_support.hpp"
 
 namespace objwire {
@@ -151,6 +152,48 @@ TEST(Session, OutOfOrderSequenceIsRefusedAndNothingOfTheFrameDelivered) {
     s.commit(back.size());
     EXPECT_EQ(s.process(), proto_errc::bad_sequence);
     EXPECT_NE(s.error_detail().find("expected 1, got 5"), std::string::npos);
+}
+
+// Messages are delivered as they decode, so a frame that fails part-way has delivered its
+// first ones: the driver drops them, and the ack covers only the whole frames before it.
+TEST(Session, AFrameThatFailsPartWayIsNotCountedOrAcknowledged) {
+    sender s(sender_opts());
+    receiver r(receiver_opts());
+    link l{s, r, {}};
+    l.pump();
+    stream_encoder enc({});
+    byte_buffer frames;
+    for (std::uint64_t seq = 1; seq <= 2; ++seq) {
+        byte_buffer f;
+        f.resize(frame_header_size);
+        ASSERT_FALSE(enc.encode(person(static_cast<int>(seq)), f));
+        if (seq == 2) {  // a second message naming a string the table never had
+            f.put_u8(wire::tag_string_ref);
+            f.put_varint(100);
+        }
+        seal_frame(f.span(), frame_kind::data, seq);
+        frames.append(f.span());
+    }
+    auto space = r.prepare();
+    ASSERT_GE(space.size(), frames.size());
+    std::copy_n(frames.data(), frames.size(), space.data());
+    r.commit(frames.size());
+    std::vector<message> delivered;
+    EXPECT_EQ(r.process([&](message&& m) { delivered.push_back(m); }), receiver::step::close);
+    EXPECT_EQ(r.error(), proto_errc::unknown_reference);
+    ASSERT_EQ(delivered.size(), 2u);  // frame 1's message, and the failed frame's first
+    EXPECT_EQ(delivered[1], person(2));
+    EXPECT_EQ(r.frames(), 1u);  // only frame 1 counts as received
+    r.acknowledge();
+    frame_parser p(1 << 20);
+    auto parsed = p.parse(r.output().span());
+    ASSERT_EQ(parsed.state, frame_parser::status::frame);
+    ASSERT_EQ(parsed.frame.header.kind, frame_kind::ack);
+    EXPECT_EQ(decode_ack(parsed.frame.payload)->sequence, 1u);
+    auto rest = r.output().span().subspan(parsed.size);
+    auto error = p.parse(rest);
+    ASSERT_EQ(error.state, frame_parser::status::frame);
+    EXPECT_EQ(error.frame.header.kind, frame_kind::error);
 }
 
 TEST(Session, MessageLargerThanTheReceiverAcceptsIsRefusedLocally) {
