@@ -46,8 +46,11 @@ class SlowSink : public daemon_fixture {
         settings_.journal_fsync = "interval";
         settings_.journal_fsync_interval = 100ms;
     }
-    // A client whose own window (4 GiB) would never hold it back: only the daemon's credit can.
-    client::connection_stats push_blobs(std::uint64_t megabytes) {
+    // Starts a slow journal with credit `cap` and pushes blobs through a client whose own
+    // window (4 GiB) would never hold it back: only the daemon's credit can.
+    client::connection_stats push_against_credit(std::uint64_t cap, std::uint64_t megabytes) {
+        slow_journal(cap);
+        start();
         auto cs = client_settings();
         cs.max_in_flight = 4 * config::gibibyte;
         cs.compression_policy = "never";
@@ -64,6 +67,7 @@ class SlowSink : public daemon_fixture {
         }
         EXPECT_FALSE(c.close()) << c.last_error();
         EXPECT_EQ(c.stats().objects_acked, sent);
+        EXPECT_EQ(c.stats().window_bytes, cap);
         return c.stats();
     }
 };
@@ -115,10 +119,7 @@ TEST_F(SlowSink, ASenderThatIgnoresTheCreditIsHeldAtTheBufferCap) {
 // so the daemon never has to pause reading it.
 TEST_F(SlowSink, AClientKeepsItsUnacknowledgedBytesWithinTheCredit) {
     constexpr std::uint64_t cap = 256 * config::kibibyte;
-    slow_journal(cap);
-    start();
-    const auto stats = push_blobs(8);
-    EXPECT_EQ(stats.window_bytes, cap);
+    const auto stats = push_against_credit(cap, 8);
     EXPECT_LE(stats.peak_unacked_bytes, cap);
     EXPECT_GT(stats.peak_unacked_bytes, cap / 2);  // acks come every 100 ms: the window filled
     // What the daemon held is what the client had unacknowledged - plus the hello's bytes,
@@ -132,10 +133,7 @@ TEST_F(SlowSink, AClientKeepsItsUnacknowledgedBytesWithinTheCredit) {
 // A credit smaller than one frame still lets every frame through, one at a time.
 TEST_F(SlowSink, FramesLargerThanTheCreditGoOneAtATime) {
     constexpr std::uint64_t cap = 16 * config::kibibyte;
-    slow_journal(cap);
-    start();
-    const auto stats = push_blobs(1);
-    EXPECT_EQ(stats.window_bytes, cap);
+    const auto stats = push_against_credit(cap, 1);
     // A frame is sealed once it passes batch.max_bytes (64 KiB), so it is at most that plus
     // one blob (about 20 KiB): more than the credit, and never two of them unacknowledged.
     EXPECT_GT(stats.peak_unacked_bytes, cap);

@@ -50,9 +50,10 @@ sender::options sender_opts(std::uint32_t batch = 1024) {
     return o;
 }
 
-receiver::options receiver_opts() {
+receiver::options receiver_opts(std::uint64_t credit = 0) {
     receiver::options o;
     o.sink = "memory";
+    o.credit_bytes = credit;  // 0: announces none, as receivers before welcome field 11
     return o;
 }
 
@@ -177,9 +178,7 @@ TEST(Session, TheReceiversCreditCapsTheSendWindow) {
     auto so = sender_opts(1024);
     so.max_in_flight = 1 << 20;
     sender s(so);
-    auto ro = receiver_opts();
-    ro.credit_bytes = 4096;
-    receiver r(ro);
+    receiver r(receiver_opts(4096));
     link l{s, r, {}};
     l.pump();
     ASSERT_EQ(s.peer().credit_bytes, 4096u);
@@ -197,9 +196,7 @@ TEST(Session, AFrameLargerThanTheWindowGoesAloneOnceTheOthersAreAcknowledged) {
     auto so = sender_opts(4096);                    // frames of about 4 KiB
     so.compression.mode = compression_mode::never;  // persons would pack into far less
     sender s(so);
-    auto ro = receiver_opts();
-    ro.credit_bytes = 1024;
-    receiver r(ro);
+    receiver r(receiver_opts(1024));
     link l{s, r, {}};
     l.pump();
     std::vector<message> sent;
@@ -228,7 +225,7 @@ TEST(Session, AWelcomeWithoutCreditLeavesMaxInFlight) {
     auto so = sender_opts(1024);
     so.max_in_flight = 8192;
     sender s(so);
-    receiver r(receiver_opts());  // announces no credit, as receivers before field 11
+    receiver r(receiver_opts());  // no credit
     link l{s, r, {}};
     l.pump();
     EXPECT_EQ(s.peer().credit_bytes, 0u);
