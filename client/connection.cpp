@@ -83,6 +83,7 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     std::string token, unused;
     if (read_token_file(s, token, unused)) o.greeting.auth_token = token;
     o.resumable = s.resume_retry_for.count() > 0;  // keeps unacknowledged frames to resend
+    o.max_in_flight = s.max_in_flight;  // the daemon's credit (welcome field 11) may lower it
     return o;
 }
 
@@ -109,6 +110,8 @@ const connection_stats& connection::stats() const {
     stats_.frames = core_.frames_sent();
     stats_.frames_resent = core_.frames_resent();
     stats_.receiver_table_peak_bytes = core_.last_ack().table_peak_bytes;
+    stats_.window_bytes = core_.window_bytes();
+    stats_.peak_unacked_bytes = core_.peak_unacked_bytes();
     return stats_;
 }
 
@@ -181,6 +184,10 @@ std::error_code connection::connect_socket() {
     return {};
 }
 
+bool welcomed(sender::state st) {
+    return st == sender::state::streaming || st == sender::state::closing;
+}
+
 // Not write_output(): frames kept from a broken connection may count as in flight, and no
 // ack will come for them before the welcome.
 std::error_code connection::handshake() {
@@ -189,7 +196,7 @@ std::error_code connection::handshake() {
     core_.consume_output();
     while (core_.current() == sender::state::greeting)
         if (auto e = read_replies(true)) return e;
-    if (core_.current() != sender::state::streaming)
+    if (!welcomed(core_.current()))
         return fail(proto_errc::bad_handshake, "handshake refused: " + core_.error_detail());
     return {};
 }
@@ -202,7 +209,7 @@ std::error_code connection::send(const message& m) {
         last_error_ = "message refused: " + ec.message();
         return ec;
     }
-    if (!core_.output().empty()) {
+    if (!core_.output().empty() || core_.frames_waiting()) {  // a frame was sealed
         auto ec = write_output();
         // What is in the open batch now waited behind that write, not for the batch to fill.
         batch_opened_ns_ = coarse_now_ns();
@@ -223,20 +230,29 @@ std::error_code connection::flush() {
     return write_output();
 }
 
+// Writes every sealed frame before it returns, so the producer never gets ahead of the window:
+// the sender offers frames only while the unacknowledged bytes stay within min(max_in_flight,
+// the daemon's credit), and while it holds some back we wait for acks.
 std::error_code connection::write_output() {
-    // Take in whatever acks arrived, then wait while too much is unacknowledged.
+    // Take in whatever acks arrived first: they may make room.
     if (auto ec = read_replies(false)) return ec;
-    const std::uint64_t wait_start = steady_now_ns();
-    // Frames not yet written (output) count in flight too, but no ack can come for them: a
-    // frame larger than max_in_flight, or the first after everything was acknowledged, goes.
-    while (core_.in_flight_bytes() > settings_.max_in_flight &&
-           core_.in_flight_bytes() > core_.output().size())
-        if (auto ec = read_replies(true)) return ec;
-    const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
-    interval_ack_blocked_ns_ += waited_for_acks;
-    stats_.blocked_ns += waited_for_acks;
+    while (!core_.output().empty() || core_.frames_waiting()) {
+        if (core_.output().empty()) {
+            const std::uint64_t wait_start = steady_now_ns();
+            auto ec = read_replies(true);
+            const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
+            interval_ack_blocked_ns_ += waited_for_acks;
+            stats_.blocked_ns += waited_for_acks;
+            if (ec) return ec;
+            continue;
+        }
+        if (auto ec = write_released()) return ec;
+    }
+    return {};
+}
+
+std::error_code connection::write_released() {
     auto out = core_.output();
-    if (out.empty()) return {};
     const std::uint64_t calls_before = stats_.write_calls;
     if (auto ec = write_all(out)) {
         // The daemon may have said why before closing.
@@ -346,9 +362,12 @@ std::error_code connection::close() {
         return last_error_.empty() ? client_errc::not_open
                                    : std::error_code(client_errc::connection_lost);
     core_.finish();
-    if (auto ec = write_output()) return ec;
-    while (core_.current() == sender::state::closing)
+    while (core_.current() == sender::state::closing) {
+        // After a resume, frames may again wait for room in the window.
+        if (auto ec = write_output()) return ec;
+        if (core_.current() != sender::state::closing) break;
         if (auto ec = read_replies(true)) return ec;
+    }
     stream_.shutdown();  // TLS close_notify
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
@@ -365,7 +384,9 @@ std::error_code connection::poll(std::chrono::milliseconds wait) {
         pollfd p{socket_.native_handle(), POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return {};
     }
-    return read_replies(true);
+    if (auto ec = read_replies(true)) return ec;
+    // Frames a resume left waiting for room in the window go out as acks make it.
+    return core_.frames_waiting() ? write_output() : std::error_code{};
 }
 
 }  // namespace objwire::client

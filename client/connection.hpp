@@ -1,7 +1,8 @@
 // The client library: one connection to objwired that sends messages and waits for their
 // acknowledgements. A blocking API over the sans-I/O proto::sender - messages are batched into
 // frames, each frame goes out in one write, acks are read as they arrive, and send() blocks
-// while flow.max_in_flight bytes are unacknowledged, so a slow daemon slows its producer.
+// while the send window is full - flow.max_in_flight bytes unacknowledged, or the daemon's
+// credit if that is smaller - so a slow daemon slows its producer.
 //
 //   objwire::client::connection c(settings);
 //   if (auto ec = c.open()) ...;          // connect + handshake
@@ -34,6 +35,10 @@ inline std::error_code make_error_code(client_errc e) noexcept {
     return {static_cast<int>(e), client_category()};
 }
 
+// A sender state after its welcome: streaming, or closing when a connection broke inside
+// close() and was resumed (the replay queues the goodbye again).
+bool welcomed(sender::state st);
+
 struct connection_stats {
     std::uint64_t objects_sent = 0;
     std::uint64_t objects_acked = 0;
@@ -45,6 +50,11 @@ struct connection_stats {
     std::uint64_t receiver_table_peak_bytes = 0;
     std::uint64_t reconnects = 0;     // broken connections resumed (resume.retry_for)
     std::uint64_t frames_resent = 0;  // frames sent again after a reconnect
+    // The send window: min(flow.max_in_flight, the daemon's credit, welcome field 11).
+    std::uint64_t window_bytes = 0;
+    // The most data-frame bytes written and unacknowledged at once: at most window_bytes, or
+    // one frame when a single frame is larger than the window.
+    std::uint64_t peak_unacked_bytes = 0;
 };
 
 class connection {
@@ -76,7 +86,10 @@ class connection {
     const std::string& sender_id() const { return settings_.sender_id; }
 
   private:
+    // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
+    // Writes what the sender offers now (resuming the connection if the write fails).
+    std::error_code write_released();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
     std::error_code wait_writable();
     // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.

@@ -44,7 +44,7 @@ std::error_code connection::resume_after(std::error_code ec, std::string text) {
         if (core_.restart()) break;
         if (connect_socket()) continue;
         if (auto e = handshake(); e && retryable(e)) continue;
-        if (core_.current() != sender::state::streaming) break;  // refused for good
+        if (!welcomed(core_.current())) break;  // refused for good
         // The resent frames go out at once: they are what the daemon is missing.
         if (write_all(core_.output())) continue;
         core_.consume_output();

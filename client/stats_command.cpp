@@ -107,6 +107,17 @@ std::string quantile(const std::vector<std::pair<std::string, double>>& buckets,
     return "-";
 }
 
+std::string mbit(double bps) {
+    return fmt::format("{:.1f} Mbit/s", bps / 1e6);
+}
+
+// The daemon's receive link estimate: the fastest open sender connection's, else the latest.
+std::string link_estimate(double max_bps, double connections, double last_bps) {
+    if (connections > 0)
+        return mbit(max_bps) + " (fastest of " + count(connections) + " connections)";
+    return last_bps > 0 ? mbit(last_bps) + " (latest, no connection open)" : "-";
+}
+
 void line(const std::string& label, const std::string& value) {
     std::cout << fmt::format("  {:<22} {}\n", label, value);
 }
@@ -129,6 +140,9 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("frames in", count(frames));
     line("objects out", count(m.get("objwire_objects_out_total")));
     line("bytes out", bytes(m.get("objwire_bytes_out_total")));
+    line("link estimate", link_estimate(m.get("objwire_link_bandwidth_bits_per_second"),
+                                        m.get("objwire_link_bandwidth_connections"),
+                                        m.get("objwire_link_bandwidth_last_bits_per_second")));
 
     std::cout << "\nCompression\n";
     const double compressed = m.get("objwire_frames_compressed_total");

@@ -357,7 +357,7 @@ const std::array daemon_schema_keys{
                 .min = kibibyte,
                 .max = 64 * gibibyte,
                 .doc = "bytes a connection may have read and not yet had acknowledged (stored "
-                       "durably); reading pauses beyond it",
+                       "durably), announced to senders as their credit; reading pauses beyond it",
                 .access = bind<&ds::max_buffered_bytes>()},
     key_def<ds>{.name = "limits.max_connections_per_address",
                 .kind = value_kind::integer,

@@ -93,9 +93,13 @@ int dump_journal(const std::string& data_dir, std::uint64_t from) {
 
 // SIGHUP: builds the settings again as at start (file, environment, flags) and lets the
 // server apply what can change live; a file with errors changes nothing.
-void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::server& srv) {
-    hup.async_wait([&hup, &f, &srv](std::error_code ec, int) {
-        if (ec) return;
+// `stopping` is set by the SIGTERM handler, which runs on the same strand: a SIGHUP already
+// taken when SIGTERM came is not acted on, and the wait is never armed again after the SIGTERM
+// handler cancelled it (an armed wait would keep the io_context - and objwired - running).
+void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::server& srv,
+                      const bool& stopping) {
+    hup.async_wait([&hup, &f, &srv, &stopping](std::error_code ec, int) {
+        if (ec || stopping) return;
         objwire::daemon::service::notify_reloading();
         spdlog::info(
             "SIGHUP: reloading settings from {}",
@@ -106,7 +110,7 @@ void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::se
         else
             spdlog::error("reload: settings not reloaded, the ones in force stay (error above)");
         objwire::daemon::service::notify_ready("serving");
-        reload_on_sighup(hup, f, srv);
+        reload_on_sighup(hup, f, srv, stopping);
     });
 }
 
@@ -149,7 +153,11 @@ int main(int argc, char** argv) {
     spdlog::set_level(spdlog::level::from_str(settings.log_level));
 
     asio::io_context io;
-    asio::signal_set hup(io, SIGHUP);  // before start: a reload never kills a starting daemon
+    // Both signal sets on one strand: a reload and the stop never run at once (io runs on
+    // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
+    auto signal_strand = asio::make_strand(io);
+    bool stopping = false;  // touched on signal_strand only
+    asio::signal_set hup(signal_strand, SIGHUP);
     objwire::daemon::server srv(io, settings);
     if (srv.start()) return 2;
     namespace service = objwire::daemon::service;
@@ -157,12 +165,13 @@ int main(int argc, char** argv) {
     const auto bound = srv.local_endpoint();
     service::notify_ready("listening on " + bound.address().to_string() + ":" +
                           std::to_string(bound.port()));
-    reload_on_sighup(hup, f, srv);
+    reload_on_sighup(hup, f, srv, stopping);
 
     asio::steady_timer grace(io);
-    asio::signal_set signals(io, SIGINT, SIGTERM);
+    asio::signal_set signals(signal_strand, SIGINT, SIGTERM);
     signals.async_wait([&](std::error_code ec, int signo) {
         if (ec) return;
+        stopping = true;
         spdlog::info("signal {}: finishing received frames, then exiting", signo);
         service::notify_stopping();
         watchdog.stop();

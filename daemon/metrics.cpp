@@ -1,5 +1,7 @@
 #include "daemon/metrics.hpp"
 
+#include <algorithm>
+
 #include "proto/errors.hpp"
 #include "proto/receiver.hpp"
 
@@ -39,6 +41,27 @@ void metrics::count_error(std::error_code ec, const char* other_kind) {
 std::map<std::string, std::uint64_t> metrics::errors() const {
     std::lock_guard lock(errors_mutex_);
     return errors_;
+}
+
+void metrics::set_link_estimate(std::uint64_t connection, double bits_per_second) {
+    std::lock_guard lock(links_mutex_);
+    links_[connection] = bits_per_second;
+    last_link_bps_ = bits_per_second;
+}
+
+void metrics::drop_link_estimate(std::uint64_t connection) {
+    std::lock_guard lock(links_mutex_);
+    links_.erase(connection);
+}
+
+metrics::link_summary metrics::link_estimates() const {
+    std::lock_guard lock(links_mutex_);
+    link_summary s;
+    s.last_bps = last_link_bps_;
+    s.connections = links_.size();
+    for (const auto& [key, bps] : links_)
+        s.max_bps = std::max(s.max_bps, bps);
+    return s;
 }
 
 namespace {

@@ -71,9 +71,24 @@ struct metrics {
     void count_error(std::error_code ec, const char* other_kind = "io");
     std::map<std::string, std::uint64_t> errors() const;
 
+    // Estimated receive link bandwidth of each open sender connection (daemon/link_estimator.hpp),
+    // under a key of the session's own. A connection reports a new estimate at most once per
+    // sample (tens of milliseconds), so a map under a lock is enough.
+    void set_link_estimate(std::uint64_t connection, double bits_per_second);
+    void drop_link_estimate(std::uint64_t connection);
+    struct link_summary {
+        double max_bps = 0;           // the fastest open connection's estimate
+        double last_bps = 0;          // the latest estimate of any connection, open or closed
+        std::size_t connections = 0;  // open connections with an estimate
+    };
+    link_summary link_estimates() const;
+
   private:
     mutable std::mutex errors_mutex_;  // errors are rare: a map under a lock is enough
     std::map<std::string, std::uint64_t> errors_;
+    mutable std::mutex links_mutex_;
+    std::map<std::uint64_t, double> links_;
+    double last_link_bps_ = 0;
 };
 
 // What one connection's receiver has already added to the metrics, so each report() adds

@@ -69,6 +69,16 @@ void traffic(exposition& x, server_counters& c, const metrics& m) {
     x.one("objwire_objects_out_total", "counter", "Objects sent to readers.", m.objects_out.load());
     x.one("objwire_bytes_out_total", "counter",
           "Bytes written to connections (acks, replies, reader data, stats).", m.bytes_out.load());
+    const auto links = m.link_estimates();
+    x.one("objwire_link_bandwidth_bits_per_second", "gauge",
+          "Estimated receive link bandwidth: the fastest open sender connection's estimate "
+          "(0: none has one).",
+          links.max_bps);
+    x.one("objwire_link_bandwidth_last_bits_per_second", "gauge",
+          "The latest link bandwidth estimate of any sender connection, open or closed.",
+          links.last_bps);
+    x.one("objwire_link_bandwidth_connections", "gauge",
+          "Open sender connections with a link bandwidth estimate.", links.connections);
 }
 
 void compression(exposition& x, const metrics& m) {

@@ -34,6 +34,9 @@ receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     o.limits.max_frame_bytes = s.max_frame_bytes;
     o.limits.max_reference_bytes = s.max_reference_bytes;
     o.max_decompression_ratio = s.max_decompression_ratio;
+    // The credit is the cap hold_reading() enforces: a sender that keeps to it is never paused
+    // (docs/PROTOCOL.md section 1.4), one that ignores it (an older client) still is.
+    o.credit_bytes = s.max_buffered_bytes;
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
     o.admit_on_hello = false;  // session::admit() answers the hello
@@ -137,6 +140,7 @@ asio::awaitable<void> session::run() {
             break;
         }
         auto step = consume(n);
+        measure_link(n, n == space.size());
         if (step == receiver::step::admit) {
             if (!co_await admit()) break;
             step = consume(0);  // frames that came with the hello
@@ -152,6 +156,7 @@ asio::awaitable<void> session::run() {
     co_await finish();
     server_.counters().frames_in += receiver_.frames() - resumed_after_;
     meter_.close(server_.metrics());
+    server_.metrics().drop_link_estimate(reinterpret_cast<std::uintptr_t>(this));
     if (!handed_over_) log_close();
     // Replies that never became durable (a broken sink or socket) hold nothing any more.
     server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
@@ -287,6 +292,12 @@ receiver::step session::consume(std::size_t n) {
     guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
                    receiver_.frames() != frames_before);
     return step;
+}
+
+void session::measure_link(std::size_t n, bool filled) {
+    if (!link_.on_read(steady_now_ns(), n, receiver_.buffered() > 0, filled)) return;
+    server_.metrics().set_link_estimate(reinterpret_cast<std::uintptr_t>(this),
+                                        link_.bits_per_second());
 }
 
 // Stores the open batch: the objects of the frames after the last batch up to

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "daemon/connection_guard.hpp"
+#include "daemon/link_estimator.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/table_budget_pool.hpp"
@@ -50,6 +51,9 @@ class session : public std::enable_shared_from_this<session> {
     // Takes in n bytes just read: decode, store, queue the replies. False when the
     // connection ends.
     receiver::step consume(std::size_t n);
+    // Feeds the link estimator with a read of n bytes (filled: it took all the space offered)
+    // and publishes a new estimate in the metrics.
+    void measure_link(std::size_t n, bool filled);
     // After the hello: checks access, then either welcomes a sender where its stream resumes
     // or hands the connection to its role (reader, stats). False when the session is over.
     asio::awaitable<bool> admit();
@@ -97,6 +101,7 @@ class session : public std::enable_shared_from_this<session> {
     table_budget_pool::grant table_grant_;  // before receiver_: it sizes the receiver's table
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
+    link_estimator link_;   // this sender's link bandwidth, from the reads
     std::unique_ptr<sink_stream> stream_;
     std::deque<reply> replies_;
     std::uint64_t next_reply_id_ = 0;

@@ -51,6 +51,7 @@ asio::awaitable<bool> session::hold_reading() {
     const std::uint64_t cap = server_.settings().max_buffered_bytes;
     if (!stalled_ && held_bytes_ <= cap) co_return !broken_;
     paused_ = true;
+    link_.on_pause();  // the wait is ours, not the link's
     if (!stalled_)
         spdlog::debug("{}: reading paused: {} bytes read are not yet durable", peer_, held_bytes_);
     while (!broken_ && !stopping_ && (stalled_ || held_bytes_ > cap)) {

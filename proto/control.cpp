@@ -117,7 +117,7 @@ bool welcome::operator==(const welcome& o) const {
            limits.max_elements == o.limits.max_elements &&
            limits.max_frame_bytes == o.limits.max_frame_bytes &&
            limits.max_reference_bytes == o.limits.max_reference_bytes && codecs == o.codecs &&
-           sink == o.sink && next_sequence == o.next_sequence &&
+           sink == o.sink && next_sequence == o.next_sequence && credit_bytes == o.credit_bytes &&
            journal_first_offset == o.journal_first_offset &&
            journal_end_offset == o.journal_end_offset;
 }
@@ -185,6 +185,7 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     f.text(8, w.sink);
     f.number(9, w.next_sequence);
     f.number(10, w.limits.max_reference_bytes);
+    if (w.credit_bytes) f.number(11, w.credit_bytes);
     if (w.journal_first_offset) f.number(12, w.journal_first_offset);
     if (w.journal_end_offset) f.number(13, w.journal_end_offset);
 }
@@ -215,6 +216,8 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 return read_into(f, w.next_sequence);
             case 10:
                 return read_into(f, w.limits.max_reference_bytes);
+            case 11:
+                return read_into(f, w.credit_bytes);
             case 12:
                 return read_into(f, w.journal_first_offset);
             case 13:

@@ -41,6 +41,11 @@ struct welcome {
     std::uint32_t codecs = 1;  // codecs the receiver accepts
     std::string sink;          // where stored objects go, for people
     std::uint64_t next_sequence = 1;
+    // Field 11: bytes of data frames the receiver holds for this connection before they are
+    // acknowledged (objwired: limits.max_buffered_bytes). A sender keeps at most this much
+    // unacknowledged - one frame larger than it goes alone. 0 (an older receiver without the
+    // field): no explicit credit, the sender's own flow.max_in_flight alone applies.
+    std::uint64_t credit_bytes = 0;
     // To a reader: the oldest offset still stored (retention may have deleted older ones) and
     // the end of what was durable when it connected - without follow, the stream ends there.
     std::uint64_t journal_first_offset = 0;  // field 12

@@ -83,6 +83,7 @@ void receiver::admit(std::uint64_t last_sequence) {
     w.codecs = opts_.codecs;
     w.sink = opts_.sink;
     w.next_sequence = last_sequence_ + 1;
+    w.credit_bytes = opts_.credit_bytes;
     scratch_.clear();
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());

@@ -42,6 +42,9 @@ class receiver {
         // Largest raw_len / compressed payload size of a data frame; 0: no limit (raw_len is
         // capped by max_frame_bytes either way). Checked before inflating.
         std::uint32_t max_decompression_ratio = 0;
+        // Announced in the welcome (field 11): bytes of data frames this receiver holds
+        // unacknowledged for the connection; 0 announces none.
+        std::uint64_t credit_bytes = 0;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };

@@ -16,7 +16,7 @@ sender::sender(options opts)
       compressor_(opts_.compression, opts_.clock) {
     encode_hello(opts_.greeting, scratch_);
     append_frame(out_, frame_kind::hello, 0, scratch_.span());
-    sealed_ = out_.size();
+    push_sealed(out_.size(), false);
     open_batch();
 }
 
@@ -32,11 +32,44 @@ void sender::open_batch() {
     open_reference_bytes_ = 0;
 }
 
+std::uint64_t sender::window_bytes() const {
+    const std::uint64_t credit = welcome_.credit_bytes;  // 0: the receiver announced none
+    if (credit == 0) return opts_.max_in_flight;
+    if (opts_.max_in_flight == 0) return credit;
+    return std::min(credit, opts_.max_in_flight);
+}
+
 void sender::consume_output() {
-    // Only the open batch is left; it moves to the front.
-    out_.consume_front(sealed_);
-    batch_start_ -= sealed_;
-    sealed_ = 0;
+    // The frames still queued (and the open batch) move to the front.
+    out_.consume_front(released_);
+    batch_start_ -= released_;
+    sealed_ -= released_;
+    released_ = 0;
+    peak_unacked_bytes_ = std::max(peak_unacked_bytes_, in_flight_bytes_ - queued_data_bytes_);
+}
+
+void sender::push_sealed(std::size_t bytes, bool data) {
+    queued_.push_back({bytes, data});
+    if (data) queued_data_bytes_ += bytes;
+    sealed_ += bytes;
+    release();
+}
+
+// Control frames go whenever everything before them went. A data frame goes when what is
+// written (or offered) and unacknowledged leaves room for it in the window, or when nothing
+// is: a frame larger than the window then travels alone.
+void sender::release() {
+    const std::uint64_t window = window_bytes();
+    while (!queued_.empty()) {
+        const queued_frame f = queued_.front();
+        if (f.data) {
+            const std::uint64_t committed = in_flight_bytes_ - queued_data_bytes_;
+            if (window != 0 && committed > 0 && committed + f.bytes > window) return;
+            queued_data_bytes_ -= f.bytes;
+        }
+        released_ += f.bytes;
+        queued_.pop_front();
+    }
 }
 
 std::error_code sender::fail(std::error_code ec, std::string detail) {
@@ -102,7 +135,7 @@ void sender::seal_batch() {
         copy.append(frame);
         retained_.push_back(std::move(copy));
     }
-    sealed_ = out_.size();
+    push_sealed(frame.size(), true);
     open_batch();
 }
 
@@ -112,7 +145,7 @@ void sender::finish() {
     seal();
     out_.resize(batch_start_);  // drop the empty open batch header
     append_frame(out_, frame_kind::goodbye, 0, {});
-    sealed_ = out_.size();
+    push_sealed(out_.size() - sealed_, false);
     batch_start_ = out_.size();
     state_ = state::closing;
 }
@@ -182,7 +215,11 @@ std::error_code sender::on_welcome(const frame_view& f) {
 std::error_code sender::on_ack(const frame_view& f) {
     auto a = decode_ack(f.payload);
     if (!a) return fail(a.error(), "bad ack");
-    if (a->sequence >= next_sequence_)
+    // Frames still queued behind the window were never offered to the peer.
+    std::uint64_t queued_frames = 0;
+    for (const auto& q : queued_)
+        queued_frames += q.data ? 1 : 0;
+    if (a->sequence >= next_sequence_ - queued_frames)
         return fail(proto_errc::bad_sequence, "ack for a frame never sent");
     while (!in_flight_.empty() && in_flight_.front().sequence <= a->sequence) {
         in_flight_bytes_ -= in_flight_.front().bytes;
@@ -195,6 +232,7 @@ std::error_code sender::on_ack(const frame_view& f) {
     }
     last_ack_ = *a;
     compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
+    release();  // the acknowledged bytes made room in the window
     return {};
 }
 
@@ -219,10 +257,13 @@ std::error_code sender::restart() {
     // Whatever the old encoder left in the open batch becomes a frame, so it replays too.
     if (encoder_ && state_ != state::greeting) seal_batch();
     out_.clear();
+    sealed_ = released_ = 0;
+    queued_.clear();  // frames not written yet are retained: the replay resends them
+    queued_data_bytes_ = 0;
     scratch_.clear();
     encode_hello(opts_.greeting, scratch_);
     append_frame(out_, frame_kind::hello, 0, scratch_.span());
-    sealed_ = out_.size();
+    push_sealed(out_.size(), false);
     open_batch();
     reader_ = frame_reader(opts_.greeting.max_frame_bytes, opts_.read_block);
     encoder_.reset();

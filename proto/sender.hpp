@@ -37,14 +37,27 @@ class sender {
         // connection (docs/PROTOCOL.md, "Resume"). Costs a copy of each frame's bytes and,
         // per acknowledged frame, one decode that keeps a mirror of the receiver's table.
         bool resumable = false;
+        // Bytes of data frames written and not yet acknowledged, at most (flow.max_in_flight);
+        // the receiver's credit (welcome field 11) lowers it. 0: no limit of our own.
+        std::uint64_t max_in_flight = 0;
     };
     enum class state { greeting, streaming, closing, closed, failed };
 
     explicit sender(options opts);
 
-    // Bytes to write: the hello at first, then sealed frames. consume_output() after writing.
-    std::span<const std::uint8_t> output() const { return out_.span().first(sealed_); }
+    // Bytes to write: the hello at first, then sealed frames - only as many data frames as the
+    // send window (window_bytes()) has room for; one frame larger than the window goes alone,
+    // once everything before it is acknowledged. consume_output() after writing them all.
+    std::span<const std::uint8_t> output() const { return out_.span().first(released_); }
     void consume_output();
+    // Sealed frames wait for acknowledgements to make room in the window: the I/O layer reads
+    // replies (blocking its producer) until output() has them.
+    bool frames_waiting() const { return !queued_.empty(); }
+    // min(options.max_in_flight, the receiver's credit); 0 when neither limits it.
+    std::uint64_t window_bytes() const;
+    // The most data-frame bytes ever written and unacknowledged at once (after each
+    // consume_output()), over every connection.
+    std::uint64_t peak_unacked_bytes() const { return peak_unacked_bytes_; }
 
     // Reply bytes from the peer go here, then process().
     std::span<std::uint8_t> prepare() { return reader_.prepare(); }
@@ -95,6 +108,10 @@ class sender {
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
     std::error_code add_message(const message& m, bool fill);
     void seal_batch();
+    // A whole frame of `bytes` was appended to out_: it queues for output() behind the others.
+    void push_sealed(std::size_t bytes, bool data);
+    // Moves queued frames to output() while the window has room for them.
+    void release();
     // Advances the mirror of the receiver's table over one retained frame, handing each of its
     // messages to on_message as it decodes (one reused message: nothing allocated per message).
     std::error_code mirror(const byte_buffer& frame,
@@ -106,8 +123,17 @@ class sender {
     options opts_;
     frame_reader reader_;
     std::optional<stream_encoder> encoder_;
-    byte_buffer out_;              // [sealed frames][open batch]
-    std::size_t sealed_ = 0;       // bytes of out_ that are whole frames
+    byte_buffer out_;           // [sealed frames][open batch]
+    std::size_t sealed_ = 0;    // bytes of out_ that are whole frames
+    std::size_t released_ = 0;  // of those, the bytes output() offers (a prefix)
+    // Sealed frames after the released ones, in out_ order; data frames count in the window.
+    struct queued_frame {
+        std::size_t bytes;
+        bool data;
+    };
+    std::deque<queued_frame> queued_;
+    std::uint64_t queued_data_bytes_ = 0;  // data frames in queued_: sealed, not yet offered
+    std::uint64_t peak_unacked_bytes_ = 0;
     std::size_t batch_start_ = 0;  // where the open batch's header starts
     std::uint64_t open_messages_ = 0;
     std::uint64_t open_reference_bytes_ = 0;  // the open batch's, against max_reference_bytes

@@ -157,6 +157,7 @@ void encode_sample_welcome(byte_buffer& b) {
     welcome w;
     w.server_name = "objwired";
     w.sink = "objects.jsonl";
+    w.credit_bytes = 64u << 20;  // field 11
     encode_welcome(w, b);
 }
 void encode_sample_ack(byte_buffer& b) {

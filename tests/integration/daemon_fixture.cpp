@@ -3,8 +3,11 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
 
+#include "client/connection.hpp"
 #include "client/jsonl_reader.hpp"
 #include "daemon/journal_reader.hpp"
 
@@ -105,6 +108,37 @@ std::vector<message> daemon_fixture::stored() const {
 
 std::string daemon_fixture::log_text() const {
     return std::static_pointer_cast<capture_sink>(log_sink_)->text();
+}
+
+int daemon_fixture::send_tagged_concurrently(int senders, int per_sender) {
+    std::vector<std::thread> threads;
+    std::atomic<int> failures{0};
+    for (int s = 0; s < senders; ++s) {
+        threads.emplace_back([&, s] {
+            client::connection c(client_settings(), "sender-" + std::to_string(s));
+            if (c.open()) return void(++failures);
+            auto type = make_record_type("Tagged", {"sender", "i"});
+            for (int i = 0; i < per_sender; ++i)
+                if (c.send({make_record(type, {s, i}), {}})) return void(++failures);
+            if (c.close() || c.stats().objects_acked != static_cast<std::uint64_t>(per_sender))
+                ++failures;
+        });
+    }
+    for (auto& t : threads)
+        t.join();
+    return failures.load();
+}
+
+void daemon_fixture::expect_tagged_in_order(int senders, int per_sender) const {
+    std::vector<int> next(static_cast<std::size_t>(senders), 0);
+    for (const auto& m : stored()) {
+        const auto& r = m.root.get<record>();
+        const auto s = static_cast<std::size_t>(r.fields[0].get<std::int64_t>());
+        ASSERT_LT(s, next.size());
+        ASSERT_EQ(r.fields[1].get<std::int64_t>(), next[s]++) << "sender " << s;
+    }
+    for (int s = 0; s < senders; ++s)
+        EXPECT_EQ(next[static_cast<std::size_t>(s)], per_sender) << "sender " << s;
 }
 
 }  // namespace objwire::test

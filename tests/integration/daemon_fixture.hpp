@@ -33,6 +33,12 @@ class daemon_fixture : public ::testing::Test {
     // journal with its offline reader, or the JSON-lines file.
     std::vector<message> stored() const;
     std::string log_text() const;
+    // Sends `per_sender` records Tagged{sender, i} on each of `senders` connections at once
+    // and closes them; returns how many failed (open, send, close, or an object unacknowledged).
+    int send_tagged_concurrently(int senders, int per_sender);
+    // Checks that stored() holds each sender's Tagged records exactly once and in order,
+    // `per_sender` of each.
+    void expect_tagged_in_order(int senders, int per_sender) const;
 
     config::daemon_settings settings_;
     std::filesystem::path dir_;

@@ -3,94 +3,18 @@
 // acknowledged is in the journal, exactly once and in order, and the journal reads cleanly.
 // Clients do not resume yet (issue 5, resume), so each round sends objects of its own and
 // what was stored but not acknowledged before a kill stays; nothing is duplicated.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <regex>
-#include <sstream>
-#include <thread>
 
 #include "client/connection.hpp"
 #include "daemon/journal_reader.hpp"
-
-extern char** environ;
+#include "resume_support.hpp"
 
 namespace objwire::test {
 namespace {
 
-// objwired as a child process with its log in a file.
-class child_daemon {
-  public:
-    child_daemon(const std::filesystem::path& data, const std::filesystem::path& log) : log_(log) {
-        std::vector<std::string> args = {OBJWIRED_PATH, "--listen", "127.0.0.1:0", "--data-dir",
-                                         data.string()};
-        std::vector<char*> argv;
-        for (auto& a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        std::vector<std::string> env_text = {"OBJWIRE_JOURNAL_FSYNC=always"};
-        for (char** e = environ; *e; ++e)
-            if (std::string_view(*e).rfind("OBJWIRE_", 0) != 0) env_text.emplace_back(*e);
-        std::vector<char*> envp;
-        for (auto& e : env_text)
-            envp.push_back(e.data());
-        envp.push_back(nullptr);
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int rc = posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data());
-        posix_spawn_file_actions_destroy(&fa);
-        if (rc != 0) pid_ = -1;
-    }
-    ~child_daemon() {
-        if (pid_ > 0) {
-            ::kill(pid_, SIGKILL);
-            ::waitpid(pid_, nullptr, 0);
-        }
-    }
-
-    // The port it listens on, once its log says so (bounded wait), or 0.
-    std::uint16_t wait_for_port() {
-        const std::regex listening("listening on 127\\.0\\.0\\.1:([0-9]+)");
-        for (int i = 0; i < 1000 && pid_ > 0; ++i) {
-            std::smatch m;
-            const auto text = log();
-            if (std::regex_search(text, m, listening))
-                return static_cast<std::uint16_t>(std::stoi(m[1]));
-            if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-                pid_ = -1;
-                return 0;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        return 0;
-    }
-    // Sends `sig` and waits for the process; returns its wait status.
-    int signal_and_wait(int sig) {
-        int status = 0;
-        ::kill(pid_, sig);
-        ::waitpid(pid_, &status, 0);
-        pid_ = -1;
-        return status;
-    }
-    std::string log() const {
-        std::ifstream in(log_);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-    }
-
-  private:
-    std::filesystem::path log_;
-    pid_t pid_ = -1;
-};
+const std::vector<std::string> fsync_always = {"OBJWIRE_JOURNAL_FSYNC=always"};
 
 message tagged(std::int64_t round, std::int64_t i) {
     static const auto type = make_record_type("Tagged", {"round", "i", "pad"});
@@ -117,11 +41,10 @@ TEST_F(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
     std::vector<std::uint64_t> acked(rounds + 1, 0);
     for (int round = 0; round < rounds; ++round) {
         SCOPED_TRACE("round " + std::to_string(round));
-        child_daemon d(data, dir_ / ("log-" + std::to_string(round)));
-        const auto port = d.wait_for_port();
-        ASSERT_NE(port, 0) << d.log();
+        child_objwired d(data, dir_ / ("log-" + std::to_string(round)), 0, fsync_always);
+        ASSERT_TRUE(d.start()) << d.log();
         config::client_settings cs;
-        cs.to_port = port;
+        cs.to_port = d.port();
         client::connection c(cs, "crash-test");
         ASSERT_FALSE(c.open()) << c.last_error();
         bool killed = false;
@@ -138,11 +61,10 @@ TEST_F(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
     }
     // A last daemon recovers the journal, takes a final round completely and stops cleanly.
     {
-        child_daemon d(data, dir_ / "log-final");
-        const auto port = d.wait_for_port();
-        ASSERT_NE(port, 0) << d.log();
+        child_objwired d(data, dir_ / "log-final", 0, fsync_always);
+        ASSERT_TRUE(d.start()) << d.log();
         config::client_settings cs;
-        cs.to_port = port;
+        cs.to_port = d.port();
         client::connection c(cs, "crash-test");
         ASSERT_FALSE(c.open()) << c.last_error();
         for (std::int64_t i = 0; i < 1'000; ++i)

@@ -78,32 +78,9 @@ TEST_F(Journal, EveryFsyncPolicyDeliversEverything) {
 TEST_F(Journal, ConcurrentSendersWithFsyncAlways) {
     settings_.journal_fsync = "always";
     start();
-    constexpr int senders = 4;
-    constexpr int per_sender = 2'000;
-    std::vector<std::thread> threads;
-    std::atomic<int> failures{0};
-    for (int s = 0; s < senders; ++s) {
-        threads.emplace_back([&, s] {
-            client::connection c(client_settings(), "sender-" + std::to_string(s));
-            if (c.open()) return void(++failures);
-            auto type = make_record_type("Tagged", {"sender", "i"});
-            for (int i = 0; i < per_sender; ++i)
-                if (c.send({make_record(type, {s, i}), {}})) return void(++failures);
-            if (c.close() || c.stats().objects_acked != per_sender) ++failures;
-        });
-    }
-    for (auto& t : threads)
-        t.join();
-    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(send_tagged_concurrently(4, 2'000), 0);
     stop();
-    std::vector<int> next(senders, 0);
-    for (const auto& m : stored()) {
-        const auto& r = m.root.get<record>();
-        const auto s = r.fields[0].get<std::int64_t>();
-        ASSERT_EQ(r.fields[1].get<std::int64_t>(), next[s]++);
-    }
-    for (int s = 0; s < senders; ++s)
-        EXPECT_EQ(next[s], per_sender);
+    expect_tagged_in_order(4, 2'000);
 }
 
 TEST_F(Journal, SegmentsRotateUnderTheDaemon) {

@@ -44,19 +44,25 @@ inline std::uint16_t free_port() {
     return ntohs(a.sin_port);
 }
 
-// objwired as a child process on 127.0.0.1:port, its log appended to a file.
+// objwired as a child process on 127.0.0.1:port, its log appended to a file; `env` adds
+// OBJWIRE_* variables (the test's own are not passed on). Port 0: the kernel picks a free one
+// at each start, and port() says which (read from the log).
 class child_objwired {
   public:
     child_objwired(std::filesystem::path data, std::filesystem::path log, std::uint16_t port,
                    std::vector<std::string> env = {})
-        : data_(std::move(data)), log_(std::move(log)), port_(port), env_(std::move(env)) {}
+        : data_(std::move(data)),
+          log_(std::move(log)),
+          requested_port_(port),
+          port_(port),
+          env_(std::move(env)) {}
     ~child_objwired() { kill_now(); }
 
     // Starts it and waits (bounded) until it listens; false if it did not.
     bool start() {
         const auto before = log().size();
         std::vector<std::string> args = {
-            OBJWIRED_PATH, "--listen",     "127.0.0.1:" + std::to_string(port_),
+            OBJWIRED_PATH, "--listen",     "127.0.0.1:" + std::to_string(requested_port_),
             "--data-dir",  data_.string(), "--log-level",
             "info"};
         std::vector<char*> argv;
@@ -80,8 +86,13 @@ class child_objwired {
             pid_ = -1;
             return false;
         }
+        const std::string listening = "listening on 127.0.0.1:";
         for (int i = 0; i < 500; ++i) {  // up to 10 s
-            if (log().find("listening on", before) != std::string::npos) return true;
+            const auto text = log();
+            if (const auto at = text.find(listening, before); at != std::string::npos) {
+                port_ = static_cast<std::uint16_t>(std::stoi(text.substr(at + listening.size())));
+                return true;
+            }
             if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
                 pid_ = -1;
                 return false;
@@ -113,6 +124,7 @@ class child_objwired {
   private:
     std::filesystem::path data_;
     std::filesystem::path log_;
+    std::uint16_t requested_port_;
     std::uint16_t port_;
     std::vector<std::string> env_;
     pid_t pid_ = -1;

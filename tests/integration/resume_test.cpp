@@ -5,6 +5,7 @@
 // tests/integration/resume_soak.sh (OBJWIRE_RESUME_OBJECTS sets the count here).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 
 #include "client/connection.hpp"
@@ -28,6 +29,10 @@ struct streaming_client {
     std::uint64_t seed;
     std::uint64_t n;
     std::atomic<std::uint64_t> progress{0};
+    // Resumptions so far, as of the last send() that returned: the stream goes on over a new
+    // connection.
+    std::atomic<std::uint64_t> reconnects{0};
+    std::function<void()> before_close;  // runs after the last send(), before close()
     std::error_code result;
     std::string error;
     client::connection_stats stats;
@@ -48,7 +53,9 @@ struct streaming_client {
                 return;
             }
             progress.store(i + 1, std::memory_order_relaxed);
+            reconnects.store(c.stats().reconnects, std::memory_order_relaxed);
         }
+        if (before_close) before_close();
         result = c.close();
         error = c.last_error();
         stats = c.stats();
@@ -182,22 +189,63 @@ TEST_F(ResumeInProcess, ConnectionCutTenTimesLosesAndDuplicatesNothing) {
     cs.to_port = proxy.port();
     cs.max_in_flight = 256 * 1024;  // frames in flight at each cut, resumed before the next
     streaming_client client{"cut-1", 11, n};
+    // Each cut must break a connection the client resumed on after the cut before - not the
+    // same one again before its pump thread has let go of it, nor the next one during its
+    // handshake - and all ten must come before the stream ends: the client waits for the last
+    // one before it closes.
+    std::atomic<int> cuts{0};
+    std::atomic<bool> cutting{true};
+    client.before_close = [&] { wait_until([&] { return !cutting.load(); }); };
     std::thread t([&] { client.run(cs); });
     std::mt19937_64 rng(std::random_device{}());
-    int cuts = 0;
     for (int k = 1; k <= 10; ++k) {
         const std::uint64_t at = n * k / 11 + rng() % std::max<std::uint64_t>(1, n / 22);
-        if (!wait_until([&] { return client.progress.load() >= at && proxy.open() > 0; })) break;
+        if (!wait_until([&] {
+                return client.progress.load() >= at &&
+                       client.reconnects.load() == static_cast<std::uint64_t>(cuts.load()) &&
+                       proxy.open() > 0;
+            }))
+            break;
         cuts += proxy.cut() > 0 ? 1 : 0;
     }
+    cutting = false;
     t.join();
-    EXPECT_EQ(cuts, 10);
+    EXPECT_EQ(cuts.load(), 10);
     ASSERT_FALSE(client.result) << client.error;
     EXPECT_EQ(client.stats.objects_acked, n);
-    EXPECT_GE(client.stats.reconnects, 10u);
+    EXPECT_EQ(client.stats.reconnects, 10u);
     EXPECT_GE(proxy.connections(), 11);
     stop();
     EXPECT_EQ(expect_exact_streams(dir_, {{"cut-1", 11}}, {{"cut-1", n}}), n);
+}
+
+// A connection that breaks inside close() - after the goodbye was queued, before the daemon's
+// goodbye came back - is resumed too: the welcome replays the unacknowledged frames, the
+// goodbye follows them, and close() succeeds. (It used to fail with "handshake refused": the
+// resumed sender is already closing, which the handshake took for a refusal.)
+TEST_F(ResumeInProcess, ConnectionCutWhileClosingIsResumed) {
+    const std::uint64_t n = 20'000;
+    start();  // fsync interval: acks wait up to 100 ms, so frames are unacknowledged at the cut
+    cutting_proxy proxy(port());
+    auto cs = client_settings();
+    cs.to_port = proxy.port();
+    streaming_client client{"close-cut", 13, n};
+    std::atomic<bool> at_close{false};
+    std::atomic<bool> cut{false};
+    client.before_close = [&] {
+        at_close = true;
+        wait_until([&] { return cut.load(); });
+    };
+    std::thread t([&] { client.run(cs); });
+    EXPECT_TRUE(wait_until([&] { return at_close.load(); }));
+    EXPECT_EQ(proxy.cut(), 1);
+    cut = true;
+    t.join();
+    ASSERT_FALSE(client.result) << client.error;
+    EXPECT_EQ(client.stats.objects_acked, n);
+    EXPECT_EQ(client.stats.reconnects, 1u);
+    stop();
+    EXPECT_EQ(expect_exact_streams(dir_, {{"close-cut", 13}}, {{"close-cut", n}}), n);
 }
 
 // A second connection for a sender id that is still open takes over: the first is stopped,

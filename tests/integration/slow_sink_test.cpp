@@ -1,7 +1,9 @@
-// A sink slower than its sender: the daemon stops reading a connection while the bytes it read
-// whose objects are not yet durable pass limits.max_buffered_bytes, so its memory stays
-// bounded however much is pushed (issue 5's slow sink, issue 7's buffered-bytes cap). The sink
-// is slowed by its sync: a batch becomes durable only at the next sync, every 100 ms.
+// A sink slower than its sender: the daemon announces limits.max_buffered_bytes as its credit
+// (welcome field 11) and clients keep their unacknowledged bytes within it; a sender that
+// ignores it is held anyway, because the daemon stops reading a connection while the bytes it
+// read whose objects are not yet durable pass the cap - so its memory stays bounded however
+// much is pushed (issue 5's slow sink, issue 7's buffered-bytes cap). The sink is slowed by
+// its sync: a batch becomes durable only at the next sync, every 100 ms.
 //
 // The ctest run pushes 16 MiB; OBJWIRE_SLOW_SINK_MIB=1024 pushes 1 GiB and prints the
 // process's peak RSS (daemon and client share the test process).
@@ -12,10 +14,12 @@
 #include <fstream>
 #include <string>
 
+#include "bad_peer.hpp"
 #include "client/connection.hpp"
 #include "client/workloads.hpp"
 #include "daemon/metrics.hpp"
 #include "daemon_fixture.hpp"
+#include "proto/encoder.hpp"
 
 namespace objwire::test {
 namespace {
@@ -34,31 +38,70 @@ std::string peak_rss() {
     return "?";
 }
 
-class SlowSink : public daemon_fixture {};
-
-TEST_F(SlowSink, ASenderThatOutrunsTheSinkIsHeldAtTheBufferCap) {
-    constexpr std::uint64_t cap = 1 * config::mebibyte;
-    settings_.max_buffered_bytes = cap;
+class SlowSink : public daemon_fixture {
+  protected:
     // Acknowledged only when the next sync makes a batch durable: reading runs ahead of it.
-    settings_.journal_fsync = "interval";
-    settings_.journal_fsync_interval = 100ms;
+    void slow_journal(std::uint64_t cap) {
+        settings_.max_buffered_bytes = cap;
+        settings_.journal_fsync = "interval";
+        settings_.journal_fsync_interval = 100ms;
+    }
+    // Starts a slow journal with credit `cap` and pushes blobs through a client whose own
+    // window (4 GiB) would never hold it back: only the daemon's credit can.
+    client::connection_stats push_against_credit(std::uint64_t cap, std::uint64_t megabytes) {
+        slow_journal(cap);
+        start();
+        auto cs = client_settings();
+        cs.max_in_flight = 4 * config::gibibyte;
+        cs.compression_policy = "never";
+        client::connection c(cs, "slow-sink-test");
+        EXPECT_FALSE(c.open()) << c.last_error();
+        EXPECT_EQ(c.server().credit_bytes, settings_.max_buffered_bytes);
+        auto blobs = workloads::make("blobs", 3);
+        message m;
+        std::uint64_t sent = 0;
+        while (c.stats().wire_bytes_out < megabytes * config::mebibyte) {
+            blobs->next(m);
+            if (c.send(m)) break;
+            ++sent;
+        }
+        EXPECT_FALSE(c.close()) << c.last_error();
+        EXPECT_EQ(c.stats().objects_acked, sent);
+        EXPECT_EQ(c.stats().window_bytes, cap);
+        return c.stats();
+    }
+};
+
+// The daemon's own enforcement, for senders that ignore the credit (older clients, or worse):
+// a raw peer pushes frames without ever waiting for an ack.
+TEST_F(SlowSink, ASenderThatIgnoresTheCreditIsHeldAtTheBufferCap) {
+    constexpr std::uint64_t cap = 1 * config::mebibyte;
+    slow_journal(cap);
     start();
-    auto cs = client_settings();
-    cs.max_in_flight = 4 * config::gibibyte;  // only the daemon's cap holds the sender back
-    cs.compression_policy = "never";
-    client::connection c(cs, "slow-sink-test");
-    ASSERT_FALSE(c.open()) << c.last_error();
+    raw_peer peer(port());
+    encoder_options eo;
+    eo.peer.table_budget = 0;  // no back-references: the frames need no table on either side
+    stream_encoder encoder(eo);
     auto blobs = workloads::make("blobs", 3);
     const std::uint64_t target = megabytes_to_push() * config::mebibyte;
     message m;
-    std::uint64_t sent = 0;
-    while (c.stats().wire_bytes_out < target) {
+    byte_buffer payload;
+    std::uint64_t pushed = 0;
+    std::uint64_t frames = 0;
+    while (pushed < target) {  // blocks in write() while the daemon is not reading
         blobs->next(m);
-        ASSERT_FALSE(c.send(m)) << c.last_error();
-        ++sent;
+        payload.clear();
+        ASSERT_FALSE(encoder.encode(m, payload));
+        peer.send_frame(frame_kind::data, ++frames, payload.span());
+        pushed += frame_header_size + payload.size();
     }
-    ASSERT_FALSE(c.close()) << c.last_error();
-    EXPECT_EQ(c.stats().objects_acked, sent);
+    peer.send_frame(frame_kind::goodbye, 0, {});
+    ack last{};
+    for (auto f = peer.read_frame(); f.header.kind != frame_kind::goodbye; f = peer.read_frame()) {
+        ASSERT_NE(static_cast<int>(f.header.kind), 0) << "closed before its goodbye";
+        if (f.header.kind == frame_kind::ack) last = decode_ack(f.payload).value();
+    }
+    EXPECT_EQ(last.sequence, frames);
     const auto peak = server().metrics().held_bytes_peak.load();
     // The pause engaged (more than the cap was read before the sink caught up) and held the
     // connection to the cap plus the one read that crossed it - a read takes what the receive
@@ -66,9 +109,37 @@ TEST_F(SlowSink, ASenderThatOutrunsTheSinkIsHeldAtTheBufferCap) {
     EXPECT_GT(peak, cap);
     EXPECT_LE(peak, cap + 2 * settings_.read_buffer);
     EXPECT_EQ(server().metrics().held_bytes.load(), 0);
-    std::cout << "pushed " << c.stats().wire_bytes_out / config::mebibyte << " MiB, " << sent
+    std::cout << "pushed " << pushed / config::mebibyte << " MiB, " << frames
               << " objects; held at most " << peak << " bytes (cap " << cap
               << "); peak RSS of the process" << peak_rss() << "\n";
+}
+
+// Explicit credit (welcome field 11): the client keeps what it has written and not yet seen
+// acknowledged within the daemon's limits.max_buffered_bytes, whatever its own max_in_flight,
+// so the daemon never has to pause reading it.
+TEST_F(SlowSink, AClientKeepsItsUnacknowledgedBytesWithinTheCredit) {
+    constexpr std::uint64_t cap = 256 * config::kibibyte;
+    const auto stats = push_against_credit(cap, 8);
+    EXPECT_LE(stats.peak_unacked_bytes, cap);
+    EXPECT_GT(stats.peak_unacked_bytes, cap / 2);  // acks come every 100 ms: the window filled
+    // What the daemon held is what the client had unacknowledged - plus the hello's bytes,
+    // counted with the first batch.
+    EXPECT_LE(server().metrics().held_bytes_peak.load(), cap + 1024);
+    std::cout << "credit " << cap << ": at most " << stats.peak_unacked_bytes
+              << " bytes unacknowledged, the daemon held at most "
+              << server().metrics().held_bytes_peak.load() << "\n";
+}
+
+// A credit smaller than one frame still lets every frame through, one at a time.
+TEST_F(SlowSink, FramesLargerThanTheCreditGoOneAtATime) {
+    constexpr std::uint64_t cap = 16 * config::kibibyte;
+    const auto stats = push_against_credit(cap, 1);
+    // A frame is sealed once it passes batch.max_bytes (64 KiB), so it is at most that plus
+    // one blob (about 20 KiB): more than the credit, and never two of them unacknowledged.
+    EXPECT_GT(stats.peak_unacked_bytes, cap);
+    EXPECT_LE(stats.peak_unacked_bytes, 64 * config::kibibyte + 32 * config::kibibyte);
+    std::cout << "credit " << cap << ": at most " << stats.peak_unacked_bytes
+              << " bytes unacknowledged (one frame)\n";
 }
 
 }  // namespace

@@ -35,15 +35,7 @@ struct memory_link {
             bool moved = false;
             if (auto out = s.output(); !out.empty()) {
                 count(out);
-                for (std::size_t pos = 0; pos < out.size();) {
-                    auto space = r.prepare();
-                    const std::size_t n = std::min(space.size(), out.size() - pos);
-                    std::copy_n(out.data() + pos, n, space.data());
-                    r.commit(n);
-                    pos += n;
-                    r.process([&](message&& m) { stored.push_back(std::move(m)); });
-                }
-                s.consume_output();
+                test::deliver(s, r, stored);
                 r.acknowledge();
                 moved = true;
             }

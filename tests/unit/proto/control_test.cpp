@@ -81,6 +81,27 @@ TEST(Control, ReaderWelcomeCarriesJournalOffsets) {
     EXPECT_FALSE(*back == w);
 }
 
+TEST(Control, WelcomeCarriesTheCreditAsField11) {
+    welcome w;
+    w.credit_bytes = 64u << 20;
+    byte_buffer b;
+    encode_welcome(w, b);
+    auto back = decode_welcome(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->credit_bytes, 64u << 20);
+    EXPECT_EQ(*back, w);
+    // Without a credit the field is not written, and a welcome without it (an older receiver)
+    // decodes to 0: no explicit credit.
+    byte_buffer none;
+    encode_welcome(welcome{}, none);
+    EXPECT_EQ(none.size() + 6, b.size());  // key, length and a 4-byte varint
+    auto old = decode_welcome(none.span());
+    ASSERT_TRUE(old);
+    EXPECT_EQ(old->credit_bytes, 0u);
+    w.credit_bytes = 1;
+    EXPECT_FALSE(*back == w);
+}
+
 TEST(Control, AckAndErrorRoundTrip) {
     ack a{17, 1000, 300, 400};
     byte_buffer b;

@@ -15,6 +15,7 @@
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
 #include "proto/wire.hpp"
+#include "test_support.hpp"
 
 namespace objwire {
 namespace {
@@ -176,16 +177,7 @@ std::uint64_t stream(const std::vector<message>& in, decoder_limits limits,
             auto out = s.output();
             auto& back = r.output();
             if (out.empty() && back.empty()) return;
-            bytes += out.size();
-            for (std::size_t pos = 0; pos < out.size();) {
-                auto space = r.prepare();
-                const std::size_t n = std::min(space.size(), out.size() - pos);
-                std::copy_n(out.data() + pos, n, space.data());
-                r.commit(n);
-                pos += n;
-                r.process([&](message&& m) { got.push_back(std::move(m)); });
-            }
-            s.consume_output();
+            bytes += test::deliver(s, r, got);
             r.acknowledge();
             if (!back.empty()) {
                 auto space = s.prepare();

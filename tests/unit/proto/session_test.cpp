@@ -24,21 +24,11 @@ struct link {
     void pump() {
         for (int round = 0; round < 100000; ++round) {
             bool moved = false;
-            auto out = s.output();
-            if (!out.empty()) {
-                std::size_t pos = 0;
-                while (pos < out.size()) {
-                    auto space = r.prepare();
-                    std::size_t n = std::min({space.size(), out.size() - pos, chunk});
-                    std::copy_n(out.data() + pos, n, space.data());
-                    r.commit(n);
-                    pos += n;
-                    r.process([&](message&& m) { stored.push_back(std::move(m)); });
-                }
-                s.consume_output();
-                r.acknowledge();
+            if (!s.output().empty()) {
+                test::deliver(s, r, stored, chunk);
                 moved = true;
             }
+            r.acknowledge();  // also what was delivered without a pump (nothing if nothing new)
             auto& back = r.output();
             if (!back.empty()) {
                 auto space = s.prepare();
@@ -61,9 +51,10 @@ sender::options sender_opts(std::uint32_t batch = 1024) {
     return o;
 }
 
-receiver::options receiver_opts() {
+receiver::options receiver_opts(std::uint64_t credit = 0) {
     receiver::options o;
     o.sink = "memory";
+    o.credit_bytes = credit;  // 0: announces none, as receivers before welcome field 11
     return o;
 }
 
@@ -210,6 +201,83 @@ TEST(Session, MessageLargerThanTheReceiverAcceptsIsRefusedLocally) {
     l.pump();
     EXPECT_EQ(l.stored, (std::vector<message>{person(1), person(2)}));
     EXPECT_EQ(s.current(), sender::state::closed);
+}
+
+// Adds `count` persons, writing after each add and letting acks back only every `ack_every`
+// adds (the receiver keeps them until then).
+void stream_with_late_acks(sender& s, link& l, std::vector<message>& sent, int count,
+                           int ack_every) {
+    for (int i = 0; i < count; ++i) {
+        sent.push_back(person(i));
+        EXPECT_FALSE(s.add(sent.back()));
+        test::deliver(s, l.r, l.stored);
+        if (i % ack_every == 0) l.pump();
+    }
+    s.finish();
+    l.pump();
+}
+
+TEST(Session, TheReceiversCreditCapsTheSendWindow) {
+    auto so = sender_opts(1024);
+    so.max_in_flight = 1 << 20;
+    sender s(so);
+    receiver r(receiver_opts(4096));
+    link l{s, r, {}};
+    l.pump();
+    ASSERT_EQ(s.peer().credit_bytes, 4096u);
+    EXPECT_EQ(s.window_bytes(), 4096u);  // the smaller of the two
+    std::vector<message> sent;
+    stream_with_late_acks(s, l, sent, 20'000, 2'000);
+    EXPECT_EQ(s.current(), sender::state::closed);
+    EXPECT_EQ(l.stored, sent);
+    EXPECT_LE(s.peak_unacked_bytes(), 4096u);
+    EXPECT_GT(s.peak_unacked_bytes(), 2048u);  // acks came late: the window filled up
+    EXPECT_TRUE(s.all_acked());
+}
+
+TEST(Session, AFrameLargerThanTheWindowGoesAloneOnceTheOthersAreAcknowledged) {
+    auto so = sender_opts(4096);                    // frames of about 4 KiB
+    so.compression.mode = compression_mode::never;  // persons would pack into far less
+    sender s(so);
+    receiver r(receiver_opts(1024));
+    link l{s, r, {}};
+    l.pump();
+    std::vector<message> sent;
+    for (int i = 0; i < 3000; ++i) {
+        sent.push_back(person(i));
+        ASSERT_FALSE(s.add(sent.back()));
+    }
+    s.seal();
+    ASSERT_GE(s.frames_sent(), 2u);
+    // One frame is offered; the next waits for its ack, however long.
+    const std::size_t first = test::deliver(s, r, l.stored);
+    EXPECT_GT(first, 1024u);
+    EXPECT_LT(first, 4096u + 512u);
+    EXPECT_TRUE(s.output().empty());
+    EXPECT_TRUE(s.frames_waiting());
+    EXPECT_EQ(test::deliver(s, r, l.stored), 0u);
+    l.pump();  // the ack comes back: the rest goes, frame by frame
+    s.finish();
+    l.pump();
+    EXPECT_EQ(l.stored, sent);
+    EXPECT_LE(s.peak_unacked_bytes(), 4096u + 512u);
+    EXPECT_EQ(s.current(), sender::state::closed);
+}
+
+TEST(Session, AWelcomeWithoutCreditLeavesMaxInFlight) {
+    auto so = sender_opts(1024);
+    so.max_in_flight = 8192;
+    sender s(so);
+    receiver r(receiver_opts());  // no credit
+    link l{s, r, {}};
+    l.pump();
+    EXPECT_EQ(s.peer().credit_bytes, 0u);
+    EXPECT_EQ(s.window_bytes(), 8192u);
+    std::vector<message> sent;
+    stream_with_late_acks(s, l, sent, 20'000, 4'000);
+    EXPECT_EQ(l.stored, sent);
+    EXPECT_LE(s.peak_unacked_bytes(), 8192u);
+    EXPECT_GT(s.peak_unacked_bytes(), 4096u);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // Helpers shared by the proto unit tests: building messages and encoding them end to end.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
+#include "proto/receiver.hpp"
+#include "proto/sender.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::test {
@@ -35,6 +39,23 @@ inline std::vector<message> round_trip(const std::vector<message>& in, decoder_l
     auto ec = dec.decode_payload(buf.span(), [&](message&& m) { out.push_back(std::move(m)); });
     if (ec) throw std::system_error(ec);
     return out;
+}
+
+// Writes what the sender offers into the receiver, `chunk` bytes a "read", processing after
+// each, and consumes it; the receiver's replies stay with it. Returns the bytes written.
+inline std::size_t deliver(sender& s, receiver& r, std::vector<message>& stored,
+                           std::size_t chunk = SIZE_MAX) {
+    const auto out = s.output();
+    for (std::size_t pos = 0; pos < out.size();) {
+        auto space = r.prepare();
+        const std::size_t n = std::min({space.size(), out.size() - pos, chunk});
+        std::copy_n(out.data() + pos, n, space.data());
+        r.commit(n);
+        pos += n;
+        r.process([&](message&& m) { stored.push_back(std::move(m)); });
+    }
+    s.consume_output();
+    return out.size();
 }
 
 }  // namespace objwire::test
