@@ -8,6 +8,8 @@
 // frames written with async_write, whose completion waits for the peer.
 #include <spdlog/spdlog.h>
 
+#include <future>
+
 #include "daemon/nats_reader.hpp"
 #include "daemon/reader_support.hpp"
 #include "daemon/roles.hpp"
@@ -20,26 +22,17 @@ namespace {
 
 using namespace reader_support;
 
-class stream_reader {
+class stream_reader : reader_base {
   public:
     stream_reader(server& srv, nats_sink& sink, transport& stream, const std::string& peer,
                   const hello& h)
-        : srv_(srv),
-          sink_(sink),
-          stream_(stream),
-          peer_(peer),
-          hello_(h),
-          state_(std::make_shared<reader_state>(stream.get_executor())) {}
+        : reader_base(srv, stream, peer, h), sink_(sink) {}
 
     asio::awaitable<void> run();
 
   private:
     // Frames for the blocks `source_` has queued; false when the stream ends or fails.
     bool gather(nats_block_source::status& got);
-    asio::awaitable<void> end_with_error(std::error_code code, std::string text) {
-        spdlog::warn("{}: reader stopped: {}", peer_, text);
-        co_await refuse_role(stream_, code, std::move(text));
-    }
     welcome make_welcome() const {
         welcome w;
         w.server_name = "objwired";
@@ -50,22 +43,11 @@ class stream_reader {
         return w;
     }
 
-    server& srv_;
     nats_sink& sink_;
-    transport& stream_;
-    const std::string& peer_;
-    const hello& hello_;
-    std::shared_ptr<reader_state> state_;
     std::unique_ptr<nats_block_source> source_;
     std::vector<ordered_block> taken_;
-    byte_buffer out_;
     std::uint64_t objects_ = 0;  // in out_, for the metrics
-    std::uint64_t sequence_ = 0;
-    std::uint64_t blocks_ = 0;
-    std::uint64_t bytes_ = 0;
     std::uint64_t last_stream_sequence_ = 0;
-    std::string failure_;
-    std::error_code failure_code_;
 };
 
 bool stream_reader::gather(nats_block_source::status& got) {
@@ -95,13 +77,22 @@ bool stream_reader::gather(nats_block_source::status& got) {
 }
 
 asio::awaitable<void> stream_reader::run() {
+    // Connecting and the first requests block (for seconds while a leader is elected): on
+    // their own thread, the strand polling, so other connections go on meanwhile.
     std::string error;
-    source_ = nats_block_source::open(sink_.options(),
-                                      {hello_.read_from, hello_.follow, hello_.read_sender},
-                                      waker(state_, stream_.get_executor()), error);
+    auto opening = std::async(std::launch::async, [&] {
+        return nats_block_source::open(sink_.options(),
+                                       {hello_.read_from, hello_.follow, hello_.read_sender},
+                                       waker(state_, stream_.get_executor()), error);
+    });
+    while (opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        state_->wake.expires_after(std::chrono::milliseconds(2));
+        co_await state_->wake.async_wait(use_tuple);
+    }
+    source_ = opening.get();
     if (!source_) {
-        co_await end_with_error(proto_errc::not_available,
-                                "the stream cannot be read now: " + error);
+        co_await end_reader(stream_, peer_, proto_errc::not_available,
+                            "the stream cannot be read now: " + error);
         co_return;
     }
     {
@@ -128,18 +119,16 @@ asio::awaitable<void> stream_reader::run() {
         srv_.metrics().bytes_out += out_.size();
         srv_.metrics().objects_out += std::exchange(objects_, 0);
         if (!more && !failure_.empty()) {
-            co_await end_with_error(failure_code_, failure_);
+            co_await end_reader(stream_, peer_, failure_code_, failure_);
             break;
         }
         if (!more) {
-            byte_buffer bye;
-            append_frame(bye, frame_kind::goodbye, 0, {});
-            co_await write_bytes(stream_, bye);
+            co_await send_goodbye(stream_);
             break;
         }
         if (state_->peer_done) break;
         if (srv_.stopping()) {
-            co_await end_with_error(proto_errc::not_available, "objwired is shutting down");
+            co_await end_reader_stopping(stream_, peer_);
             break;
         }
         if (got == nats_block_source::status::empty) {

@@ -4,7 +4,10 @@ namespace objwire::daemon {
 
 bool block_reorder::follows(const sender_state& s, const ordered_block& b) const {
     if (!s.started) return b.first_sequence == 1 && b.first_offset == 0;
-    if (b.first_sequence == s.last + 1) return true;
+    // The next batch: on the same connection (its objects follow), or a new connection's
+    // first block (a resumed stream: offsets restart at 0).
+    if (b.first_sequence == s.last + 1)
+        return b.first_offset == s.next_offset || b.first_offset == 0;
     // The next part of a batch split to fit max_payload: same frames, the next objects.
     return b.first_sequence == s.first && b.last_sequence == s.last &&
            b.first_offset == s.next_offset;

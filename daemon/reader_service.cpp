@@ -39,17 +39,11 @@ welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     return w;
 }
 
-class reader_stream {
+class reader_stream : reader_base {
   public:
     reader_stream(server& srv, journal& j, transport& stream, const std::string& peer,
                   const hello& h)
-        : srv_(srv),
-          journal_(j),
-          stream_(stream),
-          peer_(peer),
-          hello_(h),
-          cursor_(j.options().dir, h.read_from),
-          state_(std::make_shared<reader_state>(stream.get_executor())) {}
+        : reader_base(srv, stream, peer, h), journal_(j), cursor_(j.options().dir, h.read_from) {}
 
     asio::awaitable<void> run();
 
@@ -57,25 +51,13 @@ class reader_stream {
     enum class outcome { more, caught_up, failed };
     // Gathers the next frames into out_ (blocks below limit_, of the wanted sender).
     outcome gather();
-    asio::awaitable<void> end_with_error(std::error_code code, std::string text);
     asio::awaitable<void> wait_for_more();
     std::uint64_t subscribe();
 
-    server& srv_;
     std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
     journal& journal_;
-    transport& stream_;
-    const std::string& peer_;
-    const hello& hello_;
     journal_cursor cursor_;
-    std::shared_ptr<reader_state> state_;
-    byte_buffer out_;
     std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
-    std::uint64_t sequence_ = 0;
-    std::uint64_t blocks_ = 0;
-    std::uint64_t bytes_ = 0;
-    std::string failure_;  // why the stream ended early, for the error frame and the log
-    std::error_code failure_code_;
 };
 
 std::uint64_t reader_stream::subscribe() {
@@ -118,11 +100,6 @@ reader_stream::outcome reader_stream::gather() {
     return outcome::more;
 }
 
-asio::awaitable<void> reader_stream::end_with_error(std::error_code code, std::string text) {
-    spdlog::warn("{}: reader stopped: {}", peer_, text);
-    co_await refuse_role(stream_, code, std::move(text));
-}
-
 asio::awaitable<void> reader_stream::wait_for_more() {
     state_->wake.expires_after(follow_poll);
     co_await state_->wake.async_wait(use_tuple);
@@ -153,12 +130,12 @@ asio::awaitable<void> reader_stream::run() {
         srv_.metrics().bytes_out += out_.size();
         srv_.metrics().objects_out += std::exchange(gathered_objects_, 0);
         if (got == outcome::failed) {
-            co_await end_with_error(failure_code_, failure_);
+            co_await end_reader(stream_, peer_, failure_code_, failure_);
             break;
         }
         if (got == outcome::more) {
             if (srv_.stopping()) {
-                co_await end_with_error(proto_errc::not_available, "objwired is shutting down");
+                co_await end_reader_stopping(stream_, peer_);
                 break;
             }
             // Only other senders' blocks this round: let the strand's other work run.
@@ -166,14 +143,12 @@ asio::awaitable<void> reader_stream::run() {
             continue;
         }
         if (!hello_.follow) {
-            byte_buffer bye;
-            append_frame(bye, frame_kind::goodbye, 0, {});
-            co_await write_bytes(stream_, bye);
+            co_await send_goodbye(stream_);
             break;
         }
         if (state_->peer_done) break;
         if (srv_.stopping()) {
-            co_await end_with_error(proto_errc::not_available, "objwired is shutting down");
+            co_await end_reader_stopping(stream_, peer_);
             break;
         }
         const auto durable = journal_.durable_offset();

@@ -1,5 +1,9 @@
 #include "daemon/reader_support.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include "daemon/roles.hpp"
+#include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
 namespace objwire::daemon::reader_support {
@@ -25,6 +29,22 @@ asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffe
     auto [ec, n] =
         co_await asio::async_write(stream, asio::buffer(bytes.data(), bytes.size()), use_tuple);
     co_return ec;
+}
+
+asio::awaitable<void> send_goodbye(transport& stream) {
+    byte_buffer bye;
+    append_frame(bye, frame_kind::goodbye, 0, {});
+    co_await write_bytes(stream, bye);
+}
+
+asio::awaitable<void> end_reader(transport& stream, const std::string& peer, std::error_code code,
+                                 std::string text) {
+    spdlog::warn("{}: reader stopped: {}", peer, text);
+    co_await refuse_role(stream, code, std::move(text));
+}
+
+asio::awaitable<void> end_reader_stopping(transport& stream, const std::string& peer) {
+    co_await end_reader(stream, peer, proto_errc::not_available, "objwired is shutting down");
 }
 
 void append_block_frame(byte_buffer& out, std::span<const std::uint8_t> block,

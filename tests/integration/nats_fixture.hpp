@@ -86,6 +86,29 @@ class NatsSink : public ::testing::Test {
         return *daemons_.back();
     }
 
+    // One nats-server and two objwired on it (started; check HasFatalFailure() after).
+    struct pair_of_daemons {
+        nats_server* nats = nullptr;
+        daemon_instance* a = nullptr;
+        daemon_instance* b = nullptr;
+    };
+    pair_of_daemons start_two_daemons(config::daemon_settings* a_settings = nullptr) {
+        pair_of_daemons p;
+        p.nats = &add_server();
+        EXPECT_TRUE(p.nats->start()) << p.nats->log();
+        auto sa = daemon_settings(p.nats->url(), 1);
+        if (a_settings) {
+            a_settings->nats_servers = sa.nats_servers;
+            a_settings->data_dir = sa.data_dir;
+            sa = *a_settings;
+        }
+        p.a = &add_daemon(sa);
+        EXPECT_TRUE(p.a->start());
+        p.b = &add_daemon(daemon_settings(p.nats->url(), 1));
+        EXPECT_TRUE(p.b->start());
+        return p;
+    }
+
     static config::client_settings client_to(std::uint16_t port) {
         config::client_settings c;
         c.to_host = "127.0.0.1";

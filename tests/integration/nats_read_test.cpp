@@ -85,14 +85,13 @@ std::string http_get_metrics(const asio::ip::tcp::endpoint& at) {
 }
 
 TEST_F(NatsSink, ReadThroughAnotherDaemonExactlyOnceInOrder) {
-    auto& nats = add_server();
-    ASSERT_TRUE(nats.start()) << nats.log();
-    auto sa = daemon_settings(nats.url(), 1);
+    auto sa = daemon_settings("", 1);
     sa.metrics_listen = "127.0.0.1:0";
-    auto& a = add_daemon(sa);
-    ASSERT_TRUE(a.start());
-    auto& b = add_daemon(daemon_settings(nats.url(), 1));
-    ASSERT_TRUE(b.start());
+    const auto p = start_two_daemons(&sa);
+    ASSERT_FALSE(HasFailure());
+    auto& nats = *p.nats;
+    auto& a = *p.a;
+    auto& b = *p.b;
     const auto n = events_total(6'000);
     const auto x = send_events(client_to(a.port()), 41, n);
     ASSERT_EQ(x.error, "");
@@ -154,12 +153,10 @@ TEST_F(NatsSink, ReadThroughAnotherDaemonExactlyOnceInOrder) {
 
 // A follower through daemon b sees what is sent through daemon a after it started.
 TEST_F(NatsSink, FollowThroughAnotherDaemonSeesLaterBlocks) {
-    auto& nats = add_server();
-    ASSERT_TRUE(nats.start()) << nats.log();
-    auto& a = add_daemon(daemon_settings(nats.url(), 1));
-    ASSERT_TRUE(a.start());
-    auto& b = add_daemon(daemon_settings(nats.url(), 1));
-    ASSERT_TRUE(b.start());
+    const auto p = start_two_daemons();
+    ASSERT_FALSE(HasFailure());
+    auto& a = *p.a;
+    auto& b = *p.b;
     const std::uint64_t n1 = 2'000;
     const std::uint64_t n2 = 1'000;
     const auto first = send_events(client_to(a.port()), 51, n1);
@@ -229,12 +226,11 @@ std::uint64_t send_as(const config::client_settings& base, const std::string& id
 // never saw it: b learns from the stream where the sender's stream ends and the sender goes
 // on after it - read back, every object once, in order.
 TEST_F(NatsSink, ResumeThroughAnotherDaemonAfterTheFirstIsKilled) {
-    auto& nats = add_server();
-    ASSERT_TRUE(nats.start()) << nats.log();
-    auto& a = add_daemon(daemon_settings(nats.url(), 1));
-    ASSERT_TRUE(a.start());
-    auto& b = add_daemon(daemon_settings(nats.url(), 1));
-    ASSERT_TRUE(b.start());
+    const auto p = start_two_daemons();
+    ASSERT_FALSE(HasFailure());
+    auto& nats = *p.nats;
+    auto& a = *p.a;
+    auto& b = *p.b;
     const std::string id = "resumer-1";
     const std::uint64_t n1 = 3'000;
     const std::uint64_t n2 = 2'000;
