@@ -1,10 +1,10 @@
 #include "daemon/nats_reader.hpp"
 
 #include <fmt/format.h>
-#include <nats/nats.h>
 
 #include <algorithm>
 
+#include "daemon/nats_options.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -61,16 +61,7 @@ namespace {
 natsStatus connect(const nats_sink_options& o, natsConnection** conn) {
     natsOptions* opts = nullptr;
     natsStatus s = natsOptions_Create(&opts);
-    std::vector<const char*> urls;
-    for (const auto& u : o.servers)
-        urls.push_back(u.c_str());
-    if (s == NATS_OK) s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
-    if (s == NATS_OK) s = natsOptions_SetName(opts, "objwired reader");
-    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);
-    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
-    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
-    if (s == NATS_OK && !o.credentials_file.empty())
-        s = natsOptions_SetUserCredentialsFromFiles(opts, o.credentials_file.c_str(), nullptr);
+    if (s == NATS_OK) s = set_common_nats_options(opts, o, "objwired reader");
     if (s == NATS_OK) s = natsConnection_Connect(conn, opts);
     natsOptions_Destroy(opts);
     return s;

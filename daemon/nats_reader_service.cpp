@@ -126,11 +126,7 @@ asio::awaitable<void> stream_reader::run() {
             co_await send_goodbye(stream_);
             break;
         }
-        if (state_->peer_done) break;
-        if (srv_.stopping()) {
-            co_await end_reader_stopping(stream_, peer_);
-            break;
-        }
+        if (co_await should_end()) break;
         if (got == nats_block_source::status::empty) {
             state_->wake.expires_after(follow_poll);
             co_await state_->wake.async_wait(use_tuple);

@@ -1,7 +1,6 @@
 #include "daemon/nats_sink.hpp"
 
 #include <fmt/format.h>
-#include <nats/nats.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "daemon/nats_options.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -192,14 +192,7 @@ std::error_code nats_publisher::connect() {
     }
     natsOptions* opts = nullptr;
     natsStatus s = natsOptions_Create(&opts);
-    std::vector<const char*> urls;
-    for (const auto& u : options_.servers)
-        urls.push_back(u.c_str());
-    if (s == NATS_OK) s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
-    if (s == NATS_OK) s = natsOptions_SetName(opts, "objwired");
-    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);  // the cluster comes back
-    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
-    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
+    if (s == NATS_OK) s = set_common_nats_options(opts, options_, "objwired");
     // A dead server is noticed in seconds, not the default two minutes.
     if (s == NATS_OK) s = natsOptions_SetPingInterval(opts, 1000);
     if (s == NATS_OK) s = natsOptions_SetMaxPingsOut(opts, 3);
@@ -209,9 +202,6 @@ std::error_code nats_publisher::connect() {
     if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, &disconnected_cb, this);
     if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, &reconnected_cb, this);
     if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(opts, true, &connected_cb, this);
-    if (s == NATS_OK && !options_.credentials_file.empty())
-        s = natsOptions_SetUserCredentialsFromFiles(opts, options_.credentials_file.c_str(),
-                                                    nullptr);
     if (s == NATS_OK) {
         s = natsConnection_Connect(&conn_, opts);
         if (s == NATS_OK) {
@@ -707,6 +697,21 @@ class nats_stream final : public sink_stream {
 };
 
 }  // namespace
+
+natsStatus set_common_nats_options(natsOptions* opts, const nats_sink_options& o,
+                                   const char* name) {
+    std::vector<const char*> urls;
+    for (const auto& u : o.servers)
+        urls.push_back(u.c_str());
+    natsStatus s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
+    if (s == NATS_OK) s = natsOptions_SetName(opts, name);
+    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);  // the cluster comes back
+    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
+    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
+    if (s == NATS_OK && !o.credentials_file.empty())
+        s = natsOptions_SetUserCredentialsFromFiles(opts, o.credentials_file.c_str(), nullptr);
+    return s;
+}
 
 // ---- the sink -------------------------------------------------------------------------------
 

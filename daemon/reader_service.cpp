@@ -146,11 +146,7 @@ asio::awaitable<void> reader_stream::run() {
             co_await send_goodbye(stream_);
             break;
         }
-        if (state_->peer_done) break;
-        if (srv_.stopping()) {
-            co_await end_reader_stopping(stream_, peer_);
-            break;
-        }
+        if (co_await should_end()) break;
         const auto durable = journal_.durable_offset();
         if (durable > limit_) {
             limit_ = durable;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/roles.hpp"
+#include "daemon/server.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
@@ -45,6 +46,13 @@ asio::awaitable<void> end_reader(transport& stream, const std::string& peer, std
 
 asio::awaitable<void> end_reader_stopping(transport& stream, const std::string& peer) {
     co_await end_reader(stream, peer, proto_errc::not_available, "objwired is shutting down");
+}
+
+asio::awaitable<bool> reader_base::should_end() {
+    if (state_->peer_done) co_return true;
+    if (!srv_.stopping()) co_return false;
+    co_await end_reader_stopping(stream_, peer_);
+    co_return true;
 }
 
 void append_block_frame(byte_buffer& out, std::span<const std::uint8_t> block,

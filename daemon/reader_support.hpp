@@ -68,6 +68,9 @@ class reader_base {
     const hello& hello_;
     std::shared_ptr<reader_state> state_;
     byte_buffer out_;
+    // Between rounds: the peer went away, or the daemon is stopping (the reader is then sent
+    // its error frame).
+    asio::awaitable<bool> should_end();
     std::uint64_t sequence_ = 0;  // of the last block frame
     std::uint64_t blocks_ = 0;
     std::uint64_t bytes_ = 0;
