@@ -122,7 +122,8 @@ subcommand add_read_command(CLI::App& app) {
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
     cmd->add_option("--from", flags->from,
-                    "the first offset to print (default 0: everything still stored)");
+                    "the first offset to print: an object offset of a journal, a stream sequence "
+                    "(one per block) of a NATS stream (default 0: everything still stored)");
     cmd->add_flag("--follow", flags->follow,
                   "after the stored objects, wait and print new ones as they are stored");
     cmd->add_option("--sender", flags->sender, "only the objects of this sender id");

@@ -94,6 +94,9 @@ std::error_code reader::open() {
         return error_;
     }
     welcome_ = std::move(*w);
+    // A NATS stream counts offsets in stream sequences (blocks), which the daemon applied
+    // already; the offsets inside its blocks count one connection's objects (docs/PROTOCOL.md).
+    offsets_are_blocks_ = welcome_.sink.rfind("nats:", 0) == 0;
     return {};
 }
 
@@ -146,7 +149,8 @@ bool reader::on_block(const frame_view& f) {
     const std::string sender(b.sender_id);
     auto ec = decode_journal_block(b, [&](message&& m) {
         // The first block may begin before the offset asked for.
-        if (offset >= options_.from) pending_.push_back({offset, sender, std::move(m)});
+        if (offsets_are_blocks_ || offset >= options_.from)
+            pending_.push_back({offset, sender, std::move(m)});
         ++offset;
     });
     if (ec)

@@ -29,9 +29,11 @@
 namespace objwire::client {
 
 struct read_options {
-    std::uint64_t from = 0;  // the first offset wanted
-    bool follow = false;     // after the stored objects, wait for new ones
-    std::string sender;      // only this sender's objects (empty: every sender)
+    // The first offset wanted: an object offset of a journal, a stream sequence (a block) of
+    // a NATS stream.
+    std::uint64_t from = 0;
+    bool follow = false;  // after the stored objects, wait for new ones
+    std::string sender;   // only this sender's objects (empty: every sender)
     std::string client_name = "objwire read";
     // The largest frame accepted: one stored block and its frame header. The daemon's blocks
     // are one read of a sender's connection (a few MiB at most with the default limits).
@@ -43,6 +45,7 @@ struct read_options {
 };
 
 struct stored_message {
+    // The journal offset; from a NATS stream, the object's place in its connection's blocks.
     std::uint64_t offset = 0;
     std::string sender_id;
     message value;
@@ -101,6 +104,7 @@ class reader {
     std::string last_error_;
     bool open_ = false;
     bool finished_ = false;
+    bool offsets_are_blocks_ = false;  // served from a NATS stream: `from` was a stream sequence
 };
 
 }  // namespace objwire::client

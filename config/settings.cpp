@@ -475,7 +475,8 @@ const std::array daemon_schema_keys{
     key_def<ds>{.name = "nats.subject",
                 .kind = value_kind::string,
                 .default_text = "\"objwire.blocks\"",
-                .doc = "subject the blocks are published on (the stream must capture it)",
+                .doc = "subject prefix: each sender's blocks go to <subject>.<sender>, so the "
+                       "stream must capture <subject>.>",
                 .access = bind<&ds::nats_subject>(),
                 .check = &check_not_empty,
                 .check_doc = "a NATS subject"},

@@ -1,7 +1,6 @@
 #include "daemon/nats_sink.hpp"
 
 #include <fmt/format.h>
-#include <nats/nats.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "daemon/nats_options.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -100,6 +100,7 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     struct entry {
         std::vector<std::uint8_t> bytes;
         std::string msg_id;
+        std::string subject;                   // nats.subject + "." + the sender's token
         sink_stream::durable_handler handler;  // set on a batch's last block only
         std::shared_ptr<lane> order;
         steady::time_point committed;
@@ -131,6 +132,9 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     std::error_code submit(std::vector<std::shared_ptr<entry>> blocks,
                            sink_stream::durable_handler on_durable, std::size_t reserved);
     std::size_t part_limit() const { return part_limit_.load(std::memory_order_relaxed); }
+    // The last frame of `sender_id` in the stream: the last_sequence of the newest block on
+    // its subject. nullopt when JetStream cannot be asked now.
+    std::optional<std::uint64_t> last_stored_frame(const std::string& sender_id);
     nats_sink_stats stats() const;
     const nats_sink_options& options() const { return options_; }
 
@@ -143,6 +147,7 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     void complete_ready(const std::shared_ptr<lane>& l, std::unique_lock<std::mutex>& lock);
     void reclaim_stale(steady::time_point now);
     void fail_all(std::error_code ec);
+    void warn_unless_captured(const jsStreamInfo* si) const;
     void log_trouble(const std::string& what);
 
     static void ack_cb(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* self) {
@@ -187,14 +192,7 @@ std::error_code nats_publisher::connect() {
     }
     natsOptions* opts = nullptr;
     natsStatus s = natsOptions_Create(&opts);
-    std::vector<const char*> urls;
-    for (const auto& u : options_.servers)
-        urls.push_back(u.c_str());
-    if (s == NATS_OK) s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
-    if (s == NATS_OK) s = natsOptions_SetName(opts, "objwired");
-    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);  // the cluster comes back
-    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
-    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
+    if (s == NATS_OK) s = set_common_nats_options(opts, options_, "objwired");
     // A dead server is noticed in seconds, not the default two minutes.
     if (s == NATS_OK) s = natsOptions_SetPingInterval(opts, 1000);
     if (s == NATS_OK) s = natsOptions_SetMaxPingsOut(opts, 3);
@@ -204,9 +202,6 @@ std::error_code nats_publisher::connect() {
     if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, &disconnected_cb, this);
     if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, &reconnected_cb, this);
     if (s == NATS_OK) s = natsOptions_SetRetryOnFailedConnect(opts, true, &connected_cb, this);
-    if (s == NATS_OK && !options_.credentials_file.empty())
-        s = natsOptions_SetUserCredentialsFromFiles(opts, options_.credentials_file.c_str(),
-                                                    nullptr);
     if (s == NATS_OK) {
         s = natsConnection_Connect(&conn_, opts);
         if (s == NATS_OK) {
@@ -287,6 +282,54 @@ void nats_publisher::shutdown() {
     fail_all(std::make_error_code(std::errc::operation_canceled));
 }
 
+// A stream made by hand (or by objwired before subjects per sender) may not capture
+// "<subject>.>": then every publish fails, and the log should say why.
+void nats_publisher::warn_unless_captured(const jsStreamInfo* si) const {
+    if (!si->Config) return;
+    const auto wildcard = options_.subject + ".>";
+    for (int i = 0; i < si->Config->SubjectsLen; ++i)
+        if (wildcard == si->Config->Subjects[i] || std::string(">") == si->Config->Subjects[i])
+            return;
+    spdlog::error(
+        "nats: stream '{}' does not capture subjects '{}': objwired publishes each sender's "
+        "blocks on '{}.<sender>' (docs/DECISIONS.md); add the subject to the stream",
+        options_.stream, wildcard, options_.subject);
+}
+
+std::optional<std::uint64_t> nats_publisher::last_stored_frame(const std::string& sender_id) {
+    if (!js_) return std::nullopt;
+    const auto subject = nats_sender_subject(options_.subject, sender_id);
+    natsMsg* msg = nullptr;
+    jsErrCode jerr = static_cast<jsErrCode>(0);
+    natsStatus s = NATS_TIMEOUT;
+    // A stream leader being elected (or a busy server) may let one request time out.
+    for (int attempt = 0; attempt < 3 && s == NATS_TIMEOUT; ++attempt) {
+        jerr = static_cast<jsErrCode>(0);
+        s = js_GetLastMsg(&msg, js_, options_.stream.c_str(), subject.c_str(), nullptr, &jerr);
+    }
+    if (s == NATS_NOT_FOUND || jerr == JSNoMessageFoundErr || jerr == JSStreamNotFoundErr)
+        return std::uint64_t{0};  // nothing of it stored (or no stream yet)
+    if (s != NATS_OK) {
+        log_trouble(fmt::format("cannot look up the last block of sender '{}': {} ({})", sender_id,
+                                natsStatus_GetText(s), nats_GetLastError(nullptr)));
+        return std::nullopt;
+    }
+    const auto parsed =
+        parse_journal_block({reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg)),
+                             static_cast<std::size_t>(natsMsg_GetDataLength(msg))});
+    std::optional<std::uint64_t> last;
+    if (parsed.state != journal_block_parse::status::block)
+        log_trouble(fmt::format("the last message on '{}' is not an objwire block", subject));
+    else if (parsed.block.sender_id != sender_id)
+        // Two ids hashed to one subject token (64-bit FNV-1a: not expected in practice).
+        log_trouble(fmt::format("subject '{}' holds sender '{}', not '{}'", subject,
+                                std::string(parsed.block.sender_id), sender_id));
+    else
+        last = parsed.block.header.last_sequence;
+    natsMsg_Destroy(msg);
+    return last;
+}
+
 bool nats_publisher::ensure_stream() {
     jsStreamInfo* si = nullptr;
     jsErrCode jerr = static_cast<jsErrCode>(0);
@@ -297,13 +340,15 @@ bool nats_publisher::ensure_stream() {
                 "nats: stream '{}' exists with {} replicas, nats.replicas says {}; used "
                 "as it is",
                 options_.stream, si->Config->Replicas, options_.replicas);
+        warn_unless_captured(si);
         jsStreamInfo_Destroy(si);
-        spdlog::info("nats: publishing to stream '{}' on subject '{}'", options_.stream,
+        spdlog::info("nats: publishing to stream '{}' on subjects '{}.<sender>'", options_.stream,
                      options_.subject);
     } else if (s == NATS_NOT_FOUND || jerr == JSStreamNotFoundErr) {
         jsStreamConfig cfg;
         jsStreamConfig_Init(&cfg);
-        const char* subjects[] = {options_.subject.c_str()};
+        const auto wildcard = options_.subject + ".>";
+        const char* subjects[] = {wildcard.c_str()};
         cfg.Name = options_.stream.c_str();
         cfg.Subjects = subjects;
         cfg.SubjectsLen = 1;
@@ -318,8 +363,8 @@ bool nats_publisher::ensure_stream() {
             return false;
         }
         jsStreamInfo_Destroy(si);
-        spdlog::info("nats: created stream '{}' on subject '{}' with {} replicas", options_.stream,
-                     options_.subject, options_.replicas);
+        spdlog::info("nats: created stream '{}' on subjects '{}.>' with {} replicas",
+                     options_.stream, options_.subject, options_.replicas);
     } else {
         log_trouble(
             fmt::format("cannot look up stream '{}': {}", options_.stream, natsStatus_GetText(s)));
@@ -419,7 +464,7 @@ void nats_publisher::run() {
 
 void nats_publisher::publish(const std::shared_ptr<entry>& e, std::uint32_t attempt) {
     natsMsg* msg = nullptr;
-    natsStatus s = natsMsg_Create(&msg, options_.subject.c_str(), nullptr,
+    natsStatus s = natsMsg_Create(&msg, e->subject.c_str(), nullptr,
                                   reinterpret_cast<const char*>(e->bytes.data()),
                                   static_cast<int>(e->bytes.size()));
     const auto attempt_text = std::to_string(attempt);
@@ -587,6 +632,7 @@ class nats_stream final : public sink_stream {
         : publisher_(std::move(p)),
           sender_id_(sender_id),
           prefix_(nats_sender_key(sender_id) + ":" + random_hex64()),
+          subject_(nats_sender_subject(publisher_->options().subject, sender_id)),
           lane_(std::make_shared<nats_publisher::lane>()) {
         parts_.emplace_back(sender_id_);
     }
@@ -638,6 +684,7 @@ class nats_stream final : public sink_stream {
             e->msg_id =
                 nats_msg_id(prefix_, first_sequence, last_sequence, static_cast<std::uint32_t>(i),
                             static_cast<std::uint32_t>(used_));
+            e->subject = subject_;
             e->order = lane_;
             blocks.push_back(std::move(e));
             parts_[i].clear();
@@ -652,6 +699,7 @@ class nats_stream final : public sink_stream {
     std::shared_ptr<nats_publisher> publisher_;
     std::string sender_id_;
     std::string prefix_;
+    std::string subject_;
     std::shared_ptr<nats_publisher::lane> lane_;
     std::vector<journal_block_writer> parts_;
     std::size_t used_ = 1;
@@ -661,14 +709,32 @@ class nats_stream final : public sink_stream {
 
 }  // namespace
 
+natsStatus set_common_nats_options(natsOptions* opts, const nats_sink_options& o,
+                                   const char* name) {
+    std::vector<const char*> urls;
+    for (const auto& u : o.servers)
+        urls.push_back(u.c_str());
+    natsStatus s = natsOptions_SetServers(opts, urls.data(), static_cast<int>(urls.size()));
+    if (s == NATS_OK) s = natsOptions_SetName(opts, name);
+    if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);  // the cluster comes back
+    if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 250);
+    if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
+    if (s == NATS_OK && !o.credentials_file.empty())
+        s = natsOptions_SetUserCredentialsFromFiles(opts, o.credentials_file.c_str(), nullptr);
+    return s;
+}
+
 // ---- the sink -------------------------------------------------------------------------------
 
-std::string nats_sender_key(const std::string& sender_id) {
+namespace {
+// The sender id itself when it is short and made of `allowed` characters, else a hash of it.
+std::string sender_token(const std::string& sender_id, bool allow_dot) {
     if (sender_id.empty()) return "anon";
-    const bool plain = sender_id.size() <= 64 &&
-                       std::all_of(sender_id.begin(), sender_id.end(), [](unsigned char c) {
-                           return std::isalnum(c) || c == '-' || c == '_' || c == '.';
-                       });
+    const bool plain =
+        sender_id.size() <= 64 &&
+        std::all_of(sender_id.begin(), sender_id.end(), [&](unsigned char c) {
+            return std::isalnum(c) || c == '-' || c == '_' || (allow_dot && c == '.');
+        });
     if (plain) return sender_id;
     std::uint64_t h = 14695981039346656037ull;  // FNV-1a
     for (unsigned char c : sender_id) {
@@ -676,6 +742,16 @@ std::string nats_sender_key(const std::string& sender_id) {
         h *= 1099511628211ull;
     }
     return fmt::format("h{:016x}", h);
+}
+}  // namespace
+
+std::string nats_sender_key(const std::string& sender_id) {
+    return sender_token(sender_id, true);
+}
+
+// A subject token may not hold '.', '*' or '>': ids with them are hashed.
+std::string nats_sender_subject(const std::string& subject, const std::string& sender_id) {
+    return subject + "." + sender_token(sender_id, false);
 }
 
 std::string nats_msg_id(const std::string& stream_prefix, std::uint64_t first_sequence,
@@ -729,6 +805,14 @@ std::unique_ptr<sink_stream> nats_sink::open_stream(const std::string& sender_id
 
 nats_sink_stats nats_sink::stats() const {
     return publisher_->stats();
+}
+
+std::optional<std::uint64_t> nats_sink::last_stored_frame(const std::string& sender_id) {
+    return publisher_->last_stored_frame(sender_id);
+}
+
+const nats_sink_options& nats_sink::options() const {
+    return publisher_->options();
 }
 
 std::string nats_metrics_text(const nats_sink_stats& s) {

@@ -7,12 +7,13 @@
 // again after an ack timeout or a lost server is discarded by the stream's duplicate window.
 // While the cluster is unreachable nothing becomes durable: blocks wait (up to
 // nats.buffer_bytes), are republished, and the sink logs until the cluster is back.
-// libnats stays inside nats_sink.cpp.
+// libnats stays inside nats_sink.cpp and nats_reader.cpp (the reader role on the stream).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -78,6 +79,10 @@ class nats_sink final : public sink {
     std::string describe() const override;
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     nats_sink_stats stats() const;
+    // Shared by every objwired on the stream: a connection's resume point is read from it.
+    bool shared() const override { return true; }
+    std::optional<std::uint64_t> last_stored_frame(const std::string& sender_id) override;
+    const nats_sink_options& options() const;
 
   private:
     explicit nats_sink(std::shared_ptr<nats_publisher> p) : publisher_(std::move(p)) {}
@@ -90,6 +95,12 @@ class nats_sink final : public sink {
 // per connection (see docs/DECISIONS.md: until streams resume across connections, frame
 // numbers restart at 1 on each).
 std::string nats_sender_key(const std::string& sender_id);
+// The subject a sender's blocks are published on: "<nats.subject>.<token>", the token being the
+// sender id when it is short and plain (letters, digits, '-', '_'), else "h" and a hash of
+// it ("anon" when empty). The stream captures "<nats.subject>.>"; the newest message on a
+// sender's subject holds its last stored frame (resume), and a reader of one sender filters
+// on it.
+std::string nats_sender_subject(const std::string& subject, const std::string& sender_id);
 std::string nats_msg_id(const std::string& stream_prefix, std::uint64_t first_sequence,
                         std::uint64_t last_sequence, std::uint32_t part, std::uint32_t parts);
 

@@ -15,6 +15,9 @@
 
 #include "daemon/journal_cursor.hpp"
 #include "daemon/journal_sink.hpp"
+#include "daemon/nats_reader.hpp"
+#include "daemon/nats_sink.hpp"
+#include "daemon/reader_support.hpp"
 #include "daemon/roles.hpp"
 #include "daemon/server.hpp"
 #include "proto/errors.hpp"
@@ -23,47 +26,7 @@
 namespace objwire::daemon {
 namespace {
 
-constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
-// Frames are gathered up to this size (or one larger block) before each write.
-constexpr std::size_t write_batch_bytes = 256 * 1024;
-// A follower's idle wait also ends this often, to notice a daemon stop.
-constexpr auto follow_poll = std::chrono::milliseconds(200);
-
-// What the reader's coroutines share with the journal's listener and the peer watcher. Only
-// `pending` is touched off the connection's strand.
-struct reader_state {
-    explicit reader_state(asio::any_io_executor ex) : wake(ex) {}
-    asio::steady_timer wake;
-    std::atomic<bool> pending{false};
-    bool peer_done = false;     // the peer sent something or closed: stop serving
-    bool watcher_done = false;  // the watcher coroutine has ended
-    std::uint8_t scratch[64];
-};
-
-// The peer has nothing to say after its hello: anything it sends (its goodbye) or its closing
-// the connection ends the stream.
-asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st) {
-    co_await stream.async_read_some(asio::buffer(st->scratch), use_tuple);
-    st->peer_done = true;
-    st->watcher_done = true;
-    st->wake.cancel();
-}
-
-asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffer& bytes) {
-    auto [ec, n] =
-        co_await asio::async_write(stream, asio::buffer(bytes.data(), bytes.size()), use_tuple);
-    co_return ec;
-}
-
-// One served block: a journal_block frame around the block's bytes, numbered from 1.
-void append_block_frame(byte_buffer& out, std::span<const std::uint8_t> block,
-                        std::uint64_t sequence) {
-    const std::size_t start = out.size();
-    out.prepare(frame_header_size + block.size());
-    out.commit(frame_header_size);
-    out.append(block);
-    seal_frame(out.span().subspan(start), frame_kind::journal_block, sequence);
-}
+using namespace reader_support;
 
 welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     welcome w;
@@ -76,17 +39,11 @@ welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     return w;
 }
 
-class reader_stream {
+class reader_stream : reader_base {
   public:
     reader_stream(server& srv, journal& j, transport& stream, const std::string& peer,
                   const hello& h)
-        : srv_(srv),
-          journal_(j),
-          stream_(stream),
-          peer_(peer),
-          hello_(h),
-          cursor_(j.options().dir, h.read_from),
-          state_(std::make_shared<reader_state>(stream.get_executor())) {}
+        : reader_base(srv, stream, peer, h), journal_(j), cursor_(j.options().dir, h.read_from) {}
 
     asio::awaitable<void> run();
 
@@ -94,37 +51,19 @@ class reader_stream {
     enum class outcome { more, caught_up, failed };
     // Gathers the next frames into out_ (blocks below limit_, of the wanted sender).
     outcome gather();
-    asio::awaitable<void> end_with_error(std::error_code code, std::string text);
     asio::awaitable<void> wait_for_more();
     std::uint64_t subscribe();
 
-    server& srv_;
     std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
     journal& journal_;
-    transport& stream_;
-    const std::string& peer_;
-    const hello& hello_;
     journal_cursor cursor_;
-    std::shared_ptr<reader_state> state_;
-    byte_buffer out_;
     std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
-    std::uint64_t sequence_ = 0;
-    std::uint64_t blocks_ = 0;
-    std::uint64_t bytes_ = 0;
-    std::string failure_;  // why the stream ended early, for the error frame and the log
-    std::error_code failure_code_;
 };
 
 std::uint64_t reader_stream::subscribe() {
     auto ex = stream_.get_executor();
     // Wakes only once per wait however many blocks became durable meanwhile.
-    return journal_.subscribe([st = state_, ex](std::uint64_t) {
-        if (st->pending.exchange(true)) return;
-        asio::post(ex, [st] {
-            st->pending = false;
-            st->wake.cancel();
-        });
-    });
+    return journal_.subscribe([wake = waker(state_, ex)](std::uint64_t) { wake(); });
 }
 
 reader_stream::outcome reader_stream::gather() {
@@ -161,11 +100,6 @@ reader_stream::outcome reader_stream::gather() {
     return outcome::more;
 }
 
-asio::awaitable<void> reader_stream::end_with_error(std::error_code code, std::string text) {
-    spdlog::warn("{}: reader stopped: {}", peer_, text);
-    co_await refuse_role(stream_, code, std::move(text));
-}
-
 asio::awaitable<void> reader_stream::wait_for_more() {
     state_->wake.expires_after(follow_poll);
     co_await state_->wake.async_wait(use_tuple);
@@ -196,12 +130,12 @@ asio::awaitable<void> reader_stream::run() {
         srv_.metrics().bytes_out += out_.size();
         srv_.metrics().objects_out += std::exchange(gathered_objects_, 0);
         if (got == outcome::failed) {
-            co_await end_with_error(failure_code_, failure_);
+            co_await end_reader(stream_, peer_, failure_code_, failure_);
             break;
         }
         if (got == outcome::more) {
             if (srv_.stopping()) {
-                co_await end_with_error(proto_errc::not_available, "objwired is shutting down");
+                co_await end_reader_stopping(stream_, peer_);
                 break;
             }
             // Only other senders' blocks this round: let the strand's other work run.
@@ -209,16 +143,10 @@ asio::awaitable<void> reader_stream::run() {
             continue;
         }
         if (!hello_.follow) {
-            byte_buffer bye;
-            append_frame(bye, frame_kind::goodbye, 0, {});
-            co_await write_bytes(stream_, bye);
+            co_await send_goodbye(stream_);
             break;
         }
-        if (state_->peer_done) break;
-        if (srv_.stopping()) {
-            co_await end_with_error(proto_errc::not_available, "objwired is shutting down");
-            break;
-        }
+        if (co_await should_end()) break;
         const auto durable = journal_.durable_offset();
         if (durable > limit_) {
             limit_ = durable;
@@ -229,15 +157,7 @@ asio::awaitable<void> reader_stream::run() {
         limit_ = journal_.durable_offset();
     }
     if (listener) journal_.unsubscribe(listener);
-    // The watcher must end before the connection does: its read is cancelled and awaited.
-    if (!state_->watcher_done) {
-        std::error_code ignored;
-        stream_.socket().cancel(ignored);
-        while (!state_->watcher_done) {
-            state_->wake.expires_after(follow_poll);
-            co_await state_->wake.async_wait(use_tuple);
-        }
-    }
+    co_await stop_watching(stream_, *state_);
     if (cursor_.skipped_by_retention())
         spdlog::warn("{}: reader skipped {} objects deleted by retention while it read", peer_,
                      cursor_.skipped_by_retention());
@@ -249,13 +169,17 @@ asio::awaitable<void> reader_stream::run() {
 
 asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
                                    const hello& h) {
+    if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
+        co_await serve_stream_reader(srv, *stream_sink, stream, peer, h);
+        co_return;
+    }
     auto* stored = dynamic_cast<journal_sink*>(&srv.sink());
     if (!stored) {
         spdlog::warn("{}: reader refused: the sink is {}", peer, srv.sink().describe());
         co_await refuse_role(stream, proto_errc::not_available,
                              "this daemon stores objects in " + srv.sink().describe() +
                                  ", which cannot be read back; reading needs sink.kind = "
-                                 "\"journal\"");
+                                 "\"journal\" or \"nats\"");
         co_return;
     }
     reader_stream r(srv, stored->stored_journal(), stream, peer, h);

@@ -176,6 +176,13 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     const auto resume = co_await resume_point();
+    if (!resume && !resume_refusal_.empty()) {
+        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
+        // resume does, with backoff) - the stream will answer again.
+        refuse(proto_errc::sender_busy, resume_refusal_);
+        co_return false;
+    }
     if (!resume) {
         const std::string why = "sender id '" + h.sender_id + "' is busy on another connection";
         spdlog::warn("{}: refused: {}", peer_, why);

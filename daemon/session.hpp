@@ -63,6 +63,7 @@ class session : public std::enable_shared_from_this<session> {
     // is the sender id's only one (daemon/session_resume.cpp); nothing when another could not
     // be made to let go in time.
     asio::awaitable<std::optional<std::uint64_t>> resume_point();
+    asio::awaitable<std::optional<std::uint64_t>> ask_sink_last_frame(const std::string& id);
     // This connection streams no more for its sender id (idempotent).
     void release_sender();
     // Queues the receiver's pending output as a reply released at once.
@@ -131,6 +132,7 @@ class session : public std::enable_shared_from_this<session> {
     // sender_registry, and the frame its stream resumed after.
     std::uint64_t resume_token_ = 0;  // 0: holds no sender id
     std::uint64_t resumed_after_ = 0;
+    std::string resume_refusal_;  // why no resume point could be learned ("": sender busy)
     asio::steady_timer claim_wake_;
 };
 

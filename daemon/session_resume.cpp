@@ -5,8 +5,10 @@
 // is "the last durable frame" final, and the new connection resumes after it.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <atomic>
+#include <future>
 
 #include "daemon/server.hpp"
 #include "daemon/session.hpp"
@@ -48,9 +50,33 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
     }
     resume_token_ = token;
-    const std::uint64_t last = senders.last_durable(id);
+    std::uint64_t last = senders.last_durable(id);
+    if (server_.sink().shared()) {
+        const auto stored = co_await ask_sink_last_frame(id);
+        if (!stored) {
+            resume_refusal_ = "the last stored frame of sender id '" + id +
+                              "' cannot be read from " + server_.sink().describe() + " now";
+            release_sender();
+            co_return std::nullopt;
+        }
+        last = std::max(last, *stored);
+    }
     if (last > 0) spdlog::info("{}: sender id '{}' resumes after frame {}", peer_, id, last);
     co_return last;
+}
+
+// Another daemon on the same stream may have stored frames of this sender after this one
+// last saw it: the sink's answer decides. The request blocks (a round trip to JetStream, at
+// most its timeout), so it runs on its own thread while the strand goes on.
+asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const std::string& id) {
+    auto answer = std::async(std::launch::async,
+                             [&sink = server_.sink(), id] { return sink.last_stored_frame(id); });
+    // Bounded by the sink's own request timeout; polled so the strand is never blocked.
+    while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        claim_wake_.expires_after(std::chrono::milliseconds(2));
+        co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    }
+    co_return answer.get();
 }
 
 void session::release_sender() {

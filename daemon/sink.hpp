@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -56,6 +57,15 @@ class sink {
     // holds, so streams resume across restarts. The journal reads its block headers; a sink
     // that keeps nothing to read back (JSON lines) remembers nothing.
     virtual std::error_code recall_senders(sender_registry&) { return {}; }
+    // True for a sink several objwired write (NATS): the last frame of a sender may have been
+    // stored by another daemon, so a connection's resume point is asked of the sink itself
+    // with last_stored_frame() - a blocking request, made off the connection's strand.
+    virtual bool shared() const { return false; }
+    // The last frame of `sender_id` the sink holds; nullopt when it cannot tell now (the
+    // connection is then refused with sender_busy, which a resuming client retries).
+    virtual std::optional<std::uint64_t> last_stored_frame(const std::string&) {
+        return std::uint64_t{0};
+    }
 };
 
 // Opens the sink `settings` configure (sink.kind) in the data directory, logging why not.
