@@ -14,7 +14,9 @@ namespace {
 
 class journal_stream final : public sink_stream {
   public:
-    journal_stream(journal& j, std::string sender_id) : journal_(j), block_(std::move(sender_id)) {}
+    // What a session adds was accepted by its decoder: its strings are valid UTF-8.
+    journal_stream(journal& j, std::string sender_id)
+        : journal_(j), block_(std::move(sender_id), true) {}
 
     std::error_code add(const message& m) override { return block_.add(m); }
     bool empty() const override { return block_.empty(); }

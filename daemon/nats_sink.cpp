@@ -634,12 +634,13 @@ class nats_stream final : public sink_stream {
           prefix_(nats_sender_key(sender_id) + ":" + random_hex64()),
           subject_(nats_sender_subject(publisher_->options().subject, sender_id)),
           lane_(std::make_shared<nats_publisher::lane>()) {
-        parts_.emplace_back(sender_id_);
+        parts_.emplace_back(sender_id_, true);  // decoded, so checked
     }
 
     std::error_code add(const message& m) override {
         if (!parts_[used_ - 1].empty() && parts_[used_ - 1].bytes() >= publisher_->part_limit()) {
-            if (used_ == parts_.size()) parts_.emplace_back(sender_id_);
+            if (used_ == parts_.size())
+                parts_.emplace_back(sender_id_, true);  // decoded, so checked
             ++used_;
         }
         return parts_[used_ - 1].add(m);

@@ -136,7 +136,7 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
     if (id && !charge_reference(s.size())) {
         // Over the receiver's reference allowance: the copy travels, the entry is not used.
         if (memo) memo->last_id = -1;
-        if (!is_valid_utf8(s)) return proto_errc::invalid_utf8;
+        if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
         put_literal(out, wire::tag_string, s.data(), s.size());
         return {};
     }
@@ -150,7 +150,7 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
         return {};
     }
-    if (!is_valid_utf8(s)) return proto_errc::invalid_utf8;
+    if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
         put_literal(out, wire::tag_string_new, s.data(), s.size());

@@ -31,6 +31,9 @@ struct encoder_options {
     reset_policy reset;
     // Fields never sent, per record type name (the receiver sees them absent).
     std::map<std::string, std::vector<std::string>, std::less<>> transient;
+    // Every string was already checked as UTF-8 - the daemon re-encoding what its decoder
+    // accepted - so the encoder need not check again.
+    bool strings_checked = false;
 };
 
 class stream_encoder {

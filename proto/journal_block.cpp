@@ -69,8 +69,8 @@ decoder_limits journal_block_limits() {
     return l;
 }
 
-journal_block_writer::journal_block_writer(std::string sender_id)
-    : sender_id_(std::move(sender_id)) {
+journal_block_writer::journal_block_writer(std::string sender_id, bool strings_checked)
+    : sender_id_(std::move(sender_id)), strings_checked_(strings_checked) {
     if (sender_id_.size() > journal_max_sender_id) sender_id_.resize(journal_max_sender_id);
     open();
 }
@@ -101,6 +101,7 @@ std::error_code journal_block_writer::add(const message& m) {
     if (!encoder_) {
         encoder_options o;
         o.peer = journal_block_limits();
+        o.strings_checked = strings_checked_;
         encoder_.emplace(o);
     }
     const std::size_t before = buf_.size();

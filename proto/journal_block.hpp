@@ -85,7 +85,9 @@ struct journal_block_view {
 // Builds blocks one after another into a reusable buffer.
 class journal_block_writer {
   public:
-    explicit journal_block_writer(std::string sender_id = {});
+    // strings_checked: every string added was already checked as UTF-8 (the daemon stores
+    // what its decoder accepted), so encoding skips the check.
+    explicit journal_block_writer(std::string sender_id = {}, bool strings_checked = false);
 
     // Encodes one message into the open block (a fresh encoder starts each block). On error
     // nothing of the message stays and the block is still usable; a message that would take
@@ -115,6 +117,7 @@ class journal_block_writer {
     void open();
 
     std::string sender_id_;
+    bool strings_checked_ = false;
     byte_buffer buf_;
     std::optional<stream_encoder> encoder_;
     std::uint32_t count_ = 0;

@@ -180,9 +180,7 @@ class encode_table {
   private:
     struct string_hash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept {
-            return std::hash<std::string_view>{}(s);
-        }
+        std::size_t operator()(std::string_view s) const noexcept { return hash_string(s); }
     };
     struct entry {
         std::string key;  // the string, or the type's key

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/string_hash.hpp"
+
 namespace objwire {
 
 class string_index {
@@ -71,7 +73,7 @@ class string_index {
     };
 
     static std::uint32_t hash(std::string_view s) {
-        const std::uint64_t h = std::hash<std::string_view>{}(s);
+        const std::uint64_t h = hash_string(s);
         return static_cast<std::uint32_t>(h ^ (h >> 32));
     }
 
