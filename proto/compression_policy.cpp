@@ -48,6 +48,7 @@ namespace {
 std::vector<int> ladder_levels(codec_id c) {
     switch (c) {
         case codec_id::zstd:
+        case codec_id::zstd_stream:
             return {1, 3, 6, 9};
         case codec_id::zlib:
             return {1, 6};
@@ -65,7 +66,12 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
     const std::uint32_t usable = peer_codecs & built_codecs();
     codec_id c = codec_id::none;
     int level = 0;
-    if (opts_.codec != codec_id::none && has_codec(usable, opts_.codec)) {
+    if (opts_.codec == codec_id::zstd && has_codec(usable, codec_id::zstd_stream)) {
+        // A peer that keeps a zstd context per connection gets the stream: same codec, same
+        // levels, a better ratio (later frames match earlier ones).
+        c = codec_id::zstd_stream;
+        level = opts_.level;
+    } else if (opts_.codec != codec_id::none && has_codec(usable, opts_.codec)) {
         c = opts_.codec;
         level = opts_.level;
     } else if (has_codec(usable, codec_id::zlib)) {
@@ -177,7 +183,16 @@ void compression_policy::climb() {
         }
     }
     const auto& cur = ladder_[step_];
-    const bool link_bound = cur.ratio * link_ns() >= (sender_known_ ? sender_ns_ : 0) + cur.ns;
+    const double cpu = (sender_known_ ? sender_ns_ : 0) + cur.ns;
+    const bool link_bound = cur.ratio * link_ns() >= cpu;
+    if (stream()) {
+        // Up one level while the link would stay the slowest stage even at twice the CPU (about
+        // what the next level costs); decide() steps back down if a measured level below is
+        // faster after all.
+        if (step_ + 1 < ladder_.size() && cur.ratio * link_ns() >= 2 * cpu)
+            step_ = tried_ = step_ + 1;
+        return;
+    }
     const bool revisit = ++since_revisit_ >= tune_.revisit_every;
     if (step_ + 1 < ladder_.size() && link_bound && (!ladder_[step_ + 1].known || revisit))
         tried_ = step_ + 1;
@@ -187,7 +202,7 @@ void compression_policy::climb() {
 }
 
 void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed_bytes,
-                                   std::uint64_t ns) {
+                                   std::uint64_t ns, bool fresh_context) {
     if (raw_bytes == 0) return;
     const std::size_t sent = std::min(compressed_bytes, raw_bytes);
     if (compressed_bytes < raw_bytes) {
@@ -215,6 +230,10 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         stats_.compressing = false;
     }
     auto& f = ladder_[tried_];
+    if (fresh_context && stream()) {
+        tried_ = step_;
+        return;
+    }
     bool ns_known = f.known;
     average(f.ratio, f.known, ratio);
     average(f.ns, ns_known, static_cast<double>(ns) / raw);

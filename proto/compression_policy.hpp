@@ -85,7 +85,10 @@ class compression_policy {
     bool plan(std::size_t raw_bytes);
     // What an attempt gave: compressed size and the time it took. The frame goes out compressed
     // only when that is smaller.
-    void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns);
+    // `fresh_context`: a zstd_stream frame that started its context afresh - its ratio says
+    // nothing of the level's (no history to match against), so it is not averaged in.
+    void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns,
+                   bool fresh_context = false);
     // A frame that went out uncompressed without an attempt.
     void on_plain(std::size_t raw_bytes);
 
@@ -115,6 +118,9 @@ class compression_policy {
     bool plan_auto();
     void decide();
     void climb();
+    // zstd_stream: a level is measured only over frames that continue its context, so a level
+    // is not tried for one frame; the climb commits to the next level instead.
+    bool stream() const { return stats_.codec == codec_id::zstd_stream; }
     double link_ns() const { return 8e9 / link_bps_; }
     double time_plain() const;
     double time_compressed(const level_figures& f) const;
