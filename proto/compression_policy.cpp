@@ -186,11 +186,14 @@ void compression_policy::climb() {
     const double cpu = (sender_known_ ? sender_ns_ : 0) + cur.ns;
     const bool link_bound = cur.ratio * link_ns() >= cpu;
     if (stream()) {
-        // Up one level while the link would stay the slowest stage even at twice the CPU (about
-        // what the next level costs); decide() steps back down if a measured level below is
-        // faster after all.
-        if (step_ + 1 < ladder_.size() && cur.ratio * link_ns() >= 2 * cpu)
-            step_ = tried_ = step_ + 1;
+        // Up as many levels as the link would stay the slowest stage for, at twice the CPU per
+        // level (about what each costs), in one move: every move starts a fresh context.
+        // decide() steps back down if a measured level below turns out faster.
+        std::size_t to = step_;
+        for (double cost = 2 * cpu; to + 1 < ladder_.size() && cur.ratio * link_ns() >= cost;
+             cost *= 2)
+            ++to;
+        step_ = tried_ = to;
         return;
     }
     const bool revisit = ++since_revisit_ >= tune_.revisit_every;

@@ -51,7 +51,7 @@ policies=${POLICIES:-"never always:zlib:1 always:zlib:6 always:zstd:1 always:lz4
 # Objects per run: a few seconds of the slowest policy (never, or zlib-6 on fast links).
 count_for() {
     case "$1:$2" in
-        events:10mbit) echo 40000 ;;    events:100mbit) echo 300000 ;;
+        events:10mbit) echo 200000 ;;    events:100mbit) echo 300000 ;;
         events:1gbit) echo 600000 ;;    events:loopback) echo 600000 ;;
         blobs:10mbit) echo 250 ;;       blobs:100mbit) echo 2500 ;;
         blobs:1gbit) echo 12000 ;;      blobs:loopback) echo 12000 ;;
