@@ -56,6 +56,32 @@ TEST_F(Compression, EveryCodecDeliversThroughTheDaemon) {
     EXPECT_EQ(stored(), expected);
 }
 
+// compression.accept: the welcome lists only those (and none); a client asked for a refused
+// codec falls back, to zlib when it is accepted and to plain frames when nothing is.
+TEST_F(Compression, TheDaemonAcceptsOnlyTheCodecsConfigured) {
+    settings_.compression_accept = {"lz4"};
+    start();
+    const auto sent = generate("events", 4'000);
+    std::vector<message> expected;
+    const auto bit = [](codec_id c) { return 1u << static_cast<unsigned>(c); };
+    for (const char* codec : {"lz4", "zstd"}) {
+        client::connection c(with(client_settings(), "always", codec), codec);
+        send_all(c, sent);
+        EXPECT_EQ(c.server().codecs, bit(codec_id::none) | bit(codec_id::lz4));
+        const auto z = c.compression();
+        if (std::string(codec) == "lz4") {
+            EXPECT_EQ(z.codec, codec_id::lz4);
+            EXPECT_EQ(z.frames_compressed, c.stats().frames);
+        } else {
+            EXPECT_EQ(z.codec, codec_id::none) << "zstd refused, and zlib too: plain frames";
+            EXPECT_EQ(z.frames_compressed, 0u);
+        }
+        expected.insert(expected.end(), sent.begin(), sent.end());
+    }
+    stop();
+    EXPECT_EQ(stored(), expected);
+}
+
 TEST_F(Compression, BlobsWithRandomPartsDeliverUnderAuto) {
     start();
     const auto sent = generate("blobs", 300);
