@@ -88,8 +88,14 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
         levels[0] = std::clamp(level == 0 ? range.fallback : level, range.min, range.max);
     }
     ladder_.clear();
+    // Auto with zstd chooses the codec too: lz4 is the rung below zstd's fastest level - it
+    // wins where the CPU or the daemon's acks, not the link, are the limit (LIMITS.md: twice
+    // zstd-1's speed for a third less ratio).
+    const bool zstd = c == codec_id::zstd || c == codec_id::zstd_stream;
+    if (zstd && levels.size() > 1 && has_codec(usable, codec_id::lz4))
+        ladder_.push_back({.codec = codec_id::lz4, .level = 1});
     for (int l : levels)
-        ladder_.push_back({.level = l});
+        ladder_.push_back({.codec = c, .level = l});
     step_ = tried_ = 0;
     stats_.codec = c;
     stats_.level = ladder_[0].level;
@@ -233,7 +239,7 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         stats_.compressing = false;
     }
     auto& f = ladder_[tried_];
-    if (fresh_context && stream()) {
+    if (fresh_context && f.codec == codec_id::zstd_stream) {
         tried_ = step_;
         return;
     }
@@ -352,6 +358,7 @@ compression_stats compression_policy::stats() const {
     };
     s.link_mbit = (link_bps_ > 0 ? link_bps_ : link_floor_bps_) / 1e6;  // used, else floor
     const auto& f = ladder_[step_];
+    s.codec = f.codec;
     s.level = f.level;
     s.ratio = f.known ? f.ratio : 1.0;
     s.compress_mb_s = mb_s(f.known, f.ns);
