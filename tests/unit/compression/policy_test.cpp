@@ -246,6 +246,13 @@ int drive_levels(compression_policy& p, int frames, const std::map<int, fake_cod
 const std::map<int, fake_codec> zstd_levels{
     {1, {0.50, 5}}, {3, {0.45, 12}}, {6, {0.41, 25}}, {9, {0.40, 60}}};
 
+// The link is measured at 100 Mbit/s from now on, and the sender reports 60 ns/B of its own.
+void faster_link_slower_sender(compression_policy& p) {
+    for (int i = 0; i < 5; ++i)
+        p.on_link_sample(100e6, false);
+    sender_time(p, 60);
+}
+
 // A peer without zstd_stream (none, zlib, zstd): frames compressed on their own.
 constexpr std::uint32_t per_frame_zstd = 0b0111;
 
@@ -292,9 +299,7 @@ TEST(Policy, StreamClimbsByCommittingToEachLevel) {
     EXPECT_NEAR(p.stats().ratio, 0.40, 0.001) << "fresh-context frames are not averaged in";
     // The link turns out faster (100 Mbit/s, 80 ns/B): level 9 now takes max(s + 60, 32) ns/B,
     // the sender's stage, while level 1, measured on the way up, takes about 40.
-    for (int i = 0; i < 5; ++i)
-        p.on_link_sample(100e6, false);
-    sender_time(p, 60);
+    faster_link_slower_sender(p);
     drive_stream(p, 400, zstd_levels);
     EXPECT_TRUE(p.stats().compressing);
     EXPECT_LT(p.stats().level, 6);
@@ -333,9 +338,7 @@ TEST(Policy, ASenderThatSlowsDownStepsDownALevelRatherThanStopping) {
     sender_time(p, 20);
     drive_levels(p, 400, zstd_levels);
     ASSERT_EQ(p.stats().level, 6);
-    for (int i = 0; i < 5; ++i)
-        p.on_link_sample(100e6, false);
-    sender_time(p, 60);
+    faster_link_slower_sender(p);
     drive_levels(p, 400, zstd_levels);
     EXPECT_TRUE(p.stats().compressing);
     EXPECT_LT(p.stats().level, 6);
