@@ -201,6 +201,12 @@ std::string check_sender_id(std::string_view text) {
     return text.size() <= 4096 ? "" : "must be at most 4096 bytes";
 }
 
+std::string check_accepted_codec(std::string_view text) {
+    for (const auto name : {"zlib", "zstd", "lz4", "zstd-stream"})
+        if (text == name) return "";
+    return "\"" + std::string(text) + "\" is not a codec: zlib, zstd, lz4 or zstd-stream";
+}
+
 std::string check_link_bandwidth(std::string_view text) {
     if (text == "auto") return "";
     const auto b = parse_bandwidth(text);
@@ -375,6 +381,16 @@ const std::array daemon_schema_keys{
                 .doc = "largest raw_len / compressed payload size a data frame may claim, checked "
                        "before inflating; 0 off (raw_len is capped by max_frame_bytes anyway)",
                 .access = bind<&ds::max_decompression_ratio>()},
+    key_def<ds>{.name = "compression.accept",
+                .kind = value_kind::string_list,
+                .default_text = "[\"zlib\", \"zstd\", \"lz4\", \"zstd-stream\"]",
+                .doc = "codecs accepted in data frames, announced to clients in the welcome "
+                       "(uncompressed frames always are); a client whose codecs are all "
+                       "refused sends plain frames. zstd-stream keeps a zstd context of up "
+                       "to ~4.3 MiB per connection",
+                .access = bind<&ds::compression_accept>(),
+                .check = check_accepted_codec,
+                .check_doc = "zlib, zstd, lz4, zstd-stream"},
     key_def<ds>{.name = "sink.kind",
                 .kind = value_kind::enumeration,
                 .default_text = "\"journal\"",
@@ -1281,6 +1297,10 @@ outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std
         }
         for (const auto& item : v.items)
             items.emplace_back(v.name, item.string_value);
+    }
+    if (key.check != nullptr) {
+        for (const auto& entry : items)
+            if (auto why = key.check(entry.second); !why.empty()) return error{name + ": " + why};
     }
     typed_value out;
     if (key.name_component == 0) {

@@ -82,6 +82,8 @@ struct daemon_settings {
     std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes
     std::uint32_t max_connections_per_address = 64;      // limits.max_connections_per_address
     std::uint32_t max_decompression_ratio = 0;           // limits.max_decompression_ratio, 0 = off
+    // [compression] - codecs accepted in data frames, announced in the welcome (none always)
+    std::vector<std::string> compression_accept{"zlib", "zstd", "lz4", "zstd-stream"};
     // [sink]
     std::string sink_kind = "journal";          // sink.kind = journal | jsonl | nats | forward
     std::string sink_file = "objects.jsonl";    // sink.jsonl_file (inside data_dir; "-" stdout)

@@ -24,6 +24,15 @@ connection_guard::limits guard_limits(const config::daemon_settings& s) {
     return l;
 }
 
+// The welcome's codecs: none always, and each name compression.accept lists (the schema
+// checked them); the receiver keeps only those built in.
+std::uint32_t accepted_codecs(const std::vector<std::string>& names) {
+    std::uint32_t mask = 1u << static_cast<unsigned>(codec_id::none);
+    for (const auto& name : names)
+        if (const auto c = parse_codec(name)) mask |= 1u << static_cast<unsigned>(*c);
+    return mask;
+}
+
 receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     const auto& s = srv.settings();
     receiver::options o;
@@ -37,6 +46,7 @@ receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     // The credit is the cap hold_reading() enforces: a sender that keeps to it is never paused
     // (docs/PROTOCOL.md section 1.4), one that ignores it (an older client) still is.
     o.credit_bytes = s.max_buffered_bytes;
+    o.codecs = accepted_codecs(s.compression_accept);
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
     o.admit_on_hello = false;  // session::admit() answers the hello

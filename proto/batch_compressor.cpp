@@ -22,11 +22,19 @@ batch_compressor::packed batch_compressor::pack(byte_buffer& out, std::size_t fr
         policy_.on_plain(raw_len);
         return plain;
     }
-    policy_.on_result(raw_len, buf_.size(), took);
-    if (buf_.size() >= raw_len) return plain;
+    const codec_id codec = policy_.codec();  // on_result() moves on to the next attempt's
+    policy_.on_result(raw_len, buf_.size(), took, compressor_.stream_started());
+    if (buf_.size() >= raw_len) {
+        // zstd_stream: the receiver's context will not see this frame, so ours must forget it
+        // too - the next compressed frame starts a fresh one. (Data that does not compress
+        // leaves little history worth keeping.)
+        compressor_.restart_stream();
+        return plain;
+    }
     out.resize(from);
     out.append(buf_.span());
-    return {policy_.codec(), static_cast<std::uint32_t>(raw_len)};
+    return {codec, static_cast<std::uint32_t>(raw_len),
+            compressor_.stream_started() ? frame_flag_stream_start : std::uint8_t{0}};
 }
 
 }  // namespace objwire

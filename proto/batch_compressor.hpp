@@ -20,10 +20,13 @@ class batch_compressor {
     struct packed {
         codec_id codec = codec_id::none;
         std::uint32_t raw_len = 0;  // payload length before compression
+        std::uint8_t flags = 0;     // frame header flags (frame_flag_stream_start)
     };
     // `out` holds a payload from `from` to its end. Replaces it by its compressed form when
     // the policy asks for an attempt and the result is smaller; says what the payload is now.
     packed pack(byte_buffer& out, std::size_t from);
+    // A new connection: zstd_stream starts a fresh context with its next frame.
+    void restart_stream() { compressor_.restart_stream(); }
 
     compression_policy& policy() { return policy_; }
     const compression_policy& policy() const { return policy_; }

@@ -48,6 +48,7 @@ namespace {
 std::vector<int> ladder_levels(codec_id c) {
     switch (c) {
         case codec_id::zstd:
+        case codec_id::zstd_stream:
             return {1, 3, 6, 9};
         case codec_id::zlib:
             return {1, 6};
@@ -65,7 +66,12 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
     const std::uint32_t usable = peer_codecs & built_codecs();
     codec_id c = codec_id::none;
     int level = 0;
-    if (opts_.codec != codec_id::none && has_codec(usable, opts_.codec)) {
+    if (opts_.codec == codec_id::zstd && has_codec(usable, codec_id::zstd_stream)) {
+        // A peer that keeps a zstd context per connection gets the stream: same codec, same
+        // levels, a better ratio (later frames match earlier ones).
+        c = codec_id::zstd_stream;
+        level = opts_.level;
+    } else if (opts_.codec != codec_id::none && has_codec(usable, opts_.codec)) {
         c = opts_.codec;
         level = opts_.level;
     } else if (has_codec(usable, codec_id::zlib)) {
@@ -82,8 +88,14 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
         levels[0] = std::clamp(level == 0 ? range.fallback : level, range.min, range.max);
     }
     ladder_.clear();
+    // Auto with zstd chooses the codec too: lz4 is the rung below zstd's fastest level - it
+    // wins where the CPU or the daemon's acks, not the link, are the limit (LIMITS.md: twice
+    // zstd-1's speed for a third less ratio).
+    const bool zstd = c == codec_id::zstd || c == codec_id::zstd_stream;
+    if (zstd && levels.size() > 1 && has_codec(usable, codec_id::lz4))
+        ladder_.push_back({.codec = codec_id::lz4, .level = 1});
     for (int l : levels)
-        ladder_.push_back({.level = l});
+        ladder_.push_back({.codec = c, .level = l});
     step_ = tried_ = 0;
     stats_.codec = c;
     stats_.level = ladder_[0].level;
@@ -177,7 +189,19 @@ void compression_policy::climb() {
         }
     }
     const auto& cur = ladder_[step_];
-    const bool link_bound = cur.ratio * link_ns() >= (sender_known_ ? sender_ns_ : 0) + cur.ns;
+    const double cpu = (sender_known_ ? sender_ns_ : 0) + cur.ns;
+    const bool link_bound = cur.ratio * link_ns() >= cpu;
+    if (stream()) {
+        // Up as many levels as the link would stay the slowest stage for, at twice the CPU per
+        // level (about what each costs), in one move: every move starts a fresh context.
+        // decide() steps back down if a measured level below turns out faster.
+        std::size_t to = step_;
+        for (double cost = 2 * cpu; to + 1 < ladder_.size() && cur.ratio * link_ns() >= cost;
+             cost *= 2)
+            ++to;
+        step_ = tried_ = to;
+        return;
+    }
     const bool revisit = ++since_revisit_ >= tune_.revisit_every;
     if (step_ + 1 < ladder_.size() && link_bound && (!ladder_[step_ + 1].known || revisit))
         tried_ = step_ + 1;
@@ -187,7 +211,7 @@ void compression_policy::climb() {
 }
 
 void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed_bytes,
-                                   std::uint64_t ns) {
+                                   std::uint64_t ns, bool fresh_context) {
     if (raw_bytes == 0) return;
     const std::size_t sent = std::min(compressed_bytes, raw_bytes);
     if (compressed_bytes < raw_bytes) {
@@ -215,6 +239,10 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         stats_.compressing = false;
     }
     auto& f = ladder_[tried_];
+    if (fresh_context && f.codec == codec_id::zstd_stream) {
+        tried_ = step_;
+        return;
+    }
     bool ns_known = f.known;
     average(f.ratio, f.known, ratio);
     average(f.ns, ns_known, static_cast<double>(ns) / raw);
@@ -330,6 +358,7 @@ compression_stats compression_policy::stats() const {
     };
     s.link_mbit = (link_bps_ > 0 ? link_bps_ : link_floor_bps_) / 1e6;  // used, else floor
     const auto& f = ladder_[step_];
+    s.codec = f.codec;
     s.level = f.level;
     s.ratio = f.known ? f.ratio : 1.0;
     s.compress_mb_s = mb_s(f.known, f.ns);

@@ -76,7 +76,9 @@ class compression_policy {
 
     // The peer's accepted codecs (bit n = codec n): picks the codec in use, with fallback.
     void set_accepted(std::uint32_t peer_codecs);
-    codec_id codec() const { return stats_.codec; }
+    // The codec of the attempt plan() just asked for (usually the one in use; under auto with
+    // zstd, lz4 is a rung of the ladder too).
+    codec_id codec() const { return ladder_[tried_].codec; }
     // The level of the attempt plan() just asked for (usually the level in use, sometimes a
     // neighbour being measured).
     int level() const { return ladder_[tried_].level; }
@@ -85,7 +87,10 @@ class compression_policy {
     bool plan(std::size_t raw_bytes);
     // What an attempt gave: compressed size and the time it took. The frame goes out compressed
     // only when that is smaller.
-    void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns);
+    // `fresh_context`: a zstd_stream frame that started its context afresh - its ratio says
+    // nothing of the level's (no history to match against), so it is not averaged in.
+    void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns,
+                   bool fresh_context = false);
     // A frame that went out uncompressed without an attempt.
     void on_plain(std::size_t raw_bytes);
 
@@ -105,8 +110,9 @@ class compression_policy {
     compression_stats stats() const;
 
   private:
-    // What one level of the codec gives, per raw byte, on recent frames.
+    // What one codec at one level gives, per raw byte, on recent frames.
     struct level_figures {
+        codec_id codec = codec_id::none;
         int level = 0;
         double ratio = 1;  // compressed / raw
         double ns = 0;     // compression time per raw byte
@@ -115,6 +121,9 @@ class compression_policy {
     bool plan_auto();
     void decide();
     void climb();
+    // zstd_stream: a level is measured only over frames that continue its context, so a level
+    // is not tried for one frame; the climb commits to the next level instead.
+    bool stream() const { return ladder_[step_].codec == codec_id::zstd_stream; }
     double link_ns() const { return 8e9 / link_bps_; }
     double time_plain() const;
     double time_compressed(const level_figures& f) const;
@@ -125,9 +134,10 @@ class compression_policy {
     compression_options opts_;
     compression_tuning tune_;
     compression_stats stats_;
-    std::vector<level_figures> ladder_;  // levels auto may use; just one when the level is set
-    std::size_t step_ = 0;               // the level in use
-    std::size_t tried_ = 0;              // the level of the attempt in flight
+    // (codec, level) pairs auto may use, cheapest first; just one when the level is set.
+    std::vector<level_figures> ladder_;
+    std::size_t step_ = 0;   // the level in use
+    std::size_t tried_ = 0;  // the level of the attempt in flight
     std::uint32_t since_revisit_ = 0;
     // Per raw byte, in nanoseconds; `known` flags say whether a figure exists yet.
     double decompress_ns_ = 0, sender_ns_ = 0;

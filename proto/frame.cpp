@@ -10,17 +10,17 @@ bool known_kind(std::uint8_t k) {
     return k >= 1 && k <= 8;
 }
 bool known_codec(std::uint8_t c) {
-    return c <= 3;
+    return c <= 4;
 }
 
 }  // namespace
 
 void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
-                codec_id codec, std::uint32_t raw_len) {
+                codec_id codec, std::uint32_t raw_len, std::uint8_t flags) {
     std::uint8_t* h = frame.data();
     const auto payload_len = static_cast<std::uint32_t>(frame.size() - frame_header_size);
     h[0] = static_cast<std::uint8_t>(kind);
-    h[1] = 0;
+    h[1] = flags;
     h[2] = static_cast<std::uint8_t>(codec);
     h[3] = 0;
     store_le<std::uint32_t>(h + 4, payload_len);
@@ -53,8 +53,12 @@ frame_parser::result frame_parser::parse(std::span<const std::uint8_t> in) const
         return r;
     };
     if (!known_kind(h[0])) return fail(proto_errc::unknown_frame_kind);
-    if (h[1] != 0 || h[3] != 0) return fail(proto_errc::bad_reserved);
     if (!known_codec(h[2])) return fail(proto_errc::bad_codec);
+    // The only flag: a zstd_stream data frame may start the stream's context afresh.
+    const bool stream = h[0] == static_cast<std::uint8_t>(frame_kind::data) &&
+                        h[2] == static_cast<std::uint8_t>(codec_id::zstd_stream);
+    const std::uint8_t allowed = stream ? frame_flag_stream_start : 0;
+    if ((h[1] & ~allowed) != 0 || h[3] != 0) return fail(proto_errc::bad_reserved);
     frame_header& fh = r.frame.header;
     fh.kind = static_cast<frame_kind>(h[0]);
     fh.flags = h[1];

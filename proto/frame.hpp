@@ -24,7 +24,13 @@ enum class frame_kind : std::uint8_t {
     stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
 };
 
-enum class codec_id : std::uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3 };
+// zstd_stream: zstd whose context persists across the data frames of one connection (each
+// frame ends with a flush, so it decodes once the frames before it have); docs/PROTOCOL.md 2.1.
+enum class codec_id : std::uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, zstd_stream = 4 };
+
+// Header flag of a zstd_stream data frame: the codec's context starts afresh with this frame
+// (the first such frame of a connection, and whenever the sender changed level).
+inline constexpr std::uint8_t frame_flag_stream_start = 1;
 
 inline constexpr std::size_t frame_header_size = 24;
 
@@ -40,7 +46,7 @@ struct frame_header {
 
 // Writes the header in front of a payload already placed at frame[24..]. `frame` spans both.
 void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
-                codec_id codec = codec_id::none, std::uint32_t raw_len = 0);
+                codec_id codec = codec_id::none, std::uint32_t raw_len = 0, std::uint8_t flags = 0);
 
 // Appends a whole frame with the given payload.
 void append_frame(byte_buffer& out, frame_kind kind, std::uint64_t sequence,

@@ -123,7 +123,8 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     const std::uint64_t start = opts_.clock();
     // raw_len is capped by the frame parser (max_frame_bytes), and the decompressor never
     // writes past it.
-    auto ec = decompressor_.decompress(f.header.codec, f.payload, f.header.raw_len, raw_);
+    auto ec = decompressor_.decompress(f.header.codec, f.payload, f.header.raw_len, raw_,
+                                       (f.header.flags & frame_flag_stream_start) != 0);
     decompress_ns_ += opts_.clock() - start;
     if (ec) return ec;
     decompressed_bytes_ += f.header.raw_len;

@@ -126,7 +126,7 @@ void sender::seal_batch() {
     const std::uint64_t seq = next_sequence_++;
     const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
-    seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len);
+    seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len, packed.flags);
     in_flight_.push_back({seq, frame.size(), open_messages_});
     in_flight_bytes_ += frame.size();
     ++frames_sealed_;
@@ -243,8 +243,9 @@ std::error_code sender::mirror(const byte_buffer& frame,
     if (r.state != frame_parser::status::frame) return proto_errc::bad_message;
     std::span<const std::uint8_t> payload = r.frame.payload;
     if (r.frame.header.codec != codec_id::none) {
+        const bool start = (r.frame.header.flags & frame_flag_stream_start) != 0;
         if (auto ec = unpacker_.decompress(r.frame.header.codec, payload, r.frame.header.raw_len,
-                                           unpacked_))
+                                           unpacked_, start))
             return ec;
         payload = unpacked_.span();
     }
@@ -267,6 +268,10 @@ std::error_code sender::restart() {
     open_batch();
     reader_ = frame_reader(opts_.greeting.max_frame_bytes, opts_.read_block);
     encoder_.reset();
+    // The new receiver has no zstd_stream context: the first frame to it starts one. (The
+    // mirror's decompressor follows the frames in order, old connection's first, so it sees
+    // the same start flag.)
+    compressor_.restart_stream();
     // A sender that never got a welcome has nothing of the old connection to replay.
     restarting_ = restarting_ || state_ != state::greeting;
     state_ = state::greeting;

@@ -48,7 +48,7 @@ byte_buffer stream_for(std::uint8_t knob, std::span<const std::uint8_t> rest) {
     byte_buffer payload;
     hello h;
     h.client_name = "fuzz";
-    if (knob & 0x40) h.codecs = 0x0F;
+    if (knob & 0x40) h.codecs = 0x1F;
     encode_hello(h, payload);
     append_frame(stream, frame_kind::hello, 0, payload.span());
     if (!(knob & 1)) {

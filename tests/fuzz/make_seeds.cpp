@@ -15,6 +15,7 @@
 
 #include "client/workloads.hpp"
 #include "fuzz_support.hpp"
+#include "proto/codec.hpp"
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame.hpp"
@@ -134,6 +135,23 @@ bytes_t zlib_frame(std::uint64_t sequence, const bytes_t& raw, std::size_t raw_l
     return frame;
 }
 
+// Data frames of one zstd-stream context: the first starts it, the others continue it.
+std::vector<bytes_t> zstd_stream_frames(std::uint64_t first_sequence,
+                                        const std::vector<bytes_t>& raws) {
+    frame_compressor z;
+    std::vector<bytes_t> out;
+    for (const auto& raw : raws) {
+        byte_buffer frame;
+        frame.resize(frame_header_size);
+        if (z.compress(codec_id::zstd_stream, 3, raw, frame)) return {};
+        seal_frame(frame.span(), frame_kind::data, first_sequence++, codec_id::zstd_stream,
+                   static_cast<std::uint32_t>(raw.size()),
+                   z.stream_started() ? frame_flag_stream_start : 0);
+        out.push_back(to_bytes(frame));
+    }
+    return out;
+}
+
 bytes_t concat(const std::vector<bytes_t>& parts) {
     bytes_t out;
     for (const auto& p : parts)
@@ -241,6 +259,12 @@ int main(int argc, char** argv) {
     receiver.add({0x40 | (12 << 2)},
                  {concat({zlib_frame(1, events[0], events[0].size()),
                           zlib_frame(2, bytes_t(64 << 10, 0), 1024), goodbye_frame})});
+    // Every codec offered; three zstd-stream frames of one context (the first with the start
+    // flag, the others matching into it).
+    if (auto stream = zstd_stream_frames(1, {events[0], events[1], events[0]}); !stream.empty()) {
+        stream.push_back(goodbye_frame);
+        receiver.add({0x40 | (12 << 2)}, {concat(stream)});
+    }
 
     corpus jsonl(dir, "jsonl");
     for (std::string_view name : {"person", "events"}) {

@@ -46,9 +46,36 @@ TEST_F(Compression, EveryCodecDeliversThroughTheDaemon) {
         send_all(c, sent);
         EXPECT_EQ(c.server().codecs, built_codecs()) << "the welcome lists what the daemon takes";
         const auto z = c.compression();
-        EXPECT_EQ(codec_name(z.codec), codec);
+        // zstd goes as zstd-stream: the daemon keeps a zstd context per connection.
+        EXPECT_EQ(codec_name(z.codec), std::string(codec) == "zstd" ? "zstd-stream" : codec);
         EXPECT_EQ(z.frames_compressed, c.stats().frames) << codec;
         EXPECT_LT(z.ratio, 0.8) << codec;
+        expected.insert(expected.end(), sent.begin(), sent.end());
+    }
+    stop();
+    EXPECT_EQ(stored(), expected);
+}
+
+// compression.accept: the welcome lists only those (and none); a client asked for a refused
+// codec falls back, to zlib when it is accepted and to plain frames when nothing is.
+TEST_F(Compression, TheDaemonAcceptsOnlyTheCodecsConfigured) {
+    settings_.compression_accept = {"lz4"};
+    start();
+    const auto sent = generate("events", 4'000);
+    std::vector<message> expected;
+    const auto bit = [](codec_id c) { return 1u << static_cast<unsigned>(c); };
+    for (const char* codec : {"lz4", "zstd"}) {
+        client::connection c(with(client_settings(), "always", codec), codec);
+        send_all(c, sent);
+        EXPECT_EQ(c.server().codecs, bit(codec_id::none) | bit(codec_id::lz4));
+        const auto z = c.compression();
+        if (std::string(codec) == "lz4") {
+            EXPECT_EQ(z.codec, codec_id::lz4);
+            EXPECT_EQ(z.frames_compressed, c.stats().frames);
+        } else {
+            EXPECT_EQ(z.codec, codec_id::none) << "zstd refused, and zlib too: plain frames";
+            EXPECT_EQ(z.frames_compressed, 0u);
+        }
         expected.insert(expected.end(), sent.begin(), sent.end());
     }
     stop();

@@ -18,7 +18,7 @@ struct memory_link {
     sender& s;
     receiver& r;
     std::vector<message> stored;
-    std::array<int, 4> frames_by_codec{};
+    std::array<int, 5> frames_by_codec{};
 
     void count(std::span<const std::uint8_t> out) {
         frame_parser p(1u << 30);
@@ -109,7 +109,10 @@ TEST(CompressedSession, EveryCodecCarriesTheStreamIntact) {
             memory_link l{s, r, {}};
             send_all(s, l, in);
             EXPECT_EQ(l.stored, in) << codec_name(c) << " level " << level;
-            EXPECT_GT(l.frames_by_codec[static_cast<std::size_t>(c)], 10) << codec_name(c);
+            // zstd goes as zstd_stream to a receiver that takes it.
+            const auto used = c == codec_id::zstd ? codec_id::zstd_stream : c;
+            EXPECT_EQ(s.compression().codec(), used);
+            EXPECT_GT(l.frames_by_codec[static_cast<std::size_t>(used)], 10) << codec_name(c);
             EXPECT_EQ(l.frames_by_codec[static_cast<std::size_t>(codec_id::none)], 0);
             const auto st = s.compression().stats();
             EXPECT_EQ(st.frames_compressed, s.frames_sent());
@@ -162,12 +165,14 @@ TEST(CompressedSession, AutoOnAFastLinkSendsPlainFramesButSamples) {
     sender s(o);
     receiver r(receiver_opts());
     memory_link l{s, r, {}};
-    const auto in = people(50'000);
+    const auto in = people(200'000);
     send_all(s, l, in);
     EXPECT_EQ(l.stored, in);
     const auto st = s.compression().stats();
     EXPECT_FALSE(st.compressing);
     EXPECT_GT(st.frames_tried, 0u);
+    // One sample in 16 frames, plus the first two (a zstd_stream level is measured from the
+    // second frame of its context on).
     EXPECT_LT(st.frames_tried * 8, s.frames_sent());
 }
 

@@ -209,6 +209,10 @@ TEST(Policy, CodecFallsBackToWhatThePeerAccepts) {
     o.codec = codec_id::zstd;
     o.level = 19;
     compression_policy p(o);
+    // A peer with a zstd context per connection gets the stream form of zstd.
+    EXPECT_EQ(p.codec(), codec_id::zstd_stream);
+    EXPECT_EQ(p.level(), 19);
+    p.set_accepted(0b0111);  // none, zlib and zstd: an objwired from before zstd_stream
     EXPECT_EQ(p.codec(), codec_id::zstd);
     EXPECT_EQ(p.level(), 19);
     p.set_accepted(0b011);  // none and zlib
@@ -242,11 +246,71 @@ int drive_levels(compression_policy& p, int frames, const std::map<int, fake_cod
 const std::map<int, fake_codec> zstd_levels{
     {1, {0.50, 5}}, {3, {0.45, 12}}, {6, {0.41, 25}}, {9, {0.40, 60}}};
 
+// The link is measured at 100 Mbit/s from now on, and the sender reports 60 ns/B of its own.
+void faster_link_slower_sender(compression_policy& p) {
+    for (int i = 0; i < 5; ++i)
+        p.on_link_sample(100e6, false);
+    sender_time(p, 60);
+}
+
+// A peer without zstd_stream (none, zlib, zstd): frames compressed on their own.
+constexpr std::uint32_t per_frame_zstd = 0b0111;
+
+// drive_levels() for zstd_stream: the first frame at a new level starts a fresh context, and
+// its ratio is worse (no history) - the policy must not judge the level by it. lz4 (auto's
+// rung below zstd) does not touch the zstd context. Counts the zstd level changes.
+const fake_codec lz4_figures{0.72, 2};
+
+int drive_stream(compression_policy& p, int frames, const std::map<int, fake_codec>& by_level) {
+    int changes = 0, last = -1;
+    for (int i = 0; i < frames; ++i) {
+        if (!p.plan(frame)) {
+            p.on_plain(frame);
+            continue;
+        }
+        const bool lz4 = p.codec() == codec_id::lz4;
+        const bool fresh = !lz4 && p.level() != last;
+        if (!lz4) {
+            changes += fresh && last != -1;
+            last = p.level();
+        }
+        const auto c = lz4 ? lz4_figures : by_level.at(p.level());
+        const double ratio = fresh ? 0.9 : c.ratio;
+        p.on_result(frame, static_cast<std::size_t>(frame * ratio),
+                    static_cast<std::uint64_t>(frame * c.ns_per_byte), fresh);
+    }
+    return changes;
+}
+
+TEST(Policy, StreamClimbsByCommittingToEachLevel) {
+    // The same link and sender as above, zstd_stream: no one-frame trials (a trial frame would
+    // start a fresh context); up as many levels as the link stays the bottleneck at twice the
+    // CPU per level: to 9 at once.
+    compression_policy p(auto_on(0));
+    ASSERT_EQ(p.stats().codec, codec_id::lz4) << "auto with zstd starts at the cheapest rung";
+    p.on_link_sample(10e6, false);
+    sender_time(p, 20);
+    // lz4, then zstd 1 (a measured trial), then 1 -> 9 in one move (0.5 x 800 = 400 >=
+    // 25 x 2^4), nothing back
+    EXPECT_EQ(drive_stream(p, 400, zstd_levels), 1);
+    EXPECT_EQ(p.stats().codec, codec_id::zstd_stream);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_EQ(p.stats().level, 9);
+    EXPECT_NEAR(p.stats().ratio, 0.40, 0.001) << "fresh-context frames are not averaged in";
+    // The link turns out faster (100 Mbit/s, 80 ns/B): level 9 now takes max(s + 60, 32) ns/B,
+    // the sender's stage, while level 1, measured on the way up, takes about 40.
+    faster_link_slower_sender(p);
+    drive_stream(p, 400, zstd_levels);
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_LT(p.stats().level, 6);
+}
+
 TEST(Policy, SlowLinkClimbsToTheLevelThatFitsTheLink) {
     // 10 Mbit/s (800 ns/B) and a sender of 20 ns/B: the link stays the bottleneck up to level 9
     // (0.40 x 800 = 320 > 20 + 60), and each level up shortens it - 400, 360, 328 ns/B - but
     // 6 -> 9 by less than the 5% hysteresis (320 vs 328): the climb stops at 6.
     compression_policy p(auto_on(10));
+    p.set_accepted(per_frame_zstd);
     sender_time(p, 20);
     drive_levels(p, 400, zstd_levels);
     EXPECT_TRUE(p.stats().compressing);
@@ -269,13 +333,12 @@ TEST(Policy, ASenderThatSlowsDownStepsDownALevelRatherThanStopping) {
     // the sender slower (its average moves to 30 ns/B): level 6 now takes max(30 + 25, 33) = 55
     // ns/B, level 1 max(35, 40) = 40 - both beat plain (80), so it steps down and compresses.
     compression_policy p(auto_on(0));
+    p.set_accepted(per_frame_zstd);
     p.on_link_sample(10e6, false);
     sender_time(p, 20);
     drive_levels(p, 400, zstd_levels);
     ASSERT_EQ(p.stats().level, 6);
-    for (int i = 0; i < 5; ++i)
-        p.on_link_sample(100e6, false);
-    sender_time(p, 60);
+    faster_link_slower_sender(p);
     drive_levels(p, 400, zstd_levels);
     EXPECT_TRUE(p.stats().compressing);
     EXPECT_LT(p.stats().level, 6);

@@ -60,7 +60,7 @@ TEST(config_errors, unknown_table) {
               "bad.toml:1:2: unknown table 'sever' (did you mean 'server'?)");
     EXPECT_THAT(daemon_error("[cluster]\nseeds = \"x\"\n"),
                 HasSubstr("bad.toml:1:2: unknown table 'cluster' (objwired's tables are: server, "
-                          "limits, sink, "));
+                          "limits, compression, sink, "));
     EXPECT_EQ(daemon_error("[tls]\ncert = \"x\"\n"),
               "bad.toml:2:1: unknown key 'tls.cert' (did you mean 'tls.cert_file'?)");
     EXPECT_EQ(client_error("[server]\nlisten = \"127.0.0.1:1\"\n"),
@@ -191,4 +191,15 @@ TEST(config_errors, file_errors_name_the_file_path) {
     EXPECT_EQ(r.error().message, path.string() +
                                      ":4:1: unknown key 'server.max_conections' (did you mean "
                                      "'server.max_connections'?)");
+}
+
+TEST(config_errors, accepted_codecs_are_known_names) {
+    EXPECT_THAT(daemon_error("[compression]\naccept = [\"lz4\", \"gzip\"]\n"),
+                HasSubstr("\"gzip\" is not a codec: zlib, zstd, lz4 or zstd-stream"));
+    const auto r = cfg::parse_daemon_toml("[compression]\naccept = [\"lz4\"]\n", "ok.toml");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->compression_accept, std::vector<std::string>{"lz4"});
+    const auto none = cfg::parse_daemon_toml("[compression]\naccept = []\n", "ok.toml");
+    ASSERT_TRUE(none);
+    EXPECT_TRUE(none->compression_accept.empty());
 }

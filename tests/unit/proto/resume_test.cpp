@@ -101,8 +101,15 @@ struct wire {
     }
 };
 
+// Whether the senders of send_with_cuts compress every frame (the daemon takes zstd_stream,
+// so zstd means one context per connection, restarted with each connection).
+compression_mode test_compression = compression_mode::automatic;
+
 sender::options resumable_opts(std::uint32_t batch = 512) {
     sender::options o;
+    o.compression.mode = test_compression;
+    o.compression.codec = codec_id::zstd;
+    o.compression.min_frame_bytes = 64;
     o.greeting.client_name = "test";
     o.greeting.sender_id = "s-1";
     o.batch_max_bytes = batch;
@@ -123,6 +130,7 @@ struct outcome {
     std::uint64_t steps = 0;
     std::uint64_t connections = 0;
     std::uint64_t resent = 0;
+    std::uint64_t compressed = 0;  // frames the sender compressed
     bool closed = false;
     bool gap = false;
 };
@@ -163,6 +171,7 @@ outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::
     o.steps = step;
     o.connections = d.connections;
     o.resent = s.frames_resent();
+    o.compressed = s.compression().stats().frames_compressed;
     o.closed = s.current() == sender::state::closed && s.all_acked();
     o.gap = d.gap;
     EXPECT_EQ(s.messages_acked(), msgs.size());
@@ -197,6 +206,23 @@ TEST(Resume, CutAtEveryStepLosesAndDuplicatesNothing) {
         }
         EXPECT_GT(resent, 0u);  // some cuts did leave frames to resend
     }
+}
+
+// The same with every frame compressed by zstd_stream: after each cut the sender's context and
+// the new receiver's start together, and the resent frames are compressed for the new one.
+TEST(Resume, CutAtEveryStepWithAStreamContext) {
+    test_compression = compression_mode::always;
+    const auto msgs = events(300);
+    const auto baseline = send_with_cuts(msgs, {}, 700, 10);
+    ASSERT_EQ(baseline.stored, msgs);
+    ASSERT_GT(baseline.compressed, 10u);
+    for (std::uint64_t k = 1; k <= baseline.steps; ++k) {
+        auto o = send_with_cuts(msgs, {k, k + 37}, 700, 10);
+        ASSERT_TRUE(o.closed) << "cut at step " << k;
+        ASSERT_FALSE(o.gap) << "cut at step " << k;
+        ASSERT_EQ(o.stored, msgs) << "cut at step " << k;
+    }
+    test_compression = compression_mode::automatic;
 }
 
 TEST(Resume, ManyCutsInOneStream) {
