@@ -29,7 +29,24 @@ byte_buffer person_frame(std::uint64_t sequence) {
     return frame;
 }
 
-class BadInput : public bad_input_fixture {};
+class BadInput : public bad_input_fixture {
+  protected:
+    // Sends a good frame 1 and a frame 2 with a reserved tag in one write: frame 1 is
+    // acknowledged and stored, frame 2 refused, and nothing of frame 2 is stored.
+    void expect_first_stored_then_refused(raw_peer& p, const byte_buffer& good,
+                                          const byte_buffer& bad) {
+        byte_buffer both;
+        both.append(good.span());
+        both.append(bad.span());
+        p.send(both.span());
+        auto ack_frame = p.read_frame();
+        ASSERT_EQ(ack_frame.header.kind, frame_kind::ack);
+        EXPECT_EQ(decode_ack(ack_frame.payload)->sequence, 1u);
+        EXPECT_EQ(p.error_then_close(), proto_errc::unknown_tag);
+        stop();
+        EXPECT_EQ(stored().size(), 1u);
+    }
+};
 
 TEST_F(BadInput, CorruptedChecksum) {
     start();
@@ -90,16 +107,7 @@ TEST_F(BadInput, GoodFramesBeforeABadOneAreStoredAndAcked) {
     const std::uint8_t payload[] = {0x14};  // a reserved tag
     byte_buffer bad;
     append_frame(bad, frame_kind::data, 2, payload);
-    byte_buffer both;
-    both.append(good.span());
-    both.append(bad.span());
-    p.send(both.span());
-    auto ack_frame = p.read_frame();
-    ASSERT_EQ(ack_frame.header.kind, frame_kind::ack);
-    EXPECT_EQ(decode_ack(ack_frame.payload)->sequence, 1u);
-    EXPECT_EQ(p.error_then_close(), proto_errc::unknown_tag);
-    stop();
-    EXPECT_EQ(stored().size(), 1u);
+    expect_first_stored_then_refused(p, good, bad);
 }
 
 // Objects are stored as they decode: a frame whose second object is bad has its first one in
@@ -117,16 +125,7 @@ TEST_F(BadInput, AFrameThatFailsPartWayStoresNothingOfItself) {
     ASSERT_FALSE(enc.encode(m, half_good));  // a good object, then a reserved tag
     half_good.put_u8(0x14);
     seal_frame(half_good.span(), frame_kind::data, 2);
-    byte_buffer both;
-    both.append(good.span());
-    both.append(half_good.span());
-    p.send(both.span());
-    auto ack_frame = p.read_frame();
-    ASSERT_EQ(ack_frame.header.kind, frame_kind::ack);
-    EXPECT_EQ(decode_ack(ack_frame.payload)->sequence, 1u);
-    EXPECT_EQ(p.error_then_close(), proto_errc::unknown_tag);
-    stop();
-    ASSERT_EQ(stored().size(), 1u);
+    expect_first_stored_then_refused(p, good, half_good);
 }
 
 }  // namespace

@@ -13,7 +13,19 @@ namespace {
 
 using daemon::fsync_policy;
 
-class Journal : public journal_dir {};
+class Journal : public journal_dir {
+  protected:
+    // fsync = interval with an interval that never comes during a test, after the first sync
+    // of the idle journal (due at once) made one append durable.
+    std::unique_ptr<daemon::journal> open_idle_interval(daemon::journal_options o) {
+        o.fsync_interval = std::chrono::hours(1);
+        auto j = open(o);
+        durable_flag first;
+        append(*j, events(0, 1), first.handler());
+        EXPECT_FALSE(first.wait());
+        return j;
+    }
+};
 
 TEST_F(Journal, AppendsAreNumberedAndReadBackInOrder) {
     auto j = open(options());
@@ -167,14 +179,9 @@ TEST_F(Journal, IntervalWaitsForTheNextSync) {
 // A window of unacknowledged bytes moves once per sync: waiting for the interval alone would
 // cap a sender at window / interval, so enough bytes waiting start a sync too.
 TEST_F(Journal, IntervalSyncsOnceFsyncBytesAreWaiting) {
-    auto o = options(fsync_policy::interval);
-    o.fsync_interval = std::chrono::hours(1);  // never due: only the bytes can start a sync
-    const auto block_size = make_block(events(0, 1)).size();
-    o.fsync_bytes = block_size * 5;
-    auto j = open(o);
-    durable_flag first;  // the first sync of an idle journal is due at once
-    append(*j, events(0, 1), first.handler());
-    EXPECT_FALSE(first.wait());
+    auto o = options(fsync_policy::interval);  // never due: only the bytes can start a sync
+    o.fsync_bytes = make_block(events(0, 1)).size() * 5;
+    auto j = open_idle_interval(o);
     const int base = sync_calls_.load();
     std::vector<std::unique_ptr<durable_flag>> flags;
     for (int i = 1; i <= 4; ++i) {
@@ -192,12 +199,7 @@ TEST_F(Journal, IntervalSyncsOnceFsyncBytesAreWaiting) {
 }
 
 TEST_F(Journal, RequestSyncMakesAppendsDurableWithoutWaitingForThem) {
-    auto o = options(fsync_policy::interval);
-    o.fsync_interval = std::chrono::hours(1);
-    auto j = open(o);
-    durable_flag first;
-    append(*j, events(0, 1), first.handler());
-    EXPECT_FALSE(first.wait());
+    auto j = open_idle_interval(options(fsync_policy::interval));
     durable_flag second;
     append(*j, events(1, 1), second.handler());
     EXPECT_FALSE(second.ready());
@@ -207,12 +209,7 @@ TEST_F(Journal, RequestSyncMakesAppendsDurableWithoutWaitingForThem) {
 }
 
 TEST_F(Journal, IntervalSyncsWhatIsLeftAtClose) {
-    auto o = options(fsync_policy::interval);
-    o.fsync_interval = std::chrono::hours(1);
-    auto j = open(o);
-    durable_flag first;
-    append(*j, events(0, 1), first.handler());
-    EXPECT_FALSE(first.wait());
+    auto j = open_idle_interval(options(fsync_policy::interval));
     const int base = sync_calls_.load();
     durable_flag second;
     append(*j, events(1, 1), second.handler());
