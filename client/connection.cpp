@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <random>
@@ -224,6 +225,12 @@ std::error_code connection::send(const message& m) {
     return {};
 }
 
+bool connection::lingered() const {
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
+    return coarse_now_ns() - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count());
+}
+
 std::error_code connection::flush() {
     if (!open_) return client_errc::not_open;
     core_.seal();
@@ -380,11 +387,23 @@ std::error_code connection::close() {
 
 std::error_code connection::poll(std::chrono::milliseconds wait) {
     if (!open_) return client_errc::not_open;
+    // The connection has no thread of its own: an idle producer's last objects leave when
+    // poll() finds their batch older than batch.linger, so the wait ends by then.
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::milliseconds>(settings_.batch_linger);
+    const bool batch_open = core_.open_batch_bytes() > 0;
+    if (batch_open) {
+        const auto waited =
+            std::chrono::milliseconds((coarse_now_ns() - batch_opened_ns_) / 1'000'000);
+        wait = std::clamp(linger - waited, std::chrono::milliseconds(0), wait);
+    }
     if (!stream_.readable_now()) {
         pollfd p{socket_.native_handle(), POLLIN, 0};
-        if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return {};
+        if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0)
+            return batch_open && lingered() ? flush() : std::error_code{};
     }
     if (auto ec = read_replies(true)) return ec;
+    if (batch_open && lingered()) return flush();
     // Frames a resume left waiting for room in the window go out as acks make it.
     return core_.frames_waiting() ? write_output() : std::error_code{};
 }

@@ -72,6 +72,8 @@ class connection {
     std::error_code close();
     // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
     // interleave sending with watching stats().objects_acked (the daemon's forward sink).
+    // Also the idle flush: a batch that has waited batch.linger is written (the wait ends
+    // then), so a producer that goes quiet calls poll() - or flush() - for its last objects.
     std::error_code poll(std::chrono::milliseconds wait);
 
     const welcome& server() const { return core_.peer(); }
@@ -115,6 +117,7 @@ class connection {
     sender core_;
     mutable connection_stats stats_;
     std::string last_error_;
+    bool lingered() const;               // the open batch has waited batch.linger
     std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
     link_meter link_;
     std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began

@@ -33,6 +33,25 @@ TEST_F(Delivery, TenThousandPersonsStoredExactlyOnceInOrder) {
     EXPECT_EQ(stored(), sent);
 }
 
+// The connection has no thread: a producer that goes quiet after one object (no flush, no
+// close) gets it written by poll() once its batch has waited batch.linger.
+TEST_F(Delivery, AnIdleProducersLastObjectLeavesOnPoll) {
+    start();
+    auto settings = client_settings();
+    settings.batch_linger = std::chrono::milliseconds(5);
+    client::connection c(settings);
+    ASSERT_FALSE(c.open()) << c.last_error();
+    const auto sent = generate("person", 1);
+    ASSERT_FALSE(c.send(sent[0])) << c.last_error();
+    for (int i = 0; i < 1000 && c.stats().objects_acked == 0; ++i)  // bounded: 10 s
+        ASSERT_FALSE(c.poll(std::chrono::milliseconds(10))) << c.last_error();
+    EXPECT_EQ(c.stats().objects_acked, 1u);
+    EXPECT_EQ(c.stats().frames, 1u);
+    ASSERT_FALSE(c.close()) << c.last_error();
+    stop();
+    EXPECT_EQ(stored(), sent);
+}
+
 TEST_F(Delivery, GraphsKeepIdentityThroughTheDaemon) {
     start();
     auto sent = generate("graph", 20);
