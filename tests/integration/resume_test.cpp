@@ -33,6 +33,10 @@ struct streaming_client {
     // connection.
     std::atomic<std::uint64_t> reconnects{0};
     std::function<void()> before_close;  // runs after the last send(), before close()
+    // The test's brake: send() is not called for object `limit` until the test raises it, so a
+    // signal lands at a known point of the stream however fast the client is (a client of
+    // ~1 M objects/s overshoots a 10 ms poll by more than a sixth of a 100,000-object stream).
+    std::atomic<std::uint64_t> limit{UINT64_MAX};
     std::error_code result;
     std::string error;
     client::connection_stats stats;
@@ -47,6 +51,8 @@ struct streaming_client {
         auto w = workloads::make("events", seed);
         message m;
         for (std::uint64_t i = 0; i < n; ++i) {
+            for (int waited = 0; i >= limit.load() && waited < 60'000; ++waited)  // bounded: 60 s
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             w->next(m);
             if ((result = c.send(m))) {
                 error = c.last_error();
@@ -97,22 +103,28 @@ TEST_F(ResumeChild, SigkillFiveTimesStoresEveryObjectExactlyOnce) {
     config::client_settings cs;
     cs.to_port = d.port();
     cs.resume_retry_for = std::chrono::seconds(30);
-    // A small window keeps `progress` (objects handed to send) close to what is acknowledged,
-    // so each kill lands mid-stream, after the client resumed from the previous one.
+    // A small window keeps what is unacknowledged at each kill small, so the client must
+    // resume before it gets from one kill's point to the next (a sixth apart, less a twelfth).
     cs.max_in_flight = 256 * 1024;
     streaming_client client{"soak-1", 7, n};
-    std::thread t([&] { client.run(cs); });
-    // Five moments, each at a random point of its sixth of the stream.
+    // Five moments, each at a random point of its sixth of the stream; the client is held at
+    // each until the kill and the restart are done.
     std::mt19937_64 rng(std::random_device{}());
+    std::vector<std::uint64_t> at;
+    for (std::uint64_t k = 1; k <= 5; ++k)
+        at.push_back(n * k / 6 + rng() % std::max<std::uint64_t>(1, n / 12));
+    client.limit = at[0];
+    std::thread t([&] { client.run(cs); });
     int kills = 0;
-    for (int k = 1; k <= 5; ++k) {
-        const std::uint64_t at = n * k / 6 + rng() % std::max<std::uint64_t>(1, n / 12);
-        if (!wait_until([&] { return client.progress.load() >= at; })) break;
+    for (std::size_t k = 0; k < at.size(); ++k) {
+        if (!wait_until([&] { return client.progress.load() >= at[k]; })) break;
         const int status = d.signal_and_wait(SIGKILL);
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
         ++kills;
         ASSERT_TRUE(d.start()) << d.log();
+        client.limit = k + 1 < at.size() ? at[k + 1] : UINT64_MAX;
     }
+    client.limit = UINT64_MAX;
     t.join();
     EXPECT_EQ(kills, 5) << "the stream ended before the fifth kill";
     ASSERT_FALSE(client.result) << client.error;
@@ -146,19 +158,24 @@ TEST_F(ResumeChild, SigtermWhileTenClientsSendThenTheyResume) {
         counts[id] = n;
     }
     std::vector<std::thread> threads;
-    for (auto& c : clients)
+    // Mid-stream for all of them at the SIGTERM: each is held after a third of its stream
+    // (a fast client would otherwise finish before the slowest began).
+    for (auto& c : clients) {
+        c->limit = n / 3;
         threads.emplace_back([&c, cs] { c->run(cs); });
-    // Mid-stream for all of them: each has sent a third.
+    }
     EXPECT_TRUE(wait_until([&] {
         for (auto& c : clients)
             if (c->progress.load() < n / 3) return false;
         return true;
     }));
-    std::vector<bool> mid_stream;  // a fast client may have finished before the slowest began
+    std::vector<bool> mid_stream;
     for (auto& c : clients)
         mid_stream.push_back(c->progress.load() < n);
     const int status = d.signal_and_wait(SIGTERM);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << d.log();
+    for (auto& c : clients)
+        c->limit = UINT64_MAX;  // they go on, find the daemon gone and retry
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // clients retrying
     ASSERT_TRUE(d.start()) << d.log();
     for (auto& t : threads)
@@ -173,7 +190,7 @@ TEST_F(ResumeChild, SigtermWhileTenClientsSendThenTheyResume) {
             ++resumed;
         }
     }
-    EXPECT_GE(resumed, 5);  // most were cut off mid-stream
+    EXPECT_EQ(resumed, 10);  // all were held mid-stream
     EXPECT_EQ(d.signal_and_wait(SIGTERM), 0);
     EXPECT_EQ(expect_exact_streams(dir_ / "data", seeds, counts), 10 * n);
 }
