@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "proto/hex_string.hpp"
 #include "proto/utf8.hpp"
 #include "proto/wire.hpp"
 
@@ -88,6 +89,17 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
             if (!s) return proto_errc::unknown_reference;
             if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
             out = *s;
+            return proto_errc::ok;
+        }
+        case wire::tag_hex_string: {
+            const std::uint64_t k = in.varint();
+            if (!in.ok()) return in.error();
+            if (k > limits_.max_string_bytes / 2) return proto_errc::string_too_long;
+            // The packed form is only for strings of at least 4 digits: one form per string.
+            if (k < hex_string_min_digits / 2) return proto_errc::bad_message;
+            auto packed = in.take(static_cast<std::size_t>(k));
+            if (!in.ok()) return in.error();
+            unpack_hex(packed.data(), packed.size(), out);
             return proto_errc::ok;
         }
         case wire::tag_string:
@@ -252,6 +264,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         case wire::tag_string:
         case wire::tag_string_new:
         case wire::tag_string_ref:
+        case wire::tag_hex_string:
             return decode_string_value(in, tag, out);
         case wire::tag_bytes: {
             std::uint64_t n = in.varint();

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 
+#include "proto/hex_string.hpp"
 #include "proto/utf8.hpp"
 #include "proto/wire.hpp"
 
@@ -47,6 +48,21 @@ void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t 
     out.put_u8(tag);
     out.put_varint(n);
     out.append(p, n);
+}
+
+// A string that does not enter the table: packed when it is all lowercase hex digits.
+void put_string_literal(byte_buffer& out, std::string_view s) {
+    if (s.size() >= hex_string_min_digits && s.size() % 2 == 0) {
+        const std::size_t before = out.size();
+        out.put_u8(wire::tag_hex_string);
+        out.put_varint(s.size() / 2);
+        if (try_pack_hex(s, out.prepare(s.size() / 2))) {
+            out.commit(s.size() / 2);
+            return;
+        }
+        out.resize(before);
+    }
+    put_literal(out, wire::tag_string, s.data(), s.size());
 }
 
 }  // namespace
@@ -137,7 +153,7 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
         // Over the receiver's reference allowance: the copy travels, the entry is not used.
         if (memo) memo->last_id = -1;
         if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
-        put_literal(out, wire::tag_string, s.data(), s.size());
+        put_string_literal(out, s);
         return {};
     }
     if (id)
@@ -157,7 +173,7 @@ std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& o
         table_.insert_string(s);
         return {};
     }
-    put_literal(out, wire::tag_string, s.data(), s.size());
+    put_string_literal(out, s);
     return {};
 }
 

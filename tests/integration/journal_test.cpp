@@ -85,6 +85,7 @@ TEST_F(Journal, ConcurrentSendersWithFsyncAlways) {
 
 TEST_F(Journal, SegmentsRotateUnderTheDaemon) {
     settings_.journal_segment_bytes = 64 * 1024;
+    settings_.read_buffer = 16 * 1024;  // blocks of at most a read: ~4 to a segment, ~11 in all
     start();
     const auto sent = generate("events", 10'000);
     send_all(sent);

@@ -303,6 +303,48 @@ TEST(Decoder, RejectsEachBadInputWithItsOwnError) {
     EXPECT_EQ(decode_bytes(deep), proto_errc::depth_exceeded);
 }
 
+// Ids and hashes in lowercase hex travel two digits a byte; anything else stays a plain
+// literal, and every form decodes back to the same string.
+TEST(Codec, HexDigitStringsTravelPacked) {
+    const auto one = [](std::string s) {
+        encoder_options o;
+        o.max_indexed_string = 0;  // every string a literal, as unique ids are
+        stream_encoder enc(o);
+        byte_buffer buf;
+        EXPECT_FALSE(enc.encode(message{value(s)}, buf));
+        stream_decoder dec({});
+        std::vector<message> out;
+        EXPECT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) { out.push_back(m); }));
+        EXPECT_EQ(out, std::vector<message>{message{value(s)}}) << s;
+        return std::vector<std::uint8_t>(buf.data(), buf.data() + buf.size());
+    };
+    const auto packed = one("00ff3a9c5b7e1d24");  // a 16-digit user id
+    ASSERT_EQ(packed.size(), 10u);                // tag, length 8, 8 bytes - not 18
+    EXPECT_EQ(packed[0], wire::tag_hex_string);
+    EXPECT_EQ(packed[1], 8u);
+    EXPECT_EQ(packed[2], 0x00u);
+    EXPECT_EQ(packed[3], 0xFFu);
+    EXPECT_EQ(packed[4], 0x3Au);
+    for (const char* plain : {"00ff3a9c5b7e1d2", "00FF3A9C", "ab", "", "0x12", "deadbeefg0"}) {
+        const auto bytes = one(plain);
+        ASSERT_FALSE(bytes.empty());
+        EXPECT_EQ(bytes[0], wire::tag_string) << plain;
+    }
+    EXPECT_EQ(one("beef")[0], wire::tag_hex_string);  // the shortest packed form
+}
+
+TEST(Decoder, RefusesBadPackedHexStrings) {
+    using v = std::vector<std::uint8_t>;
+    EXPECT_EQ(decode_bytes(v{wire::tag_hex_string, 3, 0xAB}), proto_errc::truncated);
+    EXPECT_EQ(decode_bytes(v{wire::tag_hex_string, 1, 0xAB}), proto_errc::bad_message);
+    EXPECT_EQ(decode_bytes(v{wire::tag_hex_string, 0}), proto_errc::bad_message);
+    decoder_limits small;
+    small.max_string_bytes = 5;  // 3 bytes would unpack to 6 digits
+    EXPECT_EQ(decode_bytes(v{wire::tag_hex_string, 3, 1, 2, 3}, small),
+              proto_errc::string_too_long);
+    EXPECT_FALSE(decode_bytes(v{wire::tag_hex_string, 2, 1, 2}, small));
+}
+
 TEST(Decoder, RefusesStreamOverTheAnnouncedBudget) {
     decoder_limits limits;
     limits.table_budget = 48;
