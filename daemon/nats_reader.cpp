@@ -221,15 +221,8 @@ void nats_block_source::run() {
 // The message's block as formed, decompressed when it was stored compressed. A message that
 // does not decompress to what it claims ends the read: serving around it would hide a loss.
 bool nats_block_source::unpack(natsMsg* msg, ordered_block& b) {
-    const char* codec = nullptr;
-    const char* raw_len = nullptr;
-    natsMsgHeader_Get(msg, nats_codec_header, &codec);
-    natsMsgHeader_Get(msg, nats_raw_len_header, &raw_len);
-    const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg));
     std::string why;
-    const bool ok = unpack_nats_block(codec, raw_len,
-                                      {data, static_cast<std::size_t>(natsMsg_GetDataLength(msg))},
-                                      max_block_bytes_, decompressor_, unpacked_, why);
+    const bool ok = unpack_nats_msg(msg, max_block_bytes_, decompressor_, unpacked_, why);
     natsMsg_Destroy(msg);
     if (!ok) {
         const auto error = fmt::format("stream message {} is refused: {}", b.stream_sequence, why);

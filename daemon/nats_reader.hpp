@@ -1,7 +1,8 @@
 // The reader role on a NATS sink (docs/PROTOCOL.md "Reading back", docs/DECISIONS.md): any
 // objwired whose sink is the stream serves `objwire read` from it, whichever daemon stored
 // the blocks. Offsets are stream sequences: hello.read_from = N serves the blocks with
-// stream sequence >= N (0 and 1: from the first stored), each block exactly as published.
+// stream sequence >= N (0 and 1: from the first stored), each block as formed (decompressed
+// when it was stored compressed, daemon/nats_block_codec.hpp).
 //
 // nats_block_source holds libnats: its own connection to the cluster and an ordered
 // (ephemeral, flow-controlled) consumer from the start sequence, filtered on one sender's

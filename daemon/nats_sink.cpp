@@ -336,18 +336,10 @@ std::optional<std::uint64_t> nats_publisher::last_stored_frame(const std::string
                                 natsStatus_GetText(s), nats_GetLastError(nullptr)));
         return std::nullopt;
     }
-    const char* codec = nullptr;
-    const char* raw_len = nullptr;
-    natsMsgHeader_Get(msg, nats_codec_header, &codec);
-    natsMsgHeader_Get(msg, nats_raw_len_header, &raw_len);
     frame_decompressor decompressor;
     byte_buffer block;
     std::string why;
-    const bool unpacked =
-        unpack_nats_block(codec, raw_len,
-                          {reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg)),
-                           static_cast<std::size_t>(natsMsg_GetDataLength(msg))},
-                          options_.max_block_bytes, decompressor, block, why);
+    const bool unpacked = unpack_nats_msg(msg, options_.max_block_bytes, decompressor, block, why);
     const auto parsed = parse_journal_block(block.span());
     std::optional<std::uint64_t> last;
     if (!unpacked)

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "daemon/nats_block_codec.hpp"
+#include "daemon/nats_options.hpp"
 
 namespace objwire::test {
 namespace {
@@ -183,21 +183,15 @@ std::vector<stream_block> read_stream(const std::string& urls, const std::string
             const char* id = nullptr;
             if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id) b.msg_id = id;
             b.lane = b.msg_id.substr(0, b.msg_id.rfind(':'));
-            const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(m));
-            const std::span<const std::uint8_t> stored(
-                data, static_cast<std::size_t>(natsMsg_GetDataLength(m)));
-            b.stored_bytes = stored.size();
-            // A compressed block: decompressed as the reader role does (nats_block_codec.hpp).
+            b.stored_bytes = static_cast<std::size_t>(natsMsg_GetDataLength(m));
             const char* codec = nullptr;
-            const char* raw_len = nullptr;
-            natsMsgHeader_Get(m, daemon::nats_codec_header, &codec);
-            natsMsgHeader_Get(m, daemon::nats_raw_len_header, &raw_len);
-            b.compressed = codec != nullptr;
+            b.compressed = natsMsgHeader_Get(m, daemon::nats_codec_header, &codec) == NATS_OK;
+            // Decompressed as the reader role does (daemon/nats_block_codec.hpp).
             frame_decompressor decompressor;
             byte_buffer block;
             std::string why;
-            const bool unpacked = daemon::unpack_nats_block(
-                codec, raw_len, stored, journal_max_payload, decompressor, block, why);
+            const bool unpacked =
+                daemon::unpack_nats_msg(m, journal_max_payload, decompressor, block, why);
             const auto bytes = block.span();
             auto p = parse_journal_block(bytes);
             if (!unpacked) {
