@@ -110,6 +110,9 @@ struct daemon_settings {
     std::uint64_t nats_buffer_bytes = 256 * mebibyte;    // nats.buffer_bytes (queued + unacked)
     std::chrono::milliseconds nats_ack_timeout{5000};    // nats.ack_timeout, then republished
     std::chrono::milliseconds nats_duplicate_window{120000};  // nats.duplicate_window (created)
+    std::string nats_compression = "auto";                    // nats.compression: never|always|auto
+    std::string nats_compression_codec = "zstd";  // nats.compression_codec: zlib|zstd|lz4
+    std::uint32_t nats_compression_level = 0;     // nats.compression_level (0: auto climbs)
     // [metrics]
     std::string metrics_listen = "127.0.0.1:9464";  // metrics.listen: HTTP GET /metrics, "" = off
     // [tls] - TLS on every connection when cert_file is set (docs/SECURITY.md, Access)

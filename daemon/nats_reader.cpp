@@ -1,9 +1,11 @@
 #include "daemon/nats_reader.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
+#include "daemon/nats_block_codec.hpp"
 #include "daemon/nats_options.hpp"
 #include "proto/journal_block.hpp"
 
@@ -92,6 +94,7 @@ std::unique_ptr<nats_block_source> nats_block_source::open(const nats_sink_optio
     src->request_ = std::move(r);
     // How long a publisher may take to republish a block (daemon/nats_sink.cpp).
     src->hold_time_ = 2 * options.ack_timeout + std::chrono::seconds(1);
+    src->max_block_bytes_ = options.max_block_bytes;
     src->on_ready_ = std::move(on_ready);
     src->nats_ = std::make_unique<nats_handles>();
     auto& n = *src->nats_;
@@ -193,9 +196,7 @@ void nats_block_source::run() {
         }
         ordered_block b;
         b.stream_sequence = seq;
-        const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg));
-        b.bytes.assign(data, data + natsMsg_GetDataLength(msg));
-        natsMsg_Destroy(msg);
+        if (!unpack(msg, b)) return;
         const auto parsed = parse_journal_block(b.bytes);
         if (parsed.state != journal_block_parse::status::block || parsed.size != b.bytes.size())
             return finish(fmt::format("stream message {} is not an objwire block", seq));
@@ -215,6 +216,22 @@ void nats_block_source::run() {
     }
     reorder_.flush(ready);
     if (push_all(ready)) finish("");
+}
+
+// The message's block as formed, decompressed when it was stored compressed. A message that
+// does not decompress to what it claims ends the read: serving around it would hide a loss.
+bool nats_block_source::unpack(natsMsg* msg, ordered_block& b) {
+    std::string why;
+    const bool ok = unpack_nats_msg(msg, max_block_bytes_, decompressor_, unpacked_, why);
+    natsMsg_Destroy(msg);
+    if (!ok) {
+        const auto error = fmt::format("stream message {} is refused: {}", b.stream_sequence, why);
+        spdlog::error("nats reader: {}", error);
+        finish(error);
+        return false;
+    }
+    b.bytes.assign(unpacked_.span().begin(), unpacked_.span().end());
+    return true;
 }
 
 bool nats_block_source::push_all(std::vector<ordered_block>& blocks) {

@@ -1,7 +1,8 @@
 // The reader role on a NATS sink (docs/PROTOCOL.md "Reading back", docs/DECISIONS.md): any
 // objwired whose sink is the stream serves `objwire read` from it, whichever daemon stored
 // the blocks. Offsets are stream sequences: hello.read_from = N serves the blocks with
-// stream sequence >= N (0 and 1: from the first stored), each block exactly as published.
+// stream sequence >= N (0 and 1: from the first stored), each block as formed (decompressed
+// when it was stored compressed, daemon/nats_block_codec.hpp).
 //
 // nats_block_source holds libnats: its own connection to the cluster and an ordered
 // (ephemeral, flow-controlled) consumer from the start sequence, filtered on one sender's
@@ -24,7 +25,11 @@
 #include "daemon/nats_reorder.hpp"
 #include "daemon/nats_sink.hpp"
 #include "daemon/transport.hpp"
+#include "proto/byte_buffer.hpp"
+#include "proto/codec.hpp"
 #include "proto/control.hpp"
+
+struct __natsMsg;  // libnats' natsMsg, kept out of this header
 
 namespace objwire::daemon {
 
@@ -61,6 +66,7 @@ class nats_block_source {
     nats_block_source() = default;
     void run();
     bool push(ordered_block b);
+    bool unpack(__natsMsg* msg, ordered_block& b);
     bool push_all(std::vector<ordered_block>& blocks);
     void finish(std::string error);
 
@@ -72,6 +78,9 @@ class nats_block_source {
     std::uint64_t last_wanted_ = 0;           // without follow: the stream ends after this sequence
     std::chrono::milliseconds hold_time_{0};  // following an idle stream: release held blocks
     block_reorder reorder_{1024, 64u << 20};
+    std::size_t max_block_bytes_ = 0;  // a compressed block's raw length, at most
+    frame_decompressor decompressor_;
+    byte_buffer unpacked_;
     std::thread thread_;
 
     std::mutex mutex_;

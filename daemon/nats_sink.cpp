@@ -14,7 +14,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "daemon/nats_block_codec.hpp"
 #include "daemon/nats_options.hpp"
+#include "proto/batch_compressor.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -98,7 +100,9 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     // The blocks of one connection, completed in commit order.
     struct lane;
     struct entry {
-        std::vector<std::uint8_t> bytes;
+        std::vector<std::uint8_t> bytes;  // as published: the block, maybe compressed
+        codec_id codec = codec_id::none;  // none: `bytes` is the block as formed
+        std::uint32_t raw_len = 0;        // the block's length before compression
         std::string msg_id;
         std::string subject;                   // nats.subject + "." + the sender's token
         sink_stream::durable_handler handler;  // set on a batch's last block only
@@ -114,7 +118,12 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
         std::deque<std::shared_ptr<entry>> entries;
     };
 
-    explicit nats_publisher(nats_sink_options o) : options_(std::move(o)) {}
+    explicit nats_publisher(nats_sink_options o)
+        : options_(std::move(o)), packer_(options_.compression) {
+        // Each stored block must decompress alone: no zstd-stream context across blocks.
+        packer_.policy().set_accepted(built_codecs() &
+                                      ~(1u << static_cast<unsigned>(codec_id::zstd_stream)));
+    }
     ~nats_publisher() { shutdown(); }
 
     std::error_code connect();
@@ -132,6 +141,8 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     std::error_code submit(std::vector<std::shared_ptr<entry>> blocks,
                            sink_stream::durable_handler on_durable, std::size_t reserved);
     std::size_t part_limit() const { return part_limit_.load(std::memory_order_relaxed); }
+    // Puts a sealed block into `e` as it will be stored: compressed when the policy says so.
+    void pack(std::span<const std::uint8_t> block, entry& e);
     // The last frame of `sender_id` in the stream: the last_sequence of the newest block on
     // its subject. nullopt when JetStream cannot be asked now.
     std::optional<std::uint64_t> last_stored_frame(const std::string& sender_id);
@@ -149,6 +160,7 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     void fail_all(std::error_code ec);
     void warn_unless_captured(const jsStreamInfo* si) const;
     void log_trouble(const std::string& what);
+    void measure_link(std::size_t bytes, bool window_full, steady::time_point now);
 
     static void ack_cb(jsCtx*, natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae, void* self) {
         if_live<nats_publisher>(self, [&](nats_publisher* p) { p->on_ack(msg, pa, pae); });
@@ -183,6 +195,16 @@ class nats_publisher : public std::enable_shared_from_this<nats_publisher> {
     steady::time_point last_trouble_log_{};
     std::uint64_t trouble_suppressed_ = 0;
     std::atomic<bool> connected_{false};
+
+    // Compression: one policy for the one link to JetStream, used by every connection's commit.
+    mutable std::mutex pack_mutex_;  // taken alone or inside mutex_, never around it
+    batch_compressor packer_;
+    byte_buffer pack_buf_;
+    // Link samples: bytes JetStream acknowledged since `sample_start_`, and whether the window
+    // was full at every ack meanwhile (a full sample) or not (a lower bound).
+    steady::time_point sample_start_{};
+    std::uint64_t sample_bytes_ = 0;
+    bool sample_full_ = true;
 };
 
 std::error_code nats_publisher::connect() {
@@ -314,11 +336,15 @@ std::optional<std::uint64_t> nats_publisher::last_stored_frame(const std::string
                                 natsStatus_GetText(s), nats_GetLastError(nullptr)));
         return std::nullopt;
     }
-    const auto parsed =
-        parse_journal_block({reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(msg)),
-                             static_cast<std::size_t>(natsMsg_GetDataLength(msg))});
+    frame_decompressor decompressor;
+    byte_buffer block;
+    std::string why;
+    const bool unpacked = unpack_nats_msg(msg, options_.max_block_bytes, decompressor, block, why);
+    const auto parsed = parse_journal_block(block.span());
     std::optional<std::uint64_t> last;
-    if (parsed.state != journal_block_parse::status::block)
+    if (!unpacked)
+        log_trouble(fmt::format("the last message on '{}' is refused: {}", subject, why));
+    else if (parsed.state != journal_block_parse::status::block)
         log_trouble(fmt::format("the last message on '{}' is not an objwire block", subject));
     else if (parsed.block.sender_id != sender_id)
         // Two ids hashed to one subject token (64-bit FNV-1a: not expected in practice).
@@ -393,6 +419,41 @@ bool nats_publisher::reserve(std::size_t bytes) {
     }
     stats_.buffered_bytes += bytes;
     return true;
+}
+
+void nats_publisher::pack(std::span<const std::uint8_t> block, entry& e) {
+    std::lock_guard lock(pack_mutex_);
+    pack_buf_.clear();
+    pack_buf_.append(block);
+    const auto packed = packer_.pack(pack_buf_, 0);
+    e.codec = packed.codec;
+    e.raw_len = packed.raw_len;
+    e.bytes.assign(pack_buf_.span().begin(), pack_buf_.span().end());
+}
+
+// The link to JetStream as the policy sees any link: bytes acknowledged per interval. While
+// the window stayed full JetStream (or the way to it) was the limit: a full sample; otherwise
+// the senders were, and the rate is only a lower bound. Called under mutex_.
+void nats_publisher::measure_link(std::size_t bytes, bool window_full, steady::time_point now) {
+    constexpr auto interval = std::chrono::milliseconds(100);
+    if (options_.compression.mode != compression_mode::automatic) return;
+    if (sample_start_ == steady::time_point{}) {  // the first ack starts the first interval
+        sample_start_ = now;
+        return;
+    }
+    sample_bytes_ += bytes;
+    sample_full_ = sample_full_ && window_full;
+    const auto took = now - sample_start_;
+    if (took < interval) return;
+    const double bps =
+        static_cast<double>(sample_bytes_) * 8 / std::chrono::duration<double>(took).count();
+    {
+        std::lock_guard lock(pack_mutex_);
+        packer_.policy().on_link_sample(bps, !sample_full_);
+    }
+    sample_start_ = now;
+    sample_bytes_ = 0;
+    sample_full_ = true;
 }
 
 std::error_code nats_publisher::submit(std::vector<std::shared_ptr<entry>> blocks,
@@ -470,6 +531,12 @@ void nats_publisher::publish(const std::shared_ptr<entry>& e, std::uint32_t atte
     const auto attempt_text = std::to_string(attempt);
     if (s == NATS_OK) s = natsMsgHeader_Set(msg, msg_id_header, e->msg_id.c_str());
     if (s == NATS_OK) s = natsMsgHeader_Set(msg, attempt_header, attempt_text.c_str());
+    if (s == NATS_OK && e->codec != codec_id::none) {
+        const std::string codec(codec_name(e->codec));
+        const auto raw_len = std::to_string(e->raw_len);
+        s = natsMsgHeader_Set(msg, nats_codec_header, codec.c_str());
+        if (s == NATS_OK) s = natsMsgHeader_Set(msg, nats_raw_len_header, raw_len.c_str());
+    }
     if (s == NATS_OK) {
         jsPubOptions po;
         jsPubOptions_Init(&po);
@@ -498,6 +565,8 @@ void nats_publisher::on_ack(natsMsg* msg, jsPubAck* pa, jsPubAckErr* pae) {
     if (it == flying_.end()) return;  // already acknowledged by another attempt
     auto e = it->second;
     if (pa && !pae) {
+        // The window was full until this ack freed a place in it.
+        measure_link(e->bytes.size(), flying_.size() >= options_.publish_window, steady::now());
         flying_.erase(it);
         e->in_flight = false;
         e->acked = true;
@@ -619,6 +688,13 @@ nats_sink_stats nats_publisher::stats() const {
         s.connected_url = url;
     s.window_limit = options_.publish_window;
     s.buffer_limit = options_.buffer_bytes;
+    std::lock_guard pack_lock(pack_mutex_);
+    const auto c = packer_.policy().stats();
+    s.compressing = c.compressing;
+    s.link_mbit = c.link_mbit;
+    s.blocks_compressed = c.frames_compressed;
+    s.raw_bytes = c.raw_bytes;
+    s.stored_bytes = c.wire_bytes;
     return s;
 }
 
@@ -681,7 +757,7 @@ class nats_stream final : public sink_stream {
             seal_journal_block(span, offset);
             offset += parts_[i].messages();
             auto e = std::make_shared<nats_publisher::entry>();
-            e->bytes.assign(span.begin(), span.end());
+            publisher_->pack(span, *e);
             e->msg_id =
                 nats_msg_id(prefix_, first_sequence, last_sequence, static_cast<std::uint32_t>(i),
                             static_cast<std::uint32_t>(used_));
@@ -772,6 +848,11 @@ nats_sink_options nats_options_from(const config::daemon_settings& s) {
     o.buffer_bytes = s.nats_buffer_bytes;
     o.ack_timeout = s.nats_ack_timeout;
     o.duplicate_window = s.nats_duplicate_window;
+    // The texts were validated when the settings were loaded.
+    if (auto m = parse_mode(s.nats_compression)) o.compression.mode = *m;
+    if (auto c = parse_codec(s.nats_compression_codec)) o.compression.codec = *c;
+    o.compression.level = static_cast<int>(s.nats_compression_level);
+    o.max_block_bytes = s.max_frame_bytes;
     return o;
 }
 
@@ -850,6 +931,17 @@ std::string nats_metrics_text(const nats_sink_stats& s) {
     one("objwire_nats_publish_latency_seconds_count", "counter", "Blocks timed.", s.latency_count);
     one("objwire_nats_publish_latency_seconds_max", "gauge", "Longest commit to ack so far.",
         static_cast<double>(s.latency_max_ns) / 1e9);
+    one("objwire_nats_compressing", "gauge", "1 while nats.compression compresses blocks.",
+        s.compressing ? 1 : 0);
+    one("objwire_nats_link_mbit", "gauge",
+        "Link to JetStream as measured from its acks (Mbit/s; 0 while unknown).", s.link_mbit);
+    one("objwire_nats_blocks_compressed_total", "counter", "Blocks published compressed.",
+        s.blocks_compressed);
+    one("objwire_nats_raw_bytes_total", "counter", "Bytes of blocks before compression.",
+        s.raw_bytes);
+    one("objwire_nats_stored_bytes_total", "counter",
+        "Bytes of blocks as published (compressed or not); / raw_bytes is the ratio.",
+        s.stored_bytes);
     return out;
 }
 

@@ -20,6 +20,7 @@
 
 #include "config/settings.hpp"
 #include "daemon/sink.hpp"
+#include "proto/compression_policy.hpp"
 
 namespace objwire::daemon {
 
@@ -33,6 +34,11 @@ struct nats_sink_options {
     std::uint64_t buffer_bytes = 256ull << 20;
     std::chrono::milliseconds ack_timeout{5000};
     std::chrono::milliseconds duplicate_window{120000};  // of a stream the sink creates
+    // Blocks compressed by the client's rule, the link measured from JetStream's acks
+    // (daemon/nats_block_codec.hpp has the stored form).
+    compression_options compression{};
+    // A compressed block read back may claim at most this many raw bytes (limits.max_frame_bytes).
+    std::size_t max_block_bytes = 64u << 20;
 };
 
 // The options `settings` configure ([nats]).
@@ -60,6 +66,12 @@ struct nats_sink_stats {
     std::uint64_t latency_count = 0;
     std::uint64_t latency_sum_ns = 0;
     std::uint64_t latency_max_ns = 0;
+    // nats.compression: what the policy decided and what it gave.
+    bool compressing = false;             // auto's current decision
+    double link_mbit = 0;                 // link estimate from acks (0 while none)
+    std::uint64_t blocks_compressed = 0;  // blocks stored compressed
+    std::uint64_t raw_bytes = 0;          // blocks' bytes before compression
+    std::uint64_t stored_bytes = 0;       // as published
 };
 
 // The stats as Prometheus text (objwire_nats_* families), for the metrics endpoint to append

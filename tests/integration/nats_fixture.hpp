@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "client/connection.hpp"
@@ -106,6 +107,14 @@ class NatsSink : public ::testing::Test {
         EXPECT_TRUE(p.a->start());
         p.b = &add_daemon(daemon_settings(p.nats->url(), 1));
         EXPECT_TRUE(p.b->start());
+        // Both found (or created) the stream before a sender's resume lookup: nats-server
+        // 2.9.10 can panic on a last-message request racing the stream's creation (seen
+        // once in 9 runs: jsMsgGetRequest, nil pointer).
+        for (int i = 0;
+             i < 200 && !(sink_of(*p.a).stats().stream_ready && sink_of(*p.b).stats().stream_ready);
+             ++i)  // bounded: 10 s
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        EXPECT_TRUE(sink_of(*p.a).stats().stream_ready && sink_of(*p.b).stats().stream_ready);
         return p;
     }
 

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/nats_options.hpp"
+
 namespace objwire::test {
 namespace {
 
@@ -117,6 +119,30 @@ void daemon_instance::stop() {
     server_.reset();
 }
 
+std::string publish_message(const std::string& urls, const std::string& subject,
+                            std::span<const std::uint8_t> payload,
+                            const std::vector<std::pair<std::string, std::string>>& headers) {
+    natsConnection* nc = nullptr;
+    jsCtx* js = nullptr;
+    natsMsg* msg = nullptr;
+    jsPubAck* ack = nullptr;
+    natsStatus s = natsConnection_ConnectTo(&nc, urls.c_str());
+    if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, nullptr);
+    if (s == NATS_OK)
+        s = natsMsg_Create(&msg, subject.c_str(), nullptr,
+                           reinterpret_cast<const char*>(payload.data()),
+                           static_cast<int>(payload.size()));
+    for (const auto& [name, value] : headers)
+        if (s == NATS_OK) s = natsMsgHeader_Set(msg, name.c_str(), value.c_str());
+    if (s == NATS_OK) s = js_PublishMsg(&ack, js, msg, nullptr, nullptr);
+    std::string error = s == NATS_OK ? "" : std::string("publish: ") + natsStatus_GetText(s);
+    if (ack) jsPubAck_Destroy(ack);
+    if (msg) natsMsg_Destroy(msg);
+    if (js) jsCtx_Destroy(js);
+    if (nc) natsConnection_Destroy(nc);
+    return error;
+}
+
 std::vector<stream_block> read_stream(const std::string& urls, const std::string& stream,
                                       std::string& error) {
     std::vector<stream_block> out;
@@ -157,11 +183,20 @@ std::vector<stream_block> read_stream(const std::string& urls, const std::string
             const char* id = nullptr;
             if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id) b.msg_id = id;
             b.lane = b.msg_id.substr(0, b.msg_id.rfind(':'));
-            const auto* data = reinterpret_cast<const std::uint8_t*>(natsMsg_GetData(m));
-            std::span<const std::uint8_t> bytes(data,
-                                                static_cast<std::size_t>(natsMsg_GetDataLength(m)));
+            b.stored_bytes = static_cast<std::size_t>(natsMsg_GetDataLength(m));
+            const char* codec = nullptr;
+            b.compressed = natsMsgHeader_Get(m, daemon::nats_codec_header, &codec) == NATS_OK;
+            // Decompressed as the reader role does (daemon/nats_block_codec.hpp).
+            frame_decompressor decompressor;
+            byte_buffer block;
+            std::string why;
+            const bool unpacked =
+                daemon::unpack_nats_msg(m, journal_max_payload, decompressor, block, why);
+            const auto bytes = block.span();
             auto p = parse_journal_block(bytes);
-            if (p.state != journal_block_parse::status::block || p.size != bytes.size()) {
+            if (!unpacked) {
+                error = "message " + std::to_string(seq) + " is refused: " + why;
+            } else if (p.state != journal_block_parse::status::block || p.size != bytes.size()) {
                 error = "message " + std::to_string(seq) +
                         " is not one whole journal block: " + p.error.message();
             } else {

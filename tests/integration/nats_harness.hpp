@@ -9,8 +9,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "config/settings.hpp"
@@ -78,11 +80,19 @@ struct stream_block {
     std::string lane;  // msg id up to its last ':' - one per objwired connection
     journal_block_header header;
     std::string sender_id;
-    std::vector<std::uint8_t> bytes;
+    std::vector<std::uint8_t> bytes;  // the block as formed (decompressed)
+    std::size_t stored_bytes = 0;     // the message's payload as stored
+    bool compressed = false;          // stored with an Objwire-Codec header
 };
 
 // Reads every message of `stream` from the servers at `urls` (bounded retries while the
 // cluster elects leaders). Each must be one verified journal block; `error` says otherwise.
+// Publishes one message with `headers` on `subject` into JetStream (a forged block) and waits
+// for its ack; "" or what failed.
+std::string publish_message(const std::string& urls, const std::string& subject,
+                            std::span<const std::uint8_t> payload,
+                            const std::vector<std::pair<std::string, std::string>>& headers);
+
 std::vector<stream_block> read_stream(const std::string& urls, const std::string& stream,
                                       std::string& error);
 

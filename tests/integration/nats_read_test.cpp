@@ -11,6 +11,7 @@
 #include "client/reader.hpp"
 #include "client/stats_client.hpp"
 #include "nats_fixture.hpp"
+#include "proto/codec.hpp"
 
 namespace objwire::test {
 namespace {
@@ -254,6 +255,106 @@ TEST_F(NatsSink, ResumeThroughAnotherDaemonAfterTheFirstIsKilled) {
     ASSERT_EQ(r.error, "");
     EXPECT_EQ(r.objects.size(), n1 + n2);
     expect_sender_stream(r.objects, id, 61, n1 + n2);
+}
+
+// nats.compression = "always": every block is stored compressed (smaller than the block as
+// formed, bytes compared), the resume point is read from a compressed block, and a reader
+// through the other daemon gets every object exactly once, in order.
+TEST_F(NatsSink, CompressedBlocksReadThroughAnotherDaemonExactlyOnce) {
+    auto sa = daemon_settings("", 1);
+    sa.metrics_listen = "127.0.0.1:0";
+    sa.nats_compression = "always";
+    const auto p = start_two_daemons(&sa);
+    ASSERT_FALSE(HasFailure());
+    auto& a = *p.a;
+    auto& b = *p.b;
+    const std::string id = "squeezed-1";
+    const std::uint64_t n1 = events_total(6'000);
+    const std::uint64_t n2 = 1'000;
+    std::string error;
+    EXPECT_EQ(send_as(client_to(a.port()), id, 71, 0, n1, error), 1u);
+    ASSERT_EQ(error, "");
+
+    const auto blocks = read_stream(p.nats->url(), stream_, error);
+    ASSERT_EQ(error, "");
+    ASSERT_FALSE(blocks.empty());
+    std::uint64_t raw = 0, stored = 0, last_frame = 0, compressed = 0;
+    for (const auto& blk : blocks) {
+        // Below compression.min_frame_bytes' default (512) a block is stored as formed.
+        if (blk.bytes.size() >= 512) {
+            EXPECT_TRUE(blk.compressed) << "stream message " << blk.stream_sequence;
+            EXPECT_LT(blk.stored_bytes, blk.bytes.size()) << "message " << blk.stream_sequence;
+        }
+        compressed += blk.compressed ? 1 : 0;
+        raw += blk.bytes.size();
+        stored += blk.stored_bytes;
+        last_frame = std::max(last_frame, blk.header.last_sequence);
+    }
+    EXPECT_LT(stored * 10, raw * 7) << stored << " bytes stored for " << raw << " raw";
+
+    // Daemon b resumes the sender after the last frame of its newest (compressed) block.
+    EXPECT_EQ(send_as(client_to(b.port()), id, 71, n1, n2, error), last_frame + 1);
+    ASSERT_EQ(error, "");
+    const auto all = read_through(b.port(), {});
+    ASSERT_EQ(all.error, "");
+    EXPECT_EQ(all.objects.size(), n1 + n2);
+    expect_sender_stream(all.objects, id, 71, n1 + n2);
+
+    const auto text = http_get_metrics(a.server().metrics_endpoint());
+    EXPECT_EQ(sample(text, "objwire_nats_blocks_compressed_total"), double(compressed)) << text;
+    EXPECT_EQ(sample(text, "objwire_nats_raw_bytes_total"), double(raw));
+    EXPECT_EQ(sample(text, "objwire_nats_stored_bytes_total"), double(stored));
+    EXPECT_EQ(sample(text, "objwire_nats_compressing"), 1);
+}
+
+// Forged compressed messages - a raw length over the limit (a bomb), one smaller than what
+// the payload decompresses to, one larger - end the read that meets them with the reason;
+// the daemon goes on serving (a read of the honest sender's subject works after them).
+TEST_F(NatsSink, ForgedCompressedBlocksAreRefused) {
+    const auto p = start_two_daemons();
+    ASSERT_FALSE(HasFailure());
+    auto& b = *p.b;
+    const auto x = send_events(client_to(p.a->port()), 81, 500);
+    ASSERT_EQ(x.error, "");
+    std::string error;
+    const auto blocks = read_stream(p.nats->url(), stream_, error);
+    ASSERT_EQ(error, "");
+    ASSERT_FALSE(blocks.empty());
+    const auto& real = blocks.front().bytes;
+    frame_compressor compressor;
+    byte_buffer packed;
+    ASSERT_FALSE(compressor.compress(codec_id::zstd, 1, real, packed));
+    const std::vector<std::uint8_t> zeros(32u << 20, 0);  // over max_frame_bytes (16 MiB)
+    byte_buffer bomb;
+    ASSERT_FALSE(compressor.compress(codec_id::zstd, 1, zeros, bomb));
+    struct forged {
+        std::span<const std::uint8_t> payload;
+        std::string raw_len;
+        std::string says;
+    };
+    const std::vector<forged> cases{
+        {bomb.span(), std::to_string(zeros.size()), "over the limit"},
+        {packed.span(), std::to_string(real.size() - 1), "does not decompress"},
+        {packed.span(), std::to_string(real.size() + 1), "does not decompress"},
+    };
+    const auto first_forged = blocks.back().stream_sequence + 1;
+    for (const auto& f : cases)
+        ASSERT_EQ(publish_message(p.nats->url(), "objwire.test.forger", f.payload,
+                                  {{"Objwire-Codec", "zstd"}, {"Objwire-Raw-Len", f.raw_len}}),
+                  "");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        client::read_options o;
+        o.from = first_forged + i;
+        const auto r = read_through(b.port(), o);
+        EXPECT_NE(r.error.find("is refused"), std::string::npos) << i << ": " << r.error;
+        EXPECT_NE(r.error.find(cases[i].says), std::string::npos) << i << ": " << r.error;
+        EXPECT_TRUE(r.objects.empty()) << i;
+    }
+    client::read_options honest;
+    honest.sender = x.sender_id;
+    const auto r = read_through(b.port(), honest);
+    ASSERT_EQ(r.error, "");
+    expect_sender_stream(r.objects, x.sender_id, 81, 500);
 }
 
 }  // namespace
