@@ -155,7 +155,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
         FUZZ_CHECK(r.current() == receiver::state::streaming);
     }
-    FUZZ_CHECK(delivered == r.messages());
+    // Messages are delivered as they decode: only a frame that failed part-way delivered
+    // messages the receiver does not count (its driver drops them).
+    FUZZ_CHECK(delivered == r.messages() ||
+               (r.current() == receiver::state::failed && delivered > r.messages()));
     check_replies(replies, r);
     return 0;
 }
