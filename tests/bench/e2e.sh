@@ -10,6 +10,7 @@
 #   REPEAT=1 SCALE=0.1 tests/bench/e2e.sh   # a quick look: one run, a tenth of the objects
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/bench/bench_helpers.sh
 build=${BUILD_DIR:-build}
 repeat=${REPEAT:-5}
 scale=${SCALE:-1}
@@ -42,14 +43,9 @@ start_daemon() {
   /usr/bin/time -v -o "$work/daemon.time" "$objwired" --listen 127.0.0.1:0 --data-dir "$data" \
     >"$work/daemon.out" 2>"$work/daemon.err" &
   daemon_pid=$!
-  local port=""
-  for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/daemon.out" "$work/daemon.err" 2>/dev/null |
-      head -1 | sed 's/.*://') || true
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "e2e: objwired did not start" >&2; cat "$work/daemon.err" >&2; exit 1; }
+  local port
+  port=$(logged_port "$work/daemon.out" "$work/daemon.err") ||
+    { echo "e2e: objwired did not start" >&2; cat "$work/daemon.err" >&2; exit 1; }
   addr="127.0.0.1:$port"
 }
 
@@ -61,7 +57,6 @@ stop_daemon() {
   daemon_pid=""
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 # One case, REPEAT times: appends "objects/s B/obj JSON-MB/s client-RSS client-CPU daemon-RSS
 # daemon-CPU" per run to $work/CASE.runs.

@@ -11,6 +11,7 @@
 #   REPEAT=1 SCALE=0.1 tests/bench/nats_bench.sh  # a quick look
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source tests/bench/bench_helpers.sh
 build=${BUILD_DIR:-build}
 repeat=${REPEAT:-3}
 scale=${SCALE:-1}
@@ -74,20 +75,14 @@ start_daemon() {  # $1: journal | nats-r1 | nats-r3
   env "${env[@]}" OBJWIRE_METRICS_LISTEN= "$objwired" --listen 127.0.0.1:0 \
     --data-dir "$work/data" >"$work/daemon.out" 2>"$work/daemon.err" &
   daemon_pid=$!
-  local port=""
-  for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$work/daemon.out" "$work/daemon.err" 2>/dev/null |
-      head -1 | sed 's/.*://') || true
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "nats_bench: objwired did not start" >&2; cat "$work/daemon.err" >&2; exit 1; }
+  local port
+  port=$(logged_port "$work/daemon.out" "$work/daemon.err") ||
+    { echo "nats_bench: objwired did not start" >&2; cat "$work/daemon.err" >&2; exit 1; }
   addr="127.0.0.1:$port"
 }
 
 stop_daemon() { kill -TERM "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""; }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 run_case() {  # $1: journal | nats-r1 | nats-r3
   local sink=$1 store

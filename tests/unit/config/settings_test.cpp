@@ -174,7 +174,8 @@ cfg::key_info find_key(const Keys& keys, std::string_view name) {
 
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
-    ASSERT_EQ(keys.size(), 50u);  // 45 + journal.fsync_bytes + compression.accept + nats.compression*
+    ASSERT_EQ(keys.size(),
+              50u);  // 45 + journal.fsync_bytes + compression.accept + nats.compression*
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
