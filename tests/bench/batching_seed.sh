@@ -31,7 +31,7 @@ run() {
     rm -rf "$dir"
 }
 field() { grep -o "\"$1\":[^,}]*" <<<"$2" | cut -d: -f2 | tr -d '"'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$root/tests/bench/bench_helpers.sh"  # median
 
 # name | settings (environment) | bench arguments
 cases=(
