@@ -84,6 +84,7 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     std::string token, unused;
     if (read_token_file(s, token, unused)) o.greeting.auth_token = token;
     o.resumable = s.resume_retry_for.count() > 0;  // keeps unacknowledged frames to resend
+    o.max_replay_bytes = s.resume_max_replay_bytes;
     o.max_in_flight = s.max_in_flight;  // the daemon's credit (welcome field 11) may lower it
     return o;
 }

@@ -633,6 +633,14 @@ const std::array client_schema_keys{
                 .doc = "after a broken connection, how long to reconnect (with backoff) and "
                        "resume before giving up; 0: no reconnecting",
                 .access = bind<&cs::resume_retry_for>()},
+    key_def<cs>{.name = "resume.max_replay_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"8MiB\"",
+                .min = 64 * kibibyte,
+                .max = gibibyte,
+                .doc = "frame bytes kept to rebuild the daemon's table on a resume: the table is "
+                       "reset at least this often (memory and resume work vs wire bytes)",
+                .access = bind<&cs::resume_max_replay_bytes>()},
     key_def<cs>{.name = "batch.max_bytes",
                 .kind = value_kind::size,
                 .default_text = "\"64KiB\"",

@@ -132,7 +132,8 @@ struct client_settings {
     std::chrono::milliseconds connect_timeout{5000};  // client.connect_timeout
     std::string sender_id;  // client.sender_id: the stream's stable id; "" = random per connection
     // [resume]
-    std::chrono::milliseconds resume_retry_for{30000};  // resume.retry_for, 0 = no reconnect
+    std::chrono::milliseconds resume_retry_for{30000};     // resume.retry_for, 0 = no reconnect
+    std::uint64_t resume_max_replay_bytes = 8 * mebibyte;  // resume.max_replay_bytes
     // [batch]
     std::uint32_t batch_max_bytes = 64 * kibibyte;  // batch.max_bytes
     std::chrono::microseconds batch_linger{5000};   // batch.linger

@@ -90,6 +90,12 @@ std::error_code sender::add(const message& m) {
 }
 
 std::error_code sender::add_message(const message& m, bool fill) {
+    if (opts_.resumable && open_messages_ == 0 && !open_fresh_ &&
+        since_fresh_bytes_ >= opts_.max_replay_bytes) {
+        encoder_->reset(out_);  // a restart need not decode anything before this frame
+        open_fresh_ = true;
+        since_fresh_bytes_ = 0;
+    }
     const std::size_t before = out_.size();
     if (auto ec = encoder_->encode(m, out_)) return ec;  // rolled back, tables kept in step
     const std::size_t cap = welcome_.limits.max_frame_bytes;
@@ -124,19 +130,35 @@ void sender::seal_batch() {
     // After finish() no batch is open.
     if (out_.size() < batch_start_ + frame_header_size || open_batch_bytes() == 0) return;
     const std::uint64_t seq = next_sequence_++;
+    if (opts_.resumable) retain(seq);
     const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
     seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len, packed.flags);
     in_flight_.push_back({seq, frame.size(), open_messages_});
     in_flight_bytes_ += frame.size();
     ++frames_sealed_;
-    if (opts_.resumable) {
-        byte_buffer copy(frame.size());
-        copy.append(frame);
-        retained_.push_back(std::move(copy));
-    }
     push_sealed(frame.size(), true);
     open_batch();
+}
+
+void sender::retain(std::uint64_t sequence) {
+    const std::span<const std::uint8_t> payload =
+        out_.span().subspan(batch_start_ + frame_header_size);
+    byte_buffer copy(payload.size());
+    copy.append(payload);
+    retained_.push_back({sequence, open_fresh_, std::move(copy)});
+    since_fresh_bytes_ += payload.size();
+    retained_bytes_ += payload.size();
+    open_fresh_ = false;
+}
+
+void sender::trim_retained() {
+    std::size_t keep_from = 0;
+    for (std::size_t i = 1; i < retained_.size() && retained_[i].sequence <= acked_through_; ++i)
+        if (retained_[i].fresh) keep_from = i;
+    for (std::size_t i = 0; i < keep_from; ++i)
+        retained_bytes_ -= retained_[i].payload.size();
+    retained_.erase(retained_.begin(), retained_.begin() + static_cast<std::ptrdiff_t>(keep_from));
 }
 
 void sender::finish() {
@@ -186,15 +208,15 @@ std::error_code sender::on_welcome(const frame_view& f) {
     if (state_ != state::greeting) return fail(proto_errc::unexpected_frame, "second welcome");
     auto w = decode_welcome(f.payload);
     if (!w) return fail(w.error(), "bad welcome");
+    const decoder_limits old_limits = welcome_.limits;
     welcome_ = std::move(*w);
     compressor_.policy().set_accepted(welcome_.codecs);
     encoder_options eo = opts_.encoding;
     eo.peer = welcome_.limits;
     encoder_.emplace(std::move(eo));
+    open_fresh_ = true;
+    since_fresh_bytes_ = 0;
     state_ = state::streaming;
-    std::optional<stream_decoder> previous;
-    previous.swap(mirror_);
-    if (opts_.resumable) mirror_.emplace(welcome_.limits);
     const std::uint64_t next = std::max<std::uint64_t>(welcome_.next_sequence, 1);
     if (frames_sealed_ > 0 && next > next_sequence_)
         return fail(proto_errc::bad_sequence,
@@ -202,12 +224,10 @@ std::error_code sender::on_welcome(const frame_view& f) {
                         std::to_string(next_sequence_ - 1) + " were sent");
     if (!std::exchange(restarting_, false)) {
         next_sequence_ = next;  // a stream this sender id began before us
+        acked_through_ = next - 1;
         return {};
     }
-    mirror_.swap(previous);  // the old connection's table decodes its retained frames
-    auto ec = replay();
-    mirror_.swap(previous);
-    if (ec) return ec;
+    if (auto ec = replay(old_limits)) return ec;
     if (finishing_) finish();
     return {};
 }
@@ -225,31 +245,13 @@ std::error_code sender::on_ack(const frame_view& f) {
         in_flight_bytes_ -= in_flight_.front().bytes;
         messages_acked_ += in_flight_.front().messages;
         in_flight_.pop_front();
-        if (!opts_.resumable) continue;
-        if (auto ec = mirror(retained_.front(), [](const message&) {}))
-            return fail(ec, "acknowledged frame does not decode: " + ec.message());
-        retained_.pop_front();
     }
+    acked_through_ = std::max(acked_through_, a->sequence);
+    if (opts_.resumable) trim_retained();
     last_ack_ = *a;
     compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
     release();  // the acknowledged bytes made room in the window
     return {};
-}
-
-std::error_code sender::mirror(const byte_buffer& frame,
-                               const std::function<void(const message&)>& on_message) {
-    const frame_parser parser(std::numeric_limits<std::uint32_t>::max());
-    auto r = parser.parse(frame.span());
-    if (r.state != frame_parser::status::frame) return proto_errc::bad_message;
-    std::span<const std::uint8_t> payload = r.frame.payload;
-    if (r.frame.header.codec != codec_id::none) {
-        const bool start = (r.frame.header.flags & frame_flag_stream_start) != 0;
-        if (auto ec = unpacker_.decompress(r.frame.header.codec, payload, r.frame.header.raw_len,
-                                           unpacked_, start))
-            return ec;
-        payload = unpacked_.span();
-    }
-    return mirror_->decode_payload(payload, [&](message&& m) { on_message(m); });
 }
 
 std::error_code sender::restart() {
@@ -268,9 +270,7 @@ std::error_code sender::restart() {
     open_batch();
     reader_ = frame_reader(opts_.greeting.max_frame_bytes, opts_.read_block);
     encoder_.reset();
-    // The new receiver has no zstd_stream context: the first frame to it starts one. (The
-    // mirror's decompressor follows the frames in order, old connection's first, so it sees
-    // the same start flag.)
+    // The new receiver has no zstd_stream context: the first frame to it starts one.
     compressor_.restart_stream();
     // A sender that never got a welcome has nothing of the old connection to replay.
     restarting_ = restarting_ || state_ != state::greeting;
@@ -281,30 +281,35 @@ std::error_code sender::restart() {
 }
 
 // The receiver stored everything up to next_sequence - 1. Retained frames up to there count
-// as acknowledged; the rest are decoded with the old connection's table, encoded for the new
-// one frame by frame and numbered from next_sequence: the same numbers unless the receiver
-// forgot frames it had acknowledged (docs/PROTOCOL.md, "Resume").
-std::error_code sender::replay() {
+// as acknowledged; decoding the retained frames in order with the old connection's limits
+// rebuilds its table, and the frames after the stored ones are encoded for the new table frame
+// by frame and numbered from next_sequence: the same numbers unless the receiver forgot frames
+// it had acknowledged (docs/PROTOCOL.md, "Resume").
+std::error_code sender::replay(const decoder_limits& old) {
     const std::uint64_t stored = std::max<std::uint64_t>(welcome_.next_sequence, 1) - 1;
-    auto frames = std::move(in_flight_);
-    auto bytes = std::move(retained_);
+    // Acknowledged frames are kept only to rebuild the table: never resent, even to a
+    // receiver that forgot them.
+    const std::uint64_t acked = acked_through_;
+    for (const auto& f : in_flight_)
+        if (f.sequence <= stored) messages_acked_ += f.messages;
     in_flight_.clear();
-    retained_.clear();
     in_flight_bytes_ = 0;
+    auto frames = std::move(retained_);
+    retained_.clear();
+    retained_bytes_ = 0;
     next_sequence_ = stored + 1;
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        const bool resend = frames[i].sequence > stored;
+    acked_through_ = stored;
+    stream_decoder old_table(old);
+    for (const auto& f : frames) {
+        const bool resend = f.sequence > stored && f.sequence > acked;
         std::error_code add_error;
-        auto ec = mirror(bytes[i], [&](const message& m) {
+        auto ec = old_table.decode_payload(f.payload.span(), [&](const message& m) {
             if (resend && !add_error) add_error = add_message(m, false);
         });
         if (ec) return fail(ec, "a frame kept for resending does not decode: " + ec.message());
         if (add_error)
             return fail(add_error, "a resent message does not fit the receiver's limits");
-        if (!resend) {
-            messages_acked_ += frames[i].messages;
-            continue;
-        }
+        if (!resend) continue;
         seal_batch();
         ++frames_resent_;
     }

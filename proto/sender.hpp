@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,9 +33,14 @@ class sender {
         compression_options compression;  // whether and how to compress frames
         clock_function clock;             // times compression; empty: steady clock
         // Keeps every unacknowledged frame so that restart() can resume the stream on a new
-        // connection (docs/PROTOCOL.md, "Resume"). Costs a copy of each frame's bytes and,
-        // per acknowledged frame, one decode that keeps a mirror of the receiver's table.
+        // connection (docs/PROTOCOL.md, "Resume"). Costs a copy of each frame's payload, kept
+        // from the last frame that began with an empty table, so a restart can rebuild the
+        // receiver's table by decoding them again.
         bool resumable = false;
+        // Resumable only: the table is reset at the start of a frame once this many payload
+        // bytes were sealed since the last such reset, which bounds what is kept and what a
+        // restart decodes again (resume.max_replay_bytes).
+        std::uint64_t max_replay_bytes = 8 * 1024 * 1024;
         // Bytes of data frames written and not yet acknowledged, at most (flow.max_in_flight);
         // the receiver's credit (welcome field 11) lowers it. 0: no limit of our own.
         std::uint64_t max_in_flight = 0;
@@ -93,6 +97,9 @@ class sender {
     std::uint64_t next_sequence() const { return next_sequence_; }
     // Frames resent after a restart().
     std::uint64_t frames_resent() const { return frames_resent_; }
+    // Payload bytes kept for a restart (options.resumable): at most about max_replay_bytes
+    // plus what is unacknowledged.
+    std::uint64_t retained_bytes() const { return retained_bytes_; }
     const ack& last_ack() const { return last_ack_; }
     const table_stats& table() const;
     // The compression policy: the I/O layer feeds it the link's bandwidth and its blocked time.
@@ -112,13 +119,15 @@ class sender {
     void push_sealed(std::size_t bytes, bool data);
     // Moves queued frames to output() while the window has room for them.
     void release();
-    // Advances the mirror of the receiver's table over one retained frame, handing each of its
-    // messages to on_message as it decodes (one reused message: nothing allocated per message).
-    std::error_code mirror(const byte_buffer& frame,
-                           const std::function<void(const message&)>& on_message);
-    // After the welcome that follows restart(): re-encodes the retained frames after the
-    // receiver's last stored one.
-    std::error_code replay();
+    // Keeps the open batch's payload (before compression) for a restart.
+    void retain(std::uint64_t sequence);
+    // Drops retained frames no restart needs: those before the last acknowledged one that
+    // began with an empty table.
+    void trim_retained();
+    // After the welcome that follows restart(): rebuilds the old receiver's table from the
+    // retained frames and re-encodes the ones after its last stored frame. `old` are the
+    // limits (table budget) the old connection's receiver announced.
+    std::error_code replay(const decoder_limits& old);
 
     options opts_;
     frame_reader reader_;
@@ -148,14 +157,20 @@ class sender {
     std::uint64_t messages_acked_ = 0;
     std::uint64_t frames_sealed_ = 0;
     std::uint64_t frames_resent_ = 0;
-    // options.resumable: each in-flight frame's bytes as sent, and the receiver's table as it
-    // stood after the last acknowledged frame (a decoder fed every acknowledged frame).
-    std::deque<byte_buffer> retained_;
-    std::optional<stream_decoder> mirror_;
-    frame_decompressor unpacker_;
-    byte_buffer unpacked_;
-    bool restarting_ = false;  // restart() called, its welcome not yet here
-    bool finishing_ = false;   // finish() called: the goodbye follows any replay
+    // options.resumable: the payloads of the frames from the last acknowledged one that began
+    // with an empty table (so the receiver's table can be rebuilt from them) to the newest.
+    struct retained_frame {
+        std::uint64_t sequence;
+        bool fresh;  // began with an empty table: nothing before it is needed to decode it
+        byte_buffer payload;
+    };
+    std::deque<retained_frame> retained_;
+    std::uint64_t retained_bytes_ = 0;
+    std::uint64_t acked_through_ = 0;      // the last sequence acknowledged (or found stored)
+    std::uint64_t since_fresh_bytes_ = 0;  // payload bytes sealed since the last fresh frame
+    bool open_fresh_ = false;              // the open batch begins with an empty table
+    bool restarting_ = false;              // restart() called, its welcome not yet here
+    bool finishing_ = false;               // finish() called: the goodbye follows any replay
     std::uint64_t in_flight_bytes_ = 0;
     state state_ = state::greeting;
     welcome welcome_;

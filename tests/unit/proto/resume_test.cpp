@@ -104,6 +104,8 @@ struct wire {
 // Whether the senders of send_with_cuts compress every frame (the daemon takes zstd_stream,
 // so zstd means one context per connection, restarted with each connection).
 compression_mode test_compression = compression_mode::automatic;
+// How often the senders of send_with_cuts empty the table (sender::options::max_replay_bytes).
+std::uint64_t test_replay_bytes = 8 * 1024 * 1024;
 
 sender::options resumable_opts(std::uint32_t batch = 512) {
     sender::options o;
@@ -114,6 +116,7 @@ sender::options resumable_opts(std::uint32_t batch = 512) {
     o.greeting.sender_id = "s-1";
     o.batch_max_bytes = batch;
     o.resumable = true;
+    o.max_replay_bytes = test_replay_bytes;
     return o;
 }
 
@@ -131,6 +134,7 @@ struct outcome {
     std::uint64_t connections = 0;
     std::uint64_t resent = 0;
     std::uint64_t compressed = 0;  // frames the sender compressed
+    std::uint64_t table_resets = 0;
     bool closed = false;
     bool gap = false;
 };
@@ -172,6 +176,7 @@ outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::
     o.connections = d.connections;
     o.resent = s.frames_resent();
     o.compressed = s.compression().stats().frames_compressed;
+    o.table_resets = s.table().resets;
     o.closed = s.current() == sender::state::closed && s.all_acked();
     o.gap = d.gap;
     EXPECT_EQ(s.messages_acked(), msgs.size());
@@ -223,6 +228,52 @@ TEST(Resume, CutAtEveryStepWithAStreamContext) {
         ASSERT_EQ(o.stored, msgs) << "cut at step " << k;
     }
     test_compression = compression_mode::automatic;
+}
+
+// A sender that empties its table every ~1 KiB keeps only the frames since the last emptied
+// table that was acknowledged; every cut still rebuilds the old table from those alone.
+TEST(Resume, CutAtEveryStepWithFrequentTableResets) {
+    test_replay_bytes = 1024;
+    const auto msgs = events(300);
+    const auto baseline = send_with_cuts(msgs, {}, 700, 10);
+    ASSERT_EQ(baseline.stored, msgs);
+    EXPECT_GT(baseline.table_resets, 10u);  // 300 events are ~20 KiB of frames
+    for (std::uint64_t k = 1; k <= baseline.steps; ++k) {
+        auto o = send_with_cuts(msgs, {k, k + 37}, 700, 10);
+        ASSERT_TRUE(o.closed) << "cut at step " << k;
+        ASSERT_FALSE(o.gap) << "cut at step " << k;
+        ASSERT_EQ(o.stored, msgs) << "cut at step " << k;
+    }
+    test_replay_bytes = 8 * 1024 * 1024;
+}
+
+// What a resumable sender keeps is bounded by max_replay_bytes (plus the frame that crossed
+// it) and what is unacknowledged - not by the length of the stream.
+TEST(Resume, KeptFramesStayWithinTheReplayBound) {
+    const auto msgs = events(3000);
+    model_daemon d;
+    sender::options opts = resumable_opts(512);
+    opts.compression.mode = compression_mode::never;  // payload bytes = wire bytes - headers
+    opts.max_replay_bytes = 4096;
+    sender s(opts);
+    std::uint64_t step = 0;
+    wire w{s, d, 0, step, 1 << 20};
+    w.run();
+    ASSERT_EQ(s.current(), sender::state::streaming);
+    std::uint64_t peak = 0;
+    for (std::size_t i = 0; i < msgs.size(); ++i) {
+        ASSERT_FALSE(s.add(msgs[i]));
+        if (i % 7 == 0) w.run();  // acks come back now and then
+        const std::uint64_t unacked = s.in_flight_bytes();
+        ASSERT_LE(s.retained_bytes(), opts.max_replay_bytes + 2 * opts.batch_max_bytes + unacked)
+            << "after message " << i;
+        peak = std::max(peak, s.retained_bytes());
+    }
+    s.finish();
+    w.run();
+    EXPECT_EQ(d.stored, msgs);
+    EXPECT_GT(peak, opts.max_replay_bytes);  // the bound is reached, so the check means something
+    EXPECT_GT(s.table().resets, 30u);        // ~200 KiB of frames, a reset every 4 KiB
 }
 
 TEST(Resume, ManyCutsInOneStream) {
