@@ -93,9 +93,9 @@ std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
     handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
     reference_bytes_ = 0;
-    std::error_code ec = encode_value(m.root, out, 1, place{});
+    const proto_errc ec = encode_value(m.root, out, 1, place{});
     current_ = nullptr;
-    if (ec) {
+    if (ec != proto_errc::ok) {
         out.resize(start);
         reset(out);  // the table may hold entries the receiver will never see
         return ec;
@@ -120,9 +120,8 @@ stream_encoder::field_usage& stream_encoder::usage(place at) {
 }
 
 // Counts one lookup of a string in its field; for a miss, says whether to index it.
-bool stream_encoder::should_index(place at, bool hit) {
+bool stream_encoder::should_index(field_usage& u, bool hit) {
     if (!options_.reset.indexes_selectively()) return !hit;
-    field_usage& u = usage(at);
     if (u.inserts + u.hits >= usage_decay_at) {
         u.inserts /= 2;
         u.hits /= 2;
@@ -139,34 +138,33 @@ bool stream_encoder::should_index(place at, bool hit) {
     return true;
 }
 
-std::error_code stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
-                                              bool always_index) {
+proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
+                                         bool always_index) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    field_usage* memo = at.direct && at.type_id >= 0 ? &usage(at) : nullptr;
+    field_usage& u = usage(at);
+    field_usage* memo = at.direct && at.type_id >= 0 ? &u : nullptr;
     std::optional<std::uint32_t> id;
     if (memo && memo->last_id >= 0 &&
         table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
         id = static_cast<std::uint32_t>(memo->last_id);
     else
         id = table_.find_string(s);
-    if (id && !charge_reference(s.size())) {
-        // Over the receiver's reference allowance: the copy travels, the entry is not used.
-        if (memo) memo->last_id = -1;
-        if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
-        put_string_literal(out, s);
-        return {};
-    }
-    if (id)
+    if (id && charge_reference(s.size())) {
         table_.use_string_id(*id);
-    else
-        table_.count_miss();
-    if (memo) memo->last_id = id ? static_cast<std::int64_t>(*id) : -1;
-    const bool index = always_index || should_index(at, id.has_value());
-    if (id) {
+        if (memo) memo->last_id = *id;
+        if (!always_index) should_index(u, true);
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
         return {};
     }
+    if (memo) memo->last_id = -1;
     if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
+    if (id) {
+        // Over the receiver's reference allowance: the copy travels, the entry is not used.
+        put_string_literal(out, s);
+        return {};
+    }
+    table_.count_miss();
+    const bool index = always_index || should_index(u, false);
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
         put_literal(out, wire::tag_string_new, s.data(), s.size());
@@ -194,12 +192,12 @@ void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
     }
 }
 
-std::error_code stream_encoder::encode_descriptor(const record_type& t, byte_buffer& out) {
+proto_errc stream_encoder::encode_descriptor(const record_type& t, byte_buffer& out) {
     if (t.fields.size() > options_.peer.max_elements) return proto_errc::too_many_elements;
-    if (auto ec = encode_string(t.name, out, place{}, true)) return ec;
+    if (auto err = encode_string(t.name, out, place{}, true); err != proto_errc::ok) return err;
     out.put_varint(t.fields.size());
     for (const auto& f : t.fields)
-        if (auto ec = encode_string(f, out, place{}, true)) return ec;
+        if (auto err = encode_string(f, out, place{}, true); err != proto_errc::ok) return err;
     return {};
 }
 
@@ -226,8 +224,7 @@ const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
     return it->second.sent;
 }
 
-std::error_code stream_encoder::encode_record(const record& r, byte_buffer& out,
-                                              std::uint32_t depth) {
+proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std::uint32_t depth) {
     if (!r.type || r.type->fields.size() != r.fields.size()) return proto_errc::bad_record;
     const std::vector<std::uint32_t>* kept = nullptr;
     const record_type_ptr& t = options_.transient.empty() ? r.type : sent_type(r.type, kept);
@@ -239,7 +236,7 @@ std::error_code stream_encoder::encode_record(const record& r, byte_buffer& out,
         // Descriptor strings go first so the type's id is the one the receiver assigns next.
         const std::size_t tag_at = out.size();
         out.put_u8(wire::tag_record_new);
-        if (auto ec = encode_descriptor(*t, out)) return ec;
+        if (auto err = encode_descriptor(*t, out); err != proto_errc::ok) return err;
         if (table_.can_insert_type(*t)) {
             type_id = table_.insert_type(t);
             if (field_usage_.size() <= static_cast<std::size_t>(type_id))
@@ -252,24 +249,31 @@ std::error_code stream_encoder::encode_record(const record& r, byte_buffer& out,
     return encode_fields(r, kept, type_id, out, depth);
 }
 
-std::error_code stream_encoder::encode_fields(const record& r,
-                                              const std::vector<std::uint32_t>* kept,
-                                              std::int64_t type_id, byte_buffer& out,
-                                              std::uint32_t depth) {
+proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+                                         std::int64_t type_id, byte_buffer& out,
+                                         std::uint32_t depth) {
+    const std::size_t n = kept ? kept->size() : r.fields.size();
+    if (n > 0 && depth + 1 > options_.peer.max_depth) return proto_errc::depth_exceeded;
     // The type stays in the table while its fields are coded: their delta state lives there.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
-    std::error_code ec;
-    const std::size_t n = kept ? kept->size() : r.fields.size();
-    for (std::uint32_t i = 0; i < n && !ec; ++i) {
+    proto_errc ec = proto_errc::ok;
+    for (std::uint32_t i = 0; i < n && ec == proto_errc::ok; ++i) {
         const value& f = r.fields[kept ? (*kept)[i] : i];
-        ec = encode_value(f, out, depth + 1, place{type_id, i, true});
+        const place at{type_id, i, true};
+        // Strings and integers, most fields, skip the general dispatch.
+        if (const auto* s = f.get_if<std::string>())
+            ec = encode_string(*s, out, at, false);
+        else if (const auto* v = f.get_if<std::int64_t>())
+            encode_int(*v, out, at);
+        else
+            ec = encode_value(f, out, depth + 1, at);
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return ec;
 }
 
-std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& out,
-                                                  std::uint32_t depth) {
+proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& out,
+                                             std::uint32_t depth) {
     if (index >= current_->objects.size()) return proto_errc::unknown_object;
     if (handles_[index] >= 0) {
         out.put_u8(wire::tag_object_ref);
@@ -301,7 +305,7 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
     const std::size_t tag_at = out.size();
     const std::uint64_t charged_before = reference_bytes_;
     out.put_u8(wire::tag_object_keep);
-    if (auto ec = encode_value(body, out, depth + 1, place{})) return ec;
+    if (auto err = encode_value(body, out, depth + 1, place{}); err != proto_errc::ok) return err;
     const std::uint64_t wire_bytes = out.size() - tag_at - 1;
     if (table_.can_insert_object(wire_bytes)) {
         table_.insert_object(key, body, wire_bytes,
@@ -313,8 +317,8 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
     return {};
 }
 
-std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
-                                             place at) {
+proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
+                                        place at) {
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
     const place inside{at.type_id, at.field, false};
     switch (v.type()) {
@@ -345,7 +349,8 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, s
             out.put_u8(wire::tag_list);
             out.put_varint(l.size());
             for (const auto& e : l)
-                if (auto ec = encode_value(e, out, depth + 1, inside)) return ec;
+                if (auto err = encode_value(e, out, depth + 1, inside); err != proto_errc::ok)
+                    return err;
             return {};
         }
         case value::kind::map: {
@@ -354,8 +359,10 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, s
             out.put_u8(wire::tag_map);
             out.put_varint(m.size());
             for (const auto& [k, e] : m) {
-                if (auto ec = encode_string(k, out, place{}, false)) return ec;
-                if (auto ec = encode_value(e, out, depth + 1, inside)) return ec;
+                if (auto err = encode_string(k, out, place{}, false); err != proto_errc::ok)
+                    return err;
+                if (auto err = encode_value(e, out, depth + 1, inside); err != proto_errc::ok)
+                    return err;
             }
             return {};
         }

@@ -73,16 +73,15 @@ class stream_encoder {
         bool direct = false;  // the field's own value, not something nested inside it
     };
 
-    std::error_code encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
-    std::error_code encode_string(std::string_view s, byte_buffer& out, place at,
-                                  bool always_index);
+    proto_errc encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
+    proto_errc encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
-    std::error_code encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
-    std::error_code encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
-                                  std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
-    std::error_code encode_descriptor(const record_type& t, byte_buffer& out);
-    std::error_code encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
-    bool should_index(place at, bool hit);
+    proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
+    proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+                             std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
+    proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
+    proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
+    bool should_index(field_usage& u, bool hit);
     bool charge_reference(std::uint64_t bytes);
     field_usage& usage(place at);
     void begin_message(byte_buffer& out);
