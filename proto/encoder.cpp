@@ -50,19 +50,22 @@ void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t 
     out.append(p, n);
 }
 
-// A string that does not enter the table: packed when it is all lowercase hex digits.
-void put_string_literal(byte_buffer& out, std::string_view s) {
+// A string that does not enter the table, packed when it is all lowercase hex digits (then it
+// is ASCII: no UTF-8 check needed). False when it is not and is not valid UTF-8 either.
+bool put_string_literal(byte_buffer& out, std::string_view s, bool checked) {
     if (s.size() >= hex_string_min_digits && s.size() % 2 == 0) {
         const std::size_t before = out.size();
         out.put_u8(wire::tag_hex_string);
         out.put_varint(s.size() / 2);
         if (try_pack_hex(s, out.prepare(s.size() / 2))) {
             out.commit(s.size() / 2);
-            return;
+            return true;
         }
         out.resize(before);
     }
+    if (!checked && !is_valid_utf8(s)) return false;
     put_literal(out, wire::tag_string, s.data(), s.size());
+    return true;
 }
 
 }  // namespace
@@ -157,21 +160,18 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
         return {};
     }
     if (memo) memo->last_id = -1;
-    if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
-    if (id) {
-        // Over the receiver's reference allowance: the copy travels, the entry is not used.
-        put_string_literal(out, s);
-        return {};
-    }
-    table_.count_miss();
-    const bool index = always_index || should_index(u, false);
+    // With an id the string is over the receiver's reference allowance: the copy travels, the
+    // entry is not used.
+    if (!id) table_.count_miss();
+    const bool index = !id && (always_index || should_index(u, false));
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
+        if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
         put_literal(out, wire::tag_string_new, s.data(), s.size());
         table_.insert_string(s);
         return {};
     }
-    put_string_literal(out, s);
+    if (!put_string_literal(out, s, options_.strings_checked)) return proto_errc::invalid_utf8;
     return {};
 }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -43,15 +44,23 @@ inline bool try_pack_hex(std::string_view s, std::uint8_t* out) {
     return true;
 }
 
+namespace hex_detail {
+// The two digits of each byte value: one 2-byte copy per byte instead of two lookups.
+constexpr auto digit_pairs = [] {
+    std::array<std::array<char, 2>, 256> t{};
+    constexpr char digits[] = "0123456789abcdef";
+    for (std::size_t b = 0; b < 256; ++b)
+        t[b] = {digits[b >> 4], digits[b & 0x0F]};
+    return t;
+}();
+}  // namespace hex_detail
+
 // The digits of `packed`, replacing what `out` held.
 inline void unpack_hex(const std::uint8_t* packed, std::size_t n, std::string& out) {
-    static constexpr char digits[] = "0123456789abcdef";
     out.resize(n * 2);
     char* o = out.data();
-    for (std::size_t i = 0; i < n; ++i) {
-        o[2 * i] = digits[packed[i] >> 4];
-        o[2 * i + 1] = digits[packed[i] & 0x0F];
-    }
+    for (std::size_t i = 0; i < n; ++i)
+        std::memcpy(o + 2 * i, hex_detail::digit_pairs[packed[i]].data(), 2);
 }
 
 }  // namespace objwire
