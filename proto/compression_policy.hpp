@@ -31,9 +31,14 @@ struct compression_options {
 
 // Constants of the rule; tests and benchmarks may change them.
 struct compression_tuning {
-    double weight = 0.25;                // of the newest sample in the moving averages
-    std::uint32_t sample_every = 16;     // while not compressing, compress one frame in this many
-    double incompressible_ratio = 0.97;  // compressed/raw at or above this gains nothing
+    double weight = 0.25;  // of the newest sample in the moving averages
+    // While not compressing, compress one frame in N (a sample): N is at least sample_every,
+    // and large enough that samples add at most sample_budget to the time per raw byte of the
+    // slowest stage (c / N <= sample_budget x T_off), up to sample_max.
+    std::uint32_t sample_every = 16;
+    double sample_budget = 0.01;
+    std::uint32_t sample_max = 256;
+    double incompressible_ratio = 0.97;      // compressed/raw at or above this gains nothing
     std::uint32_t incompressible_after = 2;  // consecutive such frames before we stop trying
     std::uint32_t probe_first = 64;          // then probe one frame in this many, doubling per
     std::uint32_t probe_max = 1024;          // failed probe up to this
@@ -119,6 +124,7 @@ class compression_policy {
         bool known = false;
     };
     bool plan_auto();
+    std::uint32_t sample_interval() const;
     void decide();
     void climb();
     // zstd_stream: a level is measured only over frames that continue its context, so a level
