@@ -38,6 +38,10 @@ struct compression_tuning {
     std::uint32_t sample_every = 16;
     double sample_budget = 0.01;
     std::uint32_t sample_max = 256;
+    // A sample is a run of this many consecutive frames; the first one's time is not counted:
+    // after plain frames the codec's tables and buffers are cold, and it measures 2-3x slower
+    // than a frame in a run of compressed ones - the cost compressing would have.
+    std::uint32_t sample_run = 2;
     double incompressible_ratio = 0.97;      // compressed/raw at or above this gains nothing
     std::uint32_t incompressible_after = 2;  // consecutive such frames before we stop trying
     std::uint32_t probe_first = 64;          // then probe one frame in this many, doubling per
@@ -122,6 +126,7 @@ class compression_policy {
         double ratio = 1;  // compressed / raw
         double ns = 0;     // compression time per raw byte
         bool known = false;
+        bool ns_warm = false;  // `ns` comes from frames that followed a compressed frame
     };
     bool plan_auto();
     std::uint32_t sample_interval() const;
@@ -155,6 +160,9 @@ class compression_policy {
     std::size_t link_count_ = 0;
     double link_floor_bps_ = 0;  // largest lower bound seen
     std::uint32_t since_try_ = 0;
+    std::uint32_t run_left_ = 0;  // frames left in the current sample run
+    bool cold_ = false;           // the attempt in flight follows a plain frame
+    bool last_attempt_ = false;   // the previous frame was an attempt
     std::uint32_t incompressible_run_ = 0;
     std::uint32_t probe_every_ = 0;
     std::uint64_t receiver_raw_ = 0, receiver_ns_ = 0;  // last cumulative report

@@ -11,9 +11,37 @@ constexpr std::uint64_t ms = 1'000'000;  // ns
 
 TEST(LinkMeter, ADeliveryRateWhileTheLinkWasTheLimitIsAFullSample) {
     link_meter m;
-    const auto s = m.next({.delivery_rate = 125'000'000, .busy_us = 1000}, 10 * ms);
+    EXPECT_FALSE(m.next({.delivery_rate = 125'000'000, .busy_us = 1000}, 1 * ms))
+        << "the first reading has no interval to judge";
+    // 10 ms later, data was in flight for 9 of them: the link was busy, its rate is full.
+    const auto s = m.next({.delivery_rate = 125'000'000, .busy_us = 10'000}, 11 * ms);
     ASSERT_TRUE(s);
     EXPECT_FALSE(s->lower_bound);
+    EXPECT_DOUBLE_EQ(s->bits_per_second, 1e9);
+    // Held back by our own send buffer counts as busy too: the link could not keep up.
+    const auto t = m.next(
+        {.delivery_rate = 125'000'000, .busy_us = 12'000, .sndbuf_limited_us = 7'000}, 21 * ms);
+    ASSERT_TRUE(t);
+    EXPECT_FALSE(t->lower_bound);
+}
+
+TEST(LinkMeter, ALinkIdleBetweenFramesIsNotTheLimit) {
+    // Loopback, a sender slower than the link: each frame is acknowledged within microseconds
+    // and the link idles until the next, so the kernel's rate is our own production rate
+    // (1 Gbit/s here), not flagged app-limited. Data in flight 2 ms of every 10: a lower bound.
+    link_meter m;
+    tcp_counters c{.delivery_rate = 125'000'000};
+    EXPECT_FALSE(m.next(c, 1 * ms));
+    for (std::uint64_t t = 11; t < 51; t += 10) {
+        c.busy_us += 2000;
+        c.bytes_acked += 1'250'000;
+        EXPECT_FALSE(m.next(c, t * ms)) << "no full sample, and the window is still open";
+    }
+    c.busy_us += 2000;
+    c.bytes_acked += 1'250'000;
+    const auto s = m.next(c, 51 * ms);
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->lower_bound);
     EXPECT_DOUBLE_EQ(s->bits_per_second, 1e9);
 }
 
@@ -41,7 +69,7 @@ TEST(LinkMeter, AnIdleShapersBurstIsNotTakenForTheLinksRate) {
 TEST(LinkMeter, AFullReceiverWindowMakesALowerBound) {
     // In flight for 10 ms since the last reading, 8 of them held back by the daemon's window.
     link_meter m;
-    EXPECT_TRUE(m.next({.delivery_rate = 1'000'000, .busy_us = 1000}, 1 * ms));
+    EXPECT_FALSE(m.next({.delivery_rate = 1'000'000, .busy_us = 1000}, 1 * ms));
     const tcp_counters held{.delivery_rate = 1'000'000,
                             .busy_us = 11'000,
                             .rwnd_limited_us = 8'000,

@@ -53,24 +53,25 @@ TEST(Policy, SlowLinkCompressesEveryFrame) {
 
 TEST(Policy, FastLinkOnlySamplesRarely) {
     compression_policy p(auto_on(40'000));  // loopback
-    const int tried = drive(p, 1600, {});
+    const int tried = drive(p, 3200, {});
     EXPECT_FALSE(p.stats().compressing);
-    // The first frame, then samples to keep ratio and speed fresh: the link takes 0.2 ns/B,
-    // a sample 3 ns/B of its frame - held to 1% of 0.2 ns/B that would be one in 1500 frames,
-    // so one in sample_max (256).
-    EXPECT_GE(tried, 1600 / 256);
-    EXPECT_LE(tried, 1600 / 256 + 2);
+    // The first frame, then samples to keep ratio and speed fresh - runs of two frames (the
+    // first warms the codec up). The link takes 0.2 ns/B, a run 2 x 3 ns/B of a frame: held to
+    // 1% of 0.2 ns/B that would be one run in 3000 frames, so one in sample_max (256).
+    EXPECT_GE(tried, 2 * (3200 / 256));
+    EXPECT_LE(tried, 2 * (3200 / 256) + 3);
 }
 
-TEST(Policy, SamplesStayOneInSampleEveryNearBreakEven) {
+TEST(Policy, SamplesAreDenserNearBreakEven) {
     // 10 Gbit/s (0.8 ns/B) against a codec of 0.5 ns/B (ratio 0.3): T_on = 0.5 + 0.24 + 0.25
-    // = 0.99, not worth it; a sample costs 0.5 / N, held to 1% of 0.8 ns/B: N = 63, four times
-    // as often as far from break-even (the test above), where the figures matter less.
+    // = 0.99, not worth it; a run of two samples costs 2 x 0.5 / N, held to 1% of 0.8 ns/B:
+    // N = 125 frames from one run to the next, twice as often as far from break-even (the
+    // test above), where the figures matter less.
     compression_policy p(auto_on(10'000));
-    const int tried = drive(p, 6300, {.ratio = 0.3, .ns_per_byte = 0.5});
+    const int tried = drive(p, 12500, {.ratio = 0.3, .ns_per_byte = 0.5});
     EXPECT_FALSE(p.stats().compressing);
-    EXPECT_GE(tried, 6300 / 63);
-    EXPECT_LE(tried, 6300 / 63 + 2);
+    EXPECT_GE(tried, 2 * (12500 / 126));
+    EXPECT_LE(tried, 2 * (12500 / 125) + 3);
 }
 
 TEST(Policy, BreakEvenFollowsTheSerialModelWithoutSenderTimes) {
@@ -92,6 +93,37 @@ void sender_time(compression_policy& p, double ns_per_byte) {
         p.plan(frame), p.on_plain(frame);
     const auto busy = static_cast<std::uint64_t>(ns_per_byte * 16 * frame);
     p.on_interval(busy + busy / 4, busy / 4, 0);
+}
+
+TEST(Policy, ASampleRunCountsTheTimeOfItsWarmFramesOnly) {
+    // 1 Gbit/s (8 ns/B), a sender of 5.7 ns/B of its own and lz4-like figures: 1.7 ns/B in a
+    // run of compressed frames (T_on 7.4: worth it), 5 ns/B for a frame that follows a plain
+    // one (T_on 10.7: not). Judged by its warm frames the policy compresses; by its cold
+    // ones - the first frame of the connection is one - it would not.
+    compression_options o = auto_on(1000);
+    o.codec = codec_id::lz4;
+    o.level = 1;
+    compression_policy p(o);
+    bool previous_compressed = false;
+    std::uint64_t compress_ns = 0;
+    for (int i = 0; i < 800; ++i) {
+        if (p.plan(frame)) {
+            const double ns = previous_compressed ? 1.7 : 5.0;
+            compress_ns += static_cast<std::uint64_t>(frame * ns);
+            p.on_result(frame, frame * 55 / 100, static_cast<std::uint64_t>(frame * ns));
+            previous_compressed = true;
+        } else {
+            p.on_plain(frame);
+            previous_compressed = false;
+        }
+        if (i % 4 == 3) {  // 256 KiB: the sender's time, as the connection reports it
+            p.on_interval(static_cast<std::uint64_t>(5.7 * 4 * frame) + compress_ns, 0, 0);
+            compress_ns = 0;
+        }
+    }
+    EXPECT_TRUE(p.stats().compressing);
+    EXPECT_NEAR(p.stats().compress_mb_s, 1000 / 1.7, 1);
+    EXPECT_NEAR(p.stats().sender_mb_s, 1000 / 5.7, 1);
 }
 
 TEST(Policy, OverlapWithSendingMakesCompressionPayOnAFasterLink) {
