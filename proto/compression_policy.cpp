@@ -150,11 +150,12 @@ bool compression_policy::plan_auto() {
     return attempt;
 }
 
-// How many frames apart samples are while not compressing. A sample costs the sender c per raw
-// byte of its frame; spread over N frames that is c / N, and it is held to sample_budget of the
-// time per raw byte without compression - counted as if the sender were the bottleneck, where
-// it costs most. Far from break-even (loopback: the link takes 0.2-1 ns/B, lz4 2-3, zstd 5+) the
-// samples thin out to sample_max; near it, the figures are kept fresher (sample_every).
+// How many frames apart sample runs are while not compressing. A run of k frames costs the
+// sender k c per raw byte of a frame; spread over N frames that is k c / N, and it is held to
+// sample_budget of the time per raw byte without compression - counted as if the sender were
+// the bottleneck, where it costs most. Far from break-even (loopback: the link takes 0.2-1 ns/B,
+// lz4 2-3, zstd 5+) the samples thin out to sample_max; near it, the figures are kept fresher
+// (sample_every).
 std::uint32_t compression_policy::sample_interval() const {
     const auto& f = ladder_[step_];
     double off = 0;
