@@ -1,6 +1,7 @@
 #include "proto/compression_policy.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "proto/codec.hpp"
 
@@ -124,17 +125,49 @@ bool compression_policy::plan_auto() {
     if (stats_.incompressible) {
         attempt = since_try_ >= probe_every_;  // a rare probe: has the data changed?
     } else if (!ladder_[step_].known) {
-        attempt = true;  // nothing measured yet: this frame is the first sample
+        attempt = true;  // nothing measured yet: this frame opens the first sample run
+        run_left_ = tune_.sample_run > 0 ? tune_.sample_run - 1 : 0;
     } else {
         decide();
         // Past the link the model cannot see what compression costs or saves: use what was
         // measured with and without it.
         if (stats_.downstream) stats_.compressing = downstream_choice_;
         if (stats_.compressing) climb();
-        attempt = stats_.compressing || since_try_ >= tune_.sample_every;
+        if (stats_.compressing) {
+            attempt = true;
+            run_left_ = 0;
+        } else if (run_left_ > 0) {
+            attempt = true;  // the sample run goes on: this frame's time counts
+            --run_left_;
+        } else if (since_try_ >= sample_interval()) {
+            attempt = true;
+            run_left_ = tune_.sample_run > 0 ? tune_.sample_run - 1 : 0;
+        }
     }
     if (attempt) since_try_ = 0;
+    cold_ = attempt && !last_attempt_;
+    last_attempt_ = attempt;
     return attempt;
+}
+
+// How many frames apart sample runs are while not compressing. A run of k frames costs the
+// sender k c per raw byte of a frame; spread over N frames that is k c / N, and it is held to
+// sample_budget of the time per raw byte without compression - counted as if the sender were
+// the bottleneck, where it costs most. Far from break-even (loopback: the link takes 0.2-1 ns/B,
+// lz4 2-3, zstd 5+) the samples thin out to sample_max; near it, the figures are kept fresher
+// (sample_every).
+std::uint32_t compression_policy::sample_interval() const {
+    const auto& f = ladder_[step_];
+    double off = 0;
+    if (link_bps_ > 0)
+        off = time_plain();
+    else if (sender_known_)
+        off = sender_ns_;
+    if (!f.known || off <= 0 || tune_.sample_budget <= 0) return tune_.sample_every;
+    const double run = std::max(1U, tune_.sample_run);
+    const double n = std::ceil(run * f.ns / (tune_.sample_budget * off));
+    return static_cast<std::uint32_t>(std::clamp(n, static_cast<double>(tune_.sample_every),
+                                                 static_cast<double>(tune_.sample_max)));
 }
 
 // Per raw byte, the time of the slowest stage of the pipeline: the sender, the link, the
@@ -228,7 +261,7 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         if (stats_.incompressible) {
             stats_.incompressible = false;  // the data changed: what we knew is stale
             for (auto& f : ladder_)
-                f.known = false;
+                f.known = f.ns_warm = false;
         }
     } else if (++incompressible_run_ >= tune_.incompressible_after &&
                opts_.mode == compression_mode::automatic) {
@@ -243,9 +276,25 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         tried_ = step_;
         return;
     }
-    bool ns_known = f.known;
+    // A frame compressed after a plain one runs with the codec's tables and buffers cold, 2-3x
+    // slower than in a run of compressed frames - which is what compressing would cost. Its
+    // time stands in only until a warm frame's replaces it.
+    const bool had_ns = f.known;  // a time, if only a cold one
+    bool ns_known = f.known && f.ns_warm;
     average(f.ratio, f.known, ratio);
-    average(f.ns, ns_known, static_cast<double>(ns) / raw);
+    if (!cold_ || !f.ns_warm) {
+        // Interruptions (preemption on a shared machine, page faults) only add time. So a
+        // frame that took more than twice the average counts as twice (a codec that really got
+        // slower still moves the average up by a quarter per frame), and the first warm frame,
+        // if slower than the cold one before it, was interrupted: the cold time stays.
+        double sample = static_cast<double>(ns) / raw;
+        if (ns_known)
+            sample = std::min(sample, 2 * f.ns);
+        else if (had_ns && !cold_)
+            sample = std::min(sample, f.ns);
+        average(f.ns, ns_known, sample);
+        f.ns_warm = !cold_;
+    }
     tried_ = step_;
 }
 

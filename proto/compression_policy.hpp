@@ -31,9 +31,18 @@ struct compression_options {
 
 // Constants of the rule; tests and benchmarks may change them.
 struct compression_tuning {
-    double weight = 0.25;                // of the newest sample in the moving averages
-    std::uint32_t sample_every = 16;     // while not compressing, compress one frame in this many
-    double incompressible_ratio = 0.97;  // compressed/raw at or above this gains nothing
+    double weight = 0.25;  // of the newest sample in the moving averages
+    // While not compressing, compress one frame in N (a sample): N is at least sample_every,
+    // and large enough that samples add at most sample_budget to the time per raw byte of the
+    // slowest stage (c / N <= sample_budget x T_off), up to sample_max.
+    std::uint32_t sample_every = 16;
+    double sample_budget = 0.01;
+    std::uint32_t sample_max = 256;
+    // A sample is a run of this many consecutive frames; the first one's time is not counted:
+    // after plain frames the codec's tables and buffers are cold, and it measures 2-3x slower
+    // than a frame in a run of compressed ones - the cost compressing would have.
+    std::uint32_t sample_run = 2;
+    double incompressible_ratio = 0.97;      // compressed/raw at or above this gains nothing
     std::uint32_t incompressible_after = 2;  // consecutive such frames before we stop trying
     std::uint32_t probe_first = 64;          // then probe one frame in this many, doubling per
     std::uint32_t probe_max = 1024;          // failed probe up to this
@@ -117,8 +126,10 @@ class compression_policy {
         double ratio = 1;  // compressed / raw
         double ns = 0;     // compression time per raw byte
         bool known = false;
+        bool ns_warm = false;  // `ns` comes from frames that followed a compressed frame
     };
     bool plan_auto();
+    std::uint32_t sample_interval() const;
     void decide();
     void climb();
     // zstd_stream: a level is measured only over frames that continue its context, so a level
@@ -149,6 +160,9 @@ class compression_policy {
     std::size_t link_count_ = 0;
     double link_floor_bps_ = 0;  // largest lower bound seen
     std::uint32_t since_try_ = 0;
+    std::uint32_t run_left_ = 0;  // frames left in the current sample run
+    bool cold_ = false;           // the attempt in flight follows a plain frame
+    bool last_attempt_ = false;   // the previous frame was an attempt
     std::uint32_t incompressible_run_ = 0;
     std::uint32_t probe_every_ = 0;
     std::uint64_t receiver_raw_ = 0, receiver_ns_ = 0;  // last cumulative report
