@@ -75,6 +75,10 @@ stream_encoder::stream_encoder(encoder_options options)
 
 void stream_encoder::reset(byte_buffer& out) {
     out.put_u8(wire::tag_reset);
+    start_fresh();
+}
+
+void stream_encoder::start_fresh() {
     table_.reset();
     field_usage_.clear();
     since_reset_messages_ = 0;

@@ -45,6 +45,9 @@ class stream_encoder {
     std::error_code encode(const message& m, byte_buffer& out);
     // Clears both halves of the table: writes a reset op.
     void reset(byte_buffer& out);
+    // Empties the table without writing anything, for a new payload that its decoder starts
+    // with an empty table (a journal block). Keeps the table's storage for reuse.
+    void start_fresh();
 
     const table_stats& table() const { return table_.stats(); }
     std::uint64_t messages() const { return messages_; }

@@ -81,7 +81,8 @@ void journal_block_writer::open() {
     buf_.commit(journal_block_header_size);
     buf_.append(std::string_view(sender_id_));
     count_ = 0;
-    encoder_.reset();
+    // Each block is self-contained; the encoder and its table's storage serve the next one.
+    if (encoder_) encoder_->start_fresh();
     mark();
 }
 
