@@ -68,7 +68,10 @@ void put_string_literal(byte_buffer& out, std::string_view s) {
 }  // namespace
 
 stream_encoder::stream_encoder(encoder_options options)
-    : options_(std::move(options)), table_(options_.peer.table_budget) {}
+    : options_(std::move(options)), table_(options_.peer.table_budget) {
+    if (options_.lazy.active())
+        packer_ = std::make_unique<lazy_packer>(options_.lazy, options_.transient);
+}
 
 void stream_encoder::reset(byte_buffer& out) {
     out.put_u8(wire::tag_reset);
@@ -261,7 +264,11 @@ std::error_code stream_encoder::encode_fields(const record& r,
     std::error_code ec;
     const std::size_t n = kept ? kept->size() : r.fields.size();
     for (std::uint32_t i = 0; i < n && !ec; ++i) {
-        const value& f = r.fields[kept ? (*kept)[i] : i];
+        const std::uint32_t source = kept ? (*kept)[i] : i;
+        const value& f = r.fields[source];
+        if (packer_ && packer_->lazy_field(r.type, source) &&
+            packer_->pack(f, options_.peer, depth + 1, out)) [[unlikely]]
+            continue;
         ec = encode_value(f, out, depth + 1, place{type_id, i, true});
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
@@ -313,9 +320,22 @@ std::error_code stream_encoder::encode_object_ref(std::uint32_t index, byte_buff
     return {};
 }
 
+// Carried byte for byte, never recompressed; the receiver checks the same header.
+std::error_code stream_encoder::encode_lazy(const lazy_value& l, byte_buffer& out) {
+    if (!lazy_codec_allowed(l.codec())) return proto_errc::bad_codec;
+    if (l.raw_size() == 0 || l.stored().empty()) return proto_errc::bad_message;
+    if (l.raw_size() > options_.peer.max_frame_bytes) return proto_errc::frame_too_large;
+    put_lazy(out, l);
+    return {};
+}
+
 std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
                                              place at) {
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
+    // Below the root, a value that reaches [lazy] min_bytes goes packed if it shrinks.
+    if (packer_ && depth > 1 && packer_->large(v) && packer_->pack(v, options_.peer, depth, out))
+        [[unlikely]]
+        return {};
     const place inside{at.type_id, at.field, false};
     switch (v.type()) {
         case value::kind::null:
@@ -363,6 +383,8 @@ std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, s
             return encode_record(v.get<record>(), out, depth);
         case value::kind::object_ref:
             return encode_object_ref(v.get<object_ref>().index, out, depth);
+        case value::kind::lazy:
+            return encode_lazy(v.get<lazy_value>(), out);
     }
     return proto_errc::unknown_tag;
 }
