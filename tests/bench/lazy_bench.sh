@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 repeat=${REPEAT:-3}
 n=${N:-20000}
-source "$root/tests/bench/bench_helpers.sh"  # logged_port, median
+source "$root/tests/bench/bench_helpers.sh"  # logged_port, median, field
 ticks=$(getconf CLK_TCK)
 
 # One run against a fresh daemon: `run "ENV=..." "bench arguments"` prints
@@ -32,7 +32,6 @@ run() {
     rm -rf "$dir"
     echo "$(field bytes_per_object "$json") $(field objects_per_second "$json") $cpu $journal"
 }
-field() { grep -o "\"$1\":[^,}]*" <<<"$2" | cut -d: -f2 | tr -d '"'; }
 
 # name | settings (environment) | bench arguments
 cases=(
