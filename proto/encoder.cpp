@@ -89,7 +89,9 @@ void stream_encoder::begin_message(byte_buffer& out) {
     if (due) reset(out);
 }
 
-std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
+    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
+    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
     begin_message(out);
     const std::size_t start = out.size();
     current_ = &m;
@@ -264,11 +266,7 @@ std::error_code stream_encoder::encode_fields(const record& r,
     std::error_code ec;
     const std::size_t n = kept ? kept->size() : r.fields.size();
     for (std::uint32_t i = 0; i < n && !ec; ++i) {
-        const std::uint32_t source = kept ? (*kept)[i] : i;
-        const value& f = r.fields[source];
-        if (packer_ && packer_->lazy_field(r.type, source) &&
-            packer_->pack(f, options_.peer, depth + 1, out)) [[unlikely]]
-            continue;
+        const value& f = r.fields[kept ? (*kept)[i] : i];
         ec = encode_value(f, out, depth + 1, place{type_id, i, true});
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
@@ -332,10 +330,6 @@ std::error_code stream_encoder::encode_lazy(const lazy_value& l, byte_buffer& ou
 std::error_code stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
                                              place at) {
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
-    // Below the root, a value that reaches [lazy] min_bytes goes packed if it shrinks.
-    if (packer_ && depth > 1 && packer_->large(v) && packer_->pack(v, options_.peer, depth, out))
-        [[unlikely]]
-        return {};
     const place inside{at.type_id, at.field, false};
     switch (v.type()) {
         case value::kind::null:

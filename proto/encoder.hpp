@@ -88,7 +88,7 @@ class stream_encoder {
     std::error_code encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
                                   std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
     std::error_code encode_descriptor(const record_type& t, byte_buffer& out);
-    std::error_code encode_lazy(const lazy_value& l, byte_buffer& out);
+    [[gnu::noinline]] std::error_code encode_lazy(const lazy_value& l, byte_buffer& out);
     std::error_code encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
     bool should_index(place at, bool hit);
     bool charge_reference(std::uint64_t bytes);

@@ -225,23 +225,88 @@ bool lazy_packer::large(const value& v) const {
     }
 }
 
-bool lazy_packer::pack(const value& v, const decoder_limits& limits, std::uint32_t depth,
-                       byte_buffer& out) {
+bool lazy_packer::pack(const value& v, std::uint32_t depth, value& out) {
     if (v.type() == value::kind::lazy) return false;  // already packed: it travels as it is
     if (!has_codec(built_codecs(), options_.codec)) return false;
     auto& s = *scratch_;
-    s.inner.peer = limits_at(limits, depth);
+    s.inner.peer = limits_at(*limits_, depth);
     s.raw.clear();
     if (encode_alone(v, s.inner, s.raw)) return false;  // the plain path reports the error
-    if (s.raw.size() > limits.max_frame_bytes) return false;
+    if (s.raw.size() > limits_->max_frame_bytes) return false;
     s.stored.clear();
     if (compress_alone(s.compressor, options_.codec, options_.level, s.raw.span(), s.stored))
         return false;
     // As a frame: what did not shrink travels plain (the header costs a few bytes too).
     if (s.stored.size() + 8 >= s.raw.size()) return false;
-    put_lazy_parts(out, options_.codec, s.raw.size(), s.stored.span());
+    const auto stored = s.stored.span();
+    out = lazy_value(options_.codec, static_cast<std::uint32_t>(s.raw.size()),
+                     {stored.begin(), stored.end()});
     ++packed_;
     return true;
+}
+
+// Copies a container only once something in it was packed: items before the first change are
+// copied as they are, later ones are rewritten in the copy.
+template <class Items, class Get, class Lazy>
+bool lazy_packer::rewrite_items(const Items& items, std::uint32_t depth, Get get, Lazy lazy,
+                                Items& out) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        value packed;
+        if (!rewrite(get(items[i]), depth, lazy(i), packed)) continue;
+        out = items;
+        get(out[i]) = std::move(packed);
+        for (std::size_t j = i + 1; j < items.size(); ++j)
+            if (rewrite(get(items[j]), depth, lazy(j), packed)) get(out[j]) = std::move(packed);
+        return true;
+    }
+    return false;
+}
+
+bool lazy_packer::rewrite(const value& v, std::uint32_t depth, bool configured, value& out) {
+    if (depth > limits_->max_depth) return false;  // the encoder refuses it as it is
+    // Outermost first: a value packed whole is not looked into.
+    if (depth > 1 && (configured || large(v)) && pack(v, depth, out)) return true;
+    const auto same = [](auto& x) -> auto& {
+        return x;
+    };
+    const auto no = [](std::size_t) { return false; };
+    switch (v.type()) {
+        case value::kind::list:
+            return rewrite_items(v.get<list>(), depth + 1, same, no, out.ensure<list>());
+        case value::kind::map:
+            return rewrite_items(
+                v.get<map>(), depth + 1, [](auto& kv) -> auto& { return kv.second; }, no,
+                out.ensure<map>());
+        case value::kind::record: {
+            const record& r = v.get<record>();
+            if (!r.type || r.type->fields.size() != r.fields.size()) return false;
+            std::vector<value> fields;
+            const auto lazy = [&](std::size_t i) {
+                return lazy_field(r.type, static_cast<std::uint32_t>(i));
+            };
+            if (!rewrite_items(r.fields, depth + 1, same, lazy, fields)) return false;
+            out = record{r.type, std::move(fields)};
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+const message& lazy_packer::apply(const message& m, const decoder_limits& limits) {
+    limits_ = &limits;
+    value root;
+    const bool root_changed = rewrite(m.root, 1, false, root);
+    // A shared object's depth depends on where it is first met: counted as a root's field.
+    std::vector<value> objects;
+    const bool objects_changed = rewrite_items(
+        m.objects, 2, [](auto& x) -> auto& { return x; }, [](std::size_t) { return false; },
+        objects);
+    if (!root_changed && !objects_changed) return m;
+    copy_.root = root_changed ? std::move(root) : m.root;
+    copy_.objects = objects_changed ? std::move(objects) : m.objects;
+    copy_.shared_keys = m.shared_keys;
+    return copy_;
 }
 
 }  // namespace objwire

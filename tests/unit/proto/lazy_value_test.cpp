@@ -328,6 +328,14 @@ TEST(LazyValue, EncoderPacksValuesOverTheSizeThreshold) {
     EXPECT_EQ(got[0].second, value("s"));
     ASSERT_EQ(got[1].second.type(), value::kind::lazy);
     EXPECT_EQ(*expand_lazy(got[1].second.get<lazy_value>(), {}, 2), big);
+    // A shared object's value goes lazy too, and stays one object referenced twice.
+    const message shared{list{object_ref{0}, object_ref{0}}, {text_of(5000)}};
+    auto s = encoded_with(o, {shared}, &packed);
+    EXPECT_EQ(packed, 1u);
+    ASSERT_EQ(s[0].objects.size(), 1u);
+    EXPECT_EQ(s[0].root, (value(list{object_ref{0}, object_ref{0}})));
+    ASSERT_EQ(s[0].objects[0].type(), value::kind::lazy);
+    EXPECT_EQ(*expand_lazy(s[0].objects[0].get<lazy_value>(), {}, 2), value(text_of(5000)));
     // The root itself never goes lazy: the reader sees the message's shape.
     const message root_only{text_of(5000)};
     auto r = encoded_with(o, {root_only}, &packed);
