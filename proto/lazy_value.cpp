@@ -108,6 +108,15 @@ std::error_code expand_lazy_values(value& v, const decoder_limits& limits, std::
     }
 }
 
+std::error_code expand_lazy_values(message& m, const decoder_limits& limits) {
+    std::uint64_t budget = limits.max_frame_bytes;
+    if (auto ec = expand_lazy_values(m.root, limits, 1, budget)) return ec;
+    // A shared object sits at least one level down (it is referenced from the root).
+    for (auto& o : m.objects)
+        if (auto ec = expand_lazy_values(o, limits, 2, budget)) return ec;
+    return {};
+}
+
 namespace {
 
 void put_lazy_parts(byte_buffer& out, codec_id codec, std::size_t raw_size,

@@ -55,6 +55,10 @@ result<value> expand_lazy(const lazy_value& l, const decoder_limits& limits,
 std::error_code expand_lazy_values(value& v, const decoder_limits& limits, std::uint32_t depth,
                                    std::uint64_t& budget);
 
+// Every lazy value of a message (root and shared objects), within one budget of
+// limits.max_frame_bytes raw bytes: what a reader does before it looks at all of a message.
+std::error_code expand_lazy_values(message& m, const decoder_limits& limits = {});
+
 // Wire form: the tag byte wire::tag_lazy, varint codec, varint raw size, varint stored size,
 // the stored bytes. put_lazy writes all of it; read_lazy reads what follows the tag.
 void put_lazy(byte_buffer& out, const lazy_value& l);
