@@ -75,8 +75,8 @@ decoder_limits small_limits() {
 // A lazy value holding another (docs/PROTOCOL.md 4.1).
 value lazy_sample() {
     auto inner = pack_lazy(list{"inner", "inner", 7}, codec_id::zlib);
-    auto outer = pack_lazy(map{{"packed", "packed text packed text"}, {"inner", *inner}},
-                           codec_id::zlib);
+    auto outer =
+        pack_lazy(map{{"packed", "packed text packed text"}, {"inner", *inner}}, codec_id::zlib);
     return *outer;
 }
 
