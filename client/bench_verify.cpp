@@ -2,6 +2,7 @@
 
 #include "client/reader.hpp"
 #include "client/workloads.hpp"
+#include "proto/lazy_value.hpp"
 
 namespace objwire::client {
 
@@ -32,7 +33,8 @@ verify_result verify_stored(const config::client_settings& settings, const std::
             continue;
         }
         w->next(expected);
-        if (canonical(m.value) == canonical(expected))
+        // Reading is accessing: lazy values (a sender's [lazy] fields) compare expanded.
+        if (!expand_lazy_values(m.value) && canonical(m.value) == canonical(expected))
             ++v.verified;
         else
             ++v.mismatches;

@@ -78,7 +78,10 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     o.greeting.table_budget = s.table_budget;
     // Validated when the settings were loaded; an unparsable text keeps the default.
     if (auto policy = reset_policy::parse(s.reset_policy)) o.encoding.reset = *policy;
-    o.encoding.transient = s.transient;  // [types.NAME] transient: never sent
+    o.encoding.transient = s.transient;      // [types.NAME] transient: never sent
+    o.encoding.lazy.fields = s.lazy_fields;  // [lazy]: sent compressed on their own
+    o.encoding.lazy.min_bytes = s.lazy_min_bytes;
+    if (auto codec = parse_codec(s.lazy_codec)) o.encoding.lazy.codec = *codec;
     o.greeting.sender_id = s.sender_id;
     // An unreadable token file fails connect_socket() with its reason.
     std::string token, unused;

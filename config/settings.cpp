@@ -207,6 +207,15 @@ std::string check_accepted_codec(std::string_view text) {
     return "\"" + std::string(text) + "\" is not a codec: zlib, zstd, lz4 or zstd-stream";
 }
 
+// "Type.field": a record type's field that travels as a lazy value.
+std::string check_lazy_field(std::string_view text) {
+    const auto dot = text.find('.');
+    if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size() ||
+        text.find('.', dot + 1) != std::string_view::npos)
+        return "\"" + std::string(text) + "\" is not Type.field (e.g. \"Doc.body\")";
+    return "";
+}
+
 std::string check_link_bandwidth(std::string_view text) {
     if (text == "auto") return "";
     const auto b = parse_bandwidth(text);
@@ -780,6 +789,29 @@ const std::array client_schema_keys{
                 .default_text = "\"\"",
                 .doc = "file holding the daemon's shared token, sent in the hello; \"\": none",
                 .access = bind<&cs::auth_token_file>()},
+    key_def<cs>{.name = "lazy.fields",
+                .kind = value_kind::string_list,
+                .default_text = "[]",
+                .doc = "record fields sent as lazy values (compressed on their own, stored and "
+                       "forwarded by the daemon as they are, expanded by the reader)",
+                .access = bind<&cs::lazy_fields>(),
+                .check = &check_lazy_field,
+                .check_doc = "Type.field"},
+    key_def<cs>{.name = "lazy.min_bytes",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = 1024 * mebibyte,
+                .doc = "any value below a message's root this large (its strings and bytes plus "
+                       "one per item) is sent as a lazy value if it shrinks; 0: off",
+                .access = bind<&cs::lazy_min_bytes>()},
+    key_def<cs>{.name = "lazy.codec",
+                .kind = value_kind::enumeration,
+                .default_text = "\"zstd\"",
+                .choices = compression_codecs,
+                .doc = "codec of lazy values; zlib if the daemon does not list it (every reader "
+                       "must have it)",
+                .access = bind<&cs::lazy_codec>()},
     key_def<cs>{.name = "types.NAME.transient",
                 .kind = value_kind::string_list,
                 .default_text = "[]",

@@ -166,6 +166,10 @@ struct client_settings {
     // [types.NAME] transient = ["field", ...]: fields of record type NAME never sent (the
     // receiver sees them absent). Env OBJWIRE_TYPES_TRANSIENT / flag: "Type.field,Type.field".
     std::map<std::string, std::vector<std::string>, std::less<>> transient;
+    // [lazy] - values sent compressed on their own (docs/COMPRESSION.md, "Lazy values")
+    std::vector<std::string> lazy_fields;  // lazy.fields: ["Type.field", ...]
+    std::uint64_t lazy_min_bytes = 0;      // lazy.min_bytes: 0 off
+    std::string lazy_codec = "zstd";       // lazy.codec: zlib|zstd|lz4
 
     friend bool operator==(const client_settings&, const client_settings&) = default;
 };

@@ -20,6 +20,7 @@ std::size_t approximate_bytes(const value& v) {
     std::size_t n = 16;
     if (auto* s = v.get_if<std::string>()) return n + s->size();
     if (auto* b = v.get_if<bytes>()) return n + b->data.size();
+    if (auto* l = v.get_if<lazy_value>()) return n + l->stored().size();
     if (auto* l = v.get_if<list>())
         for (const auto& e : *l)
             n += approximate_bytes(e);

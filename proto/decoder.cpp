@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "proto/hex_string.hpp"
+#include "proto/lazy_value.hpp"
 #include "proto/utf8.hpp"
 #include "proto/wire.hpp"
 
@@ -305,6 +306,8 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         case wire::tag_object_keep:
         case wire::tag_object_kept:
             return decode_object_def(in, tag, out, depth);
+        case wire::tag_lazy:
+            return read_lazy(in, limits_, out);  // kept compressed: expanded by whoever reads it
         case wire::tag_object_ref: {
             std::uint64_t h = in.varint();
             if (!in.ok()) return in.error();

@@ -71,7 +71,10 @@ bool put_string_literal(byte_buffer& out, std::string_view s, bool checked) {
 }  // namespace
 
 stream_encoder::stream_encoder(encoder_options options)
-    : options_(std::move(options)), table_(options_.peer.table_budget) {}
+    : options_(std::move(options)), table_(options_.peer.table_budget) {
+    if (options_.lazy.active())
+        packer_ = std::make_unique<lazy_packer>(options_.lazy, options_.transient);
+}
 
 void stream_encoder::reset(byte_buffer& out) {
     out.put_u8(wire::tag_reset);
@@ -93,7 +96,9 @@ void stream_encoder::begin_message(byte_buffer& out) {
     if (due) reset(out);
 }
 
-std::error_code stream_encoder::encode(const message& m, byte_buffer& out) {
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
+    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
+    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
     begin_message(out);
     const std::size_t start = out.size();
     current_ = &m;
@@ -321,6 +326,15 @@ proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& o
     return {};
 }
 
+// Carried byte for byte, never recompressed; the receiver checks the same header.
+proto_errc stream_encoder::encode_lazy(const lazy_value& l, byte_buffer& out) {
+    if (!lazy_codec_allowed(l.codec())) return proto_errc::bad_codec;
+    if (l.raw_size() == 0 || l.stored().empty()) return proto_errc::bad_message;
+    if (l.raw_size() > options_.peer.max_frame_bytes) return proto_errc::frame_too_large;
+    put_lazy(out, l);
+    return {};
+}
+
 proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::uint32_t depth,
                                         place at) {
     if (depth > options_.peer.max_depth) return proto_errc::depth_exceeded;
@@ -374,6 +388,8 @@ proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::u
             return encode_record(v.get<record>(), out, depth);
         case value::kind::object_ref:
             return encode_object_ref(v.get<object_ref>().index, out, depth);
+        case value::kind::lazy:
+            return encode_lazy(v.get<lazy_value>(), out);
     }
     return proto_errc::unknown_tag;
 }

@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <unordered_map>
 #include <vector>
 
 #include "proto/byte_buffer.hpp"
+#include "proto/lazy_value.hpp"
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
 #include "proto/reset_policy.hpp"
@@ -34,6 +36,9 @@ struct encoder_options {
     // Every string was already checked as UTF-8 - the daemon re-encoding what its decoder
     // accepted - so the encoder need not check again.
     bool strings_checked = false;
+    // Values packed as lazy values (by field or size) although they were handed in plain;
+    // off by default. Lazy values the program built travel as they are either way.
+    lazy_options lazy;
 };
 
 class stream_encoder {
@@ -55,6 +60,8 @@ class stream_encoder {
     // docs/PROTOCOL.md "Reference bytes"). Never over peer.max_reference_bytes: a reference
     // that would take a message over it goes as a literal. The sender keeps the sum per frame.
     std::uint64_t last_reference_bytes() const { return reference_bytes_; }
+    // Values options.lazy packed so far.
+    std::uint64_t lazy_packed() const { return packer_ ? packer_->packed() : 0; }
     const encoder_options& options() const { return options_; }
 
   private:
@@ -83,6 +90,7 @@ class stream_encoder {
     proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
                              std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
     proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
+    [[gnu::noinline]] proto_errc encode_lazy(const lazy_value& l, byte_buffer& out);
     proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
     bool should_index(field_usage& u, bool hit);
     bool charge_reference(std::uint64_t bytes);
@@ -109,7 +117,8 @@ class stream_encoder {
     const message* current_ = nullptr;
     std::vector<std::int64_t> handles_;
     std::uint32_t next_handle_ = 0;
-    std::uint64_t reference_bytes_ = 0;  // of the message being encoded
+    std::uint64_t reference_bytes_ = 0;    // of the message being encoded
+    std::unique_ptr<lazy_packer> packer_;  // only when options.lazy is active
 };
 
 }  // namespace objwire

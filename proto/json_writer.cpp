@@ -12,6 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "proto/errors.hpp"
+#include "proto/lazy_value.hpp"
+
 namespace objwire {
 
 namespace {
@@ -301,14 +304,15 @@ class rendered_types {
 class json_writer {
   public:
     json_writer(const message& m, std::string& out, std::vector<std::uint32_t>& ids,
-                rendered_types& types)
-        : m_(m), out_(out), ids_(ids), types_(types) {
+                rendered_types& types, const decoder_limits& limits)
+        : m_(m), out_(out), ids_(ids), types_(types), limits_(limits) {
         ids_.assign(m.objects.size(), unseen);
     }
 
-    void run() {
+    std::error_code run() {
         write(m_.root);
         out_.finish();
+        return error_;
     }
 
   private:
@@ -361,7 +365,27 @@ class json_writer {
             case value::kind::object_ref:
                 write_ref(v.get<object_ref>().index);
                 break;
+            case value::kind::lazy:
+                write_lazy(v.get<lazy_value>());
+                break;
         }
+    }
+
+    // JSON has no compressed form: the lazy value is expanded (and what it holds, within one
+    // budget per message). One that does not expand is a marker no reader accepts.
+    void write_lazy(const lazy_value& l) {
+        value v = l;
+        if (auto ec = expand_lazy_values(v, limits_, 1, lazy_budget_)) {
+            if (!error_) error_ = ec;
+            out_.literal(R"({"$lazy_error":)");
+            put_string(ec.category() == proto_category()
+                           ? proto_errc_name(static_cast<proto_errc>(ec.value()))
+                           : "error",
+                       out_);
+            out_.byte('}');
+            return;
+        }
+        write(v);
     }
 
     void write_map_entries(const map& m, bool after_first) {
@@ -449,15 +473,18 @@ class json_writer {
     rendered_types& types_;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> dangling_;
     std::uint32_t next_id_ = 0;
+    const decoder_limits& limits_;
+    std::uint64_t lazy_budget_ = limits_.max_frame_bytes;  // raw bytes this message may expand
+    std::error_code error_;
 };
 
 }  // namespace
 
-void append_json(const message& m, std::string& out) {
+std::error_code append_json(const message& m, std::string& out, const decoder_limits& limits) {
     // Reused across calls: a message costs no allocation here beyond the output's growth.
     thread_local std::vector<std::uint32_t> ids;
     thread_local rendered_types types;
-    json_writer(m, out, ids, types).run();
+    return json_writer(m, out, ids, types, limits).run();
 }
 
 std::string to_json(const message& m) {

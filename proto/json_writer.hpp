@@ -20,6 +20,11 @@
 //                            record, {"$id":0,"k":...} for a map, {"$id":0,"$value":<v>} for
 //                            anything else; every later occurrence, cycles included, is
 //                            {"$ref":N}.
+//   lazy value               expanded, with what it holds (proto/lazy_value.hpp), under the
+//                            given limits and a budget of max_frame_bytes raw bytes per
+//                            message; one that fails is {"$lazy_error":"<proto_errc name>"}
+//                            (no reader accepts it) and append_json returns the error. The
+//                            reader gives back the expanded value, not a lazy one.
 // A map key or record field name that starts with '$' is written with the '$' doubled ("$x"
 // -> "$$x"), so user data never collides with the markers above.
 //
@@ -30,13 +35,16 @@
 #pragma once
 
 #include <string>
+#include <system_error>
 
+#include "proto/limits.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
 
-// Appends `m` as one line of JSON, without a trailing newline, to `out`.
-void append_json(const message& m, std::string& out);
+// Appends `m` as one line of JSON, without a trailing newline, to `out`. The error is the first
+// lazy value that did not expand (the line is written all the same).
+std::error_code append_json(const message& m, std::string& out, const decoder_limits& limits = {});
 
 // `m` as one line of JSON, without a trailing newline.
 std::string to_json(const message& m);

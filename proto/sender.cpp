@@ -213,6 +213,8 @@ std::error_code sender::on_welcome(const frame_view& f) {
     compressor_.policy().set_accepted(welcome_.codecs);
     encoder_options eo = opts_.encoding;
     eo.peer = welcome_.limits;
+    // Lazy values in a codec the daemon lacks would reach readers likely to lack it too.
+    if (!has_codec(welcome_.codecs, eo.lazy.codec)) eo.lazy.codec = codec_id::zlib;
     encoder_.emplace(std::move(eo));
     open_fresh_ = true;
     since_fresh_bytes_ = 0;

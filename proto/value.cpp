@@ -1,5 +1,6 @@
 #include "proto/value.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace objwire {
@@ -12,6 +13,17 @@ int record_type::field_index(std::string_view field) const {
 
 record_type_ptr make_record_type(std::string name, std::vector<std::string> fields) {
     return std::make_shared<const record_type>(record_type{std::move(name), std::move(fields)});
+}
+
+lazy_value::lazy_value(codec_id codec, std::uint32_t raw_size, std::vector<std::uint8_t> stored)
+    : d_(std::make_shared<const data>(data{codec, raw_size, std::move(stored)})) {}
+
+bool lazy_value::operator==(const lazy_value& o) const {
+    if (d_ == o.d_) return true;
+    const auto a = stored();
+    const auto b = o.stored();
+    return codec() == o.codec() && raw_size() == o.raw_size() &&
+           std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
 bool contains_object_refs(const value& v) {

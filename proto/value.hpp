@@ -2,17 +2,21 @@
 // record (a shared type descriptor plus its field values) and, for identity inside one
 // message, references to the message's shared objects. A `message` is one unit on the wire: a
 // root value plus the objects that are referenced (possibly more than once, possibly in a
-// cycle) from it.
+// cycle) from it. A lazy value (proto/lazy_value.hpp) is a compressed, self-contained
+// sub-value that travels and is stored as its bytes until a reader expands it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "proto/frame.hpp"
 
 namespace objwire {
 
@@ -57,6 +61,33 @@ struct object_ref {
     bool operator==(const object_ref&) const = default;
 };
 
+// A value compressed on its own (docs/PROTOCOL.md 4.1): the codec, the length of its
+// self-contained encoding and the compressed bytes, shared by every copy. Nothing here looks
+// inside: proto/lazy_value.hpp packs one from a value and expands it back, under limits.
+class lazy_value {
+  public:
+    lazy_value() = default;
+    lazy_value(codec_id codec, std::uint32_t raw_size, std::vector<std::uint8_t> stored);
+
+    codec_id codec() const { return d_ ? d_->codec : codec_id::none; }
+    // Bytes of the value's encoding once decompressed (what the wire states).
+    std::uint32_t raw_size() const { return d_ ? d_->raw_size : 0; }
+    // The compressed bytes, as they travel and are stored.
+    std::span<const std::uint8_t> stored() const {
+        return d_ ? std::span<const std::uint8_t>(d_->stored) : std::span<const std::uint8_t>{};
+    }
+    // Same codec, size and bytes: the same encoding (not a comparison of what they expand to).
+    bool operator==(const lazy_value& o) const;
+
+  private:
+    struct data {
+        codec_id codec;
+        std::uint32_t raw_size;
+        std::vector<std::uint8_t> stored;
+    };
+    std::shared_ptr<const data> d_;
+};
+
 class value {
   public:
     enum class kind : std::uint8_t {
@@ -69,25 +100,28 @@ class value {
         list,
         map,
         record,
-        object_ref
+        object_ref,
+        lazy
     };
-    using storage = std::variant<null_t, bool, std::int64_t, double, std::string, objwire::bytes,
-                                 objwire::list, objwire::map, objwire::record, objwire::object_ref>;
+    using storage =
+        std::variant<null_t, bool, std::int64_t, double, std::string, objwire::bytes, objwire::list,
+                     objwire::map, objwire::record, objwire::object_ref, objwire::lazy_value>;
 
     value() = default;
     value(std::nullptr_t) {}  // NOLINT
     value(bool b) : v_(b) {}  // NOLINT
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-    value(I i) : v_(static_cast<std::int64_t>(i)) {}   // NOLINT
-    value(double d) : v_(d) {}                         // NOLINT
-    value(std::string s) : v_(std::move(s)) {}         // NOLINT
-    value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
-    value(const char* s) : v_(std::string(s)) {}       // NOLINT
-    value(objwire::bytes b) : v_(std::move(b)) {}      // NOLINT
-    value(objwire::list l) : v_(std::move(l)) {}       // NOLINT
-    value(objwire::map m) : v_(std::move(m)) {}        // NOLINT
-    value(objwire::record r) : v_(std::move(r)) {}     // NOLINT
-    value(objwire::object_ref r) : v_(r) {}            // NOLINT
+    value(I i) : v_(static_cast<std::int64_t>(i)) {}    // NOLINT
+    value(double d) : v_(d) {}                          // NOLINT
+    value(std::string s) : v_(std::move(s)) {}          // NOLINT
+    value(std::string_view s) : v_(std::string(s)) {}   // NOLINT
+    value(const char* s) : v_(std::string(s)) {}        // NOLINT
+    value(objwire::bytes b) : v_(std::move(b)) {}       // NOLINT
+    value(objwire::list l) : v_(std::move(l)) {}        // NOLINT
+    value(objwire::map m) : v_(std::move(m)) {}         // NOLINT
+    value(objwire::record r) : v_(std::move(r)) {}      // NOLINT
+    value(objwire::object_ref r) : v_(r) {}             // NOLINT
+    value(objwire::lazy_value l) : v_(std::move(l)) {}  // NOLINT
 
     kind type() const { return static_cast<kind>(v_.index()); }
     bool is_null() const { return type() == kind::null; }

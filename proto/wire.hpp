@@ -28,6 +28,7 @@ inline constexpr std::uint8_t tag_int_delta = 0x11;      // record field only: z
 inline constexpr std::uint8_t tag_object_keep = 0x12;    // as object_def, then kept in the table
 inline constexpr std::uint8_t tag_object_kept = 0x13;    // varint table id of a kept object
 inline constexpr std::uint8_t tag_hex_string = 0x15;     // varint k >= 2, k bytes: 2k hex digits
+inline constexpr std::uint8_t tag_lazy = 0x16;  // codec, raw size, stored size, compressed value
 
 inline constexpr std::uint8_t short_delta = 0x20;       // 0x20..0x3F: field change -8..23
 inline constexpr std::uint8_t short_string_ref = 0x40;  // 0x40..0x7F: string id 0..63

@@ -30,8 +30,7 @@ run() {
     wait "$daemon" 2>/dev/null || true
     rm -rf "$dir"
 }
-field() { grep -o "\"$1\":[^,}]*" <<<"$2" | cut -d: -f2 | tr -d '"'; }
-source "$root/tests/bench/bench_helpers.sh"  # median
+source "$root/tests/bench/bench_helpers.sh"  # median, field
 
 # name | settings (environment) | bench arguments
 cases=(

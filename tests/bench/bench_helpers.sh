@@ -14,3 +14,6 @@ logged_port() {
 
 # median: of the numbers on standard input, one per line.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# field NAME JSON: the value of key NAME in a one-line JSON object (the first, quotes dropped).
+field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -1 | cut -d: -f2 | tr -d '"'; }

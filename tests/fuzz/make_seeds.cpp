@@ -20,6 +20,7 @@
 #include "proto/encoder.hpp"
 #include "proto/frame.hpp"
 #include "proto/json_writer.hpp"
+#include "proto/lazy_value.hpp"
 
 namespace fs = std::filesystem;
 using namespace objwire;
@@ -71,7 +72,15 @@ decoder_limits small_limits() {
     return l;
 }
 
-// A message with every kind of value: shared objects, a cycle, bytes, NaN, nesting.
+// A lazy value holding another (docs/PROTOCOL.md 4.1).
+value lazy_sample() {
+    auto inner = pack_lazy(list{"inner", "inner", 7}, codec_id::zlib);
+    auto outer =
+        pack_lazy(map{{"packed", "packed text packed text"}, {"inner", *inner}}, codec_id::zlib);
+    return *outer;
+}
+
+// A message with every kind of value: shared objects, a cycle, bytes, NaN, nesting, lazy.
 message assorted() {
     auto point = make_record_type("Point", {"x", "y"});
     auto node = make_record_type("Node", {"name", "next"});
@@ -84,7 +93,8 @@ message assorted() {
                  {"nan", std::numeric_limits<double>::quiet_NaN()},
                  {"text", "h\xC3\xA9llo \xE2\x82\xAC"},
                  {"deep", list{list{list{map{{"k", nullptr}, {"t", true}, {"f", false}}}}}},
-                 {"big", std::numeric_limits<std::int64_t>::min()}};
+                 {"big", std::numeric_limits<std::int64_t>::min()},
+                 {"lazy", lazy_sample()}};
     return m;
 }
 

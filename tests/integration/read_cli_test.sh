@@ -45,6 +45,19 @@ grep -q '"objects":20000' "$dir/bench.json" || fail "bench: $(cat "$dir/bench.js
 grep -q '"verified_objects":20000' "$dir/bench.json" || fail "bench --verify: $(cat "$dir/bench.json")"
 grep -q '"verify_mismatches":0' "$dir/bench.json" || fail "bench --verify: $(cat "$dir/bench.json")"
 
+# Lazy values (docs/COMPRESSION.md): a body sent lazy is stored compressed and read back
+# expanded, so the file is equal again; bench --verify expands them before comparing.
+"$objwire" gen --workload blobs -n 50 -o "$dir/blobs.jsonl"
+OBJWIRE_LAZY_FIELDS=Doc.body "$objwire" send "$dir/blobs.jsonl" --to "$to" 2>"$dir/send.err" ||
+  fail "send with lazy fields exited $?: $(cat "$dir/send.err")"
+"$objwire" read --to "$to" --from 20302 -o "$dir/blobs.back" 2>"$dir/read.err" ||
+  fail "read of lazy bodies exited $?: $(cat "$dir/read.err")"
+cmp -s "$dir/blobs.jsonl" "$dir/blobs.back" ||
+  fail "lazy bodies read back differently: $(diff "$dir/blobs.jsonl" "$dir/blobs.back" | head -c 300)"
+OBJWIRE_LAZY_FIELDS=Doc.body "$objwire" bench --workload blobs -n 200 --verify --json --to "$to" \
+  >"$dir/bench.json" || fail "bench --verify with lazy fields exited $?"
+grep -q '"verify_mismatches":0' "$dir/bench.json" || fail "bench --verify, lazy: $(cat "$dir/bench.json")"
+
 # Nothing listening: exit 2. Usage error: exit 1.
 rc=0
 "$objwire" read --to 127.0.0.1:1 2>/dev/null || rc=$?
