@@ -131,6 +131,13 @@ stream_encoder::field_usage& stream_encoder::usage(place at) {
     return field_usage_[static_cast<std::size_t>(at.type_id)][at.field];
 }
 
+// Whether a field indexes only a sample of its values: past its first inserts, and they did
+// not earn a quarter of a hit each.
+bool stream_encoder::declines(const field_usage& u) const {
+    return options_.reset.indexes_selectively() && u.inserts >= usage_warmup_inserts &&
+           u.hits * 4 < u.inserts;
+}
+
 // Counts one lookup of a string in its field; for a miss, says whether to index it.
 bool stream_encoder::should_index(field_usage& u, bool hit) {
     if (!options_.reset.indexes_selectively()) return !hit;
@@ -155,6 +162,20 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
     field_usage& u = usage(at);
     field_usage* memo = at.direct && at.type_id >= 0 ? &u : nullptr;
+    // A field whose values do not recur (ids, free text) is looked up only once in
+    // usage_probe_every values: the lookups would miss, and each costs a hash and a probe of
+    // a table that such fields fill with probes. The sampled ones still see recurrence begin.
+    bool sampled = false;
+    if (memo && !always_index && declines(*memo)) {
+        if (++memo->declined % usage_probe_every != 0) {
+            memo->last_id = -1;
+            table_.count_miss();
+            if (!put_string_literal(out, s, options_.strings_checked))
+                return proto_errc::invalid_utf8;
+            return {};
+        }
+        sampled = true;
+    }
     std::optional<std::uint32_t> id;
     if (memo && memo->last_id >= 0 &&
         table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
@@ -172,7 +193,13 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
     // With an id the string is over the receiver's reference allowance: the copy travels, the
     // entry is not used.
     if (!id) table_.count_miss();
-    const bool index = !id && (always_index || should_index(u, false));
+    bool index = false;
+    if (!id && (always_index || sampled)) {
+        index = true;  // a sampled miss is indexed: the probe that notices recurrence
+        if (sampled) ++u.inserts;
+    } else if (!id) {
+        index = should_index(u, false);
+    }
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
         if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;

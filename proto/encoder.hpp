@@ -92,6 +92,7 @@ class stream_encoder {
     proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
     [[gnu::noinline]] proto_errc encode_lazy(const lazy_value& l, byte_buffer& out);
     proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
+    bool declines(const field_usage& u) const;
     bool should_index(field_usage& u, bool hit);
     bool charge_reference(std::uint64_t bytes);
     field_usage& usage(place at);

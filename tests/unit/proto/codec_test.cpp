@@ -169,6 +169,36 @@ TEST(Codec, AdaptiveIndexesOnlyFieldsThatRecur) {
     EXPECT_EQ(dec.table().bytes, enc.table().bytes);
 }
 
+// A field whose values stopped recurring is looked up only in samples (one in 64); once its
+// values recur again the samples see it, and it goes back to references.
+TEST(Codec, AFieldThatDeclinedIndexesAgainWhenItsValuesRecur) {
+    stream_encoder enc({});
+    byte_buffer buf;
+    auto type = make_record_type("Login", {"user"});
+    std::vector<message> sent;
+    for (int i = 0; i < 10'000; ++i)
+        sent.push_back({make_record(type, {"user-" + std::to_string(i)}), {}});
+    for (int i = 0; i < 20'000; ++i)
+        sent.push_back({make_record(type, {"alice"}), {}});
+    std::size_t last_at = 0;
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        last_at = buf.size();
+        ASSERT_FALSE(enc.encode(sent[i], buf));
+        if (i == 9'999) {
+            EXPECT_LT(enc.table().inserts, 16u + 2u + 10'000u / 60);
+        }
+    }
+    // The type by a one-byte reference, then "alice" by reference (tag and id), not literally.
+    EXPECT_EQ(buf.data()[last_at + 1], wire::tag_string_ref);
+    EXPECT_LE(buf.size() - last_at, 4u);
+    EXPECT_GT(enc.table().hits, 15'000u);
+    stream_decoder dec({});
+    std::vector<message> got;
+    ASSERT_FALSE(dec.decode_payload(buf.span(), [&](message&& m) { got.push_back(m); }));
+    EXPECT_EQ(got, sent);
+    EXPECT_EQ(dec.table().bytes, enc.table().bytes);
+}
+
 TEST(Codec, IntegerFieldsTravelAsChanges) {
     auto type = make_record_type("Tick", {"ts", "seq"});
     stream_encoder enc({});
