@@ -146,19 +146,25 @@ void sender::retain(std::uint64_t sequence) {
         out_.span().subspan(batch_start_ + frame_header_size);
     byte_buffer copy(payload.size());
     copy.append(payload);
-    retained_.push_back({sequence, open_fresh_, std::move(copy)});
-    since_fresh_bytes_ += payload.size();
-    retained_bytes_ += payload.size();
+    if (open_fresh_) fresh_sequences_.push_back(sequence);
+    retained_.push_back({sequence, std::move(copy)});
+    // Tiny frames (linger 0) cost their bookkeeping too: counted, they bound the memory.
+    const std::uint64_t cost = payload.size() + retained_frame_overhead;
+    since_fresh_bytes_ += cost;
+    retained_bytes_ += cost;
     open_fresh_ = false;
 }
 
+// Amortised O(1) per frame: each retained frame and each fresh sequence is dropped once.
 void sender::trim_retained() {
-    std::size_t keep_from = 0;
-    for (std::size_t i = 1; i < retained_.size() && retained_[i].sequence <= acked_through_; ++i)
-        if (retained_[i].fresh) keep_from = i;
-    for (std::size_t i = 0; i < keep_from; ++i)
-        retained_bytes_ -= retained_[i].payload.size();
-    retained_.erase(retained_.begin(), retained_.begin() + static_cast<std::ptrdiff_t>(keep_from));
+    while (fresh_sequences_.size() >= 2 && fresh_sequences_[1] <= acked_through_)
+        fresh_sequences_.pop_front();
+    if (fresh_sequences_.empty() || fresh_sequences_.front() > acked_through_) return;
+    const std::uint64_t keep_from = fresh_sequences_.front();
+    while (!retained_.empty() && retained_.front().sequence < keep_from) {
+        retained_bytes_ -= retained_.front().payload.size() + retained_frame_overhead;
+        retained_.pop_front();
+    }
 }
 
 void sender::finish() {
@@ -298,6 +304,7 @@ std::error_code sender::replay(const decoder_limits& old) {
     in_flight_bytes_ = 0;
     auto frames = std::move(retained_);
     retained_.clear();
+    fresh_sequences_.clear();
     retained_bytes_ = 0;
     next_sequence_ = stored + 1;
     acked_through_ = stored;

@@ -97,8 +97,8 @@ class sender {
     std::uint64_t next_sequence() const { return next_sequence_; }
     // Frames resent after a restart().
     std::uint64_t frames_resent() const { return frames_resent_; }
-    // Payload bytes kept for a restart (options.resumable): at most about max_replay_bytes
-    // plus what is unacknowledged.
+    // Bytes kept for a restart (options.resumable: payloads plus a small charge per frame): at
+    // most about max_replay_bytes plus what is unacknowledged.
     std::uint64_t retained_bytes() const { return retained_bytes_; }
     const ack& last_ack() const { return last_ack_; }
     const table_stats& table() const;
@@ -161,10 +161,14 @@ class sender {
     // with an empty table (so the receiver's table can be rebuilt from them) to the newest.
     struct retained_frame {
         std::uint64_t sequence;
-        bool fresh;  // began with an empty table: nothing before it is needed to decode it
         byte_buffer payload;
     };
+    // What a kept frame costs beyond its payload (the buffer and this record), in the bound.
+    static constexpr std::uint64_t retained_frame_overhead = 64;
     std::deque<retained_frame> retained_;
+    // Sequences of the retained frames that began with an empty table (nothing before one is
+    // needed to decode it), oldest first.
+    std::deque<std::uint64_t> fresh_sequences_;
     std::uint64_t retained_bytes_ = 0;
     std::uint64_t acked_through_ = 0;      // the last sequence acknowledged (or found stored)
     std::uint64_t since_fresh_bytes_ = 0;  // payload bytes sealed since the last fresh frame

@@ -30,7 +30,14 @@ run() {
     wait "$daemon" 2>/dev/null || true
     rm -rf "$dir"
 }
-source "$root/tests/bench/bench_helpers.sh"  # median, field
+source "$root/tests/bench/bench_helpers.sh"  # repeated, column_median, field
+
+# One run's figures: objects/s, seconds, write calls, bytes/object.
+row() {
+    local json
+    json=$(run "$1" "$2")
+    echo "$(field objects_per_second "$json") $(field seconds "$json") $(field write_calls "$json") $(field bytes_per_object "$json")"
+}
 
 # name | settings (environment) | bench arguments
 cases=(
@@ -44,14 +51,7 @@ echo "| case | objects/s | seconds | write calls | bytes/object |"
 echo "|---|---:|---:|---:|---:|"
 for c in "${cases[@]}"; do
     IFS='|' read -r name settings args <<<"$c"
-    ops="" secs="" calls="" bpo=""
-    for _ in $(seq "$repeat"); do
-        json=$(run "$settings" "$args")
-        ops+="$(field objects_per_second "$json")"$'\n'
-        secs+="$(field seconds "$json")"$'\n'
-        calls+="$(field write_calls "$json")"$'\n'
-        bpo+="$(field bytes_per_object "$json")"$'\n'
-    done
-    printf '| %s | %.0f | %.3f | %.0f | %.2f |\n' "$name" "$(median <<<"${ops%$'\n'}")" \
-        "$(median <<<"${secs%$'\n'}")" "$(median <<<"${calls%$'\n'}")" "$(median <<<"${bpo%$'\n'}")"
+    rows=$(repeated "$repeat" row "$settings" "$args")
+    printf '| %s | %.0f | %.3f | %.0f | %.2f |\n' "$name" "$(column_median 1 "$rows")" \
+        "$(column_median 2 "$rows")" "$(column_median 3 "$rows")" "$(column_median 4 "$rows")"
 done

@@ -15,5 +15,12 @@ logged_port() {
 # median: of the numbers on standard input, one per line.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
+# repeated N CMD...: CMD's one-line output, N times (the rows column_median reads). Its local
+# has an unlikely name: bash scoping is dynamic, so CMD would see a local called `n`.
+repeated() { local repeated_times=$1; shift; for _ in $(seq "$repeated_times"); do "$@"; done; }
+
+# column_median K ROWS: the median of the K-th number of each line of ROWS.
+column_median() { awk -v k="$1" '{print $k}' <<<"$2" | median; }
+
 # field NAME JSON: the value of key NAME in a one-line JSON object (the first, quotes dropped).
 field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -1 | cut -d: -f2 | tr -d '"'; }

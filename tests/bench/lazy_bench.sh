@@ -45,9 +45,8 @@ echo "| blobs, $n objects | wire bytes/object | objects/s | daemon CPU s | journ
 echo "|---|---|---|---|---|"
 for c in "${cases[@]}"; do
     IFS='|' read -r name envs args <<<"$c"
-    rows=()
-    for _ in $(seq "$repeat"); do rows+=("$(run "$envs" "$args")"); done
-    col() { printf '%s\n' "${rows[@]}" | awk -v k="$1" '{print $k}' | median; }
-    printf '| %s | %.0f | %.0f | %.2f | %.1f |\n' "$name" "$(col 1)" "$(col 2)" "$(col 3)" \
-        "$(echo "$(col 4) / 1000000" | bc -l)"
+    rows=$(repeated "$repeat" run "$envs" "$args")
+    printf '| %s | %.0f | %.0f | %.2f | %.1f |\n' "$name" "$(column_median 1 "$rows")" \
+        "$(column_median 2 "$rows")" "$(column_median 3 "$rows")" \
+        "$(echo "$(column_median 4 "$rows") / 1000000" | bc -l)"
 done
