@@ -30,7 +30,7 @@ run() {
     wait "$daemon" 2>/dev/null || true
     rm -rf "$dir"
 }
-source "$root/tests/bench/bench_helpers.sh"  # repeated, column_median, field
+source "$root/tests/bench/bench_helpers.sh"  # case_table, field
 
 # One run's figures: objects/s, seconds, write calls, bytes/object.
 row() {
@@ -49,9 +49,4 @@ cases=(
 )
 echo "| case | objects/s | seconds | write calls | bytes/object |"
 echo "|---|---:|---:|---:|---:|"
-for c in "${cases[@]}"; do
-    IFS='|' read -r name settings args <<<"$c"
-    rows=$(repeated "$repeat" row "$settings" "$args")
-    printf '| %s | %.0f | %.3f | %.0f | %.2f |\n' "$name" "$(column_median 1 "$rows")" \
-        "$(column_median 2 "$rows")" "$(column_median 3 "$rows")" "$(column_median 4 "$rows")"
-done
+case_table "$repeat" row '| %s | %.0f | %.3f | %.0f | %.2f |\n' "${cases[@]}"

@@ -22,5 +22,23 @@ repeated() { local repeated_times=$1; shift; for _ in $(seq "$repeated_times"); 
 # column_median K ROWS: the median of the K-th number of each line of ROWS.
 column_median() { awk -v k="$1" '{print $k}' <<<"$2" | median; }
 
+# case_table REPEAT ROW_FN FORMAT CASE...: each CASE is "name|settings|bench arguments";
+# ROW_FN "settings" "arguments" prints one run's numbers on a line and runs REPEAT times; FORMAT
+# (printf) gets the name and the median of each column.
+case_table() {
+  local times=$1 row_fn=$2 format=$3 c name settings args rows k
+  shift 3
+  for c in "$@"; do
+    IFS='|' read -r name settings args <<<"$c"
+    rows=$(repeated "$times" "$row_fn" "$settings" "$args")
+    local medians=()
+    for k in $(seq "$(awk '{print NF; exit}' <<<"$rows")"); do
+      medians+=("$(column_median "$k" "$rows")")
+    done
+    # shellcheck disable=SC2059  # the format is the caller's
+    printf "$format" "$name" "${medians[@]}"
+  done
+}
+
 # field NAME JSON: the value of key NAME in a one-line JSON object (the first, quotes dropped).
 field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -1 | cut -d: -f2 | tr -d '"'; }

@@ -14,7 +14,7 @@ source "$root/tests/bench/bench_helpers.sh"  # logged_port, median, field
 ticks=$(getconf CLK_TCK)
 
 # One run against a fresh daemon: `run "ENV=..." "bench arguments"` prints
-# "wire_bytes_per_object objects_per_second daemon_cpu_seconds journal_bytes".
+# "wire_bytes_per_object objects_per_second daemon_cpu_seconds journal_megabytes".
 run() {
     local dir port daemon json cpu journal
     dir=$(mktemp -d)
@@ -30,7 +30,8 @@ run() {
     wait "$daemon" 2>/dev/null || true
     journal=$(du -sb "$dir/data" | cut -f1)
     rm -rf "$dir"
-    echo "$(field bytes_per_object "$json") $(field objects_per_second "$json") $cpu $journal"
+    echo "$(field bytes_per_object "$json") $(field objects_per_second "$json") $cpu" \
+        "$(echo "$journal / 1000000" | bc -l)"
 }
 
 # name | settings (environment) | bench arguments
@@ -43,10 +44,4 @@ cases=(
 
 echo "| blobs, $n objects | wire bytes/object | objects/s | daemon CPU s | journal MB |"
 echo "|---|---|---|---|---|"
-for c in "${cases[@]}"; do
-    IFS='|' read -r name envs args <<<"$c"
-    rows=$(repeated "$repeat" run "$envs" "$args")
-    printf '| %s | %.0f | %.0f | %.2f | %.1f |\n' "$name" "$(column_median 1 "$rows")" \
-        "$(column_median 2 "$rows")" "$(column_median 3 "$rows")" \
-        "$(echo "$(column_median 4 "$rows") / 1000000" | bc -l)"
-done
+case_table "$repeat" run '| %s | %.0f | %.0f | %.2f | %.1f |\n' "${cases[@]}"
