@@ -51,21 +51,21 @@ void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t 
 }
 
 // A string that does not enter the table, packed when it is all lowercase hex digits (then it
-// is ASCII: no UTF-8 check needed). False when it is not and is not valid UTF-8 either.
-bool put_string_literal(byte_buffer& out, std::string_view s, bool checked) {
+// is ASCII: no UTF-8 check needed); invalid_utf8 when it is neither.
+proto_errc put_string_literal(byte_buffer& out, std::string_view s, bool checked) {
     if (s.size() >= hex_string_min_digits && s.size() % 2 == 0) {
         const std::size_t before = out.size();
         out.put_u8(wire::tag_hex_string);
         out.put_varint(s.size() / 2);
         if (try_pack_hex(s, out.prepare(s.size() / 2))) {
             out.commit(s.size() / 2);
-            return true;
+            return proto_errc::ok;
         }
         out.resize(before);
     }
-    if (!checked && !is_valid_utf8(s)) return false;
+    if (!checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
     put_literal(out, wire::tag_string, s.data(), s.size());
-    return true;
+    return proto_errc::ok;
 }
 
 }  // namespace
@@ -170,9 +170,7 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
         if (++memo->declined % usage_probe_every != 0) {
             memo->last_id = -1;
             table_.count_miss();
-            if (!put_string_literal(out, s, options_.strings_checked))
-                return proto_errc::invalid_utf8;
-            return {};
+            return put_string_literal(out, s, options_.strings_checked);
         }
         sampled = true;
     }
@@ -190,16 +188,11 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
         return {};
     }
     if (memo) memo->last_id = -1;
-    // With an id the string is over the receiver's reference allowance: the copy travels, the
-    // entry is not used.
-    if (!id) table_.count_miss();
-    bool index = false;
-    if (!id && (always_index || sampled)) {
-        index = true;  // a sampled miss is indexed: the probe that notices recurrence
-        if (sampled) ++u.inserts;
-    } else if (!id) {
-        index = should_index(u, false);
-    }
+    // Over the receiver's reference allowance: the copy travels, the entry is not used.
+    if (id) return put_string_literal(out, s, options_.strings_checked);
+    table_.count_miss();
+    if (sampled) ++u.inserts;  // a sampled miss is indexed: the probe that notices recurrence
+    const bool index = always_index || sampled || should_index(u, false);
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
         if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
@@ -207,8 +200,7 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
         table_.insert_string(s);
         return {};
     }
-    if (!put_string_literal(out, s, options_.strings_checked)) return proto_errc::invalid_utf8;
-    return {};
+    return put_string_literal(out, s, options_.strings_checked);
 }
 
 void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
@@ -289,6 +281,7 @@ proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std:
                                          std::int64_t type_id, byte_buffer& out,
                                          std::uint32_t depth) {
     const std::size_t n = kept ? kept->size() : r.fields.size();
+    // encode_value's depth check, made once for the fields that bypass it below.
     if (n > 0 && depth + 1 > options_.peer.max_depth) return proto_errc::depth_exceeded;
     // The type stays in the table while its fields are coded: their delta state lives there.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));

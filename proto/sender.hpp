@@ -37,9 +37,9 @@ class sender {
         // from the last frame that began with an empty table, so a restart can rebuild the
         // receiver's table by decoding them again.
         bool resumable = false;
-        // Resumable only: the table is reset at the start of a frame once this many payload
-        // bytes were sealed since the last such reset, which bounds what is kept and what a
-        // restart decodes again (resume.max_replay_bytes).
+        // Resumable only: the table is reset at the start of a frame once this many bytes
+        // were kept (payloads plus 64 per frame) since the last such reset, which bounds what is
+        // kept and what a restart decodes again (resume.max_replay_bytes).
         std::uint64_t max_replay_bytes = 8 * 1024 * 1024;
         // Bytes of data frames written and not yet acknowledged, at most (flow.max_in_flight);
         // the receiver's credit (welcome field 11) lowers it. 0: no limit of our own.
@@ -171,7 +171,7 @@ class sender {
     std::deque<std::uint64_t> fresh_sequences_;
     std::uint64_t retained_bytes_ = 0;
     std::uint64_t acked_through_ = 0;      // the last sequence acknowledged (or found stored)
-    std::uint64_t since_fresh_bytes_ = 0;  // payload bytes sealed since the last fresh frame
+    std::uint64_t since_fresh_bytes_ = 0;  // bytes kept since the last fresh frame
     bool open_fresh_ = false;              // the open batch begins with an empty table
     bool restarting_ = false;              // restart() called, its welcome not yet here
     bool finishing_ = false;               // finish() called: the goodbye follows any replay
