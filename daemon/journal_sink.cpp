@@ -19,6 +19,10 @@ class journal_stream final : public sink_stream {
         : journal_(j), block_(std::move(sender_id), true) {}
 
     std::error_code add(const message& m) override { return block_.add(m); }
+    std::error_code add_payload(std::span<const std::uint8_t> payload,
+                                std::uint32_t messages) override {
+        return block_.add_payload(payload, messages);
+    }
     bool empty() const override { return block_.empty(); }
     std::size_t bytes() const override { return block_.bytes(); }
     void mark() override { block_.mark(); }

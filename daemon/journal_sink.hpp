@@ -16,6 +16,7 @@ class journal_sink final : public sink {
     explicit journal_sink(std::unique_ptr<journal> j) : journal_(std::move(j)) {}
 
     std::string describe() const override { return journal_->describe(); }
+    bool takes_payloads() const override { return true; }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     std::error_code recall_senders(sender_registry& senders) override;
     // For readers, which serve its blocks (daemon/reader_service.cpp).

@@ -66,6 +66,9 @@ void traffic(exposition& x, server_counters& c, const metrics& m) {
           c.objects_in.load());
     x.one("objwire_bytes_in_total", "counter", "Bytes read from connections.", c.bytes_in.load());
     x.one("objwire_frames_in_total", "counter", "Data frames received.", m.frames_in.load());
+    x.one("objwire_frames_stored_whole_total", "counter",
+          "Data frames the journal stored as they came (fresh frames: no re-encoding).",
+          c.frames_stored_whole.load());
     x.one("objwire_objects_out_total", "counter", "Objects sent to readers.", m.objects_out.load());
     x.one("objwire_bytes_out_total", "counter",
           "Bytes written to connections (acks, replies, reader data, stats).", m.bytes_out.load());

@@ -31,6 +31,8 @@ struct server_counters {
     std::atomic<std::uint64_t> connections_refused{0};
     std::atomic<std::uint64_t> objects_in{0};
     std::atomic<std::uint64_t> frames_in{0};
+    // Fresh frames the sink took as they came, without encoding their objects again.
+    std::atomic<std::uint64_t> frames_stored_whole{0};
     std::atomic<std::uint64_t> bytes_in{0};
     std::atomic<std::uint64_t> protocol_errors{0};
 };

@@ -7,6 +7,7 @@
 #include "daemon/roles.hpp"
 #include "daemon/server.hpp"
 #include "proto/errors.hpp"
+#include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -50,6 +51,7 @@ receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
     o.admit_on_hello = false;  // session::admit() answers the hello
+    o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
     return o;
 }
 
@@ -73,7 +75,9 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       receiver_(receiver_options(srv, table_grant_.bytes())),
       guard_timer_(stream_io_.get_executor()),
       guard_(guard_limits(srv.settings())),
-      claim_wake_(stream_io_.get_executor()) {}
+      claim_wake_(stream_io_.get_executor()) {
+    fresh_frames_ = receiver_.settings().fresh_frames;
+}
 
 session::~session() {
     release_sender();
@@ -250,21 +254,23 @@ receiver::step session::consume(std::size_t n) {
     const auto messages_before = receiver_.messages();
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
-    const auto step = receiver_.process([&](message&& m) {
+    const auto deliver = [&](message&& m) {
         if (store_error) return;
         if (!stream_) stream_ = server_.sink().open_stream(receiver_.peer().sender_id);
         // The receiver delivers a frame's messages before it counts the frame.
         const auto sequence = receiver_.frames() + 1;
-        if (sequence != adding_sequence_ && !stream_->empty() &&
-            stream_->bytes() >= batch_split_bytes) {
-            store_error = commit_batch(sequence - 1, 0);
-            // Out of space with the batch kept: it grows, and the read's commit stalls.
-            if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
-        }
-        if (sequence != adding_sequence_) stream_->mark();  // a frame begins
-        if (!store_error) store_error = stream_->add(m);
+        if (sequence != adding_sequence_) begin_frame(sequence, store_error);
+        if (!store_error && !whole_frame_) store_error = stream_->add(m);
         adding_sequence_ = sequence;
-    });
+    };
+    // A fresh frame goes to the sink as it came: the journal skips encoding its objects again.
+    const auto frame_done = [&](std::uint64_t messages) {
+        if (store_error || !whole_frame_ || adding_sequence_ != receiver_.frames() + 1) return;
+        store_error =
+            stream_->add_payload(receiver_.frame_payload(), static_cast<std::uint32_t>(messages));
+        if (!store_error) ++counters.frames_stored_whole;
+    };
+    const auto step = receiver_.process(deliver, frame_done);
     meter_.report(receiver_, server_.metrics());
     if (store_error) {
         server_.metrics().count_error(store_error, "store_failed");
@@ -309,6 +315,18 @@ receiver::step session::consume(std::size_t n) {
     guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
                    receiver_.frames() != frames_before);
     return step;
+}
+
+// The first object of a frame: commits a long batch first, marks where the frame starts (it
+// may still fail part-way) and decides whether the frame is stored whole.
+void session::begin_frame(std::uint64_t sequence, std::error_code& store_error) {
+    if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
+        store_error = commit_batch(sequence - 1, 0);
+        // Out of space with the batch kept: it grows, and the read's commit stalls.
+        if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
+    }
+    stream_->mark();
+    whole_frame_ = fresh_frames_ && receiver_.frame_fresh();
 }
 
 void session::measure_link(std::size_t n, bool filled) {

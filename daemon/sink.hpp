@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <system_error>
 
@@ -29,6 +30,12 @@ class sink_stream {
     virtual ~sink_stream() = default;
     // Adds one object to the open batch.
     virtual std::error_code add(const message& m) = 0;
+    // For sinks whose takes_payloads(): a received frame's payload that decodes on its own
+    // (receiver::frame_fresh()), stored whole instead of its objects one by one.
+    virtual std::error_code add_payload(std::span<const std::uint8_t> /*payload*/,
+                                        std::uint32_t /*messages*/) {
+        return std::make_error_code(std::errc::operation_not_supported);
+    }
     virtual bool empty() const = 0;
     // Bytes the open batch holds, so a session can commit long batches in parts.
     virtual std::size_t bytes() const = 0;
@@ -51,6 +58,9 @@ class sink {
     virtual ~sink() = default;
     // For people: the welcome and the logs say where objects go ("journal:/var/lib/...").
     virtual std::string describe() const = 0;
+    // Sinks that store the value encoding (the journal) take fresh frames' payloads as they
+    // came (sink_stream::add_payload), so senders are told to start frames fresh.
+    virtual bool takes_payloads() const { return false; }
     // A stream for one connection; sender_id is the one its hello gave (may be empty).
     virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
     // At start: tells `senders` the last frame stored of every sender id the sink still

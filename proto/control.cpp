@@ -119,7 +119,7 @@ bool welcome::operator==(const welcome& o) const {
            limits.max_reference_bytes == o.limits.max_reference_bytes && codecs == o.codecs &&
            sink == o.sink && next_sequence == o.next_sequence && credit_bytes == o.credit_bytes &&
            journal_first_offset == o.journal_first_offset &&
-           journal_end_offset == o.journal_end_offset;
+           journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -188,6 +188,7 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     if (w.credit_bytes) f.number(11, w.credit_bytes);
     if (w.journal_first_offset) f.number(12, w.journal_first_offset);
     if (w.journal_end_offset) f.number(13, w.journal_end_offset);
+    if (w.fresh_frames) f.number(14, 1);
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -222,6 +223,12 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 return read_into(f, w.journal_first_offset);
             case 13:
                 return read_into(f, w.journal_end_offset);
+            case 14: {
+                std::uint64_t on = 0;
+                const auto e = read_into(f, on);
+                w.fresh_frames = on != 0;
+                return e;
+            }
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

@@ -50,6 +50,10 @@ struct welcome {
     // the end of what was durable when it connected - without follow, the stream ends there.
     std::uint64_t journal_first_offset = 0;  // field 12
     std::uint64_t journal_end_offset = 0;    // field 13
+    // Field 14: the receiver stores a data frame that starts from an empty table (the first
+    // frame, or one that begins with a reset op) as it came, without decoding and encoding it
+    // again; a sender that resets its table at every frame's start saves it that work.
+    bool fresh_frames = false;
     bool operator==(const welcome& o) const;
 };
 

@@ -49,6 +49,7 @@ class stream_decoder {
     std::uint64_t reference_bytes() const { return reference_bytes_; }
 
     const table_stats& table() const { return table_.stats(); }
+    bool table_fresh() const { return table_.fresh(); }
     const decoder_limits& limits() const { return limits_; }
     std::uint64_t messages() const { return messages_; }
 

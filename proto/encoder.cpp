@@ -12,8 +12,10 @@ namespace {
 
 // Usage counts are halved past this many events, so old behaviour fades.
 constexpr std::uint32_t usage_decay_at = 8192;
-// A field's first inserts are always made: there is nothing to judge by yet.
-constexpr std::uint32_t usage_warmup_inserts = 16;
+// A field's first inserts are always made: there is nothing to judge by yet. Enough for a
+// field of a few hundred values (hosts, services) to show its hits before it is judged; paid
+// once per type, as what a field taught outlives resets.
+constexpr std::uint32_t usage_warmup_inserts = 256;
 // A declined field still indexes one miss in this many, to notice when values start recurring.
 constexpr std::uint32_t usage_probe_every = 64;
 
@@ -83,6 +85,15 @@ void stream_encoder::reset(byte_buffer& out) {
 
 void stream_encoder::start_fresh() {
     table_.reset();
+    // Bounded: a sender of ever new types keeps what the last 1024 taught.
+    if (learned_usage_.size() > 1024) learned_usage_.clear();
+    for (std::size_t id = 0; id < usage_keys_.size(); ++id) {
+        if (usage_keys_[id].empty()) continue;
+        for (auto& u : field_usage_[id])
+            u.last_id = -1;
+        learned_usage_[std::move(usage_keys_[id])] = std::move(field_usage_[id]);
+    }
+    usage_keys_.clear();
     field_usage_.clear();
     since_reset_messages_ = 0;
     since_reset_bytes_ = 0;
@@ -267,14 +278,26 @@ proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std:
         if (auto err = encode_descriptor(*t, out); err != proto_errc::ok) return err;
         if (table_.can_insert_type(*t)) {
             type_id = table_.insert_type(t);
-            if (field_usage_.size() <= static_cast<std::size_t>(type_id))
-                field_usage_.resize(static_cast<std::size_t>(type_id) + 1);
-            field_usage_[static_cast<std::size_t>(type_id)].assign(t->fields.size(), {});
+            learn_usage(static_cast<std::size_t>(type_id), *t);
         } else {
             out.data()[tag_at] = wire::tag_record_inline;
         }
     }
     return encode_fields(r, kept, type_id, out, depth);
+}
+
+// A newly inserted type starts from what its fields taught before the last reset, if anything.
+void stream_encoder::learn_usage(std::size_t type_id, const record_type& t) {
+    if (field_usage_.size() <= type_id) {
+        field_usage_.resize(type_id + 1);
+        usage_keys_.resize(type_id + 1);
+    }
+    usage_keys_[type_id] = encode_table::type_key(t);
+    auto learned = learned_usage_.find(usage_keys_[type_id]);
+    if (learned != learned_usage_.end() && learned->second.size() == t.fields.size())
+        field_usage_[type_id] = learned->second;
+    else
+        field_usage_[type_id].assign(t.fields.size(), {});
 }
 
 proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "proto/crc32c.hpp"
+#include "proto/wire.hpp"
 
 namespace objwire {
 namespace {
@@ -75,6 +76,12 @@ journal_block_writer::journal_block_writer(std::string sender_id, bool strings_c
     open();
 }
 
+bool journal_block_can_hold(const decoder_limits& limits) {
+    const auto j = journal_block_limits();
+    return limits.table_budget == j.table_budget && limits.max_depth <= j.max_depth &&
+           limits.max_string_bytes <= j.max_string_bytes && limits.max_elements <= j.max_elements;
+}
+
 void journal_block_writer::open() {
     buf_.clear();
     buf_.prepare(journal_block_header_size + sender_id_.size());
@@ -83,7 +90,18 @@ void journal_block_writer::open() {
     count_ = 0;
     // Each block is self-contained; the encoder and its table's storage serve the next one.
     if (encoder_) encoder_->start_fresh();
+    encoder_behind_ = false;
     mark();
+}
+
+stream_encoder& journal_block_writer::encoder() {
+    if (!encoder_) {
+        encoder_options o;
+        o.peer = journal_block_limits();
+        o.strings_checked = strings_checked_;
+        encoder_.emplace(o);
+    }
+    return *encoder_;
 }
 
 void journal_block_writer::clear() {
@@ -95,26 +113,40 @@ void journal_block_writer::rollback() {
     if (mark_count_ == 0) return open();
     buf_.resize(mark_bytes_);
     count_ = mark_count_;
-    encoder_->reset(buf_);
+    encoder().reset(buf_);
+    encoder_behind_ = false;
+}
+
+std::error_code journal_block_writer::add_payload(std::span<const std::uint8_t> payload,
+                                                  std::uint32_t messages) {
+    // A payload that relies on an empty table while the block's table holds entries gets a
+    // reset op first; a block's first payload needs none.
+    const bool needs_reset = count_ != 0 && (payload.empty() || payload[0] != wire::tag_reset);
+    if (payload_bytes() + payload.size() + (needs_reset ? 1 : 0) > journal_max_payload)
+        return journal_errc::too_large;
+    if (needs_reset) buf_.put_u8(wire::tag_reset);
+    buf_.append(payload.data(), payload.size());
+    count_ += messages;
+    encoder_behind_ = true;
+    return {};
 }
 
 std::error_code journal_block_writer::add(const message& m) {
-    if (!encoder_) {
-        encoder_options o;
-        o.peer = journal_block_limits();
-        o.strings_checked = strings_checked_;
-        encoder_.emplace(o);
+    auto& enc = encoder();
+    if (encoder_behind_) {
+        enc.reset(buf_);
+        encoder_behind_ = false;
     }
     const std::size_t before = buf_.size();
-    if (auto ec = encoder_->encode(m, buf_)) {
+    if (auto ec = enc.encode(m, buf_)) {
         // The encoder rolled the message back and wrote a reset op: the block stays decodable.
         return ec;
     }
-    if (buf_.size() - journal_block_header_size - sender_id_.size() > journal_max_payload) {
+    if (payload_bytes() > journal_max_payload) {
         // Readers refuse a block this large: drop the message, and with it whatever it put in
         // the table (a reset op tells the decoder to forget the same).
         buf_.resize(before);
-        encoder_->reset(buf_);
+        enc.reset(buf_);
         return journal_errc::too_large;
     }
     ++count_;

@@ -63,6 +63,10 @@ inline constexpr std::uint32_t journal_max_payload = 1024u << 20;  // 1 GiB
 // The limits every block payload is encoded within and decoded with (format version 1). They
 // are the daemon's configurable maxima, so whatever a session accepted can be stored.
 decoder_limits journal_block_limits();
+// Whether a payload a decoder with `limits` accepted from a fresh table decodes the same with
+// journal_block_limits(): the same table budget (eviction follows the budget, so a different
+// one would give ids other meanings) and no lower cap elsewhere.
+bool journal_block_can_hold(const decoder_limits& limits);
 
 struct journal_block_header {
     std::uint8_t version = journal_format_version;
@@ -93,6 +97,10 @@ class journal_block_writer {
     // nothing of the message stays and the block is still usable; a message that would take
     // the payload past journal_max_payload is refused (too_large).
     std::error_code add(const message& m);
+    // Appends a payload that decodes from a fresh table (a received frame's, begun fresh -
+    // receiver::frame_fresh()) as it is: `messages` messages stored without encoding them
+    // again. too_large as add().
+    std::error_code add_payload(std::span<const std::uint8_t> payload, std::uint32_t messages);
     std::uint32_t messages() const { return count_; }
     bool empty() const { return count_ == 0; }
     // Bytes of the block so far, header included.
@@ -115,11 +123,18 @@ class journal_block_writer {
 
   private:
     void open();
+    stream_encoder& encoder();
+    std::size_t payload_bytes() const {
+        return buf_.size() - journal_block_header_size - sender_id_.size();
+    }
 
     std::string sender_id_;
     bool strings_checked_ = false;
     byte_buffer buf_;
     std::optional<stream_encoder> encoder_;
+    // A payload was appended since the encoder last wrote: its table no longer matches the
+    // decoder's, so the next message starts with a reset op.
+    bool encoder_behind_ = false;
     std::uint32_t count_ = 0;
     std::size_t mark_bytes_ = 0;
     std::uint32_t mark_count_ = 0;

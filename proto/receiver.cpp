@@ -1,6 +1,7 @@
 #include "proto/receiver.hpp"
 
 #include "proto/errors.hpp"
+#include "proto/wire.hpp"
 
 namespace objwire {
 
@@ -25,17 +26,23 @@ receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
 }
 
 receiver::step receiver::process(const std::function<void(message&&)>& deliver) {
+    return process(deliver, {});
+}
+
+receiver::step receiver::process(const std::function<void(message&&)>& deliver,
+                                 const frame_handler& frame_done) {
     while (state_ == state::awaiting_hello || state_ == state::streaming) {
         auto r = reader_.next();
         if (r.state == frame_parser::status::need_more) return step::read;
         if (r.state == frame_parser::status::error) return fail(r.error);
-        if (auto s = on_frame(r.frame, deliver); s != step::read) return s;
+        if (auto s = on_frame(r.frame, deliver, frame_done); s != step::read) return s;
     }
     return state_ == state::admitting ? step::admit : step::close;
 }
 
 receiver::step receiver::on_frame(const frame_view& f,
-                                  const std::function<void(message&&)>& deliver) {
+                                  const std::function<void(message&&)>& deliver,
+                                  const frame_handler& frame_done) {
     if (state_ == state::awaiting_hello) {
         if (f.header.kind != frame_kind::hello)
             return fail(proto_errc::unexpected_frame, "expected hello");
@@ -43,7 +50,7 @@ receiver::step receiver::on_frame(const frame_view& f,
     }
     switch (f.header.kind) {
         case frame_kind::data:
-            return on_data(f, deliver);
+            return on_data(f, deliver, frame_done);
         case frame_kind::goodbye:
             state_ = state::finished;
             return step::close;
@@ -84,6 +91,7 @@ void receiver::admit(std::uint64_t last_sequence) {
     w.sink = opts_.sink;
     w.next_sequence = last_sequence_ + 1;
     w.credit_bytes = opts_.credit_bytes;
+    w.fresh_frames = opts_.fresh_frames;
     scratch_.clear();
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());
@@ -94,20 +102,23 @@ void receiver::refuse(std::error_code ec, std::string_view detail) {
     if (state_ == state::admitting) fail(ec, detail);
 }
 
-receiver::step receiver::on_data(const frame_view& f,
-                                 const std::function<void(message&&)>& deliver) {
+receiver::step receiver::on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
+                                 const frame_handler& frame_done) {
     if (f.header.sequence != last_sequence_ + 1)
         return fail(proto_errc::bad_sequence, "expected " + std::to_string(last_sequence_ + 1) +
                                                   ", got " + std::to_string(f.header.sequence));
     std::span<const std::uint8_t> payload = f.payload;
     if (auto ec = unpack(f, payload))
         return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    frame_payload_ = payload;
+    frame_fresh_ = decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset);
     std::uint64_t delivered = 0;
     auto ec = decoder_.decode_payload(payload, [&](message&& m) {
         deliver(std::move(m));
         ++delivered;
     });
     if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    if (frame_done) frame_done(delivered);
     messages_ += delivered;
     last_sequence_ = f.header.sequence;
     return step::read;

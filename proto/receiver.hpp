@@ -45,6 +45,8 @@ class receiver {
         // Announced in the welcome (field 11): bytes of data frames this receiver holds
         // unacknowledged for the connection; 0 announces none.
         std::uint64_t credit_bytes = 0;
+        // Announced in the welcome (field 14): the driver stores fresh frames as they came.
+        bool fresh_frames = false;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };
@@ -57,6 +59,14 @@ class receiver {
     // Handles every complete frame buffered, delivering each message as it decodes. A deliver
     // that only reads the message (does not move from it) lets the next one reuse its storage.
     step process(const std::function<void(message&&)>& deliver);
+    // As above, and after each data frame whose messages all decoded, frame_done(messages).
+    using frame_handler = std::function<void(std::uint64_t messages)>;
+    step process(const std::function<void(message&&)>& deliver, const frame_handler& frame_done);
+    // While process() delivers a data frame's messages and in frame_done: the frame's payload
+    // as decoded (decompressed), and whether it decodes on its own - it began with a fresh
+    // table, so a new decoder reads it exactly as this one does.
+    std::span<const std::uint8_t> frame_payload() const { return frame_payload_; }
+    bool frame_fresh() const { return frame_fresh_; }
     // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
     // then the error frame after a failure, or after the sender's goodbye our goodbye.
     void acknowledge();
@@ -67,6 +77,7 @@ class receiver {
     void refuse(std::error_code ec, std::string_view detail = {});
 
     byte_buffer& output() { return out_; }
+    const options& settings() const { return opts_; }
     state current() const { return state_; }
     std::error_code error() const { return error_; }
     // The error with its context, as sent to the peer (or as the peer reported it).
@@ -83,9 +94,11 @@ class receiver {
     std::size_t buffered() const { return reader_.buffered(); }
 
   private:
-    step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver);
+    step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver,
+                  const frame_handler& frame_done);
     step on_hello(const frame_view& f);
-    step on_data(const frame_view& f, const std::function<void(message&&)>& deliver);
+    step on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
+                 const frame_handler& frame_done);
     step fail(std::error_code ec, std::string_view detail = {});
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
     std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
@@ -98,6 +111,8 @@ class receiver {
     byte_buffer error_frame_;
     frame_decompressor decompressor_;
     byte_buffer raw_;  // decompressed payload, reused; never larger than max_frame_bytes
+    std::span<const std::uint8_t> frame_payload_;
+    bool frame_fresh_ = false;
     std::uint64_t decompressed_bytes_ = 0;
     std::uint64_t compressed_frames_ = 0;
     std::uint64_t compressed_bytes_ = 0;

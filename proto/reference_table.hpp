@@ -106,6 +106,9 @@ class decode_table {
     void pin(std::uint32_t id) { slots_.pin(id); }
     void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
+    // Nothing inserted since the start or the last reset: a decoder in this state decodes
+    // what follows exactly as a new one would.
+    bool fresh() const { return slots_.slot_count() == 0; }
     const table_stats& stats() const { return slots_.stats(); }
 
   private:
@@ -126,6 +129,8 @@ class decode_table {
 // Sender half: value -> id, mirroring the receiver's accounting and eviction.
 class encode_table {
   public:
+    // A type's identity across pointers: its name and field names.
+    static std::string type_key(const record_type& t);
     explicit encode_table(std::uint64_t budget) : slots_(budget) {}
 
     // Finds an entry and marks it used (as the receiver will when it reads the reference).
@@ -191,7 +196,6 @@ class encode_table {
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
-    static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
     std::uint32_t insert(std::uint64_t cost, entry e);
 

@@ -90,9 +90,11 @@ std::error_code sender::add(const message& m) {
 }
 
 std::error_code sender::add_message(const message& m, bool fill) {
-    if (opts_.resumable && open_messages_ == 0 && !open_fresh_ &&
-        since_fresh_bytes_ >= opts_.max_replay_bytes) {
-        encoder_->reset(out_);  // a restart need not decode anything before this frame
+    // A fresh frame: a restart need not decode anything before it, and a receiver that asked
+    // for fresh frames (welcome field 14) stores it without encoding its objects again.
+    const bool replay_bound = opts_.resumable && since_fresh_bytes_ >= opts_.max_replay_bytes;
+    if (open_messages_ == 0 && !open_fresh_ && (welcome_.fresh_frames || replay_bound)) {
+        encoder_->reset(out_);
         open_fresh_ = true;
         since_fresh_bytes_ = 0;
     }
@@ -131,6 +133,7 @@ void sender::seal_batch() {
     if (out_.size() < batch_start_ + frame_header_size || open_batch_bytes() == 0) return;
     const std::uint64_t seq = next_sequence_++;
     if (opts_.resumable) retain(seq);
+    open_fresh_ = false;
     const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
     seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len, packed.flags);
@@ -152,7 +155,6 @@ void sender::retain(std::uint64_t sequence) {
     const std::uint64_t cost = payload.size() + retained_frame_overhead;
     since_fresh_bytes_ += cost;
     retained_bytes_ += cost;
-    open_fresh_ = false;
 }
 
 // Amortised O(1) per frame: each retained frame and each fresh sequence is dropped once.

@@ -77,6 +77,8 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     EXPECT_EQ(value(t, "objwire_connections_total"), 2);
     const double frames = value(t, "objwire_frames_in_total");
     EXPECT_GE(frames, 1);
+    // The client starts every frame fresh (welcome field 14): the journal took each whole.
+    EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), frames);
     // Every frame was acknowledged, each ack timed once per read that completed frames.
     const double acks = value(t, "objwire_ack_latency_seconds_count");
     EXPECT_GE(acks, 1);
@@ -116,6 +118,26 @@ TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {
     m.drop_link_estimate(1);
 }
 
+// A table budget other than the journal's would let the sender's evictions give ids other
+// meanings than a journal reader's: no fresh frames are asked for, every object is encoded
+// again, and all of them are stored exactly.
+TEST_F(Metrics, FramesAreStoredWholeOnlyUnderTheJournalsTableBudget) {
+    settings_.table_budget = 64 * 1024;
+    start();
+    send_persons(20000);
+    const std::string t = daemon::render_prometheus(server());
+    EXPECT_GE(value(t, "objwire_frames_in_total"), 1);
+    EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), 0);
+    auto w = workloads::make("person");
+    message m;
+    const auto got = stored();
+    ASSERT_EQ(got.size(), 20000u);
+    for (const auto& g : got) {
+        w->next(m);
+        ASSERT_EQ(g, m);
+    }
+}
+
 TEST_F(Metrics, CompressedFramesAndTheirRatioAreCounted) {
     start();
     send_persons(20000, "always");
@@ -123,6 +145,8 @@ TEST_F(Metrics, CompressedFramesAndTheirRatioAreCounted) {
     const double compressed = value(t, "objwire_frames_compressed_total");
     EXPECT_GE(compressed, 1);
     EXPECT_EQ(compressed, value(t, "objwire_frames_in_total"));
+    // Decompressed, a fresh frame is stored as it came like any other.
+    EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), compressed);
     EXPECT_GT(value(t, "objwire_decompressed_bytes_total"),
               value(t, "objwire_compressed_bytes_total"));
     EXPECT_GT(value(t, "objwire_compression_ratio"), 1.0);

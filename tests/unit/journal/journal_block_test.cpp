@@ -61,6 +61,63 @@ TEST(journal_block, rollback_drops_what_was_added_since_the_mark) {
     EXPECT_EQ(decode(r.block), want);
 }
 
+// A payload as a sender wrote it (its own encoder, its own table), optionally led by a reset.
+std::vector<std::uint8_t> sender_payload(const std::vector<message>& msgs, bool reset_first) {
+    stream_encoder enc({});
+    byte_buffer out;
+    if (reset_first) enc.reset(out);
+    for (const auto& m : msgs)
+        EXPECT_FALSE(enc.encode(m, out));
+    return {out.data(), out.data() + out.size()};
+}
+
+// Received fresh frames go in as they came, mixed with objects the block encodes itself and
+// rolled back like them: the block decodes to every message in order.
+TEST(journal_block, fresh_payloads_mix_with_encoded_messages) {
+    const auto a = events(0, 30);
+    const auto b = events(30, 10);
+    const auto c = events(40, 25);
+    const auto d = events(65, 12);
+    const auto dropped = events(77, 9);
+    journal_block_writer w("s", true);
+    const auto pa = sender_payload(a, false);  // a connection's first frame: no reset op
+    ASSERT_FALSE(w.add_payload(pa, 30));
+    for (const auto& m : b)  // the encoder's table is not the payload's: it resets first
+        ASSERT_FALSE(w.add(m));
+    ASSERT_FALSE(w.add_payload(sender_payload(c, false), 25));  // after the block's own strings
+    w.mark();
+    ASSERT_FALSE(w.add_payload(sender_payload(dropped, true), 9));
+    w.rollback();
+    ASSERT_FALSE(w.add_payload(sender_payload(d, true), 12));
+    EXPECT_EQ(w.messages(), 77u);
+    auto span = w.finish(1, 5, 1700000000000);
+    std::vector<std::uint8_t> block(span.begin(), span.end());
+    seal_journal_block(block, 0);
+    const auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block) << r.error.message();
+    auto want = a;
+    for (const auto* part : {&b, &c, &d})
+        want.insert(want.end(), part->begin(), part->end());
+    EXPECT_EQ(decode(r.block), want);
+    // The first payload went in byte for byte.
+    EXPECT_TRUE(std::equal(pa.begin(), pa.end(), r.block.payload.begin()));
+}
+
+// Stored whole only what a journal reader decodes the same: its table budget exactly (eviction
+// follows the budget), nothing above its other caps.
+TEST(journal_block, payloads_are_held_only_under_the_journals_limits) {
+    auto l = journal_block_limits();
+    EXPECT_TRUE(journal_block_can_hold(l));
+    decoder_limits daemon_default;
+    daemon_default.table_budget = 4u << 20;
+    EXPECT_TRUE(journal_block_can_hold(daemon_default));
+    l.table_budget /= 2;
+    EXPECT_FALSE(journal_block_can_hold(l));
+    l = journal_block_limits();
+    l.max_depth += 1;
+    EXPECT_FALSE(journal_block_can_hold(l));
+}
+
 TEST(journal_block, rollback_to_an_empty_mark_leaves_an_empty_block) {
     journal_block_writer w("s");
     for (const auto& m : events(0, 3))

@@ -81,6 +81,25 @@ TEST(Control, ReaderWelcomeCarriesJournalOffsets) {
     EXPECT_FALSE(*back == w);
 }
 
+TEST(Control, WelcomeAsksForFreshFramesWithField14) {
+    welcome w;
+    w.fresh_frames = true;
+    byte_buffer b;
+    encode_welcome(w, b);
+    auto back = decode_welcome(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_TRUE(back->fresh_frames);
+    EXPECT_EQ(*back, w);
+    // Absent (an older receiver, or one that re-encodes anyway): the sender need not reset.
+    byte_buffer none;
+    encode_welcome(welcome{}, none);
+    EXPECT_EQ(none.size() + 3, b.size());  // key, length, the number 1
+    auto old = decode_welcome(none.span());
+    ASSERT_TRUE(old);
+    EXPECT_FALSE(old->fresh_frames);
+    EXPECT_FALSE(*old == w);
+}
+
 TEST(Control, WelcomeCarriesTheCreditAsField11) {
     welcome w;
     w.credit_bytes = 64u << 20;

@@ -280,5 +280,73 @@ TEST(Session, AWelcomeWithoutCreditLeavesMaxInFlight) {
     EXPECT_GT(s.peak_unacked_bytes(), 4096u);
 }
 
+// Frames as a receiver that stores them whole sees them: for each data frame, its payload,
+// whether it was fresh and the messages it delivered.
+struct seen_frame {
+    std::vector<std::uint8_t> payload;
+    bool fresh = false;
+    std::vector<message> messages;
+};
+
+std::vector<seen_frame> frames_of(bool receiver_asks, int objects) {
+    sender s(sender_opts(512));
+    auto ro = receiver_opts();
+    ro.fresh_frames = receiver_asks;
+    receiver r(ro);
+    std::vector<seen_frame> seen;
+    std::vector<message> pending;
+    const auto move_bytes = [&] {
+        const auto out = s.output();
+        auto space = r.prepare();
+        EXPECT_GE(space.size(), out.size());
+        std::copy_n(out.data(), out.size(), space.data());
+        r.commit(out.size());
+        s.consume_output();
+        r.process([&](message&& m) { pending.push_back(std::move(m)); },
+                  [&](std::uint64_t n) {
+                      EXPECT_EQ(n, pending.size());
+                      const auto p = r.frame_payload();
+                      seen.push_back({{p.begin(), p.end()}, r.frame_fresh(), std::move(pending)});
+                      pending.clear();
+                  });
+        r.acknowledge();
+        auto& back = r.output();
+        auto into = s.prepare();
+        std::copy_n(back.data(), back.size(), into.data());
+        s.commit(back.size());
+        back.clear();
+        s.process();
+    };
+    move_bytes();  // hello, welcome
+    EXPECT_EQ(s.peer().fresh_frames, receiver_asks);
+    for (int i = 0; i < objects; ++i) {
+        EXPECT_FALSE(s.add(person(i * 7919)));
+        move_bytes();
+    }
+    s.finish();
+    move_bytes();
+    return seen;
+}
+
+// A receiver that stores fresh frames as they came asks for them in its welcome; the sender
+// then starts every frame from an empty table, and each payload decodes alone to exactly the
+// messages the receiver's long-lived decoder delivered.
+TEST(Session, AReceiverThatStoresFramesWholeGetsEveryFrameFresh) {
+    const auto seen = frames_of(true, 3000);
+    ASSERT_GT(seen.size(), 20u);
+    for (const auto& f : seen) {
+        EXPECT_TRUE(f.fresh);
+        stream_decoder alone({});
+        std::vector<message> got;
+        ASSERT_FALSE(alone.decode_payload(f.payload, [&](message&& m) { got.push_back(m); }));
+        EXPECT_EQ(got, f.messages);
+    }
+    // Without the request only the first frame starts fresh: the table carries across frames.
+    const auto plain = frames_of(false, 3000);
+    ASSERT_GT(plain.size(), 20u);
+    EXPECT_TRUE(plain[0].fresh);
+    EXPECT_EQ(std::count_if(plain.begin(), plain.end(), [](auto& f) { return f.fresh; }), 1);
+}
+
 }  // namespace
 }  // namespace objwire
