@@ -55,6 +55,15 @@ void set(value& dst, T x) {
         dst = x;
 }
 
+// dst = s, copying only the bytes when the length is unchanged (a field of the same shape as in
+// the last line: a host name, an id) instead of std::string's general replace.
+void assign_text(std::string& dst, std::string_view s) {
+    if (dst.size() == s.size())
+        std::memcpy(dst.data(), s.data(), s.size());
+    else
+        dst.assign(s);
+}
+
 // What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
 enum class marker { none, id, ref, type, bytes, float_, value, unknown };
 
@@ -497,7 +506,7 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
         case od::json_type::string: {
             std::string_view s;
             if (auto e = src.get_string().get(s)) return fail_json(e, at);
-            reuse_as<std::string>(dst).assign(s);
+            assign_text(reuse_as<std::string>(dst), s);
             return true;
         }
         case od::json_type::number: {
