@@ -64,6 +64,37 @@ void assign_text(std::string& dst, std::string_view s) {
         dst.assign(s);
 }
 
+// A field name as a pattern for the raw key of the next record of its type: the name and its
+// closing quote in 16 bytes, compared with two 8-byte loads instead of a call to memcmp
+// (which, with names of varying length, cost ~4% of `objwire send` in mispredictions).
+// Reading 16 bytes at a raw key is safe: the line is followed by SIMDJSON_PADDING readable
+// bytes. Names of 16 bytes or more are compared with raw_json_string::unsafe_is_equal.
+struct key_pattern {
+    std::uint64_t lo = 0, hi = 0, mask_lo = 0, mask_hi = 0;
+    bool usable = false;
+
+    explicit key_pattern(std::string_view name) {
+        if (name.size() + 1 > 16) return;
+        std::array<char, 16> bytes{}, mask{};
+        std::memcpy(bytes.data(), name.data(), name.size());
+        bytes[name.size()] = '"';
+        std::memset(mask.data(), 0xFF, name.size() + 1);
+        std::memcpy(&lo, bytes.data(), 8);
+        std::memcpy(&hi, bytes.data() + 8, 8);
+        std::memcpy(&mask_lo, mask.data(), 8);
+        std::memcpy(&mask_hi, mask.data() + 8, 8);
+        usable = true;
+    }
+
+    bool matches(od::raw_json_string key, std::string_view name) const {
+        if (!usable) return key.unsafe_is_equal(name);
+        std::uint64_t k_lo, k_hi;
+        std::memcpy(&k_lo, key.raw(), 8);
+        std::memcpy(&k_hi, key.raw() + 8, 8);
+        return (((k_lo ^ lo) & mask_lo) | ((k_hi ^ hi) & mask_hi)) == 0;
+    }
+};
+
 // What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
 enum class marker { none, id, ref, type, bytes, float_, value, unknown };
 
@@ -356,13 +387,22 @@ struct jsonl_reader::impl {
     // shape seen, which the next record of that name is compared with field by field.
     // Copied, not pointed to, by a record being read: a nested record of the same name may
     // change the entry meanwhile.
-    struct known_type {
-        const record_type_ptr* type = nullptr;  // into types_, which only grows within a line
-        bool plain_names = false;  // field names are their own JSON text (no '"', '\\', '$x')
-        explicit operator bool() const { return type != nullptr; }
-        const std::vector<std::string>& fields() const { return (*type)->fields; }
+    struct interned_type {
+        record_type_ptr type;
+        std::vector<key_pattern> keys;  // one per field
     };
-    string_map<record_type_ptr> types_;
+    struct known_type {
+        const interned_type* entry = nullptr;  // into types_, which only grows within a line
+        bool plain_names = false;  // field names are their own JSON text (no '"', '\\', '$x')
+        explicit operator bool() const { return entry != nullptr; }
+        const record_type_ptr& type() const { return entry->type; }
+        const std::vector<std::string>& fields() const { return entry->type->fields; }
+        // Whether the raw `key` is field `i` (i < fields().size()); only for plain names.
+        bool key_is(od::raw_json_string key, std::size_t i) const {
+            return entry->keys[i].matches(key, fields()[i]);
+        }
+    };
+    string_map<interned_type> types_;
     string_map<known_type> known_types_;
     std::string last_known_name_;             // one-entry cache in front of known_types_
     const known_type* last_known_ = nullptr;  // entry in known_types_ (nodes are stable)
@@ -634,7 +674,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
         od::value& v = f.value();
 
         if (k == kind::record && candidate.plain_names && count < candidate.fields().size() &&
-            raw_key.unsafe_is_equal(candidate.fields()[count])) {
+            candidate.key_is(raw_key, count)) {
             // The common case: same field in the same place as the last record of this type,
             // compared without unescaping the key.
             if (count == rec->fields.size()) rec->fields.emplace_back();
@@ -790,7 +830,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             break;
         case kind::record:
             if (candidate && count == candidate.fields().size()) {
-                if (rec->type != *candidate.type) rec->type = *candidate.type;
+                if (rec->type != candidate.type()) rec->type = candidate.type();
                 rec->fields.resize(count);
             } else {
                 if (candidate) {  // a prefix of the last type of this name
@@ -879,9 +919,13 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
                     return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
                                              names[i] + "\" twice; field names must be unique");
                 }
-        it = types_.emplace(signature_, make_record_type(std::string(name), names)).first;
+        interned_type entry{make_record_type(std::string(name), names), {}};
+        entry.keys.reserve(names.size());
+        for (const auto& f : names)
+            entry.keys.emplace_back(f);
+        it = types_.emplace(signature_, std::move(entry)).first;
     }
-    r.type = it->second;
+    r.type = it->second.type;
     // The next record of this name is compared against this shape first.
     // Raw keys can be compared as they are unless a name needs escaping or '$' doubling.
     known_type k{&it->second, true};
