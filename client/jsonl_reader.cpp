@@ -336,8 +336,8 @@ struct jsonl_reader::impl {
     bool parse_scalar(Source& src, od::json_type t, value& dst);
     static const char* token_start(od::value& v);
     static const char* token_start(od::document& d);
-    bool parse_array(od::array a, value& dst);
-    bool parse_object(od::object o, value& dst);
+    bool parse_array(od::array& a, value& dst);
+    bool parse_object(od::object& o, value& dst);
     bool parse_bytes(od::value& v, value& dst);
     static std::string misplaced_marker_message(marker mk, std::string_view key);
     struct known_type;
@@ -507,9 +507,9 @@ bool jsonl_reader::impl::parse_root(value& dst) {
     return parse_scalar(doc_, t, dst);
 }
 
-// `v` by reference, and the fields below read in place: simdjson builds each field with narrow
-// stores, and copying it whole right after (a 16-byte load) stalled on store forwarding - a
-// third of parse_object's time (perf annotate).
+// Values, objects and arrays go by reference, and fields and elements are read in place:
+// simdjson builds each with narrow stores, and copying one whole right after (a 16-byte load)
+// stalls on store forwarding - it was a third of parse_object's time (perf annotate).
 bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
     od::json_type t;
     if (auto e = v.type().get(t)) return fail_json(e);
@@ -608,7 +608,7 @@ bool jsonl_reader::impl::fail_integer(simdjson::error_code e, const char* at) {
     return fail_json(e, at);
 }
 
-bool jsonl_reader::impl::parse_array(od::array a, value& dst) {
+bool jsonl_reader::impl::parse_array(od::array& a, value& dst) {
     list& l = reuse_as<list>(dst);
     std::size_t n = 0;
     for (auto element : a) {
@@ -652,7 +652,7 @@ void jsonl_reader::impl::reset_ids() {
     if (!sparse_ids_.empty()) sparse_ids_.clear();
 }
 
-bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
+bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     // What the keys read so far make this object.
     enum class kind { empty, after_id, map, record, single };
     kind k = kind::empty;
