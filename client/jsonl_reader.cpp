@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -566,6 +567,16 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
             return true;
         }
         case od::json_type::number: {
+            if constexpr (std::is_same_v<Source, od::value>) {
+                // Most numbers are integers: one parse instead of classifying first. Anything
+                // else (a double, out of range, malformed) fails without being consumed and is
+                // told apart below.
+                std::int64_t i;
+                if (!src.get_int64().get(i)) {
+                    set(dst, i);
+                    return true;
+                }
+            }
             // Not get_number(): in simdjson 3.0.1 it returns 0.0 for doubles of 19 or more
             // digits (its slow path writes to a copy of the result).
             od::number_type nt;
