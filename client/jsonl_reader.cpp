@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -54,6 +55,58 @@ void set(value& dst, T x) {
     else
         dst = x;
 }
+
+// dst = s, copying only the bytes when the length is unchanged (a field of the same shape as in
+// the last line: a host name, an id) instead of std::string's general replace.
+void assign_text(std::string& dst, std::string_view s) {
+    if (dst.size() == s.size())
+        std::memcpy(dst.data(), s.data(), s.size());
+    else
+        dst.assign(s);
+}
+
+// A field name as a pattern for the raw key of the next record of its type: the name and its
+// closing quote in 16 bytes, compared with two 8-byte loads instead of a call to memcmp
+// (which, with names of varying length, cost ~4% of `objwire send` in mispredictions).
+// Reading 16 bytes at a raw key is safe: the line is followed by SIMDJSON_PADDING readable
+// bytes. Names of 16 bytes or more are compared with raw_json_string::unsafe_is_equal.
+struct key_pattern {
+    std::uint64_t lo = 0, hi = 0, mask_lo = 0, mask_hi = 0;
+    bool usable = false;
+
+    explicit key_pattern(std::string_view name) {
+        if (name.size() + 1 > 16) return;
+        std::array<char, 16> bytes{}, mask{};
+        std::memcpy(bytes.data(), name.data(), name.size());
+        bytes[name.size()] = '"';
+        std::memset(mask.data(), 0xFF, name.size() + 1);
+        std::memcpy(&lo, bytes.data(), 8);
+        std::memcpy(&hi, bytes.data() + 8, 8);
+        std::memcpy(&mask_lo, mask.data(), 8);
+        std::memcpy(&mask_hi, mask.data() + 8, 8);
+        usable = true;
+    }
+
+    bool matches(od::raw_json_string key, std::string_view name) const {
+        if (!usable) return key.unsafe_is_equal(name);
+        std::uint64_t k_lo, k_hi;
+        std::memcpy(&k_lo, key.raw(), 8);
+        std::memcpy(&k_hi, key.raw() + 8, 8);
+        return (((k_lo ^ lo) & mask_lo) | ((k_hi ^ hi) & mask_hi)) == 0;
+    }
+};
+
+// Whether a parsed document has nothing after its root value. document::current_location()
+// says so too, but out of line and returning its result through memory in a way that stalled
+// on store forwarding once per line (~2% of `objwire encode`); the document's own iterator
+// (protected, reached through a pointer to member) answers inline. A dead iterator (after an
+// error) has no position: the caller asks current_location() then.
+struct document_end : od::document {
+    static bool at_end(od::document& d) {
+        const od::json_iterator& it = d.*(&document_end::iter);
+        return it.is_alive() && it.at_end();
+    }
+};
 
 // What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
 enum class marker { none, id, ref, type, bytes, float_, value, unknown };
@@ -291,13 +344,13 @@ struct jsonl_reader::impl {
     enum class outcome { ok, blank, failed };
     outcome parse_line(std::string_view line, message& out);
     bool parse_root(value& dst);
-    bool parse_value(od::value v, value& dst);
+    bool parse_value(od::value& v, value& dst);
     template <class Source>
     bool parse_scalar(Source& src, od::json_type t, value& dst);
     static const char* token_start(od::value& v);
     static const char* token_start(od::document& d);
-    bool parse_array(od::array a, value& dst);
-    bool parse_object(od::object o, value& dst);
+    bool parse_array(od::array& a, value& dst);
+    bool parse_object(od::object& o, value& dst);
     bool parse_bytes(od::value& v, value& dst);
     static std::string misplaced_marker_message(marker mk, std::string_view key);
     struct known_type;
@@ -347,13 +400,22 @@ struct jsonl_reader::impl {
     // shape seen, which the next record of that name is compared with field by field.
     // Copied, not pointed to, by a record being read: a nested record of the same name may
     // change the entry meanwhile.
-    struct known_type {
-        const record_type_ptr* type = nullptr;  // into types_, which only grows within a line
-        bool plain_names = false;  // field names are their own JSON text (no '"', '\\', '$x')
-        explicit operator bool() const { return type != nullptr; }
-        const std::vector<std::string>& fields() const { return (*type)->fields; }
+    struct interned_type {
+        record_type_ptr type;
+        std::vector<key_pattern> keys;  // one per field
     };
-    string_map<record_type_ptr> types_;
+    struct known_type {
+        const interned_type* entry = nullptr;  // into types_, which only grows within a line
+        bool plain_names = false;  // field names are their own JSON text (no '"', '\\', '$x')
+        explicit operator bool() const { return entry != nullptr; }
+        const record_type_ptr& type() const { return entry->type; }
+        const std::vector<std::string>& fields() const { return entry->type->fields; }
+        // Whether the raw `key` is field `i` (i < fields().size()); only for plain names.
+        bool key_is(od::raw_json_string key, std::size_t i) const {
+            return entry->keys[i].matches(key, fields()[i]);
+        }
+    };
+    string_map<interned_type> types_;
     string_map<known_type> known_types_;
     std::string last_known_name_;             // one-entry cache in front of known_types_
     const known_type* last_known_ = nullptr;  // entry in known_types_ (nodes are stable)
@@ -434,7 +496,8 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
     }
     bool ok = parse_root(out.root);
     const char* trailing = nullptr;
-    if (ok && !doc_.current_location().get(trailing)) ok = fail_trailing(trailing);
+    if (ok && !document_end::at_end(doc_) && !doc_.current_location().get(trailing))
+        ok = fail_trailing(trailing);
     if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
     if (ok && !pending_.empty()) ok = resolve_pending(out);
     return ok ? outcome::ok : outcome::failed;
@@ -458,7 +521,10 @@ bool jsonl_reader::impl::parse_root(value& dst) {
     return parse_scalar(doc_, t, dst);
 }
 
-bool jsonl_reader::impl::parse_value(od::value v, value& dst) {
+// Values, objects and arrays go by reference, and fields and elements are read in place:
+// simdjson builds each with narrow stores, and copying one whole right after (a 16-byte load)
+// stalls on store forwarding - it was a third of parse_object's time (perf annotate).
+bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
     od::json_type t;
     if (auto e = v.type().get(t)) return fail_json(e);
     if (t != od::json_type::object && t != od::json_type::array) return parse_scalar(v, t, dst);
@@ -497,10 +563,20 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
         case od::json_type::string: {
             std::string_view s;
             if (auto e = src.get_string().get(s)) return fail_json(e, at);
-            reuse_as<std::string>(dst).assign(s);
+            assign_text(reuse_as<std::string>(dst), s);
             return true;
         }
         case od::json_type::number: {
+            if constexpr (std::is_same_v<Source, od::value>) {
+                // Most numbers are integers: one parse instead of classifying first. Anything
+                // else (a double, out of range, malformed) fails without being consumed and is
+                // told apart below.
+                std::int64_t i;
+                if (!src.get_int64().get(i)) {
+                    set(dst, i);
+                    return true;
+                }
+            }
             // Not get_number(): in simdjson 3.0.1 it returns 0.0 for doubles of 19 or more
             // digits (its slow path writes to a copy of the result).
             od::number_type nt;
@@ -556,12 +632,12 @@ bool jsonl_reader::impl::fail_integer(simdjson::error_code e, const char* at) {
     return fail_json(e, at);
 }
 
-bool jsonl_reader::impl::parse_array(od::array a, value& dst) {
+bool jsonl_reader::impl::parse_array(od::array& a, value& dst) {
     list& l = reuse_as<list>(dst);
     std::size_t n = 0;
     for (auto element : a) {
-        od::value v;
-        if (auto e = element.get(v)) return fail_json(e);
+        if (auto e = element.error()) return fail_json(e);
+        od::value& v = element.value_unsafe();  // in place, as parse_object's fields
         if (n == l.size()) l.emplace_back();
         if (!parse_value(v, l[n])) return false;
         ++n;
@@ -600,7 +676,7 @@ void jsonl_reader::impl::reset_ids() {
     if (!sparse_ids_.empty()) sparse_ids_.clear();
 }
 
-bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
+bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     // What the keys read so far make this object.
     enum class kind { empty, after_id, map, record, single };
     kind k = kind::empty;
@@ -619,13 +695,13 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
     std::vector<std::string>* names = nullptr;
 
     for (auto field_result : o) {
-        od::field f;
-        if (auto e = std::move(field_result).get(f)) return fail_json(e);
+        if (auto e = field_result.error()) return fail_json(e);
+        od::field& f = field_result.value_unsafe();
         od::raw_json_string raw_key = f.key();
         od::value& v = f.value();
 
         if (k == kind::record && candidate.plain_names && count < candidate.fields().size() &&
-            raw_key.unsafe_is_equal(candidate.fields()[count])) {
+            candidate.key_is(raw_key, count)) {
             // The common case: same field in the same place as the last record of this type,
             // compared without unescaping the key.
             if (count == rec->fields.size()) rec->fields.emplace_back();
@@ -781,7 +857,7 @@ bool jsonl_reader::impl::parse_object(od::object o, value& dst) {
             break;
         case kind::record:
             if (candidate && count == candidate.fields().size()) {
-                if (rec->type != *candidate.type) rec->type = *candidate.type;
+                if (rec->type != candidate.type()) rec->type = candidate.type();
                 rec->fields.resize(count);
             } else {
                 if (candidate) {  // a prefix of the last type of this name
@@ -870,9 +946,13 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
                     return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
                                              names[i] + "\" twice; field names must be unique");
                 }
-        it = types_.emplace(signature_, make_record_type(std::string(name), names)).first;
+        interned_type entry{make_record_type(std::string(name), names), {}};
+        entry.keys.reserve(names.size());
+        for (const auto& f : names)
+            entry.keys.emplace_back(f);
+        it = types_.emplace(signature_, std::move(entry)).first;
     }
-    r.type = it->second;
+    r.type = it->second.type;
     // The next record of this name is compared against this shape first.
     // Raw keys can be compared as they are unless a name needs escaping or '$' doubling.
     known_type k{&it->second, true};

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <vector>
@@ -48,10 +49,16 @@ void assign_double(value& v, double d) {
 }
 
 void assign_string(value& v, std::string_view s) {
-    if (auto* p = v.get_if<std::string>())
-        p->assign(s.data(), s.size());
-    else
+    if (auto* p = v.get_if<std::string>()) {
+        // Most fields keep their length from one message to the next (a host name, a user id):
+        // then only the bytes are copied, without std::string's general (aliasing-safe) replace.
+        if (p->size() == s.size())
+            std::memcpy(p->data(), s.data(), s.size());
+        else
+            p->assign(s.data(), s.size());
+    } else {
         v = value(s);
+    }
 }
 
 void assign_ref(value& v, std::uint32_t index) {
@@ -112,6 +119,61 @@ char* put_hex(char* p, std::uint64_t x, int digits) {
         x >>= 4;
     }
     return p + digits;
+}
+
+// The 8 lowercase hex digits of `x`, most significant first, as the bytes of the result in
+// memory order: each nibble is spread into its own byte and turned into a digit, all 8 at
+// once (no per-digit loop or table).
+std::uint64_t hex8(std::uint32_t x) {
+    std::uint64_t v = x;
+    v = (v | v << 16) & 0x0000'FFFF'0000'FFFFULL;
+    v = (v | v << 8) & 0x00FF'00FF'00FF'00FFULL;
+    v = (v | v << 4) & 0x0F0F'0F0F'0F0F'0F0FULL;  // nibble k in byte k
+    // 0x01 in the bytes whose nibble is 10..15, which get 'a' - '0' - 10 = 39 more.
+    std::uint64_t letters = ((v + 0x0606'0606'0606'0606ULL) >> 4) & 0x0101'0101'0101'0101ULL;
+    v += 0x3030'3030'3030'3030ULL + letters * 39;
+    return __builtin_bswap64(v);  // the most significant nibble first in memory (little-endian)
+}
+
+char* put_hex8(char* p, std::uint32_t x) {
+    static_assert(std::endian::native == std::endian::little);
+    std::uint64_t digits = hex8(x);
+    std::memcpy(p, &digits, 8);
+    return p + 8;
+}
+
+// Decimal digits of n < 100,000 (the events' {n}) from a table of digit pairs.
+char* put_below_100000(char* p, std::uint32_t n) {
+    static constexpr auto pairs = [] {
+        std::array<char, 200> t{};
+        for (int i = 0; i < 100; ++i) {
+            t[2 * i] = static_cast<char>('0' + i / 10);
+            t[2 * i + 1] = static_cast<char>('0' + i % 10);
+        }
+        return t;
+    }();
+    auto pair = [&](std::uint32_t two) {
+        std::memcpy(p, &pairs[2 * two], 2);
+        p += 2;
+    };
+    if (n < 100) {
+        if (n < 10)
+            *p++ = static_cast<char>('0' + n);
+        else
+            pair(n);
+        return p;
+    }
+    std::uint32_t high = n / 100, low = n % 100;  // high < 1000
+    if (high < 10)
+        *p++ = static_cast<char>('0' + high);
+    else if (high < 100)
+        pair(high);
+    else {
+        *p++ = static_cast<char>('0' + high / 100);
+        pair(high % 100);
+    }
+    pair(low);
+    return p;
 }
 
 void append_int(std::string& out, std::int64_t i) {
@@ -268,30 +330,54 @@ constexpr std::array<std::string_view, 50> event_templates = {
     "user {n} did {n} things in {n} ms",
 };
 
-// A template split at its placeholders: literal text, then `hole` ('n', 'x' or 0 at the end).
-struct template_piece {
-    std::string_view text;
-    char hole = 0;
-};
-using parsed_template = std::vector<template_piece>;
+// The templates split at their placeholders, all literal text in one pool with slack after
+// it, so that draw() copies every piece with one fixed-size (inlined) copy instead of a call
+// to memcpy: the bytes copied past a piece's end are overwritten next or lie past the message.
+class event_pieces {
+  public:
+    static constexpr std::size_t copy_size = 48;  // >= the longest piece (33)
+    static constexpr std::size_t max_pieces = 4;  // the most literal pieces in a template
 
-std::vector<parsed_template> parse_event_templates() {
-    std::vector<parsed_template> parsed;
-    for (std::string_view t : event_templates) {
-        parsed_template pieces;
-        for (;;) {
-            auto open = t.find('{');
-            if (open == std::string_view::npos) {
-                pieces.push_back({t, 0});
-                break;
+    struct piece {
+        std::uint16_t offset = 0;  // into the pool
+        std::uint8_t size = 0;
+        char hole = 0;  // after the text: 'n', 'x', or 0 at the end of the template
+    };
+    struct parsed {
+        std::array<piece, max_pieces> pieces{};
+        std::size_t count = 0;
+    };
+
+    event_pieces() {
+        for (std::size_t i = 0; i < event_templates.size(); ++i) {
+            std::string_view t = event_templates[i];
+            for (;;) {
+                auto open = t.find('{');
+                auto text = t.substr(0, open);
+                parsed_[i].pieces[parsed_[i].count++] = {
+                    static_cast<std::uint16_t>(pool_.size()),
+                    static_cast<std::uint8_t>(text.size()),
+                    open == std::string_view::npos ? '\0' : t[open + 1]};
+                pool_ += text;
+                if (open == std::string_view::npos) break;
+                t.remove_prefix(open + 3);
             }
-            pieces.push_back({t.substr(0, open), t[open + 1]});
-            t.remove_prefix(open + 3);
         }
-        parsed.push_back(std::move(pieces));
+        pool_.append(copy_size, '\0');
     }
-    return parsed;
-}
+
+    const parsed& operator[](std::size_t i) const { return parsed_[i]; }
+
+    // Copies `p`'s text to `out` (writing copy_size bytes) and returns the end of the text.
+    char* put(char* out, const piece& p) const {
+        std::memcpy(out, pool_.data() + p.offset, copy_size);
+        return out + p.size;
+    }
+
+  private:
+    std::string pool_;
+    std::array<parsed, event_templates.size()> parsed_{};
+};
 
 class events_workload final : public workload {
   public:
@@ -352,16 +438,20 @@ class events_workload final : public workload {
         service_[5] = static_cast<char>('0' + s % 10);
 
         char* p = msg_;
-        for (const auto& piece : templates_[rng_.below(event_templates.size())]) {
-            p = put(p, piece.text);
+        const auto& t = templates_[rng_.below(event_templates.size())];
+        for (std::size_t i = 0; i < t.count; ++i) {
+            const auto& piece = t.pieces[i];
+            p = templates_.put(p, piece);
             if (piece.hole == 'n')
-                p = std::to_chars(p, p + 8, rng_.below(100000)).ptr;
+                p = put_below_100000(p, static_cast<std::uint32_t>(rng_.below(100000)));
             else if (piece.hole == 'x')
-                p = put_hex(p, rng_.next() & 0xFFFFFFFF, 8);
+                p = put_hex8(p, static_cast<std::uint32_t>(rng_.next()));
         }
         msg_size_ = static_cast<std::size_t>(p - msg_);
 
-        put_hex(user_, rng_.next(), 16);
+        std::uint64_t user = rng_.next();
+        put_hex8(put_hex8(user_, static_cast<std::uint32_t>(user >> 32)),
+                 static_cast<std::uint32_t>(user));
         latency_ms_ = static_cast<double>(rng_.below(500000)) / 1000.0;
         clock_ += static_cast<std::int64_t>(rng_.below(1001));
     }
@@ -370,13 +460,15 @@ class events_workload final : public workload {
     std::int64_t clock_ = 1'700'000'000'000'000;  // microseconds
     record_type_ptr type_ =
         make_record_type("Event", {"ts", "level", "host", "service", "msg", "user", "latency_ms"});
-    std::vector<parsed_template> templates_ = parse_event_templates();
+    event_pieces templates_;
 
     std::int64_t ts_ = 0;
     std::string_view level_;
     char host_[8] = {'h', 'o', 's', 't', '-', '0', '0', '0'};
     char service_[6] = {'s', 'v', 'c', '-', '0', '0'};
-    char msg_[128] = {};  // the longest template filled is under 80 characters
+    // The longest template filled is 55 characters; a piece copy writes up to
+    // event_pieces::copy_size bytes from where the text goes.
+    char msg_[128] = {};
     std::size_t msg_size_ = 0;
     char user_[16] = {};
     double latency_ms_ = 0;

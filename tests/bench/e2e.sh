@@ -40,6 +40,9 @@ cpu_s() { awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f"
 start_daemon() {
   local data="$work/data.$RANDOM"
   rm -rf "$data"
+  # The redirections below truncate the logs only once the background job starts: without
+  # this, logged_port could read the previous daemon's port ("Connection refused").
+  rm -f "$work/daemon.out" "$work/daemon.err"
   /usr/bin/time -v -o "$work/daemon.time" "$objwired" --listen 127.0.0.1:0 --data-dir "$data" \
     >"$work/daemon.out" 2>"$work/daemon.err" &
   daemon_pid=$!

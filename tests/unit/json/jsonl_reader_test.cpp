@@ -11,6 +11,7 @@ namespace {
 
 using test::read_one;
 using test::same_message;
+using test::same_value;
 
 TEST(jsonl_reader, scalars_at_the_root) {
     EXPECT_TRUE(same_message(read_one("42"), {42, {}}));
@@ -98,6 +99,46 @@ TEST(jsonl_reader, records_of_one_shape_share_their_type) {
     EXPECT_EQ(types[5].get(), types[0].get());  // back to the first shape: the same descriptor
     EXPECT_EQ(*types[6], (record_type{"Q", {"x", "y"}}));
     EXPECT_EQ(types[7].get(), types[0].get());
+}
+
+// The next record of a type is matched key by key against the last shape's raw names (16 bytes
+// at a time for names under 16 bytes, memcmp beyond): a key that is a prefix or an extension
+// of the expected name, or differs only in its last bytes, must start a new shape.
+TEST(jsonl_reader, raw_key_matching_at_name_length_boundaries) {
+    const std::string n15 = "abcdefghijklmno";  // 15 bytes: the name and its quote fill 16
+    const std::string n16 = n15 + "p";
+    const std::string n17 = n16 + "q";
+    auto line = [](const std::string& a, const std::string& b) {
+        return R"({"$type":"K",")" + a + R"(":1,")" + b + R"(":2})" + "\n";
+    };
+    const std::vector<std::pair<std::string, std::string>> shapes = {{n15, "x"},
+                                                                     {n15, "x"},
+                                                                     {"abcdefghijklmn", "x"},
+                                                                     {n15, "x"},
+                                                                     {n16, "x"},
+                                                                     {n16, "x"},
+                                                                     {"abcdefghijklmnoq", "x"},
+                                                                     {n17, "x"},
+                                                                     {n17, "x"},
+                                                                     {n16, "xy"},
+                                                                     {n16, "x"},
+                                                                     {"abcdefgh", "x"},
+                                                                     {"abcdefgi", "x"},
+                                                                     {"abcdefgh", "x"}};
+    std::string text;
+    for (const auto& [a, b] : shapes)
+        text += line(a, b);
+    jsonl_reader r(text);
+    message m;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+        ASSERT_TRUE(r.next(m)) << "line " << i + 1 << ": " << r.error()->message;
+        const auto& rec = m.root.get<record>();
+        EXPECT_EQ(*rec.type, (record_type{"K", {shapes[i].first, shapes[i].second}}))
+            << "line " << i + 1;
+        EXPECT_TRUE(same_value(m.root, make_record(rec.type, {1, 2}))) << "line " << i + 1;
+    }
+    EXPECT_FALSE(r.next(m));
+    EXPECT_FALSE(r.error());
 }
 
 TEST(jsonl_reader, nested_records_of_different_types) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -156,6 +157,41 @@ TEST(events, next_and_next_json_describe_the_same_events) {
         lines->next_json(line);
         ASSERT_EQ(json_of_event(m), line) << "event " << i;
     }
+}
+
+// Pins the generator's exact output for the first 10,000 events, both forms: the JSON lines
+// and every field of next()'s records (the double by its bits). Computed before the
+// generator was optimised (issue 9); any change to what it produces changes these hashes.
+TEST(events, first_10000_events_are_pinned) {
+    auto records = wl::make("events");
+    auto lines = wl::make("events");
+    sha256 json_hash;
+    sha256 record_hash;
+    std::string line;
+    std::string fields;
+    message m;
+    for (int i = 0; i < 10'000; ++i) {
+        line.clear();
+        lines->next_json(line);
+        line += '\n';
+        json_hash.update(line);
+
+        records->next(m);
+        const auto& r = m.root.get<record>();
+        ASSERT_EQ(r.fields.size(), 7u);
+        fields = std::to_string(r.fields[0].get<std::int64_t>());
+        for (std::size_t f = 1; f <= 5; ++f)
+            fields += '\t' + field_string(r, f);
+        std::uint64_t bits = 0;
+        double latency = r.fields[6].get<double>();
+        std::memcpy(&bits, &latency, sizeof bits);
+        fields += '\t' + std::to_string(bits) + '\n';
+        record_hash.update(fields);
+    }
+    EXPECT_EQ(json_hash.hex_digest(),
+              "4b10f5f812628f784c18e4818c89af6343a1b11ac2e811d7095d5f0af7d7683e");
+    EXPECT_EQ(record_hash.hex_digest(),
+              "407608a4b562f7ba74aff42b1f9eb411d33cd5f8bc1d68d02c895fe33c45799f");
 }
 
 TEST(events, next_json_appends_without_newline) {
