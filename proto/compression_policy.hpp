@@ -92,6 +92,9 @@ class compression_policy {
     // neighbour being measured).
     int level() const { return ladder_[tried_].level; }
 
+    // Compressing with a context across frames now: a frame that defined its table again would
+    // cost little here, but the link is the slow part, so a sender keeps its table instead.
+    bool carries_context() const { return stats_.compressing && stream(); }
     // Should a frame of raw_bytes payload be compressed (or sampled, or probed)?
     bool plan(std::size_t raw_bytes);
     // What an attempt gave: compressed size and the time it took. The frame goes out compressed

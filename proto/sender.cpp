@@ -92,8 +92,11 @@ std::error_code sender::add(const message& m) {
 std::error_code sender::add_message(const message& m, bool fill) {
     // A fresh frame: a restart need not decode anything before it, and a receiver that asked
     // for fresh frames (welcome field 14) stores it without encoding its objects again.
+    // Not while compressing across frames (a slow link): bytes matter more than the receiver's
+    // CPU there.
     const bool replay_bound = opts_.resumable && since_fresh_bytes_ >= opts_.max_replay_bytes;
-    if (open_messages_ == 0 && !open_fresh_ && (welcome_.fresh_frames || replay_bound)) {
+    const bool asked = welcome_.fresh_frames && !compressor_.policy().carries_context();
+    if (open_messages_ == 0 && !open_fresh_ && (asked || replay_bound)) {
         encoder_->reset(out_);
         open_fresh_ = true;
         since_fresh_bytes_ = 0;
