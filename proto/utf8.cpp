@@ -29,9 +29,24 @@ std::size_t sequence_length(const unsigned char* p, const unsigned char* end) {
 
 }  // namespace
 
+namespace {
+bool ascii_word(const unsigned char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return (w & 0x8080808080808080ULL) == 0;
+}
+}  // namespace
+
 bool is_valid_utf8(std::string_view s) noexcept {
     auto p = reinterpret_cast<const unsigned char*>(s.data());
     const auto end = p + s.size();
+    // Most text is ASCII: whole words, the last one overlapping the one before, decide it
+    // without a byte-by-byte tail.
+    if (s.size() >= 8) {
+        while (end - p >= 8 && ascii_word(p))
+            p += 8;
+        if (end - p < 8 && ascii_word(end - 8)) return true;
+    }
     while (p < end) {
         if (end - p >= 8) {
             std::uint64_t w;
