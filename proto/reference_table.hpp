@@ -139,7 +139,7 @@ class encode_table {
     // Whether `id` is a live string entry equal to s; use_string_id() then counts the use.
     bool string_is(std::uint32_t id, std::string_view s) const {
         return id < entries_.size() && !entries_[id].type && entries_[id].object_key == 0 &&
-               slots_.live(id) && entries_[id].key == s;
+               slots_.live(id) && same_string(entries_[id].key, s);
     }
     std::uint32_t use_string_id(std::uint32_t id) {
         ++slots_.stats().hits;

@@ -68,4 +68,19 @@ inline std::uint64_t hash_string(std::string_view s) {
     return mix(k1 ^ s.size(), mix(a ^ k1, b ^ seed) ^ k2);
 }
 
+// Equality for the index's keys, which are mostly short: up to 16 bytes in two overlapping
+// words (as the hash reads them) instead of a call to memcmp.
+inline bool same_string(std::string_view x, std::string_view y) {
+    using namespace string_hash_detail;
+    const std::size_t n = x.size();
+    if (n != y.size()) return false;
+    const auto* p = reinterpret_cast<const unsigned char*>(x.data());
+    const auto* q = reinterpret_cast<const unsigned char*>(y.data());
+    if (n >= 8 && n <= 16)
+        return ((load8(p) ^ load8(q)) | (load8(p + n - 8) ^ load8(q + n - 8))) == 0;
+    if (n >= 4 && n < 8)
+        return ((load4(p) ^ load4(q)) | (load4(p + n - 4) ^ load4(q + n - 4))) == 0;
+    return n == 0 || std::memcmp(p, q, n) == 0;
+}
+
 }  // namespace objwire

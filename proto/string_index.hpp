@@ -27,7 +27,8 @@ class string_index {
         for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
             const slot& at = slots_[i];
             if (at.id_plus_one == 0) return std::nullopt;
-            if (at.hash == h && key_of(at.id_plus_one - 1) == s) return at.id_plus_one - 1;
+            if (at.hash == h && same_string(key_of(at.id_plus_one - 1), s))
+                return at.id_plus_one - 1;
         }
     }
 

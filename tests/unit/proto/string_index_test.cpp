@@ -62,3 +62,23 @@ TEST(string_index, erase_of_an_absent_entry_changes_nothing) {
 }
 
 }  // namespace
+
+namespace {
+
+// same_string reads short keys as overlapping words: a difference at any byte of any length
+// is seen, and equal strings at different addresses are equal.
+TEST(string_index, same_string_sees_every_byte_at_every_length) {
+    for (std::size_t n = 0; n <= 40; ++n) {
+        const std::string a(n, 'k');
+        const std::string b = a;  // its own buffer
+        EXPECT_TRUE(objwire::same_string(a, b)) << n;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::string c = a;
+            c[i] = 'x';
+            EXPECT_FALSE(objwire::same_string(a, c)) << n << " at " << i;
+        }
+        EXPECT_FALSE(objwire::same_string(a, a + "k")) << n;
+    }
+}
+
+}  // namespace
