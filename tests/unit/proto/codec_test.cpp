@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "proto/hex_string.hpp"
 #include "proto/wire.hpp"
 #include "test_support.hpp"
 
@@ -394,6 +395,29 @@ TEST(Codec, HexDigitStringsTravelPacked) {
         EXPECT_EQ(bytes[0], wire::tag_string) << plain;
     }
     EXPECT_EQ(one("beef")[0], wire::tag_hex_string);  // the shortest packed form
+}
+
+// Digits are checked and packed eight at a time, the rest two at a time: every even length
+// packs and comes back, and one byte outside 0-9a-f anywhere keeps the string literal.
+TEST(Codec, HexPackingChecksEveryDigitAtEveryLength) {
+    const std::string digits = "0123456789abcdef";
+    for (std::size_t n = 4; n <= 40; n += 2) {
+        std::string s;
+        for (std::size_t i = 0; i < n; ++i)
+            s += digits[(i * 7 + n) % 16];
+        std::vector<std::uint8_t> packed(n / 2);
+        ASSERT_TRUE(try_pack_hex(s, packed.data())) << s;
+        std::string back;
+        unpack_hex(packed.data(), packed.size(), back);
+        EXPECT_EQ(back, s);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (char bad : {'g', 'A', 'F', '/', ':', '`', ' ', '\x80', '\xE6'}) {
+                std::string t = s;
+                t[i] = bad;
+                EXPECT_FALSE(try_pack_hex(t, packed.data())) << n << " at " << i << " " << bad;
+            }
+        }
+    }
 }
 
 TEST(Decoder, RefusesBadPackedHexStrings) {
