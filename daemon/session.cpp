@@ -75,9 +75,7 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       receiver_(receiver_options(srv, table_grant_.bytes())),
       guard_timer_(stream_io_.get_executor()),
       guard_(guard_limits(srv.settings())),
-      claim_wake_(stream_io_.get_executor()) {
-    fresh_frames_ = receiver_.settings().fresh_frames;
-}
+      claim_wake_(stream_io_.get_executor()) {}
 
 session::~session() {
     release_sender();
@@ -265,7 +263,8 @@ receiver::step session::consume(std::size_t n) {
     };
     // A fresh frame goes to the sink as it came: the journal skips encoding its objects again.
     const auto frame_done = [&](std::uint64_t messages) {
-        if (store_error || !whole_frame_ || adding_sequence_ != receiver_.frames() + 1) return;
+        // No message: begin_frame() did not run for it, and there is nothing to store.
+        if (store_error || messages == 0 || !whole_frame_) return;
         store_error =
             stream_->add_payload(receiver_.frame_payload(), static_cast<std::uint32_t>(messages));
         if (!store_error) ++counters.frames_stored_whole;
@@ -326,7 +325,7 @@ void session::begin_frame(std::uint64_t sequence, std::error_code& store_error) 
         if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
     }
     stream_->mark();
-    whole_frame_ = fresh_frames_ && receiver_.frame_fresh();
+    whole_frame_ = receiver_.settings().fresh_frames && receiver_.frame_fresh();
 }
 
 void session::measure_link(std::size_t n, bool filled) {

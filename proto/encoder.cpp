@@ -84,16 +84,8 @@ void stream_encoder::reset(byte_buffer& out) {
 }
 
 void stream_encoder::start_fresh() {
+    keep_learnt_usage();
     table_.reset();
-    // Bounded: a sender of ever new types keeps what the last 1024 taught.
-    if (learned_usage_.size() > 1024) learned_usage_.clear();
-    for (std::size_t id = 0; id < usage_keys_.size(); ++id) {
-        if (usage_keys_[id].empty()) continue;
-        for (auto& u : field_usage_[id])
-            u.last_id = -1;
-        learned_usage_[std::move(usage_keys_[id])] = std::move(field_usage_[id]);
-    }
-    usage_keys_.clear();
     field_usage_.clear();
     since_reset_messages_ = 0;
     since_reset_bytes_ = 0;
@@ -278,7 +270,7 @@ proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std:
         if (auto err = encode_descriptor(*t, out); err != proto_errc::ok) return err;
         if (table_.can_insert_type(*t)) {
             type_id = table_.insert_type(t);
-            learn_usage(static_cast<std::size_t>(type_id), *t);
+            learn_usage(static_cast<std::uint32_t>(type_id), t->fields.size());
         } else {
             out.data()[tag_at] = wire::tag_record_inline;
         }
@@ -286,18 +278,27 @@ proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std:
     return encode_fields(r, kept, type_id, out, depth);
 }
 
-// A newly inserted type starts from what its fields taught before the last reset, if anything.
-void stream_encoder::learn_usage(std::size_t type_id, const record_type& t) {
-    if (field_usage_.size() <= type_id) {
-        field_usage_.resize(type_id + 1);
-        usage_keys_.resize(type_id + 1);
+// Before the table forgets its types: what each live type's fields taught, by type key.
+// Bounded: a sender of ever new types keeps what the last 1024 taught.
+void stream_encoder::keep_learnt_usage() {
+    if (learned_usage_.size() > 1024) learned_usage_.clear();
+    for (std::uint32_t id = 0; id < field_usage_.size(); ++id) {
+        const std::string* key = table_.type_key_of(id);
+        if (key == nullptr) continue;
+        for (auto& u : field_usage_[id])
+            u.last_id = -1;  // ids mean nothing after the reset
+        learned_usage_[*key] = std::move(field_usage_[id]);
     }
-    usage_keys_[type_id] = encode_table::type_key(t);
-    auto learned = learned_usage_.find(usage_keys_[type_id]);
-    if (learned != learned_usage_.end() && learned->second.size() == t.fields.size())
+}
+
+// A newly inserted type starts from what its fields taught before the last reset, if anything.
+void stream_encoder::learn_usage(std::uint32_t type_id, std::size_t fields) {
+    if (field_usage_.size() <= type_id) field_usage_.resize(type_id + 1);
+    const auto learned = learned_usage_.find(*table_.type_key_of(type_id));
+    if (learned != learned_usage_.end() && learned->second.size() == fields)
         field_usage_[type_id] = learned->second;
     else
-        field_usage_[type_id].assign(t.fields.size(), {});
+        field_usage_[type_id].assign(fields, {});
 }
 
 proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,

@@ -96,7 +96,8 @@ class stream_encoder {
     bool should_index(field_usage& u, bool hit);
     bool charge_reference(std::uint64_t bytes);
     field_usage& usage(place at);
-    void learn_usage(std::size_t type_id, const record_type& t);
+    void keep_learnt_usage();
+    void learn_usage(std::uint32_t type_id, std::size_t fields);
     void begin_message(byte_buffer& out);
     // The type actually sent for `t` (without its transient fields) and the field indexes kept.
     const record_type_ptr& sent_type(const record_type_ptr& t,
@@ -111,7 +112,6 @@ class stream_encoder {
     // What each type's fields taught, kept across resets by type (name and field names): a
     // table that starts over - every frame, for a receiver that stores fresh frames - must
     // not start over learning that `host` recurs and `user` does not.
-    std::vector<std::string> usage_keys_;  // by type id
     std::unordered_map<std::string, std::vector<field_usage>> learned_usage_;
     field_usage other_usage_;
     struct reduced_type {

@@ -129,14 +129,18 @@ class decode_table {
 // Sender half: value -> id, mirroring the receiver's accounting and eviction.
 class encode_table {
   public:
-    // A type's identity across pointers: its name and field names.
-    static std::string type_key(const record_type& t);
     explicit encode_table(std::uint64_t budget) : slots_(budget) {}
 
     // Finds an entry and marks it used (as the receiver will when it reads the reference).
     std::optional<std::uint32_t> use_string(std::string_view s);
     std::optional<std::uint32_t> use_type(const record_type_ptr& t);
     // Whether `id` is a live string entry equal to s; use_string_id() then counts the use.
+    // The identity of the live type entry `id` across pointers (its name and field names), or
+    // nullptr when id is not a live type.
+    const std::string* type_key_of(std::uint32_t id) const {
+        return id < entries_.size() && entries_[id].type && slots_.live(id) ? &entries_[id].key
+                                                                            : nullptr;
+    }
     bool string_is(std::uint32_t id, std::string_view s) const {
         return id < entries_.size() && !entries_[id].type && entries_[id].object_key == 0 &&
                slots_.live(id) && same_string(entries_[id].key, s);
@@ -196,6 +200,7 @@ class encode_table {
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
+    static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
     std::uint32_t insert(std::uint64_t cost, entry e);
 
