@@ -56,15 +56,6 @@ void set(value& dst, T x) {
         dst = x;
 }
 
-// dst = s, copying only the bytes when the length is unchanged (a field of the same shape as in
-// the last line: a host name, an id) instead of std::string's general replace.
-void assign_text(std::string& dst, std::string_view s) {
-    if (dst.size() == s.size())
-        std::memcpy(dst.data(), s.data(), s.size());
-    else
-        dst.assign(s);
-}
-
 // A field name as a pattern for the raw key of the next record of its type: the name and its
 // closing quote in 16 bytes, compared with two 8-byte loads instead of a call to memcmp
 // (which, with names of varying length, cost ~4% of `objwire send` in mispredictions).

@@ -49,16 +49,10 @@ void assign_double(value& v, double d) {
 }
 
 void assign_string(value& v, std::string_view s) {
-    if (auto* p = v.get_if<std::string>()) {
-        // Most fields keep their length from one message to the next (a host name, a user id):
-        // then only the bytes are copied, without std::string's general (aliasing-safe) replace.
-        if (p->size() == s.size())
-            std::memcpy(p->data(), s.data(), s.size());
-        else
-            p->assign(s.data(), s.size());
-    } else {
+    if (auto* p = v.get_if<std::string>())
+        assign_text(*p, s);
+    else
         v = value(s);
-    }
 }
 
 void assign_ref(value& v, std::uint32_t index) {

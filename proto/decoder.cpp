@@ -111,7 +111,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
                 if (sv.empty()) return proto_errc::bad_message;
                 if (auto e = table_.insert_string(sv); e != proto_errc::ok) return e;
             }
-            out.assign(sv);
+            assign_text(out, sv);
             return proto_errc::ok;
         }
         default:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -180,6 +181,16 @@ struct message {
 
     bool operator==(const message& o) const { return root == o.root && objects == o.objects; }
 };
+
+// dst = s, reusing dst's storage. Strings that fill the same field message after message mostly
+// keep their length (a host name, an id): then only the bytes move, without std::string's
+// general replace.
+inline void assign_text(std::string& dst, std::string_view s) {
+    if (dst.size() == s.size())
+        std::memmove(dst.data(), s.data(), s.size());
+    else
+        dst.assign(s);
+}
 
 // Whether an object_ref occurs anywhere inside v.
 bool contains_object_refs(const value& v);
