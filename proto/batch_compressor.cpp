@@ -33,8 +33,7 @@ batch_compressor::packed batch_compressor::pack(byte_buffer& out, std::size_t fr
     }
     out.resize(from);
     out.append(buf_.span());
-    return {codec, static_cast<std::uint32_t>(raw_len),
-            compressor_.stream_started() ? frame_flag_stream_start : std::uint8_t{0}};
+    return {codec, static_cast<std::uint32_t>(raw_len), compressor_.stream_flags()};
 }
 
 }  // namespace objwire

@@ -20,7 +20,7 @@ class batch_compressor {
     struct packed {
         codec_id codec = codec_id::none;
         std::uint32_t raw_len = 0;  // payload length before compression
-        std::uint8_t flags = 0;     // frame header flags (frame_flag_stream_start)
+        std::uint8_t flags = 0;     // frame header flags (frame_flag_stream_start, _columns)
     };
     // `out` holds a payload from `from` to its end. Replaces it by its compressed form when
     // the policy asks for an attempt and the result is smaller; says what the payload is now.

@@ -13,6 +13,7 @@ namespace objwire {
 
 class byte_reader {
   public:
+    byte_reader() = default;
     explicit byte_reader(std::span<const std::uint8_t> in)
         : p_(in.data()), end_(in.data() + in.size()) {}
 
@@ -62,8 +63,8 @@ class byte_reader {
     }
 
   private:
-    const std::uint8_t* p_;
-    const std::uint8_t* end_;
+    const std::uint8_t* p_ = nullptr;
+    const std::uint8_t* end_ = nullptr;
     proto_errc err_ = proto_errc::ok;
 };
 

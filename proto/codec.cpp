@@ -99,7 +99,6 @@ struct frame_compressor::contexts {
     deflate_stream deflate;
 #if OBJWIRE_WITH_ZSTD
     std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> zstd{ZSTD_createCCtx(), &ZSTD_freeCCtx};
-    std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> stream{nullptr, &ZSTD_freeCCtx};
 #endif
 #if OBJWIRE_WITH_LZ4
     std::unique_ptr<char[]> lz4_fast;  // LZ4_sizeofState() bytes, made on first use
@@ -135,41 +134,11 @@ std::error_code deflate_into(deflate_stream& d, int level, std::span<const std::
     return {};
 }
 
-#if OBJWIRE_WITH_ZSTD
-// A fresh zstd_stream context at `level`. From level 5 up, matches of at least 6 bytes: on
-// objwire's encoding (short back-references, varints) shorter matches cost more than the
-// literals they replace - measured on `events`, ratio 0.41 against 0.42 at level 6 and 0.40
-// against 0.41 at level 9, and faster.
-bool start_stream(ZSTD_CCtx* c, int level) {
-    ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-    // The window is fixed, not the level's own (19-22 bits): the receiver's cap, whatever the
-    // level, and a history of 64 frames even at level 1.
-    return !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) &&
-           !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, stream_window_log)) &&
-           (level < 5 || !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 6)));
-}
-
-// Appends `raw` to the stream, flushed so that the receiver can decode all of it now.
-bool stream_into(ZSTD_CCtx* c, std::span<const std::uint8_t> raw, byte_buffer& out) {
-    ZSTD_inBuffer in{raw.data(), raw.size(), 0};
-    // A flushed block never exceeds the bound; the loop is for zstd's own bookkeeping.
-    const std::size_t bound = ZSTD_compressBound(raw.size()) + ZSTD_CStreamOutSize();
-    for (int round = 0; round < 64; ++round) {
-        ZSTD_outBuffer o{out_ptr(out, bound), bound, 0};
-        const std::size_t left = ZSTD_compressStream2(c, &o, &in, ZSTD_e_flush);
-        if (ZSTD_isError(left)) return false;
-        out.commit(o.pos);
-        if (left == 0) return true;
-    }
-    return false;
-}
-#endif
-
 }  // namespace
 
 std::error_code frame_compressor::compress(codec_id codec, int level,
                                            std::span<const std::uint8_t> raw, byte_buffer& out) {
-    stream_started_ = false;
+    last_stream_ = codec == codec_id::zstd_stream;
     if (!has_codec(built_codecs(), codec)) return proto_errc::bad_codec;
     const auto range = levels_of(codec);
     if (level == 0) level = range.fallback;
@@ -195,22 +164,9 @@ std::error_code frame_compressor::compress(codec_id codec, int level,
             break;
 #endif
         }
-        case codec_id::zstd_stream: {
-#if OBJWIRE_WITH_ZSTD
-            if (!ctx_->stream) ctx_->stream.reset(ZSTD_createCCtx());
-            if (stream_level_ != level) {
-                stream_level_ = 0;
-                if (!start_stream(ctx_->stream.get(), level)) return proto_errc::bad_codec;
-                stream_level_ = level;
-                stream_started_ = true;
-            }
-            if (stream_into(ctx_->stream.get(), raw, out)) return {};
-            stream_level_ = 0;  // the context is in an unknown state: the next frame restarts
+        case codec_id::zstd_stream:
+            if (stream_.compress(level, raw, out)) return {};
             return proto_errc::bad_codec;
-#else
-            break;
-#endif
-        }
         case codec_id::lz4: {
 #if OBJWIRE_WITH_LZ4
             const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
@@ -237,13 +193,17 @@ std::error_code frame_compressor::compress(codec_id codec, int level,
     return proto_errc::bad_codec;
 }
 
+std::uint8_t frame_compressor::stream_flags() const {
+    return static_cast<std::uint8_t>((stream_started() ? frame_flag_stream_start : 0) |
+                                     (stream_columns() ? frame_flag_columns : 0));
+}
+
 // ---- decompression --------------------------------------------------------------------------
 
 struct frame_decompressor::contexts {
     inflate_stream inflate;
 #if OBJWIRE_WITH_ZSTD
     std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> zstd{ZSTD_createDCtx(), &ZSTD_freeDCtx};
-    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> stream{nullptr, &ZSTD_freeDCtx};
 #endif
 };
 
@@ -273,32 +233,11 @@ bool inflate_exact(inflate_stream& s, std::span<const std::uint8_t> in, std::uin
     return rc == Z_STREAM_END && s.z.avail_out == 0 && s.z.avail_in == 0;
 }
 
-#if OBJWIRE_WITH_ZSTD
-// The next flushed piece of a zstd stream into exactly raw_len bytes. Every round must make
-// progress, and the output window is the cap; after it is full, the stream must have nothing
-// more to give for this frame (a frame that would yield more is a bomb, or a lie).
-bool stream_exact(ZSTD_DCtx* d, std::span<const std::uint8_t> in, std::uint8_t* dst,
-                  std::uint32_t raw_len) {
-    ZSTD_inBuffer src{in.data(), in.size(), 0};
-    ZSTD_outBuffer o{dst, raw_len, 0};
-    while (src.pos < src.size) {
-        const std::size_t was_in = src.pos, was_out = o.pos;
-        if (ZSTD_isError(ZSTD_decompressStream(d, &o, &src))) return false;
-        if (src.pos == was_in && o.pos == was_out) return false;  // stuck: output is full
-    }
-    if (o.pos != raw_len) return false;
-    std::uint8_t extra = 0;
-    ZSTD_outBuffer more{&extra, 1, 0};
-    ZSTD_inBuffer none{nullptr, 0, 0};
-    return !ZSTD_isError(ZSTD_decompressStream(d, &more, &none)) && more.pos == 0;
-}
-#endif
-
 }  // namespace
 
 std::error_code frame_decompressor::decompress(codec_id codec, std::span<const std::uint8_t> in,
                                                std::uint32_t raw_len, byte_buffer& out,
-                                               bool stream_start) {
+                                               std::uint8_t flags) {
     if (!has_codec(built_codecs(), codec)) return proto_errc::bad_codec;
     if (!ctx_) ctx_ = std::make_unique<contexts>();
     out.clear();
@@ -322,21 +261,10 @@ std::error_code frame_decompressor::decompress(codec_id codec, std::span<const s
 #endif
             break;
         }
-        case codec_id::zstd_stream: {
-#if OBJWIRE_WITH_ZSTD
-            if (!ctx_->stream) ctx_->stream.reset(ZSTD_createDCtx());
-            ZSTD_DCtx* d = ctx_->stream.get();
-            if (stream_start) {
-                ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters);
-                // The history a sender may ask us to keep: no more than it would use.
-                stream_open_ = !ZSTD_isError(
-                    ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, stream_window_log));
-            }
-            ok = stream_open_ && stream_exact(d, in, dst, raw_len);
-            stream_open_ = ok;  // after a failure the context is lost: only a start goes on
-#endif
+        case codec_id::zstd_stream:
+            ok = stream_.decompress(in, {dst, raw_len}, (flags & frame_flag_stream_start) != 0,
+                                    (flags & frame_flag_columns) != 0);
             break;
-        }
         case codec_id::lz4: {
 #if OBJWIRE_WITH_LZ4
             const int n = LZ4_decompress_safe(

@@ -18,6 +18,7 @@
 
 #include "proto/byte_buffer.hpp"
 #include "proto/frame.hpp"
+#include "proto/zstd_stream.hpp"
 
 namespace objwire {
 
@@ -39,10 +40,6 @@ struct level_range {
 };
 level_range levels_of(codec_id c);
 
-// zstd_stream's history: 4 MiB, the window zstd itself picks for levels 9 and up. A receiver
-// refuses a stream that asks for more.
-inline constexpr int stream_window_log = 22;
-
 class frame_compressor {
   public:
     frame_compressor();
@@ -54,18 +51,22 @@ class frame_compressor {
     // Fails with bad_codec for a codec that is not built or a level out of its range.
     std::error_code compress(codec_id codec, int level, std::span<const std::uint8_t> raw,
                              byte_buffer& out);
-    // zstd_stream: whether the last compress() started the context afresh (the frame must
+    // zstd_stream: whether the last compress() started the contexts afresh (the frame must
     // carry frame_flag_stream_start). It does on the first frame, after restart_stream(), and
     // when the level changes (zstd takes a new level only at the start of its own frame).
-    bool stream_started() const { return stream_started_; }
-    // The connection is new: the next zstd_stream frame starts a fresh context.
-    void restart_stream() { stream_level_ = 0; }
+    bool stream_started() const { return last_stream_ && stream_.started(); }
+    // zstd_stream: whether the last compress() went section by section (frame_flag_columns).
+    bool stream_columns() const { return last_stream_ && stream_.columns(); }
+    // The connection is new: the next zstd_stream frame starts fresh contexts.
+    void restart_stream() { stream_.restart(); }
+    // Header flags for the frame the last compress() made.
+    std::uint8_t stream_flags() const;
 
   private:
     struct contexts;
     std::unique_ptr<contexts> ctx_;  // created on first use, reused for every frame
-    int stream_level_ = 0;           // zstd_stream's level; 0: no context open
-    bool stream_started_ = false;
+    zstd_stream_compressor stream_;
+    bool last_stream_ = false;  // the last compress() was zstd_stream's
 };
 
 class frame_decompressor {
@@ -79,15 +80,16 @@ class frame_decompressor {
     // capped raw_len (the frame parser refuses raw_len above max_frame_bytes); `out` never
     // grows past it. Anything but exactly raw_len bytes from exactly all of `in` is
     // decompress_failed; a codec that is not built is bad_codec.
-    // zstd_stream continues the context of the frames before (`stream_start` false) or starts
-    // it afresh; continuing a context never started (or broken by an error) fails.
+    // zstd_stream continues the contexts of the frames before or starts them afresh
+    // (frame_flag_stream_start in `flags`), whole or section by section (frame_flag_columns);
+    // continuing contexts never started (or broken by an error) fails.
     std::error_code decompress(codec_id codec, std::span<const std::uint8_t> in,
-                               std::uint32_t raw_len, byte_buffer& out, bool stream_start = false);
+                               std::uint32_t raw_len, byte_buffer& out, std::uint8_t flags = 0);
 
   private:
     struct contexts;
     std::unique_ptr<contexts> ctx_;
-    bool stream_open_ = false;
+    zstd_stream_decompressor stream_;
 };
 
 }  // namespace objwire

@@ -119,7 +119,8 @@ bool welcome::operator==(const welcome& o) const {
            limits.max_reference_bytes == o.limits.max_reference_bytes && codecs == o.codecs &&
            sink == o.sink && next_sequence == o.next_sequence && credit_bytes == o.credit_bytes &&
            journal_first_offset == o.journal_first_offset &&
-           journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames;
+           journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames &&
+           columns == o.columns;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -189,6 +190,7 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     if (w.journal_first_offset) f.number(12, w.journal_first_offset);
     if (w.journal_end_offset) f.number(13, w.journal_end_offset);
     if (w.fresh_frames) f.number(14, 1);
+    if (w.columns) f.number(15, 1);
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -227,6 +229,12 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 std::uint64_t on = 0;
                 const auto e = read_into(f, on);
                 w.fresh_frames = on != 0;
+                return e;
+            }
+            case 15: {
+                std::uint64_t on = 0;
+                const auto e = read_into(f, on);
+                w.columns = on != 0;
                 return e;
             }
             default:

@@ -54,6 +54,9 @@ struct welcome {
     // frame, or one that begins with a reset op) as it came, without decoding and encoding it
     // again; a sender that resets its table at every frame's start saves it that work.
     bool fresh_frames = false;
+    // Field 15: the receiver decodes payloads in column layout (proto/columns.hpp), and
+    // zstd_stream frames compressed section by section. Absent (an older receiver): neither.
+    bool columns = false;
     bool operator==(const welcome& o) const;
 };
 

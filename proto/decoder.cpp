@@ -27,7 +27,7 @@ std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
     if (in.at_end()) return {};
     out.objects.clear();
     current_ = &out;
-    presize_left_ = in.remaining();
+    presize_left_ = bytes_left(in);
     proto_errc e = decode_value(in, out.root, 1, place{});
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
@@ -41,15 +41,15 @@ proto_errc stream_decoder::count(byte_reader& in, std::uint64_t& n) {
     n = in.varint();
     if (!in.ok()) return in.error();
     if (n > limits_.max_elements) return proto_errc::too_many_elements;
-    return presize(in, n);
+    return presize(in.remaining(), n);
 }
 
 // Slots sized before their values decode: each will hold a value of at least one byte of its
 // own, so all of a message's together cannot exceed its bytes. Checking the bytes left alone
 // would let every level of a nested container claim them all again (63 lists of a million in
 // a 1 MB frame asked for 3 GB).
-proto_errc stream_decoder::presize(const byte_reader& in, std::uint64_t n) {
-    if (n > in.remaining() || n > presize_left_) return proto_errc::truncated;
+proto_errc stream_decoder::presize(std::size_t bytes_left, std::uint64_t n) {
+    if (n > bytes_left || n > presize_left_) return proto_errc::truncated;
     presize_left_ -= n;
     return proto_errc::ok;
 }
@@ -131,6 +131,40 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
     return proto_errc::ok;
 }
 
+std::error_code stream_decoder::open_columns(std::span<const std::uint8_t> payload,
+                                             byte_reader& in) {
+    column_count_ = 0;
+    if (!has_columns(payload)) return {};
+    if (poisoned_ != proto_errc::ok) return poisoned_;
+    column_directory d;
+    if (auto e = read_column_payload(payload, d); e != proto_errc::ok) return fail(e);
+    in = byte_reader(column_section(payload, d, 0));
+    column_count_ = d.count - 1;
+    for (std::size_t i = 0; i < column_count_; ++i)
+        columns_[i] = byte_reader(column_section(payload, d, i + 1));
+    return {};
+}
+
+std::error_code stream_decoder::close_columns() {
+    for (std::size_t i = 0; i < column_count_; ++i)
+        if (!columns_[i].at_end()) return fail(proto_errc::trailing_bytes);
+    column_count_ = 0;
+    return {};
+}
+
+byte_reader* stream_decoder::field_in(byte_reader& in, std::uint32_t depth, std::uint32_t i) {
+    if (column_count_ == 0 || depth != 1) return &in;
+    const std::size_t s = field_section(i);
+    return s < column_count_ ? &columns_[s] : nullptr;
+}
+
+std::size_t stream_decoder::bytes_left(const byte_reader& in) const {
+    std::size_t n = in.remaining();
+    for (std::size_t i = 0; i < column_count_; ++i)
+        n += columns_[i].remaining();
+    return n;
+}
+
 proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
                                          std::uint32_t depth) {
     record_type_ptr type;
@@ -152,7 +186,8 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
         type_id = static_cast<std::int64_t>(id);
     }
     const std::size_t n = (*known)->fields.size();
-    if (auto e = presize(in, n); e != proto_errc::ok) return e;
+    if (auto e = presize(depth == 1 ? bytes_left(in) : in.remaining(), n); e != proto_errc::ok)
+        return e;
     // Decoded in place: a value that held a record of the same type keeps its storage, and
     // the type pointer is only copied (an atomic increment) when it changes.
     record& r = out.ensure<record>();
@@ -161,8 +196,11 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
     proto_errc e = proto_errc::ok;
-    for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i)
-        e = decode_value(in, r.fields[i], depth + 1, place{type_id, i});
+    for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
+        byte_reader* from = field_in(in, depth, i);
+        e = from ? decode_value(*from, r.fields[i], depth + 1, place{type_id, i})
+                 : proto_errc::bad_columns;
+    }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return e;
 }

@@ -4,12 +4,14 @@
 // its table can no longer be trusted to match the sender's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <system_error>
 #include <vector>
 
 #include "proto/byte_reader.hpp"
+#include "proto/columns.hpp"
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
 #include "proto/value.hpp"
@@ -29,17 +31,19 @@ class stream_decoder {
     // it decodes. One message is reused for all: a callback that moves it out takes it, one
     // that only reads it lets the next message reuse its storage (no allocation per message).
     // On an error, the messages already delivered belong to a frame that failed.
+    // A payload in column layout (proto/columns.hpp) is read section by section.
     template <class F>
     std::error_code decode_payload(std::span<const std::uint8_t> payload, F&& on_message) {
         begin_frame();
         byte_reader in(payload);
+        if (auto ec = open_columns(payload, in)) return ec;
         message m;
         while (!in.at_end()) {
             bool got = false;
             if (auto ec = next(in, m, got)) return ec;
             if (got) on_message(std::move(m));
         }
-        return {};
+        return close_columns();
     }
 
     // Starts a frame's reference-bytes account (decode_payload does it; callers of next()
@@ -69,7 +73,16 @@ class stream_decoder {
     proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
                                  std::uint32_t depth);
     proto_errc count(byte_reader& in, std::uint64_t& n);
-    proto_errc presize(const byte_reader& in, std::uint64_t n);
+    proto_errc presize(std::size_t bytes_left, std::uint64_t n);
+    // Column layout: points `in` at the main section and the field readers at theirs (when
+    // the payload has a directory); close_columns() checks every section was used up.
+    std::error_code open_columns(std::span<const std::uint8_t> payload, byte_reader& in);
+    std::error_code close_columns();
+    // The reader field i of a record at `depth` comes from; null: a section the directory
+    // does not have.
+    byte_reader* field_in(byte_reader& in, std::uint32_t depth, std::uint32_t i);
+    // Bytes left to a message: in `in`, and in the field sections of a column payload.
+    std::size_t bytes_left(const byte_reader& in) const;
     proto_errc fail(proto_errc e);
     proto_errc charge_reference(std::uint64_t bytes);
 
@@ -80,6 +93,8 @@ class stream_decoder {
     message* current_ = nullptr;
     std::uint64_t presize_left_ = 0;     // bytes of the message not yet claimed by a sized slot
     std::uint64_t reference_bytes_ = 0;  // of the current frame, against max_reference_bytes
+    std::array<byte_reader, max_field_sections> columns_{};
+    std::size_t column_count_ = 0;  // field sections of the payload being decoded; 0: none
 };
 
 }  // namespace objwire

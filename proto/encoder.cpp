@@ -1,8 +1,10 @@
 #include "proto/encoder.hpp"
 
+#include <array>
 #include <bit>
 #include <cstring>
 
+#include "proto/columns.hpp"
 #include "proto/hex_string.hpp"
 #include "proto/utf8.hpp"
 #include "proto/wire.hpp"
@@ -99,17 +101,28 @@ void stream_encoder::begin_message(byte_buffer& out) {
     if (due) reset(out);
 }
 
-std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out,
+                                       std::span<byte_buffer> field_sections) {
     // [lazy]: values to pack are packed first, in a copy (one test per message when off).
     const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
     begin_message(out);
     const std::size_t start = out.size();
+    std::array<std::size_t, max_field_sections> column_start{};
+    for (std::size_t i = 0; i < field_sections.size(); ++i)
+        column_start[i] = field_sections[i].size();
     current_ = &m;
+    columns_ = field_sections;
     handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
     reference_bytes_ = 0;
     const proto_errc ec = encode_value(m.root, out, 1, place{});
     current_ = nullptr;
+    columns_ = {};
+    std::size_t written = out.size() - start;
+    for (std::size_t i = 0; i < field_sections.size(); ++i) {
+        if (ec != proto_errc::ok) field_sections[i].resize(column_start[i]);
+        written += field_sections[i].size() - column_start[i];
+    }
     if (ec != proto_errc::ok) {
         out.resize(start);
         reset(out);  // the table may hold entries the receiver will never see
@@ -117,7 +130,7 @@ std::error_code stream_encoder::encode(const message& original, byte_buffer& out
     }
     ++messages_;
     ++since_reset_messages_;
-    since_reset_bytes_ += out.size() - start;
+    since_reset_bytes_ += written;
     return {};
 }
 
@@ -313,16 +326,22 @@ proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std:
     for (std::uint32_t i = 0; i < n && ec == proto_errc::ok; ++i) {
         const value& f = r.fields[kept ? (*kept)[i] : i];
         const place at{type_id, i, true};
+        byte_buffer& dst = field_out(out, depth, i);
         // Strings and integers, most fields, skip the general dispatch.
         if (const auto* s = f.get_if<std::string>())
-            ec = encode_string(*s, out, at, false);
+            ec = encode_string(*s, dst, at, false);
         else if (const auto* v = f.get_if<std::int64_t>())
-            encode_int(*v, out, at);
+            encode_int(*v, dst, at);
         else
-            ec = encode_value(f, out, depth + 1, at);
+            ec = encode_value(f, dst, depth + 1, at);
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return ec;
+}
+
+byte_buffer& stream_encoder::field_out(byte_buffer& out, std::uint32_t depth, std::uint32_t i) {
+    if (columns_.empty() || depth != 1) return out;
+    return columns_[field_section(i)];
 }
 
 proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& out,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <system_error>
 #include <unordered_map>
@@ -47,7 +48,11 @@ class stream_encoder {
 
     // Appends one message. On failure nothing of it stays in `out`; the table is reset (and a
     // reset op written) so both peers stay in step.
-    std::error_code encode(const message& m, byte_buffer& out);
+    std::error_code encode(const message& m, byte_buffer& out) { return encode(m, out, {}); }
+    // The same in column layout (proto/columns.hpp): the fields of the root record go to
+    // `field_sections` (max_field_sections buffers), the rest to `out`.
+    std::error_code encode(const message& m, byte_buffer& out,
+                           std::span<byte_buffer> field_sections);
     // Clears both halves of the table: writes a reset op.
     void reset(byte_buffer& out);
     // Empties the table without writing anything, for a new payload that its decoder starts
@@ -89,6 +94,9 @@ class stream_encoder {
     proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
     proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
                              std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
+    // Where field i of a record at `depth` goes: its column for the root record of a message
+    // in column layout, else `out`.
+    byte_buffer& field_out(byte_buffer& out, std::uint32_t depth, std::uint32_t i);
     proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
     [[gnu::noinline]] proto_errc encode_lazy(const lazy_value& l, byte_buffer& out);
     proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
@@ -125,6 +133,7 @@ class stream_encoder {
     std::vector<std::int64_t> handles_;
     std::uint32_t next_handle_ = 0;
     std::uint64_t reference_bytes_ = 0;    // of the message being encoded
+    std::span<byte_buffer> columns_;       // of the message being encoded; empty: none
     std::unique_ptr<lazy_packer> packer_;  // only when options.lazy is active
 };
 

@@ -70,6 +70,8 @@ class proto_category_impl final : public std::error_category {
                 return "not available on this daemon";
             case proto_errc::reference_bytes_exceeded:
                 return "frame decodes to more bytes by reference than announced";
+            case proto_errc::bad_columns:
+                return "column directory does not match its payload";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -145,6 +147,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "not_available";
         case proto_errc::reference_bytes_exceeded:
             return "reference_bytes_exceeded";
+        case proto_errc::bad_columns:
+            return "bad_columns";
     }
     return "unknown";
 }

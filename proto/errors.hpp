@@ -37,6 +37,7 @@ enum class proto_errc {
     sender_busy,               // another connection is streaming for this sender id
     not_available,             // the daemon cannot serve what the hello asks for (role, sink)
     reference_bytes_exceeded,  // a frame's back-references decode to more than announced
+    bad_columns,               // a column directory that does not describe its payload
 };
 
 const std::error_category& proto_category() noexcept;

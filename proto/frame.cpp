@@ -54,10 +54,11 @@ frame_parser::result frame_parser::parse(std::span<const std::uint8_t> in) const
     };
     if (!known_kind(h[0])) return fail(proto_errc::unknown_frame_kind);
     if (!known_codec(h[2])) return fail(proto_errc::bad_codec);
-    // The only flag: a zstd_stream data frame may start the stream's context afresh.
+    // The only flags: a zstd_stream data frame may start the stream's contexts afresh, and
+    // carry a column payload section by section.
     const bool stream = h[0] == static_cast<std::uint8_t>(frame_kind::data) &&
                         h[2] == static_cast<std::uint8_t>(codec_id::zstd_stream);
-    const std::uint8_t allowed = stream ? frame_flag_stream_start : 0;
+    const std::uint8_t allowed = stream ? frame_flag_stream_start | frame_flag_columns : 0;
     if ((h[1] & ~allowed) != 0 || h[3] != 0) return fail(proto_errc::bad_reserved);
     frame_header& fh = r.frame.header;
     fh.kind = static_cast<frame_kind>(h[0]);

@@ -31,6 +31,9 @@ enum class codec_id : std::uint8_t { none = 0, zlib = 1, zstd = 2, lz4 = 3, zstd
 // Header flag of a zstd_stream data frame: the codec's context starts afresh with this frame
 // (the first such frame of a connection, and whenever the sender changed level).
 inline constexpr std::uint8_t frame_flag_stream_start = 1;
+// Header flag of a zstd_stream data frame whose payload, in column layout, was compressed
+// section by section, each in its own context.
+inline constexpr std::uint8_t frame_flag_columns = 2;
 
 inline constexpr std::size_t frame_header_size = 24;
 

@@ -1,5 +1,6 @@
 #include "proto/receiver.hpp"
 
+#include "proto/columns.hpp"
 #include "proto/errors.hpp"
 #include "proto/wire.hpp"
 
@@ -92,6 +93,7 @@ void receiver::admit(std::uint64_t last_sequence) {
     w.next_sequence = last_sequence_ + 1;
     w.credit_bytes = opts_.credit_bytes;
     w.fresh_frames = opts_.fresh_frames;
+    w.columns = true;  // every receiver of this version decodes them
     scratch_.clear();
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());
@@ -111,7 +113,9 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     if (auto ec = unpack(f, payload))
         return fail(ec, "in frame " + std::to_string(f.header.sequence));
     frame_payload_ = payload;
-    frame_fresh_ = decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset);
+    // A payload in column layout is never stored whole: a journal block holds one layout.
+    frame_fresh_ = !has_columns(payload) &&
+                   (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
     std::uint64_t delivered = 0;
     auto ec = decoder_.decode_payload(payload, [&](message&& m) {
         deliver(std::move(m));
@@ -134,8 +138,8 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     const std::uint64_t start = opts_.clock();
     // raw_len is capped by the frame parser (max_frame_bytes), and the decompressor never
     // writes past it.
-    auto ec = decompressor_.decompress(f.header.codec, f.payload, f.header.raw_len, raw_,
-                                       (f.header.flags & frame_flag_stream_start) != 0);
+    auto ec =
+        decompressor_.decompress(f.header.codec, f.payload, f.header.raw_len, raw_, f.header.flags);
     decompress_ns_ += opts_.clock() - start;
     if (ec) return ec;
     decompressed_bytes_ += f.header.raw_len;

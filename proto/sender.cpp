@@ -30,6 +30,7 @@ void sender::open_batch() {
     out_.commit(frame_header_size);
     open_messages_ = 0;
     open_reference_bytes_ = 0;
+    columns_.clear();
 }
 
 std::uint64_t sender::window_bytes() const {
@@ -101,11 +102,23 @@ std::error_code sender::add_message(const message& m, bool fill) {
         open_fresh_ = true;
         since_fresh_bytes_ = 0;
     }
+    // Column layout while compressing across frames, where it shrinks what crosses the slow
+    // link; decided per frame, so a frame holds one layout.
+    if (open_messages_ == 0)
+        open_columns_ = welcome_.columns && compressor_.policy().carries_context();
     const std::size_t before = out_.size();
-    if (auto ec = encoder_->encode(m, out_)) return ec;  // rolled back, tables kept in step
+    const std::size_t columns_before = columns_.bytes();
+    const auto mark = columns_.position();
+    // Rolled back on failure (the columns too), tables kept in step.
+    if (auto ec =
+            encoder_->encode(m, out_, open_columns_ ? columns_.fields() : std::span<byte_buffer>{}))
+        return ec;
     const std::size_t cap = welcome_.limits.max_frame_bytes;
-    if (out_.size() - before > cap - 1) {  // leave room for a reset op in front of it
+    const std::size_t directory = open_columns_ ? column_sections::max_directory_bytes : 0;
+    const std::size_t bytes = out_.size() - before + columns_.bytes() - columns_before;
+    if (bytes + directory > cap - 1) {  // leave room for a reset op in front of it
         out_.resize(before);
+        columns_.truncate(mark);
         encoder_->reset(out_);  // the receiver must forget what the dropped bytes inserted
         return proto_errc::message_too_large;
     }
@@ -113,13 +126,15 @@ std::error_code sender::add_message(const message& m, bool fill) {
     // it); the frame's sum is kept within it here, as its size is.
     const std::uint64_t refs = encoder_->last_reference_bytes();
     const bool over_refs = refs > welcome_.limits.max_reference_bytes - open_reference_bytes_;
-    if (out_.size() - batch_start_ - frame_header_size > cap || over_refs) {
-        // The message goes to the next frame: seal what came before it.
+    if (open_batch_bytes() + directory > cap || over_refs) {
+        // The message goes to the next frame, in the same layout: seal what came before it.
         scratch_.clear();
         scratch_.append(out_.data() + before, out_.size() - before);
+        columns_.move_tail(mark, held_columns_);
         out_.resize(before);
         seal();
         out_.append(scratch_.span());
+        columns_.append(held_columns_);
     }
     open_reference_bytes_ += refs;
     ++open_messages_;
@@ -134,6 +149,7 @@ void sender::seal() {
 void sender::seal_batch() {
     // After finish() no batch is open.
     if (out_.size() < batch_start_ + frame_header_size || open_batch_bytes() == 0) return;
+    if (open_columns_) write_columns();
     const std::uint64_t seq = next_sequence_++;
     if (opts_.resumable) retain(seq);
     open_fresh_ = false;
@@ -145,6 +161,16 @@ void sender::seal_batch() {
     ++frames_sealed_;
     push_sealed(frame.size(), true);
     open_batch();
+}
+
+// The open batch's main section, in out_, becomes a whole column payload.
+void sender::write_columns() {
+    const std::size_t payload_start = batch_start_ + frame_header_size;
+    column_main_.clear();
+    column_main_.append(out_.span().subspan(payload_start));
+    out_.resize(payload_start);
+    columns_.write_payload(column_main_.span(), out_);
+    columns_.clear();
 }
 
 void sender::retain(std::uint64_t sequence) {

@@ -15,6 +15,7 @@
 
 #include "proto/batch_compressor.hpp"
 #include "proto/codec.hpp"
+#include "proto/columns.hpp"
 #include "proto/control.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
@@ -86,7 +87,10 @@ class sender {
     std::error_code error() const { return error_; }
     const std::string& error_detail() const { return detail_; }
 
-    std::size_t open_batch_bytes() const { return out_.size() - batch_start_ - frame_header_size; }
+    // The open batch's encoded bytes (in column layout: all sections, without the directory).
+    std::size_t open_batch_bytes() const {
+        return out_.size() - batch_start_ - frame_header_size + columns_.bytes();
+    }
     std::uint64_t in_flight_bytes() const { return in_flight_bytes_; }
     bool all_acked() const { return in_flight_.empty() && open_messages_ == 0; }
     std::uint64_t frames_sent() const { return frames_sealed_; }  // resent ones too
@@ -115,6 +119,7 @@ class sender {
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
     std::error_code add_message(const message& m, bool fill);
     void seal_batch();
+    void write_columns();
     // A whole frame of `bytes` was appended to out_: it queues for output() behind the others.
     void push_sealed(std::size_t bytes, bool data);
     // Moves queued frames to output() while the window has room for them.
@@ -183,6 +188,13 @@ class sender {
     std::string detail_;
     byte_buffer scratch_;
     batch_compressor compressor_;
+    // The open batch in column layout: its field sections (the main one is in out_), a
+    // message's sections on their way to the next frame, and the main section while the
+    // payload is put together.
+    bool open_columns_ = false;
+    column_sections columns_;
+    column_sections held_columns_;
+    byte_buffer column_main_;
 };
 
 }  // namespace objwire

@@ -27,6 +27,7 @@ inline constexpr std::uint8_t tag_record_inline = 0x10;  // type descriptor (not
 inline constexpr std::uint8_t tag_int_delta = 0x11;      // record field only: zigzag varint change
 inline constexpr std::uint8_t tag_object_keep = 0x12;    // as object_def, then kept in the table
 inline constexpr std::uint8_t tag_object_kept = 0x13;    // varint table id of a kept object
+inline constexpr std::uint8_t tag_columns = 0x14;        // payload start only: column directory
 inline constexpr std::uint8_t tag_hex_string = 0x15;     // varint k >= 2, k bytes: 2k hex digits
 inline constexpr std::uint8_t tag_lazy = 0x16;  // codec, raw size, stored size, compressed value
 

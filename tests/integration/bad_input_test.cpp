@@ -79,7 +79,7 @@ TEST_F(BadInput, UnknownTag) {
     start();
     with_good_client([&] {
         raw_peer p(port());
-        const std::uint8_t payload[] = {0x14};  // a reserved tag
+        const std::uint8_t payload[] = {0x17};  // a reserved tag
         byte_buffer frame;
         append_frame(frame, frame_kind::data, 1, payload);
         p.send(frame.span());
@@ -104,7 +104,7 @@ TEST_F(BadInput, GoodFramesBeforeABadOneAreStoredAndAcked) {
     start();
     raw_peer p(port());
     auto good = person_frame(1);
-    const std::uint8_t payload[] = {0x14};  // a reserved tag
+    const std::uint8_t payload[] = {0x17};  // a reserved tag
     byte_buffer bad;
     append_frame(bad, frame_kind::data, 2, payload);
     expect_first_stored_then_refused(p, good, bad);
@@ -123,7 +123,7 @@ TEST_F(BadInput, AFrameThatFailsPartWayStoresNothingOfItself) {
                           {"Heinz", "Kabutz", 2}),
               {}};
     ASSERT_FALSE(enc.encode(m, half_good));  // a good object, then a reserved tag
-    half_good.put_u8(0x14);
+    half_good.put_u8(0x17);
     seal_frame(half_good.span(), frame_kind::data, 2);
     expect_first_stored_then_refused(p, good, half_good);
 }

@@ -71,7 +71,9 @@ TEST(StreamCodec, FramesDecodeInOrderAndBeatFramesOnTheirOwn) {
     byte_buffer raw;
     for (std::size_t i = 0; i < streamed.size(); ++i) {
         const auto n = static_cast<std::uint32_t>(payloads[i].size());
-        ASSERT_FALSE(u.decompress(stream, streamed[i].bytes, n, raw, streamed[i].start)) << i;
+        ASSERT_FALSE(u.decompress(stream, streamed[i].bytes, n, raw,
+                                  streamed[i].start ? frame_flag_stream_start : 0))
+            << i;
         ASSERT_TRUE(std::equal(payloads[i].begin(), payloads[i].end(), raw.data())) << i;
     }
 }
@@ -99,11 +101,12 @@ TEST(StreamCodec, ContinuingWithoutAStartFails) {
     ASSERT_FALSE(z.compress(stream, 3, text, b));
     const auto n = static_cast<std::uint32_t>(text.size());
     frame_decompressor u;
-    EXPECT_EQ(u.decompress(stream, b.span(), n, raw, false), proto_errc::decompress_failed);
+    EXPECT_EQ(u.decompress(stream, b.span(), n, raw, 0), proto_errc::decompress_failed);
     // A frame that continues a stream is not a start either: zstd needs its frame header.
-    EXPECT_EQ(u.decompress(stream, b.span(), n, raw, true), proto_errc::decompress_failed);
-    ASSERT_FALSE(u.decompress(stream, a.span(), n, raw, true));
-    ASSERT_FALSE(u.decompress(stream, b.span(), n, raw, false));
+    EXPECT_EQ(u.decompress(stream, b.span(), n, raw, frame_flag_stream_start),
+              proto_errc::decompress_failed);
+    ASSERT_FALSE(u.decompress(stream, a.span(), n, raw, frame_flag_stream_start));
+    ASSERT_FALSE(u.decompress(stream, b.span(), n, raw, 0));
     EXPECT_TRUE(std::equal(text.begin(), text.end(), raw.data()));
 }
 
@@ -114,13 +117,15 @@ TEST(StreamCodec, AFrameYieldingMoreThanItsRawLenIsRefused) {
     ASSERT_FALSE(z.compress(stream, 3, text, a));
     frame_decompressor u;
     for (std::uint32_t claim : {19'999u, 10'000u, 1u}) {
-        EXPECT_EQ(u.decompress(stream, a.span(), claim, raw, true), proto_errc::decompress_failed)
+        EXPECT_EQ(u.decompress(stream, a.span(), claim, raw, frame_flag_stream_start),
+                  proto_errc::decompress_failed)
             << claim;
         EXPECT_LE(raw.capacity(), 64u * 1024) << "the output never grows past the claim";
     }
-    EXPECT_EQ(u.decompress(stream, a.span(), 20'001, raw, true), proto_errc::decompress_failed);
+    EXPECT_EQ(u.decompress(stream, a.span(), 20'001, raw, frame_flag_stream_start),
+              proto_errc::decompress_failed);
     // After a failure the context is gone: only a start goes on.
-    ASSERT_FALSE(u.decompress(stream, a.span(), 20'000, raw, true));
+    ASSERT_FALSE(u.decompress(stream, a.span(), 20'000, raw, frame_flag_stream_start));
 }
 
 TEST(StreamCodec, AStreamAskingForAWindowOverTheCapIsRefused) {
@@ -139,7 +144,8 @@ TEST(StreamCodec, AStreamAskingForAWindowOverTheCapIsRefused) {
     out.resize(o.pos);
     frame_decompressor u;
     byte_buffer raw;
-    EXPECT_EQ(u.decompress(stream, out, 20'000, raw, true), proto_errc::decompress_failed);
+    EXPECT_EQ(u.decompress(stream, out, 20'000, raw, frame_flag_stream_start),
+              proto_errc::decompress_failed);
 }
 
 TEST(StreamCodec, OnlyAStreamDataFrameMayCarryTheStartFlag) {
@@ -155,8 +161,13 @@ TEST(StreamCodec, OnlyAStreamDataFrameMayCarryTheStartFlag) {
             EXPECT_EQ(r.state, frame_parser::status::frame);
         else
             EXPECT_EQ(r.error, proto_errc::bad_reserved) << codec_name(c);
-        f.data()[1] = 2;  // no other flag exists
-        seal_frame(f.span(), frame_kind::data, 1, c, 1'000, 2);
+        // frame_flag_columns (2) only on a stream data frame too, and no other flag exists.
+        seal_frame(f.span(), frame_kind::data, 1, c, 1'000, frame_flag_columns);
+        if (c == stream)
+            EXPECT_EQ(p.parse(f.span()).state, frame_parser::status::frame);
+        else
+            EXPECT_EQ(p.parse(f.span()).error, proto_errc::bad_reserved) << codec_name(c);
+        seal_frame(f.span(), frame_kind::data, 1, c, 1'000, 4);
         EXPECT_EQ(p.parse(f.span()).error, proto_errc::bad_reserved) << codec_name(c);
     }
 }

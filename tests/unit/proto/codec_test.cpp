@@ -347,7 +347,7 @@ TEST(Decoder, RejectsEachBadInputWithItsOwnError) {
     using v = std::vector<std::uint8_t>;
     EXPECT_EQ(decode_bytes(v{wire::tag_int}), proto_errc::truncated);
     EXPECT_EQ(decode_bytes(v{wire::tag_string, 5, 'a'}), proto_errc::truncated);
-    EXPECT_EQ(decode_bytes(v{0x14}), proto_errc::unknown_tag);
+    EXPECT_EQ(decode_bytes(v{0x17}), proto_errc::unknown_tag);
     EXPECT_EQ(decode_bytes(v{wire::tag_string_ref, 3}), proto_errc::unknown_reference);
     EXPECT_EQ(decode_bytes(v{wire::short_string_ref}), proto_errc::unknown_reference);
     EXPECT_EQ(decode_bytes(v{wire::short_record + 2}), proto_errc::unknown_reference);
@@ -457,7 +457,7 @@ TEST(Decoder, RefusesStreamOverTheAnnouncedBudget) {
 
 TEST(Decoder, ErrorPoisonsTheDecoder) {
     stream_decoder dec({});
-    std::vector<std::uint8_t> bad{0x14};
+    std::vector<std::uint8_t> bad{0x17};
     EXPECT_EQ(dec.decode_payload(bad, [](message&&) {}), proto_errc::unknown_tag);
     std::vector<std::uint8_t> good{wire::tag_null};
     EXPECT_EQ(dec.decode_payload(good, [](message&&) {}), proto_errc::unknown_tag);

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "client/workloads.hpp"
+#include "proto/columns.hpp"
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
 #include "test_support.hpp"
@@ -18,6 +19,7 @@ namespace {
 // What the daemon keeps across connections for one sender id.
 struct model_daemon {
     std::vector<message> stored;
+    std::uint64_t column_frames = 0;  // frames that came in column layout
     std::uint64_t last_sequence = 0;  // the last frame stored
     std::uint64_t connections = 0;
     bool gap = false;  // the receiver refused a frame (sequence out of order, ...)
@@ -77,11 +79,15 @@ struct wire {
     }
 
     void deliver() {
-        auto st = r.process([&](message&& m) { d.stored.push_back(std::move(m)); });
+        const auto store = [&](message&& m) { d.stored.push_back(std::move(m)); };
+        const auto count = [&](std::uint64_t) {
+            d.column_frames += has_columns(r.frame_payload());
+        };
+        auto st = r.process(store, count);
         if (st == receiver::step::admit) {
             ++d.connections;
             r.admit(d.last_sequence);
-            st = r.process([&](message&& m) { d.stored.push_back(std::move(m)); });
+            st = r.process(store, count);
         }
         if (r.current() == receiver::state::failed) d.gap = true;
         if (r.current() != receiver::state::admitting)
@@ -134,6 +140,7 @@ struct outcome {
     std::uint64_t connections = 0;
     std::uint64_t resent = 0;
     std::uint64_t compressed = 0;  // frames the sender compressed
+    std::uint64_t column_frames = 0;
     std::uint64_t table_resets = 0;
     bool closed = false;
     bool gap = false;
@@ -176,6 +183,7 @@ outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::
     o.connections = d.connections;
     o.resent = s.frames_resent();
     o.compressed = s.compression().stats().frames_compressed;
+    o.column_frames = d.column_frames;
     o.table_resets = s.table().resets;
     o.closed = s.current() == sender::state::closed && s.all_acked();
     o.gap = d.gap;
@@ -213,14 +221,16 @@ TEST(Resume, CutAtEveryStepLosesAndDuplicatesNothing) {
     }
 }
 
-// The same with every frame compressed by zstd_stream: after each cut the sender's context and
-// the new receiver's start together, and the resent frames are compressed for the new one.
+// The same with every frame compressed by zstd_stream: after each cut the sender's contexts
+// and the new receiver's start together, and the resent frames - kept in column layout, as
+// frames compressed across frames are written - are compressed for the new one.
 TEST(Resume, CutAtEveryStepWithAStreamContext) {
     test_compression = compression_mode::always;
     const auto msgs = events(300);
     const auto baseline = send_with_cuts(msgs, {}, 700, 10);
     ASSERT_EQ(baseline.stored, msgs);
     ASSERT_GT(baseline.compressed, 10u);
+    EXPECT_GE(baseline.column_frames, baseline.compressed);
     for (std::uint64_t k = 1; k <= baseline.steps; ++k) {
         auto o = send_with_cuts(msgs, {k, k + 37}, 700, 10);
         ASSERT_TRUE(o.closed) << "cut at step " << k;
