@@ -307,6 +307,7 @@ std::error_code connection::wait_writable() {
         ack_timeout);
     const std::uint64_t waited = steady_now_ns() - start;
     interval_blocked_ns_ += waited;
+    waited_since_sample_ = true;
     stats_.blocked_ns += waited;
     return ec;
 }
@@ -319,7 +320,8 @@ void connection::measure(bool congested) {
     interval_blocked_ns_ = interval_ack_blocked_ns_ = 0;
     if (!congested && now - last_link_sample_ns_ < link_sample_every_ns) return;
     last_link_sample_ns_ = now;
-    if (auto sample = link_.sample(socket_.native_handle(), now))
+    const bool waited = std::exchange(waited_since_sample_, false);
+    if (auto sample = link_.sample(socket_.native_handle(), now, waited))
         policy.on_link_sample(sample->bits_per_second, sample->lower_bound);
 }
 

@@ -124,6 +124,7 @@ class connection {
     std::uint64_t interval_blocked_ns_ = 0;      // waiting for room in the socket's buffer
     std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
     std::uint64_t last_link_sample_ns_ = 0;
+    bool waited_since_sample_ = false;  // the socket's buffer was full since the last sample
     bool open_ = false;
     bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
     bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed

@@ -8,7 +8,7 @@
 
 namespace objwire::client {
 
-std::optional<link_sample> link_meter::sample(int fd, std::uint64_t now_ns) {
+std::optional<link_sample> link_meter::sample(int fd, std::uint64_t now_ns, bool sender_waited) {
     tcp_info info{};
     socklen_t len = sizeof(info);
     if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
@@ -19,10 +19,11 @@ std::optional<link_sample> link_meter::sample(int fd, std::uint64_t now_ns) {
                  .rwnd_limited_us = info.tcpi_rwnd_limited,
                  .sndbuf_limited_us = info.tcpi_sndbuf_limited,
                  .bytes_acked = info.tcpi_bytes_acked},
-                now_ns);
+                now_ns, sender_waited);
 }
 
-std::optional<link_sample> link_meter::next(const tcp_counters& c, std::uint64_t now_ns) {
+std::optional<link_sample> link_meter::next(const tcp_counters& c, std::uint64_t now_ns,
+                                            bool sender_waited) {
     const std::uint64_t busy = c.busy_us - busy_us_;
     const std::uint64_t rwnd = c.rwnd_limited_us - rwnd_us_;
     const std::uint64_t sndbuf = c.sndbuf_limited_us - sndbuf_us_;
@@ -48,7 +49,7 @@ std::optional<link_sample> link_meter::next(const tcp_counters& c, std::uint64_t
         acked_ = c.bytes_acked;
         acked_at_ = now_ns;
     }
-    if (c.delivery_rate > 0 && link_busy && !receiver_limited && !c.app_limited)
+    if (c.delivery_rate > 0 && sender_waited && link_busy && !receiver_limited && !c.app_limited)
         return link_sample{.bits_per_second = 8.0 * static_cast<double>(c.delivery_rate)};
     // Something else was the limit (or the kernel gives no rate: we cannot tell).
     if (sustained && *sustained > 0)

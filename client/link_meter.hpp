@@ -44,10 +44,15 @@ class link_meter {
     static constexpr double full_share = 0.8;
 
     // Reads TCP_INFO of `fd` and takes next(); nothing without TCP_INFO. `now_ns` is monotonic.
-    std::optional<link_sample> sample(int fd, std::uint64_t now_ns);
+    std::optional<link_sample> sample(int fd, std::uint64_t now_ns, bool sender_waited);
     // Sans-I/O: the sample these counters give, if any (nothing while a lower bound's window
-    // is still open, or before the kernel has a rate).
-    std::optional<link_sample> next(const tcp_counters& c, std::uint64_t now_ns);
+    // is still open, or before the kernel has a rate). `sender_waited`: the sender found the
+    // socket's buffer full since the previous reading - it had more to send than the link
+    // took. Without that, the link was not shown to be the limit: a sender busy compressing
+    // keeps data in flight most of the time (a "busy" link) while the link has room to spare,
+    // and taking its rate for the link's would make heavier compression look right.
+    std::optional<link_sample> next(const tcp_counters& c, std::uint64_t now_ns,
+                                    bool sender_waited);
 
   private:
     std::uint64_t busy_us_ = 0;    // tcpi_busy_time at the previous sample

@@ -16,6 +16,7 @@
 #include "client/workloads.hpp"
 #include "fuzz_support.hpp"
 #include "proto/codec.hpp"
+#include "proto/columns.hpp"
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame.hpp"
@@ -100,8 +101,10 @@ message assorted() {
 
 // `count` messages of a workload per payload, `payloads` payloads, one live encoder: later
 // payloads reference table entries of earlier ones.
+// `payloads` payloads of `count` messages each, through one table; in column layout
+// (docs/PROTOCOL.md 4.2) when `columns`.
 std::vector<bytes_t> payloads(std::string_view workload, int payloads, int count,
-                              const decoder_limits& limits = {}) {
+                              const decoder_limits& limits = {}, bool columns = false) {
     encoder_options opts;
     opts.peer = limits;
     stream_encoder enc(opts);
@@ -110,12 +113,19 @@ std::vector<bytes_t> payloads(std::string_view workload, int payloads, int count
     message m;
     for (int p = 0; p < payloads; ++p) {
         byte_buffer buf;
+        column_sections sections;
         for (int i = 0; i < count; ++i) {
             w->next(m);
-            if (enc.encode(m, buf))
+            if (enc.encode(m, buf, columns ? sections.fields() : std::span<byte_buffer>{}))
                 std::fprintf(stderr, "make_seeds: %s refused\n", workload.data());
         }
-        out.push_back(to_bytes(buf));
+        if (columns) {
+            byte_buffer whole;
+            sections.write_payload(buf.span(), whole);
+            out.push_back(to_bytes(whole));
+        } else {
+            out.push_back(to_bytes(buf));
+        }
     }
     return out;
 }
@@ -155,8 +165,7 @@ std::vector<bytes_t> zstd_stream_frames(std::uint64_t first_sequence,
         frame.resize(frame_header_size);
         if (z.compress(codec_id::zstd_stream, 3, raw, frame)) return {};
         seal_frame(frame.span(), frame_kind::data, first_sequence++, codec_id::zstd_stream,
-                   static_cast<std::uint32_t>(raw.size()),
-                   z.stream_started() ? frame_flag_stream_start : 0);
+                   static_cast<std::uint32_t>(raw.size()), z.stream_flags());
         out.push_back(to_bytes(frame));
     }
     return out;
@@ -224,6 +233,7 @@ int main(int argc, char** argv) {
     const auto person = payloads("person", 3, 4);
     const auto events = payloads("events", 3, 2);
     const auto small = payloads("person", 3, 2, small_limits());
+    const auto columned = payloads("events", 3, 2, {}, true);
     bytes_t assorted_payload;
     {
         stream_encoder enc({});
@@ -247,6 +257,7 @@ int main(int argc, char** argv) {
     decoder.add({0x00}, events);
     decoder.add({0x00}, {assorted_payload, person[0]});
     decoder.add({0x01}, small);
+    decoder.add({0x00}, columned);
 
     corpus control(dir, "control");
     for (std::uint8_t k = 0; k < 4; ++k) {
@@ -272,6 +283,12 @@ int main(int argc, char** argv) {
     // Every codec offered; three zstd-stream frames of one context (the first with the start
     // flag, the others matching into it).
     if (auto stream = zstd_stream_frames(1, {events[0], events[1], events[0]}); !stream.empty()) {
+        stream.push_back(goodbye_frame);
+        receiver.add({0x40 | (12 << 2)}, {concat(stream)});
+    }
+    // The same in column layout: each section piece in its own context, a plain frame between.
+    if (auto stream = zstd_stream_frames(1, {columned[0], columned[1]}); !stream.empty()) {
+        stream.push_back(data_frame(3, columned[2]));
         stream.push_back(goodbye_frame);
         receiver.add({0x40 | (12 << 2)}, {concat(stream)});
     }
