@@ -27,8 +27,9 @@ std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
     if (in.at_end()) return {};
     out.objects.clear();
     current_ = &out;
-    presize_left_ = bytes_left(in);
-    proto_errc e = decode_value(in, out.root, 1, place{});
+    presize_left_ = column_count_ != 0 ? bytes_left(in) : in.remaining();
+    proto_errc e =
+        column_count_ != 0 ? decode_root(in, out.root) : decode_value(in, out.root, 1, place{});
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
     ++messages_;
@@ -131,6 +132,17 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
     return proto_errc::ok;
 }
 
+// The root of a message in column layout: a record's fields come from their sections.
+proto_errc stream_decoder::decode_root(byte_reader& in, value& out) {
+    const std::uint8_t tag = in.at_end() ? wire::tag_null : *in.position();
+    const bool record = (tag >= wire::short_record && tag < wire::short_int) ||
+                        tag == wire::tag_record || tag == wire::tag_record_new ||
+                        tag == wire::tag_record_inline;
+    if (!record || limits_.max_depth < 1) return decode_value(in, out, 1, place{});
+    in.u8();
+    return decode_record<true>(in, tag, out, 1);
+}
+
 std::error_code stream_decoder::open_columns(std::span<const std::uint8_t> payload,
                                              byte_reader& in) {
     column_count_ = 0;
@@ -152,8 +164,7 @@ std::error_code stream_decoder::close_columns() {
     return {};
 }
 
-byte_reader* stream_decoder::field_in(byte_reader& in, std::uint32_t depth, std::uint32_t i) {
-    if (column_count_ == 0 || depth != 1) return &in;
+byte_reader* stream_decoder::field_in(std::uint32_t i) {
     const std::size_t s = field_section(i);
     return s < column_count_ ? &columns_[s] : nullptr;
 }
@@ -165,6 +176,7 @@ std::size_t stream_decoder::bytes_left(const byte_reader& in) const {
     return n;
 }
 
+template <bool Split>
 proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
                                          std::uint32_t depth) {
     record_type_ptr type;
@@ -186,8 +198,8 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
         type_id = static_cast<std::int64_t>(id);
     }
     const std::size_t n = (*known)->fields.size();
-    if (auto e = presize(depth == 1 ? bytes_left(in) : in.remaining(), n); e != proto_errc::ok)
-        return e;
+    // Split: a message's root record in column layout, each field from its section.
+    if (auto e = presize(Split ? bytes_left(in) : in.remaining(), n); e != proto_errc::ok) return e;
     // Decoded in place: a value that held a record of the same type keeps its storage, and
     // the type pointer is only copied (an atomic increment) when it changes.
     record& r = out.ensure<record>();
@@ -197,7 +209,7 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
     proto_errc e = proto_errc::ok;
     for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
-        byte_reader* from = field_in(in, depth, i);
+        byte_reader* from = Split ? field_in(i) : &in;
         e = from ? decode_value(*from, r.fields[i], depth + 1, place{type_id, i})
                  : proto_errc::bad_columns;
     }
@@ -278,7 +290,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
     const std::uint8_t tag = in.u8();
     if (!in.ok()) return in.error();
     if (tag >= wire::short_int) return decode_int(in, tag, out, at);
-    if (tag >= wire::short_record) return decode_record(in, tag, out, depth);
+    if (tag >= wire::short_record) return decode_record<false>(in, tag, out, depth);
     if (tag >= wire::short_string_ref) return decode_string_value(in, tag, out);
     if (tag >= wire::short_delta) return decode_int(in, tag, out, at);
     switch (tag) {
@@ -339,7 +351,7 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32
         case wire::tag_record_new:
         case wire::tag_record_inline:
         case wire::tag_record:
-            return decode_record(in, tag, out, depth);
+            return decode_record<false>(in, tag, out, depth);
         case wire::tag_object_def:
         case wire::tag_object_keep:
         case wire::tag_object_kept:

@@ -68,7 +68,9 @@ class stream_decoder {
     proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string& out);
     proto_errc decode_string_value(byte_reader& in, std::uint8_t tag, value& out);
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
+    template <bool Split>
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
+    proto_errc decode_root(byte_reader& in, value& out);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
     proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
                                  std::uint32_t depth);
@@ -78,9 +80,8 @@ class stream_decoder {
     // the payload has a directory); close_columns() checks every section was used up.
     std::error_code open_columns(std::span<const std::uint8_t> payload, byte_reader& in);
     std::error_code close_columns();
-    // The reader field i of a record at `depth` comes from; null: a section the directory
-    // does not have.
-    byte_reader* field_in(byte_reader& in, std::uint32_t depth, std::uint32_t i);
+    // The section field i of a root record comes from; null: one the directory does not have.
+    byte_reader* field_in(std::uint32_t i);
     // Bytes left to a message: in `in`, and in the field sections of a column payload.
     std::size_t bytes_left(const byte_reader& in) const;
     proto_errc fail(proto_errc e);

@@ -101,22 +101,47 @@ void stream_encoder::begin_message(byte_buffer& out) {
     if (due) reset(out);
 }
 
+[[gnu::always_inline]] inline proto_errc stream_encoder::encode_root(const message& m,
+                                                                     byte_buffer& out) {
+    current_ = &m;
+    handles_.assign(m.objects.size(), -1);
+    next_handle_ = 0;
+    reference_bytes_ = 0;
+    const proto_errc ec = encode_value(m.root, out, 1, place{});
+    current_ = nullptr;
+    return ec;
+}
+
+inline void stream_encoder::count_message(std::size_t bytes) {
+    ++messages_;
+    ++since_reset_messages_;
+    since_reset_bytes_ += bytes;
+}
+
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
+    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
+    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
+    begin_message(out);
+    const std::size_t start = out.size();
+    if (const proto_errc ec = encode_root(m, out); ec != proto_errc::ok) {
+        out.resize(start);
+        reset(out);  // the table may hold entries the receiver will never see
+        return ec;
+    }
+    count_message(out.size() - start);
+    return {};
+}
+
 std::error_code stream_encoder::encode(const message& original, byte_buffer& out,
                                        std::span<byte_buffer> field_sections) {
-    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
     const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
     begin_message(out);
     const std::size_t start = out.size();
     std::array<std::size_t, max_field_sections> column_start{};
     for (std::size_t i = 0; i < field_sections.size(); ++i)
         column_start[i] = field_sections[i].size();
-    current_ = &m;
     columns_ = field_sections;
-    handles_.assign(m.objects.size(), -1);
-    next_handle_ = 0;
-    reference_bytes_ = 0;
-    const proto_errc ec = encode_value(m.root, out, 1, place{});
-    current_ = nullptr;
+    const proto_errc ec = encode_root(m, out);
     columns_ = {};
     std::size_t written = out.size() - start;
     for (std::size_t i = 0; i < field_sections.size(); ++i) {
@@ -125,12 +150,10 @@ std::error_code stream_encoder::encode(const message& original, byte_buffer& out
     }
     if (ec != proto_errc::ok) {
         out.resize(start);
-        reset(out);  // the table may hold entries the receiver will never see
+        reset(out);
         return ec;
     }
-    ++messages_;
-    ++since_reset_messages_;
-    since_reset_bytes_ += written;
+    count_message(written);
     return {};
 }
 
@@ -322,26 +345,38 @@ proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std:
     if (n > 0 && depth + 1 > options_.peer.max_depth) return proto_errc::depth_exceeded;
     // The type stays in the table while its fields are coded: their delta state lives there.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
-    proto_errc ec = proto_errc::ok;
-    for (std::uint32_t i = 0; i < n && ec == proto_errc::ok; ++i) {
-        const value& f = r.fields[kept ? (*kept)[i] : i];
-        const place at{type_id, i, true};
-        byte_buffer& dst = field_out(out, depth, i);
-        // Strings and integers, most fields, skip the general dispatch.
-        if (const auto* s = f.get_if<std::string>())
-            ec = encode_string(*s, dst, at, false);
-        else if (const auto* v = f.get_if<std::int64_t>())
-            encode_int(*v, dst, at);
-        else
-            ec = encode_value(f, dst, depth + 1, at);
-    }
+    // A message's root record in column layout: each field to its section. Two instances of
+    // the loop, so that the plain one pays nothing per field for the layout.
+    const proto_errc ec =
+        depth == 1 && !columns_.empty()
+            ? encode_field_values(
+                  r, kept, n, type_id, depth,
+                  [this](std::uint32_t i) -> byte_buffer& { return columns_[field_section(i)]; })
+            : encode_field_values(r, kept, n, type_id, depth,
+                                  [&out](std::uint32_t) -> byte_buffer& { return out; });
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return ec;
 }
 
-byte_buffer& stream_encoder::field_out(byte_buffer& out, std::uint32_t depth, std::uint32_t i) {
-    if (columns_.empty() || depth != 1) return out;
-    return columns_[field_section(i)];
+template <class Destination>
+proto_errc stream_encoder::encode_field_values(const record& r,
+                                               const std::vector<std::uint32_t>* kept,
+                                               std::size_t n, std::int64_t type_id,
+                                               std::uint32_t depth, Destination to) {
+    proto_errc ec = proto_errc::ok;
+    for (std::uint32_t i = 0; i < n && ec == proto_errc::ok; ++i) {
+        const value& f = r.fields[kept ? (*kept)[i] : i];
+        const place at{type_id, i, true};
+        byte_buffer& out = to(i);
+        // Strings and integers, most fields, skip the general dispatch.
+        if (const auto* s = f.get_if<std::string>())
+            ec = encode_string(*s, out, at, false);
+        else if (const auto* v = f.get_if<std::int64_t>())
+            encode_int(*v, out, at);
+        else
+            ec = encode_value(f, out, depth + 1, at);
+    }
+    return ec;
 }
 
 proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& out,

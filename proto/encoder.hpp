@@ -48,7 +48,7 @@ class stream_encoder {
 
     // Appends one message. On failure nothing of it stays in `out`; the table is reset (and a
     // reset op written) so both peers stay in step.
-    std::error_code encode(const message& m, byte_buffer& out) { return encode(m, out, {}); }
+    std::error_code encode(const message& m, byte_buffer& out);
     // The same in column layout (proto/columns.hpp): the fields of the root record go to
     // `field_sections` (max_field_sections buffers), the rest to `out`.
     std::error_code encode(const message& m, byte_buffer& out,
@@ -94,9 +94,10 @@ class stream_encoder {
     proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
     proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
                              std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
-    // Where field i of a record at `depth` goes: its column for the root record of a message
-    // in column layout, else `out`.
-    byte_buffer& field_out(byte_buffer& out, std::uint32_t depth, std::uint32_t i);
+    template <class Destination>
+    proto_errc encode_field_values(const record& r, const std::vector<std::uint32_t>* kept,
+                                   std::size_t n, std::int64_t type_id, std::uint32_t depth,
+                                   Destination to);
     proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
     [[gnu::noinline]] proto_errc encode_lazy(const lazy_value& l, byte_buffer& out);
     proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
@@ -107,6 +108,8 @@ class stream_encoder {
     void keep_learnt_usage();
     void learn_usage(std::uint32_t type_id, std::size_t fields);
     void begin_message(byte_buffer& out);
+    proto_errc encode_root(const message& m, byte_buffer& out);
+    void count_message(std::size_t bytes);
     // The type actually sent for `t` (without its transient fields) and the field indexes kept.
     const record_type_ptr& sent_type(const record_type_ptr& t,
                                      const std::vector<std::uint32_t>*& kept);
