@@ -107,18 +107,19 @@ std::error_code sender::add_message(const message& m, bool fill) {
     if (open_messages_ == 0)
         open_columns_ = welcome_.columns && compressor_.policy().carries_context();
     const std::size_t before = out_.size();
-    const std::size_t columns_before = columns_.bytes();
-    const auto mark = columns_.position();
+    const std::size_t columns_before = open_columns_ ? columns_.bytes() : 0;
+    const auto mark = open_columns_ ? columns_.position() : column_sections::mark{};
     // Rolled back on failure (the columns too), tables kept in step.
     if (auto ec =
             encoder_->encode(m, out_, open_columns_ ? columns_.fields() : std::span<byte_buffer>{}))
         return ec;
     const std::size_t cap = welcome_.limits.max_frame_bytes;
     const std::size_t directory = open_columns_ ? column_sections::max_directory_bytes : 0;
-    const std::size_t bytes = out_.size() - before + columns_.bytes() - columns_before;
+    const std::size_t bytes =
+        out_.size() - before + (open_columns_ ? columns_.bytes() - columns_before : 0);
     if (bytes + directory > cap - 1) {  // leave room for a reset op in front of it
         out_.resize(before);
-        columns_.truncate(mark);
+        if (open_columns_) columns_.truncate(mark);
         encoder_->reset(out_);  // the receiver must forget what the dropped bytes inserted
         return proto_errc::message_too_large;
     }
@@ -130,11 +131,11 @@ std::error_code sender::add_message(const message& m, bool fill) {
         // The message goes to the next frame, in the same layout: seal what came before it.
         scratch_.clear();
         scratch_.append(out_.data() + before, out_.size() - before);
-        columns_.move_tail(mark, held_columns_);
+        if (open_columns_) columns_.move_tail(mark, held_columns_);
         out_.resize(before);
         seal();
         out_.append(scratch_.span());
-        columns_.append(held_columns_);
+        if (open_columns_) columns_.append(held_columns_);
     }
     open_reference_bytes_ += refs;
     ++open_messages_;

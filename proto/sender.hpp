@@ -89,7 +89,8 @@ class sender {
 
     // The open batch's encoded bytes (in column layout: all sections, without the directory).
     std::size_t open_batch_bytes() const {
-        return out_.size() - batch_start_ - frame_header_size + columns_.bytes();
+        return out_.size() - batch_start_ - frame_header_size +
+               (open_columns_ ? columns_.bytes() : 0);
     }
     std::uint64_t in_flight_bytes() const { return in_flight_bytes_; }
     bool all_acked() const { return in_flight_.empty() && open_messages_ == 0; }
