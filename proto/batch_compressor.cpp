@@ -23,7 +23,7 @@ batch_compressor::packed batch_compressor::pack(byte_buffer& out, std::size_t fr
         return plain;
     }
     const codec_id codec = policy_.codec();  // on_result() moves on to the next attempt's
-    policy_.on_result(raw_len, buf_.size(), took, compressor_.stream_started());
+    policy_.on_result(raw_len, buf_.size(), took, compressor_.stream_fresh());
     if (buf_.size() >= raw_len) {
         // zstd_stream: the receiver's context will not see this frame, so ours must forget it
         // too - the next compressed frame starts a fresh one. (Data that does not compress

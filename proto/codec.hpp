@@ -55,6 +55,9 @@ class frame_compressor {
     // carry frame_flag_stream_start). It does on the first frame, after restart_stream(), and
     // when the level changes (zstd takes a new level only at the start of its own frame).
     bool stream_started() const { return last_stream_ && stream_.started(); }
+    // zstd_stream: whether the last compress() began any context afresh (its ratio is no
+    // level's).
+    bool stream_fresh() const { return last_stream_ && stream_.fresh(); }
     // zstd_stream: whether the last compress() went section by section (frame_flag_columns).
     bool stream_columns() const { return last_stream_ && stream_.columns(); }
     // The connection is new: the next zstd_stream frame starts fresh contexts.

@@ -303,6 +303,13 @@ void compression_policy::on_plain(std::size_t raw_bytes) {
     interval_wire_ += raw_bytes;
 }
 
+void compression_policy::on_layout(bool columns) {
+    if (columns == columns_) return;
+    columns_ = columns;
+    for (auto& f : ladder_)
+        if (f.codec == codec_id::zstd_stream) f.known = f.ns_warm = false;
+}
+
 void compression_policy::on_link_sample(double bits_per_second, bool lower_bound) {
     if (opts_.link_bits_per_second || bits_per_second <= 0) return;
     stats_.link_measured = true;

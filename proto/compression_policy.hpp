@@ -99,12 +99,17 @@ class compression_policy {
     bool plan(std::size_t raw_bytes);
     // What an attempt gave: compressed size and the time it took. The frame goes out compressed
     // only when that is smaller.
-    // `fresh_context`: a zstd_stream frame that started its context afresh - its ratio says
+    // `fresh_context`: a zstd_stream frame that began a context afresh - its ratio says
     // nothing of the level's (no history to match against), so it is not averaged in.
     void on_result(std::size_t raw_bytes, std::size_t compressed_bytes, std::uint64_t ns,
                    bool fresh_context = false);
     // A frame that went out uncompressed without an attempt.
     void on_plain(std::size_t raw_bytes);
+    // The layout of the payloads that follow (docs/PROTOCOL.md 4.2): columns or not. What
+    // zstd_stream's levels gave on the other layout does not hold for this one - in columns
+    // level 1 compresses `events` about as well as level 6, in whole frames far worse - so
+    // those levels are measured again.
+    void on_layout(bool columns);
 
     // A measured delivery rate. A lower bound (the sender or receiver was the limit, not the
     // link) can only raise the estimate; full samples set it. Ignored when configured.
@@ -166,6 +171,7 @@ class compression_policy {
     std::uint32_t run_left_ = 0;  // frames left in the current sample run
     bool cold_ = false;           // the attempt in flight follows a plain frame
     bool last_attempt_ = false;   // the previous frame was an attempt
+    bool columns_ = false;        // the layout the zstd_stream figures were measured on
     std::uint32_t incompressible_run_ = 0;
     std::uint32_t probe_every_ = 0;
     std::uint64_t receiver_raw_ = 0, receiver_ns_ = 0;  // last cumulative report

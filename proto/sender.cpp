@@ -104,8 +104,10 @@ std::error_code sender::add_message(const message& m, bool fill) {
     }
     // Column layout while compressing across frames, where it shrinks what crosses the slow
     // link; decided per frame, so a frame holds one layout.
-    if (open_messages_ == 0)
+    if (open_messages_ == 0) {
         open_columns_ = welcome_.columns && compressor_.policy().carries_context();
+        compressor_.policy().on_layout(open_columns_);
+    }
     const std::size_t before = out_.size();
     const std::size_t columns_before = open_columns_ ? columns_.bytes() : 0;
     const auto mark = open_columns_ ? columns_.position() : column_sections::mark{};

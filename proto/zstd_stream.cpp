@@ -76,12 +76,16 @@ struct zstd_stream_compressor::contexts {
     std::array<std::unique_ptr<ZSTD_CCtx, cctx_free>, stream_contexts> c;
     std::array<bool, stream_contexts> open{};  // started since the stream started
     byte_buffer piece;
+    bool begun = false;  // get() began a context in this compress()
     // The context for `i`, begun at `level` if it has not been since the stream started: a
     // section first used mid-stream begins its own zstd frame there, as the receiver expects.
     ZSTD_CCtx* get(std::size_t i, int level) {
         if (!c[i]) c[i].reset(ZSTD_createCCtx());
         if (!c[i]) return nullptr;
-        if (!open[i] && !start(c[i].get(), level, window_log_of(i))) return nullptr;
+        if (!open[i]) {
+            if (!start(c[i].get(), level, window_log_of(i))) return nullptr;
+            begun = true;
+        }
         open[i] = true;
         return c[i].get();
     }
@@ -117,6 +121,7 @@ bool zstd_stream_compressor::compress(int level, std::span<const std::uint8_t> r
     started_ = level_ != level;
     if (started_) ctx_->open.fill(false);
     level_ = level;
+    ctx_->begun = false;
     column_directory d;
     columns_ = has_columns(raw) && read_column_payload(raw, d) == proto_errc::ok;
     bool ok = true;
@@ -135,6 +140,7 @@ bool zstd_stream_compressor::compress(int level, std::span<const std::uint8_t> r
         }
     }
     if (!ok) level_ = 0;  // the contexts are in an unknown state: the next frame restarts
+    fresh_ = ctx_->begun;
     return ok;
 }
 

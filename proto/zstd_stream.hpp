@@ -41,6 +41,10 @@ class zstd_stream_compressor {
     bool started() const { return started_; }
     // Whether the last compress() went section by section (frame_flag_columns).
     bool columns() const { return columns_; }
+    // Whether the last compress() began any context afresh - all of them (started()), or a
+    // section's first used since: such a piece had no history, and its ratio says nothing
+    // of the level's.
+    bool fresh() const { return fresh_; }
     // The receiver will not continue our contexts: the next piece starts afresh.
     void restart() { level_ = 0; }
 
@@ -50,6 +54,7 @@ class zstd_stream_compressor {
     int level_ = 0;  // 0: no context open
     bool started_ = false;
     bool columns_ = false;
+    bool fresh_ = false;
 };
 
 class zstd_stream_decompressor {

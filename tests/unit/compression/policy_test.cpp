@@ -404,6 +404,34 @@ TEST(Policy, StreamClimbsByCommittingToEachLevel) {
     EXPECT_LT(p.stats().level, 6);
 }
 
+// The sender switches to column layout once it compresses with zstd_stream, where the levels
+// give other ratios and speeds (on `events` level 1 does about as well as 6): what they gave on
+// whole frames must not be averaged into the new figures. After on_layout() the level in use
+// is measured afresh - its first frame in the new layout replaces the old figures - and the
+// same layout announced again changes nothing.
+TEST(Policy, ANewLayoutIsMeasuredAfresh) {
+    compression_policy p(auto_on(0));
+    p.on_link_sample(100e6, false);  // 80 ns/B
+    sender_time(p, 5);
+    drive_stream(p, 400, zstd_levels);
+    ASSERT_TRUE(p.stats().compressing);
+    const int level = p.stats().level;
+    const double whole = zstd_levels.at(level).ratio;
+    ASSERT_NEAR(p.stats().ratio, whole, 1e-4);
+    std::map<int, fake_codec> columns = zstd_levels;
+    columns[level].ratio = whole - 0.08;
+    p.on_layout(true);
+    int last = level;
+    drive_stream(p, 1, columns, &last);
+    ASSERT_EQ(p.stats().level, level);
+    EXPECT_NEAR(p.stats().ratio, whole - 0.08, 1e-4) << "replaced, not averaged with " << whole;
+    // Announced again: the figures are kept and averaged as usual.
+    p.on_layout(true);
+    columns[level].ratio = whole - 0.04;
+    drive_stream(p, 1, columns, &last);
+    EXPECT_NEAR(p.stats().ratio, whole - 0.08 + 0.25 * 0.04, 1e-4);
+}
+
 TEST(Policy, SlowLinkClimbsToTheLevelThatFitsTheLink) {
     // 10 Mbit/s (800 ns/B) and a sender of 20 ns/B: the link stays the bottleneck up to level 9
     // (0.40 x 800 = 320 > 20 + 60), and each level up shortens it - 400, 360, 328 ns/B - but
