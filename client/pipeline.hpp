@@ -48,30 +48,30 @@ class batch_pipeline {
         std::exception_ptr producer_failure;
         std::thread producer([&] {
             try {
-                // Ends when produce() says it was the last batch, or when stop() was called.
+                // Ends when produce() says it was the last batch, or when the consumer stopped.
                 while (Batch* b = take_free()) {
                     const bool more = produce(*b);
-                    publish(b);
+                    hand_over(ready_, filled_, b);  // to the consumer
                     if (!more) break;
                 }
             } catch (...) {
                 producer_failure = std::current_exception();
             }
-            close();
+            raise(closed_, filled_);  // no more batches
         });
         try {
             // Ends when the producer has closed the queue and every batch was consumed.
             while (Batch* b = take_ready()) {
                 const bool go = consume(*b);
-                give_back(b);
+                hand_over(free_, room_, b);  // back to the producer
                 if (!go) break;
             }
         } catch (...) {
-            stop();
+            raise(stopped_, room_);  // the producer stops at its next batch
             producer.join();
             throw;
         }
-        stop();
+        raise(stopped_, room_);
         producer.join();
         if (producer_failure) std::rethrow_exception(producer_failure);
     }
@@ -86,7 +86,7 @@ class batch_pipeline {
     // Batches handed from the producer to the consumer.
     std::size_t published() const {
         std::lock_guard lock(mutex_);
-        return published_;
+        return ready_.pushed();
     }
 
   private:
@@ -95,9 +95,11 @@ class batch_pipeline {
       public:
         explicit fifo(std::size_t capacity) : items_(capacity) {}
         std::size_t size() const { return size_; }
+        std::size_t pushed() const { return pushed_; }  // in all
         void push(Batch* b) {
             items_[(head_ + size_) % items_.size()] = b;
             ++size_;
+            ++pushed_;
         }
         Batch* pop() {
             Batch* b = items_[head_];
@@ -110,6 +112,7 @@ class batch_pipeline {
         std::vector<Batch*> items_;
         std::size_t head_ = 0;
         std::size_t size_ = 0;
+        std::size_t pushed_ = 0;
     };
 
     // Producer: a free batch, waiting for the consumer to give one back; nullptr once stopped.
@@ -127,23 +130,23 @@ class batch_pipeline {
         if (out > peak_in_flight_) peak_in_flight_ = out;
         return b;
     }
-    // Producer: hands a filled batch to the consumer.
-    void publish(Batch* b) {
+    // Puts `b` in `to` (ready_ for the consumer, free_ for the producer) and wakes the side
+    // that waits on `cv` for it once half the batches are there.
+    void hand_over(fifo& to, std::condition_variable& cv, Batch* b) {
         {
             std::lock_guard lock(mutex_);
-            ready_.push(b);
-            ++published_;
-            if (ready_.size() < wake_at_) return;  // not yet worth waking the consumer
+            to.push(b);
+            if (to.size() < wake_at_) return;  // not yet worth a wake-up
         }
-        filled_.notify_one();
+        cv.notify_one();
     }
-    // Producer: no more batches.
-    void close() {
+    // Sets closed_ (the producer is done) or stopped_ (the consumer is) and wakes the other.
+    void raise(bool& flag, std::condition_variable& cv) {
         {
             std::lock_guard lock(mutex_);
-            closed_ = true;
+            flag = true;
         }
-        filled_.notify_one();
+        cv.notify_one();
     }
     // Consumer: the next batch in order, waiting for the producer; nullptr once the producer
     // closed the queue and every batch was taken.
@@ -154,28 +157,11 @@ class batch_pipeline {
         if (ready_.size() == 0) return nullptr;
         return ready_.pop();
     }
-    // Consumer: gives a consumed batch back to the producer.
-    void give_back(Batch* b) {
-        {
-            std::lock_guard lock(mutex_);
-            free_.push(b);
-            if (free_.size() < wake_at_) return;  // not yet worth waking the producer
-        }
-        room_.notify_one();
-    }
-    // Consumer: the producer stops at its next batch.
-    void stop() {
-        {
-            std::lock_guard lock(mutex_);
-            stopped_ = true;
-        }
-        room_.notify_one();
-    }
 
     std::vector<Batch> slots_;
     mutable std::mutex mutex_;
-    std::condition_variable room_;    // batches were given back, or stop()
-    std::condition_variable filled_;  // batches were published, or close()
+    std::condition_variable room_;    // batches were given back, or stopped_
+    std::condition_variable filled_;  // batches were filled, or closed_
     fifo free_;                       // batches the producer may fill, oldest given back first
     fifo ready_;                      // filled batches, oldest first
     // A side that found nothing to take sleeps until half the batches are there for it, not
@@ -183,7 +169,6 @@ class batch_pipeline {
     // run the daemon) covers several batches. Both never wait at once: the batches neither
     // side holds are all free or all ready, so one side has at least half of them.
     const std::size_t wake_at_;
-    std::size_t published_ = 0;
     std::size_t peak_in_flight_ = 0;
     bool closed_ = false;
     bool stopped_ = false;
