@@ -15,10 +15,11 @@ void start_batch(message_batch& b, std::size_t capacity) {
 
 }  // namespace
 
-bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, std::size_t capacity,
+bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, const pipeline_options& o,
                       message_batch& b) {
-    start_batch(b, capacity);
-    while (b.size < capacity) {
+    start_batch(b, o.batch_messages);
+    const std::size_t start = reader.offset();
+    while (b.size < o.batch_messages && reader.offset() - start < o.batch_bytes) {
         if (reader.next(b.messages[b.size])) {
             b.line[b.size++] = reader.line();
             continue;

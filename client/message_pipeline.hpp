@@ -20,15 +20,17 @@
 
 namespace objwire::client {
 
-// The pipeline's shape: 16 batches of 256 messages (~3 MB of `events` messages in flight).
-// Batches of a few hundred make the lock and the wake-up per batch nothing against the
-// objects' work; 16 of them, reused oldest first, let a batch leave the consumer's caches
-// before the producer writes it again. Measured on `objwire encode` of the events file (2
-// cores): 4 x 256 took 0.31 s, 8 x 256 0.24-0.28 s, 16 x 256 and 8 x 512 0.23-0.26 s, one
-// thread 0.35 s.
+// The pipeline's shape: 16 batches of at most 256 messages and 256 KiB of JSON each (~3 MB
+// of `events` messages in flight; lines of 25 KiB go 10 to a batch, so big objects cannot pile
+// up: what is in flight stays under 16 x (256 KiB + one line) of JSON). Batches of a few
+// hundred objects make the lock and the wake-up per batch nothing against the objects' work;
+// 16 of them, reused oldest first, let a batch leave the consumer's caches before the producer
+// writes it again. Measured on `objwire encode` of the events file (2 cores): 4 x 256 took
+// 0.31 s, 8 x 256 0.24-0.28 s, 16 x 256 and 8 x 512 0.23-0.26 s, one thread 0.35 s.
 struct pipeline_options {
     std::size_t batches = 16;
     std::size_t batch_messages = 256;
+    std::size_t batch_bytes = 256 * 1024;  // of JSON text; a batch holds at least one line
 };
 
 // What the producer hands over: messages in order, each with its line, and the bad line that
@@ -41,10 +43,11 @@ struct message_batch {
     std::optional<json_error> error;  // after the `size` messages
 };
 
-// Fills `b` (up to `capacity` messages) from `reader`; the batch ends early at a bad line (in
-// b.error). False when the reader has no more to give: the text ended, or a bad line came and
-// `stop_at_error` (--on-error stop) holds.
-bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, std::size_t capacity,
+// Fills `b` from `reader` with messages until it holds o.batch_messages, or o.batch_bytes of
+// the text have been read; the batch ends early at a bad line (in b.error). False when the
+// reader has no more to give: the text ended, or a bad line came and `stop_at_error`
+// (--on-error stop) holds.
+bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, const pipeline_options& o,
                       message_batch& b);
 
 // Calls on_message(m, line) for each message of `b` and then on_error(e) for its bad line;
@@ -66,11 +69,8 @@ std::size_t read_jsonl_pipelined(std::string_view text, bool stop_at_error, OnMe
                                  OnError&& on_error, pipeline_options o = {}) {
     jsonl_reader reader(text);
     batch_pipeline<message_batch> p(o.batches);
-    p.run(
-        [&](message_batch& b) {
-            return fill_from_reader(reader, stop_at_error, o.batch_messages, b);
-        },
-        [&](const message_batch& b) { return deliver(b, on_message, on_error); });
+    p.run([&](message_batch& b) { return fill_from_reader(reader, stop_at_error, o, b); },
+          [&](const message_batch& b) { return deliver(b, on_message, on_error); });
     return p.peak_in_flight();
 }
 

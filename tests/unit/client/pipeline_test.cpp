@@ -23,6 +23,7 @@ namespace {
 using objwire::json_error;
 using objwire::message;
 using objwire::client::batch_pipeline;
+using objwire::client::message_batch;
 using objwire::client::pipeline_options;
 
 struct number_batch {
@@ -247,7 +248,8 @@ TEST(jsonl_pipeline, skip_delivers_every_line_and_error_in_order) {
         errors += w.what.index();
     ASSERT_EQ(errors, 20u + 32u);  // every 97th line cut short, every 61st a bad $ref
     for (auto o : {pipeline_options{}, pipeline_options{1, 1}, pipeline_options{2, 3},
-                   pipeline_options{4, 256}, pipeline_options{3, 5'000}, pipeline_options{16, 8}}) {
+                   pipeline_options{4, 256}, pipeline_options{3, 5'000}, pipeline_options{16, 8},
+                   pipeline_options{4, 256, 300}}) {
         SCOPED_TRACE(std::to_string(o.batches) + " x " + std::to_string(o.batch_messages));
         expect_same(read_pipelined(text, false, o), want);
     }
@@ -270,6 +272,31 @@ TEST(jsonl_pipeline, consumer_stop_delivers_nothing_after_it) {
     auto want = read_in_turn(text, false);
     want.resize(700);
     expect_same(read_pipelined(text, false, {2, 16}, 700), want);
+}
+
+// A batch ends at 256 messages or once batch_bytes of the text are read, whichever comes
+// first, but holds at least one line: big objects cannot pile up in the batches in flight.
+TEST(jsonl_pipeline, batches_are_bounded_in_bytes_too) {
+    std::string text;
+    for (int i = 0; i < 10; ++i)
+        text += "[\"" + std::string(27, 'a' + i) + "\"]\n";  // 32 bytes a line
+    text += "\"" + std::string(500, 'z') + "\"\n";           // more than a batch's bytes
+    text += "1\n";
+    objwire::jsonl_reader reader(text);
+    message_batch b;
+    const pipeline_options o{16, 256, 100};
+    std::vector<std::size_t> sizes;
+    bool more = true;
+    for (int i = 0; i < 100 && more; ++i) {
+        more = objwire::client::fill_from_reader(reader, true, o, b);
+        sizes.push_back(b.size);
+        EXPECT_FALSE(b.error);
+    }
+    // 4 lines reach 128 >= 100 bytes; twice; then the 2 short lines left and the 500-byte line
+    // (the line that passes the limit ends the batch); then the last line and the end.
+    EXPECT_EQ(sizes, (std::vector<std::size_t>{4, 4, 3, 1}));
+    EXPECT_FALSE(more);
+    expect_same(read_pipelined(text, false, o), read_in_turn(text, false));
 }
 
 TEST(jsonl_pipeline, empty_text_and_text_without_final_newline) {
