@@ -16,6 +16,7 @@
 
 #include "client/input_file.hpp"
 #include "client/jsonl_reader.hpp"
+#include "client/message_pipeline.hpp"
 #include "proto/journal_block.hpp"
 #include "proto/json_writer.hpp"
 
@@ -110,28 +111,36 @@ int run_encode(const encode_flags& f) {
     output_file out;
     if (!out.open(f.output)) return exit_codes::usage;
     block_file_writer blocks(out);
-    jsonl_reader reader(text.view());
-    message m;
     const std::string name = input_name(f.input);
     std::uint64_t skipped = 0;
-    for (;;) {
-        if (reader.next(m)) {
-            if (auto ec = blocks.add(m)) {
-                std::cerr << "objwire: " << name << ":" << reader.line()
-                          << ": cannot encode: " << ec.message() << "\n";
-                if (f.on_error == "stop") return exit_codes::bad_input;
-                ++skipped;
-            }
-            if (blocks.full() && !blocks.flush()) return exit_codes::usage;
-            continue;
+    const bool stop_at_error = f.on_error == "stop";
+    int failed = exit_codes::ok;  // set when the run stops early: the exit code
+    auto skip = [&] {
+        ++skipped;
+        if (stop_at_error) failed = exit_codes::bad_input;
+        return !stop_at_error;
+    };
+    // The reader parses on a thread of its own (client/message_pipeline.hpp); messages and bad
+    // lines arrive here in input order.
+    auto encode_one = [&](const message& m, std::size_t line) {
+        if (auto ec = blocks.add(m)) {
+            std::cerr << "objwire: " << name << ":" << line << ": cannot encode: " << ec.message()
+                      << "\n";
+            if (!skip()) return false;
         }
-        if (!reader.error()) break;
-        const auto& e = *reader.error();
+        if (blocks.full() && !blocks.flush()) {
+            failed = exit_codes::usage;
+            return false;
+        }
+        return true;
+    };
+    auto report = [&](const json_error& e) {
         std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message
                   << "\n";
-        if (f.on_error == "stop") return exit_codes::bad_input;
-        ++skipped;
-    }
+        return skip();
+    };
+    read_jsonl_pipelined(text.view(), stop_at_error, encode_one, report);
+    if (failed != exit_codes::ok) return failed;
     if (!blocks.flush() || !out.close()) return exit_codes::usage;
     std::cerr << "objwire: encoded " << blocks.messages() << " objects in " << blocks.blocks()
               << " blocks to " << f.output << "\n";

@@ -1086,5 +1086,8 @@ const std::optional<json_error>& jsonl_reader::error() const {
 std::size_t jsonl_reader::line() const {
     return impl_->line_;
 }
+std::size_t jsonl_reader::offset() const {
+    return impl_->pos_;
+}
 
 }  // namespace objwire

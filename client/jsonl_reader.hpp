@@ -62,6 +62,9 @@ class jsonl_reader {
     // Line number of the last message returned (or of the error).
     std::size_t line() const;
 
+    // Bytes of the text read so far: the end of the last line read (its newline included).
+    std::size_t offset() const;
+
   private:
     struct impl;
     std::unique_ptr<impl> impl_;

@@ -18,6 +18,7 @@
 #include "client/connection.hpp"
 #include "client/input_file.hpp"
 #include "client/jsonl_reader.hpp"
+#include "client/message_pipeline.hpp"
 #include "client/progress.hpp"
 #include "client/read_command.hpp"
 #include "client/stats_command.hpp"
@@ -170,36 +171,37 @@ int run_send(const send_flags& f) {
     if (!read_input(f.input, text)) return bad_input;
     connection c(settings, "objwire send");
     if (int rc = open_connection(c)) return rc;
-    objwire::jsonl_reader reader(text.view());
-    objwire::message m;
     std::uint64_t skipped = 0;
+    const bool stop_at_error = f.on_error == "stop";
+    bool stopped = false;  // --on-error stop met a bad line or a refused message
     const std::string name = f.input == "-" ? "<stdin>" : f.input;
     objwire::client::progress_line progress("send");
-    for (;;) {
-        progress.tick([&] { return progress_of(c); });
-        if (reader.next(m)) {
-            if (auto ec = c.send(m)) {
-                progress.clear();
-                std::cerr << "objwire: " << name << ":" << reader.line() << ": " << c.last_error()
-                          << "\n";
-                if (f.on_error == "stop") {
-                    finish(c);
-                    return bad_input;
-                }
-                ++skipped;
-            }
-            continue;
-        }
-        if (!reader.error()) break;
-        progress.clear();
-        const auto& e = *reader.error();
-        std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": " << e.message
-                  << "\n";
-        if (f.on_error == "stop") {
-            finish(c);
-            return bad_input;
-        }
+    // Reports a bad line or a refused message; whether to go on.
+    auto skip = [&] {
         ++skipped;
+        stopped = stop_at_error;
+        return !stopped;
+    };
+    // The reader parses on a thread of its own (client/message_pipeline.hpp); its messages and
+    // bad lines arrive here in input order, so the reports and their order are one thread's.
+    objwire::client::read_jsonl_pipelined(
+        text.view(), stop_at_error,
+        [&](const objwire::message& m, std::size_t line) {
+            progress.tick([&] { return progress_of(c); });
+            if (!c.send(m)) return true;
+            progress.clear();
+            std::cerr << "objwire: " << name << ":" << line << ": " << c.last_error() << "\n";
+            return skip();
+        },
+        [&](const objwire::json_error& e) {
+            progress.clear();
+            std::cerr << "objwire: " << name << ":" << e.line << ":" << e.column << ": "
+                      << e.message << "\n";
+            return skip();
+        });
+    if (stopped) {
+        finish(c);
+        return bad_input;
     }
     progress.finish();
     int rc = finish(c);

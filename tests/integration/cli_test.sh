@@ -20,6 +20,23 @@ printf '%s\n' '{"a":1}' '{"b":' | "$objwire" send - --to "127.0.0.1:$port" 2>"$d
 [ "$rc" -eq 4 ] || fail "bad input exited $rc, want 4"
 grep -q "<stdin>:2:" "$dir/bad.err" || fail "bad input message: $(cat "$dir/bad.err")"
 
+# send --on-error skip over many batches of the reader's thread: every good line acknowledged,
+# each bad line reported once, in input order, with its own line number; stop ends at the first.
+awk 'BEGIN { for (i = 1; i <= 3000; ++i) print (i == 700 || i == 2999) ? "{\"cut\":" : "{\"i\":" i "}" }' \
+  >"$dir/many.jsonl"
+rc=0
+"$objwire" send "$dir/many.jsonl" --on-error skip --to "127.0.0.1:$port" 2>"$dir/skip.err" || rc=$?
+[ "$rc" -eq 4 ] || fail "send --on-error skip with bad lines exited $rc, want 4"
+[ "$(grep -o 'many.jsonl:[0-9]*:' "$dir/skip.err" | tr '\n' ' ')" = "many.jsonl:700: many.jsonl:2999: " ] ||
+  fail "skip reports: $(cat "$dir/skip.err")"
+grep -q "sent 2998 objects (2998 acknowledged)" "$dir/skip.err" || fail "skip report: $(cat "$dir/skip.err")"
+grep -q "skipped 2 bad lines" "$dir/skip.err" || fail "skip count: $(cat "$dir/skip.err")"
+rc=0
+"$objwire" send "$dir/many.jsonl" --to "127.0.0.1:$port" 2>"$dir/stop.err" || rc=$?
+[ "$rc" -eq 4 ] || fail "send stopping at a bad line exited $rc, want 4"
+[ "$(grep -c 'many.jsonl:' "$dir/stop.err")" -eq 1 ] && grep -q "many.jsonl:700:" "$dir/stop.err" ||
+  fail "stop reports: $(cat "$dir/stop.err")"
+
 # bench --json has the documented keys.
 "$objwire" bench --workload person -n 5000 --to "127.0.0.1:$port" --json >"$dir/bench.json" || fail "bench exited $?"
 for key in workload objects seconds objects_per_second wire_bytes bytes_per_object frames acked_objects; do
@@ -45,11 +62,16 @@ wait $daemon || rc=$?
 # The journal (the default sink) holds them all; --dump-journal prints them as JSON lines.
 "$objwired" --data-dir "$dir/data" --dump-journal >"$dir/dump.jsonl" 2>"$dir/dump.err" || fail "dump exited $?: $(cat "$dir/dump.err")"
 lines=$(wc -l <"$dir/dump.jsonl")
-[ "$lines" -eq 5003 ] || fail "stored $lines objects, want 5003"
+# 2 + 1 + the skip run's 2998 + the stop run's 699 + bench's 5000
+[ "$lines" -eq 8700 ] || fail "stored $lines objects, want 8700"
+# The skip run's objects were stored once each, in input order.
+awk 'BEGIN { for (i = 1; i <= 3000; ++i) if (i != 700 && i != 2999) print "{\"i\":" i "}" }' >"$dir/want.jsonl"
+sed -n '4,3001p' "$dir/dump.jsonl" | cmp -s - "$dir/want.jsonl" ||
+  fail "the skip run was not stored once each in order: $(sed -n '4,3001p' "$dir/dump.jsonl" | diff - "$dir/want.jsonl" | head -5)"
 head -1 "$dir/dump.jsonl" | grep -qx '{"$type":"Point","x":1,"y":2}' || fail "first object: $(head -1 "$dir/dump.jsonl")"
 tail -1 "$dir/dump.jsonl" | grep -qx '{"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":4999}' || fail "last object: $(tail -1 "$dir/dump.jsonl")"
-lines=$("$objwired" --data-dir "$dir/data" --dump-journal --from 5001 | wc -l)
-[ "$lines" -eq 2 ] || fail "--from 5001 printed $lines objects, want 2"
+lines=$("$objwired" --data-dir "$dir/data" --dump-journal --from 8698 | wc -l)
+[ "$lines" -eq 2 ] || fail "--from 8698 printed $lines objects, want 2"
 
 # The JSON-lines sink, chosen from the environment.
 OBJWIRE_SINK_KIND=jsonl start_daemon "$dir/log2" "$dir/data2"

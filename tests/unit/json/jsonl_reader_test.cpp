@@ -211,6 +211,26 @@ TEST(jsonl_reader, crlf_blank_lines_and_line_numbers) {
     EXPECT_FALSE(r.next(m));  // stays at the end
 }
 
+// offset(): where the last line read ends, its newline included (blank lines skipped on the
+// way count); the end of the text after the last line, with or without a final newline.
+TEST(jsonl_reader, offset_is_the_end_of_the_last_line_read) {
+    const std::string text = "1\r\n\n  \n[2]\n{\"a\":\n\"x\"";
+    jsonl_reader r(text);
+    message m;
+    EXPECT_EQ(r.offset(), 0u);
+    ASSERT_TRUE(r.next(m));
+    EXPECT_EQ(r.offset(), 3u);  // "1\r\n"
+    ASSERT_TRUE(r.next(m));
+    EXPECT_EQ(r.offset(), 11u);  // and "\n", "  \n", "[2]\n"
+    EXPECT_FALSE(r.next(m));
+    ASSERT_TRUE(r.error());
+    EXPECT_EQ(r.offset(), 17u);  // the bad line "{\"a\":\n"
+    ASSERT_TRUE(r.next(m));
+    EXPECT_EQ(r.offset(), text.size());  // "\"x\"" without a newline
+    EXPECT_FALSE(r.next(m));
+    EXPECT_EQ(r.offset(), text.size());
+}
+
 TEST(jsonl_reader, byte_order_mark_is_skipped) {
     jsonl_reader r("\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBF{}");
     message m;
