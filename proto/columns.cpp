@@ -27,8 +27,8 @@ proto_errc read_column_directory(std::span<const std::uint8_t> in, std::uint64_t
     for (std::size_t i = 0; i < out.count; ++i) {
         const std::uint64_t n = r.varint();
         if (!r.ok()) return r.error();
-        sum += n;  // each n was checked below: no overflow
-        if (n > max_bytes || sum > max_bytes) return proto_errc::bad_columns;
+        if (n > max_bytes - sum) return proto_errc::bad_columns;  // sum stays <= max_bytes
+        sum += n;
         out.lengths[i] = static_cast<std::uint32_t>(n);
     }
     out.header_bytes = in.size() - r.remaining();
