@@ -108,41 +108,67 @@ std::error_code sender::add_message(const message& m, bool fill) {
         open_columns_ = welcome_.columns && compressor_.policy().carries_context();
         compressor_.policy().on_layout(open_columns_);
     }
+    if (open_columns_) return add_in_columns(m, fill);
     const std::size_t before = out_.size();
-    const std::size_t columns_before = open_columns_ ? columns_.bytes() : 0;
-    const auto mark = open_columns_ ? columns_.position() : column_sections::mark{};
-    // Rolled back on failure (the columns too), tables kept in step.
-    if (auto ec =
-            encoder_->encode(m, out_, open_columns_ ? columns_.fields() : std::span<byte_buffer>{}))
-        return ec;
-    const std::size_t cap = welcome_.limits.max_frame_bytes;
-    const std::size_t directory = open_columns_ ? column_sections::max_directory_bytes : 0;
-    const std::size_t bytes =
-        out_.size() - before + (open_columns_ ? columns_.bytes() - columns_before : 0);
-    if (bytes + directory > cap - 1) {  // leave room for a reset op in front of it
-        out_.resize(before);
-        if (open_columns_) columns_.truncate(mark);
-        encoder_->reset(out_);  // the receiver must forget what the dropped bytes inserted
-        return proto_errc::message_too_large;
-    }
-    // Each message alone is within the receiver's reference allowance (the encoder sees to
-    // it); the frame's sum is kept within it here, as its size is.
-    const std::uint64_t refs = encoder_->last_reference_bytes();
-    const bool over_refs = refs > welcome_.limits.max_reference_bytes - open_reference_bytes_;
-    if (open_batch_bytes() + directory > cap || over_refs) {
-        // The message goes to the next frame, in the same layout: seal what came before it.
+    if (auto ec = encoder_->encode(m, out_)) return ec;  // rolled back, tables kept in step
+    if (out_.size() - before > welcome_.limits.max_frame_bytes - 1) return drop_message(before);
+    if (frame_overflows(0)) {
+        // The message goes to the next frame: seal what came before it.
         scratch_.clear();
         scratch_.append(out_.data() + before, out_.size() - before);
-        if (open_columns_) columns_.move_tail(mark, held_columns_);
         out_.resize(before);
         seal();
         out_.append(scratch_.span());
-        if (open_columns_) columns_.append(held_columns_);
     }
-    open_reference_bytes_ += refs;
+    return message_added(fill);
+}
+
+// add_message() in column layout: the message's field sections are taken back, or moved to
+// the next frame, with it.
+std::error_code sender::add_in_columns(const message& m, bool fill) {
+    const std::size_t before = out_.size();
+    const std::size_t columns_before = columns_.bytes();
+    column_mark_ = columns_.position();
+    if (auto ec = encoder_->encode(m, out_, columns_.fields())) return ec;
+    const std::size_t directory = column_sections::max_directory_bytes;
+    const std::size_t bytes = out_.size() - before + columns_.bytes() - columns_before;
+    if (bytes + directory > welcome_.limits.max_frame_bytes - 1) {
+        columns_.truncate(column_mark_);
+        return drop_message(before);
+    }
+    if (frame_overflows(directory)) {
+        scratch_.clear();
+        scratch_.append(out_.data() + before, out_.size() - before);
+        columns_.move_tail(column_mark_, held_columns_);
+        out_.resize(before);
+        seal();
+        out_.append(scratch_.span());
+        columns_.append(held_columns_);
+    }
+    return message_added(fill);
+}
+
+std::error_code sender::message_added(bool fill) {
+    open_reference_bytes_ += encoder_->last_reference_bytes();
     ++open_messages_;
     if (fill && open_batch_bytes() >= opts_.batch_max_bytes) seal();
     return {};
+}
+
+// One message does not fit a frame on its own (with room for a reset op in front of it).
+std::error_code sender::drop_message(std::size_t before) {
+    out_.resize(before);
+    encoder_->reset(out_);  // the receiver must forget what the dropped bytes inserted
+    return proto_errc::message_too_large;
+}
+
+// Whether the message just encoded takes the open frame past the receiver's frame size (with
+// `directory` bytes to come) or its reference allowance. Each message alone is within the
+// allowance (the encoder sees to it); the frame's sum is kept within it here, as its size is.
+bool sender::frame_overflows(std::size_t directory) const {
+    const std::uint64_t refs = encoder_->last_reference_bytes();
+    return open_batch_bytes() + directory > welcome_.limits.max_frame_bytes ||
+           refs > welcome_.limits.max_reference_bytes - open_reference_bytes_;
 }
 
 void sender::seal() {

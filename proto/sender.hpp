@@ -119,6 +119,10 @@ class sender {
     void open_batch();
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
     std::error_code add_message(const message& m, bool fill);
+    std::error_code add_in_columns(const message& m, bool fill);
+    std::error_code message_added(bool fill);
+    std::error_code drop_message(std::size_t before);
+    bool frame_overflows(std::size_t directory) const;
     void seal_batch();
     void write_columns();
     // A whole frame of `bytes` was appended to out_: it queues for output() behind the others.
@@ -195,6 +199,7 @@ class sender {
     bool open_columns_ = false;
     column_sections columns_;
     column_sections held_columns_;
+    column_sections::mark column_mark_{};  // the field sections' sizes before this message
     byte_buffer column_main_;
 };
 
