@@ -396,7 +396,8 @@ const std::array daemon_schema_keys{
                 .doc = "codecs accepted in data frames, announced to clients in the welcome "
                        "(uncompressed frames always are); a client whose codecs are all "
                        "refused sends plain frames. zstd-stream keeps a zstd context of up "
-                       "to ~4.3 MiB per connection",
+                       "to ~4.3 MiB per connection, and up to ~4.7 MiB more for the "
+                       "section contexts of frames in column layout",
                 .access = bind<&ds::compression_accept>(),
                 .check = check_accepted_codec,
                 .check_doc = "zlib, zstd, lz4, zstd-stream"},

@@ -1,6 +1,5 @@
 #include "proto/encoder.hpp"
 
-#include <array>
 #include <bit>
 #include <cstring>
 
@@ -133,27 +132,22 @@ std::error_code stream_encoder::encode(const message& original, byte_buffer& out
 }
 
 std::error_code stream_encoder::encode(const message& original, byte_buffer& out,
-                                       std::span<byte_buffer> field_sections) {
+                                       column_sections& sections) {
     const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
     begin_message(out);
     const std::size_t start = out.size();
-    std::array<std::size_t, max_field_sections> column_start{};
-    for (std::size_t i = 0; i < field_sections.size(); ++i)
-        column_start[i] = field_sections[i].size();
-    columns_ = field_sections;
+    const std::size_t sections_before = sections.bytes();
+    const auto mark = sections.position();
+    columns_ = sections.fields();
     const proto_errc ec = encode_root(m, out);
     columns_ = {};
-    std::size_t written = out.size() - start;
-    for (std::size_t i = 0; i < field_sections.size(); ++i) {
-        if (ec != proto_errc::ok) field_sections[i].resize(column_start[i]);
-        written += field_sections[i].size() - column_start[i];
-    }
     if (ec != proto_errc::ok) {
         out.resize(start);
-        reset(out);
+        sections.truncate(mark);
+        reset(out);  // the table may hold entries the receiver will never see
         return ec;
     }
-    count_message(written);
+    count_message(out.size() - start + sections.bytes() - sections_before);
     return {};
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "proto/byte_buffer.hpp"
+#include "proto/columns.hpp"
 #include "proto/lazy_value.hpp"
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
@@ -50,9 +51,8 @@ class stream_encoder {
     // reset op written) so both peers stay in step.
     std::error_code encode(const message& m, byte_buffer& out);
     // The same in column layout (proto/columns.hpp): the fields of the root record go to
-    // `field_sections` (max_field_sections buffers), the rest to `out`.
-    std::error_code encode(const message& m, byte_buffer& out,
-                           std::span<byte_buffer> field_sections);
+    // `sections`, the rest to `out`; on failure nothing of it stays in either.
+    std::error_code encode(const message& m, byte_buffer& out, column_sections& sections);
     // Clears both halves of the table: writes a reset op.
     void reset(byte_buffer& out);
     // Empties the table without writing anything, for a new payload that its decoder starts

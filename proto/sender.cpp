@@ -128,18 +128,18 @@ std::error_code sender::add_message(const message& m, bool fill) {
 std::error_code sender::add_in_columns(const message& m, bool fill) {
     const std::size_t before = out_.size();
     const std::size_t columns_before = columns_.bytes();
-    column_mark_ = columns_.position();
-    if (auto ec = encoder_->encode(m, out_, columns_.fields())) return ec;
+    const auto mark = columns_.position();
+    if (auto ec = encoder_->encode(m, out_, columns_)) return ec;  // both rolled back
     const std::size_t directory = column_sections::max_directory_bytes;
     const std::size_t bytes = out_.size() - before + columns_.bytes() - columns_before;
     if (bytes + directory > welcome_.limits.max_frame_bytes - 1) {
-        columns_.truncate(column_mark_);
+        columns_.truncate(mark);
         return drop_message(before);
     }
     if (frame_overflows(directory)) {
         scratch_.clear();
         scratch_.append(out_.data() + before, out_.size() - before);
-        columns_.move_tail(column_mark_, held_columns_);
+        columns_.move_tail(mark, held_columns_);
         out_.resize(before);
         seal();
         out_.append(scratch_.span());

@@ -199,7 +199,6 @@ class sender {
     bool open_columns_ = false;
     column_sections columns_;
     column_sections held_columns_;
-    column_sections::mark column_mark_{};  // the field sections' sizes before this message
     byte_buffer column_main_;
 };
 

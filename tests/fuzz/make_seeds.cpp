@@ -116,7 +116,7 @@ std::vector<bytes_t> payloads(std::string_view workload, int payloads, int count
         column_sections sections;
         for (int i = 0; i < count; ++i) {
             w->next(m);
-            if (enc.encode(m, buf, columns ? sections.fields() : std::span<byte_buffer>{}))
+            if (columns ? enc.encode(m, buf, sections) : enc.encode(m, buf))
                 std::fprintf(stderr, "make_seeds: %s refused\n", workload.data());
         }
         if (columns) {

@@ -54,7 +54,7 @@ bytes_t column_payload(stream_encoder& enc, const std::vector<message>& msgs) {
     byte_buffer main;
     column_sections sections;
     for (const auto& m : msgs)
-        EXPECT_FALSE(enc.encode(m, main, sections.fields()));
+        EXPECT_FALSE(enc.encode(m, main, sections));
     byte_buffer out;
     sections.write_payload(main.span(), out);
     return {out.data(), out.data() + out.size()};
@@ -156,7 +156,7 @@ TEST(Columns, ADirectoryThatLiesIsRefused) {
     stream_encoder enc({});
     byte_buffer main;
     column_sections sections;
-    ASSERT_FALSE(enc.encode(test::person(5), main, sections.fields()));
+    ASSERT_FALSE(enc.encode(test::person(5), main, sections));
     bytes_t cut{c, 2, static_cast<std::uint8_t>(main.size()),
                 static_cast<std::uint8_t>(sections.fields()[0].size())};
     cut.insert(cut.end(), main.data(), main.data() + main.size());
