@@ -21,18 +21,21 @@ constexpr std::uint32_t usage_warmup_inserts = 256;
 // A declined field still indexes one miss in this many, to notice when values start recurring.
 constexpr std::uint32_t usage_probe_every = 64;
 
-// The last (up to) 8 bytes of s, or for 1..3 bytes its first, middle and last: with the
-// length, a cheap first test of whether s is the string a field's memo names.
-std::uint64_t tail_word(std::string_view s) {
+// A word that, with the length, identifies a string of up to 8 bytes exactly (all its bytes)
+// and a longer one by its last 8: the first test of whether s is the string a field's memo
+// names.
+std::uint64_t string_print(std::string_view s) {
     const std::size_t n = s.size();
     const char* p = s.data();
     if (n >= 8) return literal_detail::load8(p + n - 8);
-    if (n >= 4) return literal_detail::load4(p + n - 4);
+    if (n >= 4)
+        return literal_detail::load4(p) | std::uint64_t{literal_detail::load4(p + n - 4)} << 32;
     if (n == 0) return 0;
     return static_cast<std::uint8_t>(p[0]) |
            std::uint64_t{static_cast<std::uint8_t>(p[n / 2])} << 8 |
            std::uint64_t{static_cast<std::uint8_t>(p[n - 1])} << 16;
 }
+constexpr std::size_t whole_print_max = 8;  // string_print holds every byte up to this length
 
 void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::uint8_t long_tag) {
     if (id < wire::short_id_limit) {
@@ -249,8 +252,8 @@ bool stream_encoder::should_index(field_usage& u, bool hit) {
 
 // A string field of a record whose type is in the table, the commonest string: its field's
 // usage counts decide whether to look it up at all, and its memo answers a field that repeats
-// its value. The memo is tried only when length and last word match (most misses cost one
-// comparison, not a check of the table entry).
+// its value. The memo costs no look at the table entry unless a string longer than 8 bytes
+// matches its length and last word.
 proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& out,
                                                field_usage& u) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
@@ -266,18 +269,23 @@ proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& 
         }
         sampled = true;
     }
-    const std::uint64_t tail = tail_word(s);
+    // The memo holds while no string entry went since it was taken (the epoch), so its entry
+    // is live and holds the string it held; length and print then decide a short string.
+    const std::uint64_t print = string_print(s);
     std::optional<std::uint32_t> id;
-    if (u.last_id >= 0 && u.last_tail == tail && u.last_size == s.size() &&
-        table_.string_is(static_cast<std::uint32_t>(u.last_id), s))
+    if (u.last_id >= 0 && u.last_print == print && u.last_size == s.size() &&
+        u.last_epoch == table_.string_epoch() &&
+        (s.size() <= whole_print_max ||
+         same_string(table_.string_key(static_cast<std::uint32_t>(u.last_id)), s)))
         id = static_cast<std::uint32_t>(u.last_id);
     else
         id = table_.find_string(s);
     if (id && charge_reference(s.size())) {
         table_.use_string_id(*id);
         u.last_id = *id;
-        u.last_tail = tail;
+        u.last_print = print;
         u.last_size = static_cast<std::uint32_t>(s.size());
+        u.last_epoch = table_.string_epoch();
         should_index(u, true);
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
         return {};

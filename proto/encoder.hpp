@@ -77,10 +77,12 @@ class stream_encoder {
         std::uint32_t hits = 0;
         std::uint32_t declined = 0;
         // The table id of the string this field carried last: a field that repeats its value
-        // is answered by one comparison instead of a hash lookup. Its length and last word
-        // (tail_word) let most other values skip that comparison.
+        // is answered by a comparison instead of a hash lookup: of its length and print
+        // (string_print, every byte of a string up to 8 bytes), and the table's string epoch
+        // when it was taken (the entry is still there).
         std::int64_t last_id = -1;
-        std::uint64_t last_tail = 0;
+        std::uint64_t last_print = 0;
+        std::uint64_t last_epoch = 0;
         std::uint32_t last_size = 0;
     };
     // Where a value sits: a record field (type id, field index) gets delta-coded integers and

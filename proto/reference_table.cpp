@@ -192,6 +192,7 @@ void encode_table::evict(std::uint32_t id) {
         if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
     } else {
         strings_.erase(e.key, id);
+        ++string_epoch_;
     }
     e = entry{};
 }
@@ -250,6 +251,7 @@ void encode_table::reset() {
     types_by_ptr_.clear();
     objects_.clear();
     last_type_ = nullptr;
+    ++string_epoch_;
     slots_.clear();
 }
 

@@ -134,17 +134,19 @@ class encode_table {
     // Finds an entry and marks it used (as the receiver will when it reads the reference).
     std::optional<std::uint32_t> use_string(std::string_view s);
     std::optional<std::uint32_t> use_type(const record_type_ptr& t);
-    // Whether `id` is a live string entry equal to s; use_string_id() then counts the use.
     // The identity of the live type entry `id` across pointers (its name and field names), or
     // nullptr when id is not a live type.
     const std::string* type_key_of(std::uint32_t id) const {
         return id < entries_.size() && entries_[id].type && slots_.live(id) ? &entries_[id].key
                                                                             : nullptr;
     }
-    bool string_is(std::uint32_t id, std::string_view s) const {
-        return id < entries_.size() && !entries_[id].type && entries_[id].object_key == 0 &&
-               slots_.live(id) && same_string(entries_[id].key, s);
-    }
+    // Changes whenever a string entry may have gone (evicted, or the table reset): an id found
+    // for a string at one epoch still names a live entry holding that string while the epoch
+    // is the same, so the encoder's memo of it needs no look at the entry.
+    std::uint64_t string_epoch() const { return string_epoch_; }
+    // The string of a live string entry.
+    std::string_view string_key(std::uint32_t id) const { return entries_[id].key; }
+    // Counts a use of the string entry `id` (found by find_string or a memo of it).
     std::uint32_t use_string_id(std::uint32_t id) {
         ++slots_.stats().hits;
         slots_.touch(id);
@@ -214,6 +216,7 @@ class encode_table {
     std::unordered_map<std::uint64_t, std::uint32_t> objects_;  // sender's key -> entry
     const record_type* last_type_ = nullptr;
     std::uint32_t last_type_id_ = 0;
+    std::uint64_t string_epoch_ = 0;
 };
 
 }  // namespace objwire
