@@ -61,7 +61,8 @@ void put_absolute(byte_buffer& out, std::int64_t v) {
 
 // A record field's integer: as the change from the field's last value when that is shorter
 // (a tie goes to the value itself). One room check for the longest form.
-void put_field_int(byte_buffer& out, std::int64_t v, std::int64_t& last) {
+[[gnu::always_inline]] inline void put_field_int(byte_buffer& out, std::int64_t v,
+                                                 std::int64_t& last) {
     const auto delta =
         static_cast<std::int64_t>(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(last));
     last = v;
@@ -98,7 +99,8 @@ void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t 
 // `tag`, the length and the bytes of a string, checked as UTF-8 unless `checked`; nothing is
 // written when it is not UTF-8. A short string is copied a word at a time, and only one with a
 // non-ASCII byte is checked further.
-proto_errc put_text(byte_buffer& out, std::uint8_t tag, std::string_view s, bool checked) {
+[[gnu::always_inline]] inline proto_errc put_text(byte_buffer& out, std::uint8_t tag,
+                                                  std::string_view s, bool checked) {
     const std::size_t n = s.size();
     if (n > short_literal_max) {
         if (!checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
@@ -163,7 +165,10 @@ void stream_encoder::begin_message(byte_buffer& out) {
 [[gnu::always_inline]] inline proto_errc stream_encoder::encode_root(const message& m,
                                                                      byte_buffer& out) {
     current_ = &m;
-    handles_.assign(m.objects.size(), -1);
+    if (m.objects.empty())
+        handles_.clear();
+    else
+        handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
     reference_bytes_ = 0;
     const proto_errc ec = encode_value(m.root, out, 1, place{});
@@ -449,12 +454,26 @@ proto_errc stream_encoder::encode_field_values(const record& r,
         byte_buffer& out = to(i);
         // Strings, integers and floats, most fields, skip the general dispatch.
         switch (f.type()) {
-            case value::kind::string:
-                ec = type_id >= 0
-                         ? encode_field_string(*f.get_if<std::string>(), out,
-                                               field_usage_[static_cast<std::size_t>(type_id)][i])
-                         : encode_string(*f.get_if<std::string>(), out, at, false);
+            case value::kind::string: {
+                const std::string& s = *f.get_if<std::string>();
+                if (type_id < 0) {
+                    ec = encode_string(s, out, at, false);
+                    break;
+                }
+                field_usage& u = field_usage_[static_cast<std::size_t>(type_id)][i];
+                // encode_field_string's first case, here for the values of a declined field
+                // (most of free text and ids): no call, no lookup. The sampled ones go on.
+                if (declines(u) && (u.declined + 1) % usage_probe_every != 0 &&
+                    s.size() <= options_.peer.max_string_bytes) {
+                    ++u.declined;
+                    u.last_id = -1;
+                    table_.count_miss();
+                    ec = put_string_literal(out, s, options_.strings_checked);
+                    break;
+                }
+                ec = encode_field_string(s, out, u);
                 break;
+            }
             case value::kind::integer:
                 encode_int(*f.get_if<std::int64_t>(), out, at);
                 break;

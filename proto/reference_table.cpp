@@ -57,14 +57,6 @@ std::uint32_t table_slots::insert(std::uint64_t cost,
     return id;
 }
 
-void table_slots::pin(std::uint32_t id) {
-    if (slots_[id].pins++ == 0) pinned_bytes_ += slots_[id].cost;
-}
-
-void table_slots::unpin(std::uint32_t id) {
-    if (--slots_[id].pins == 0) pinned_bytes_ -= slots_[id].cost;
-}
-
 void table_slots::clear() {
     slots_.clear();
     free_ = {};

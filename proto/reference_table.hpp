@@ -56,8 +56,12 @@ class table_slots {
     std::uint32_t insert(std::uint64_t cost, const std::function<void(std::uint32_t)>& on_evict);
     bool live(std::uint64_t id) const { return id < slots_.size() && slots_[id].cost != 0; }
     void touch(std::uint32_t id) { slots_[id].referenced = true; }
-    void pin(std::uint32_t id);
-    void unpin(std::uint32_t id);
+    void pin(std::uint32_t id) {
+        if (slots_[id].pins++ == 0) pinned_bytes_ += slots_[id].cost;
+    }
+    void unpin(std::uint32_t id) {
+        if (--slots_[id].pins == 0) pinned_bytes_ -= slots_[id].cost;
+    }
     void clear();
     std::size_t slot_count() const { return slots_.size(); }
     table_stats& stats() { return stats_; }
