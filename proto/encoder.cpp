@@ -21,22 +21,6 @@ constexpr std::uint32_t usage_warmup_inserts = 256;
 // A declined field still indexes one miss in this many, to notice when values start recurring.
 constexpr std::uint32_t usage_probe_every = 64;
 
-// A word that, with the length, identifies a string of up to 8 bytes exactly (all its bytes)
-// and a longer one by its last 8: the first test of whether s is the string a field's memo
-// names.
-std::uint64_t string_print(std::string_view s) {
-    const std::size_t n = s.size();
-    const char* p = s.data();
-    if (n >= 8) return literal_detail::load8(p + n - 8);
-    if (n >= 4)
-        return literal_detail::load4(p) | std::uint64_t{literal_detail::load4(p + n - 4)} << 32;
-    if (n == 0) return 0;
-    return static_cast<std::uint8_t>(p[0]) |
-           std::uint64_t{static_cast<std::uint8_t>(p[n / 2])} << 8 |
-           std::uint64_t{static_cast<std::uint8_t>(p[n - 1])} << 16;
-}
-constexpr std::size_t whole_print_max = 8;  // string_print holds every byte up to this length
-
 void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::uint8_t long_tag) {
     if (id < wire::short_id_limit) {
         out.put_u8(static_cast<std::uint8_t>(short_base + id));
@@ -284,7 +268,7 @@ proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& 
          same_string(table_.string_key(static_cast<std::uint32_t>(u.last_id)), s)))
         id = static_cast<std::uint32_t>(u.last_id);
     else
-        id = table_.find_string(s);
+        id = table_.find_string(s, print);
     if (id && charge_reference(s.size())) {
         table_.use_string_id(*id);
         u.last_id = *id;
