@@ -166,7 +166,10 @@ class encode_table {
     // whole_print_max bytes is answered from a small cache when it was found before, with no
     // hash, probe or comparison of the entry (the print and length are the whole string).
     std::optional<std::uint32_t> find_string(std::string_view s, std::uint64_t print) {
-        if (s.size() > whole_print_max) return find_string(s);
+        // A small table (a fresh encoder's, one per lazy value) does without: the cache's
+        // memory would cost more than it saves.
+        if (s.size() > whole_print_max || strings_.size() < short_strings_from)
+            return find_string(s);
         if (short_strings_.empty()) short_strings_.resize(std::size_t{1} << short_strings_bits);
         short_string& c = short_strings_[short_slot(print, s.size())];
         if (c.print == print && c.size == s.size() && c.epoch == string_epoch_) return c.id;
@@ -226,6 +229,7 @@ class encode_table {
         std::uint32_t size = 0;
     };
     static constexpr unsigned short_strings_bits = 10;
+    static constexpr std::size_t short_strings_from = 64;  // string entries
     static std::size_t short_slot(std::uint64_t print, std::size_t size) {
         return static_cast<std::size_t>(((print + size) * 0x9E3779B97F4A7C15ull) >>
                                         (64 - short_strings_bits));

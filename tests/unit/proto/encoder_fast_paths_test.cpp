@@ -107,7 +107,7 @@ TEST(EncoderFastPaths, PrintHoldsEveryByteOfAShortString) {
 // Short strings (cached), longer ones (indexed only) and far more of them than the cache has
 // slots, so slots collide; a small budget evicts all the time and resets come now and then.
 TEST(EncoderFastPaths, ShortStringCacheAgreesWithTheIndexUnderEvictionAndReset) {
-    encode_table table(4000);
+    encode_table table(8000);  // about 200 entries: over short_strings_from, and evicting
     std::mt19937 rng(11);
     for (int step = 0; step < 300000; ++step) {
         const unsigned k = rng() % 5000;
