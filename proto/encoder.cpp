@@ -155,7 +155,10 @@ void stream_encoder::begin_message(byte_buffer& out) {
         handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
     reference_bytes_ = 0;
-    const proto_errc ec = encode_value(m.root, out, 1, place{});
+    // A record at the root, the usual message, skips encode_value's dispatch (not its check).
+    const record* r = m.root.get_if<record>();
+    const proto_errc ec = r && options_.peer.max_depth >= 1 ? encode_record(*r, out, 1)
+                                                            : encode_value(m.root, out, 1, place{});
     current_ = nullptr;
     return ec;
 }
