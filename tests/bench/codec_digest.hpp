@@ -51,7 +51,8 @@ class synthetic {
             l.emplace_back(text(below(41)));
         r.fields.emplace_back(std::move(l));
         map mp;
-        mp.emplace_back(text(below(20)), value{text(below(41))});
+        std::string key = text(below(20));  // drawn before the value, whatever the compiler
+        mp.emplace_back(std::move(key), value{text(below(41))});
         r.fields.emplace_back(std::move(mp));
         m = message{};
         m.root = value{std::move(r)};
