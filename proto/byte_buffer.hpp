@@ -11,6 +11,17 @@
 
 namespace objwire {
 
+// Writes v as a varint at p (room for 10 bytes) and returns the bytes written.
+inline std::size_t write_varint(std::uint8_t* p, std::uint64_t v) {
+    std::size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = static_cast<std::uint8_t>(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = static_cast<std::uint8_t>(v);
+    return n;
+}
+
 class byte_buffer {
   public:
     byte_buffer() = default;
@@ -64,16 +75,7 @@ class byte_buffer {
     void put_u16(std::uint16_t v) { put_le(v); }
     void put_u32(std::uint32_t v) { put_le(v); }
     void put_u64(std::uint64_t v) { put_le(v); }
-    void put_varint(std::uint64_t v) {
-        std::uint8_t* p = prepare(10);
-        std::size_t n = 0;
-        while (v >= 0x80) {
-            p[n++] = static_cast<std::uint8_t>(v | 0x80);
-            v >>= 7;
-        }
-        p[n++] = static_cast<std::uint8_t>(v);
-        size_ += n;
-    }
+    void put_varint(std::uint64_t v) { size_ += write_varint(prepare(10), v); }
 
   private:
     template <class T>

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "proto/columns.hpp"
+#include "proto/encoder_literals.hpp"
 #include "proto/hex_string.hpp"
 #include "proto/utf8.hpp"
 #include "proto/wire.hpp"
@@ -33,11 +34,6 @@ std::size_t varint_size(std::uint64_t v) {
     return static_cast<std::size_t>(std::bit_width(v | 1) + 6) / 7;
 }
 
-std::size_t int_size(std::int64_t v) {
-    if (v >= wire::short_int_min && v <= wire::short_int_max) return 1;
-    return 1 + varint_size(zigzag_encode(v));
-}
-
 void put_absolute(byte_buffer& out, std::int64_t v) {
     if (v >= wire::short_int_min && v <= wire::short_int_max) {
         out.put_u8(static_cast<std::uint8_t>(wire::short_int + (v - wire::short_int_min)));
@@ -47,28 +43,78 @@ void put_absolute(byte_buffer& out, std::int64_t v) {
     }
 }
 
+// A record field's integer: as the change from the field's last value when that is shorter
+// (a tie goes to the value itself). One room check for the longest form.
+[[gnu::always_inline]] inline void put_field_int(byte_buffer& out, std::int64_t v,
+                                                 std::int64_t& last) {
+    const auto delta =
+        static_cast<std::int64_t>(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(last));
+    last = v;
+    std::uint8_t* p = out.prepare(11);
+    if (v >= wire::short_int_min && v <= wire::short_int_max) {
+        p[0] = static_cast<std::uint8_t>(wire::short_int + (v - wire::short_int_min));
+        out.commit(1);
+    } else if (delta >= wire::short_delta_min && delta <= wire::short_delta_max) {
+        p[0] = static_cast<std::uint8_t>(wire::short_delta + (delta - wire::short_delta_min));
+        out.commit(1);
+    } else if (const std::uint64_t zd = zigzag_encode(delta), zv = zigzag_encode(v);
+               varint_size(zd) >= varint_size(zv)) {
+        p[0] = wire::tag_int;
+        out.commit(1 + write_varint(p + 1, zv));
+    } else {
+        p[0] = wire::tag_int_delta;
+        out.commit(1 + write_varint(p + 1, zd));
+    }
+}
+
+void put_float(byte_buffer& out, double d) {
+    std::uint8_t* p = out.prepare(9);
+    p[0] = wire::tag_float64;
+    store_le(p + 1, std::bit_cast<std::uint64_t>(d));
+    out.commit(9);
+}
+
 void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t n) {
     out.put_u8(tag);
     out.put_varint(n);
     out.append(p, n);
 }
 
+// `tag`, the length and the bytes of a string, checked as UTF-8 unless `checked`; nothing is
+// written when it is not UTF-8. A short string is copied a word at a time, and only one with a
+// non-ASCII byte is checked further.
+[[gnu::always_inline]] inline proto_errc put_text(byte_buffer& out, std::uint8_t tag,
+                                                  std::string_view s, bool checked) {
+    const std::size_t n = s.size();
+    if (n > short_literal_max) {
+        if (!checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
+        put_literal(out, tag, s.data(), n);
+        return proto_errc::ok;
+    }
+    static_assert(short_literal_max < 0x80, "the length of a short string is a 1-byte varint");
+    std::uint8_t* p = out.prepare(2 + n);
+    p[0] = tag;
+    p[1] = static_cast<std::uint8_t>(n);
+    if (!copy_short_ascii(s, p + 2) && !checked && !is_valid_utf8(s))
+        return proto_errc::invalid_utf8;
+    out.commit(2 + n);
+    return proto_errc::ok;
+}
+
 // A string that does not enter the table, packed when it is all lowercase hex digits (then it
 // is ASCII: no UTF-8 check needed); invalid_utf8 when it is neither.
 proto_errc put_string_literal(byte_buffer& out, std::string_view s, bool checked) {
     if (s.size() >= hex_string_min_digits && s.size() % 2 == 0) {
-        const std::size_t before = out.size();
-        out.put_u8(wire::tag_hex_string);
-        out.put_varint(s.size() / 2);
-        if (try_pack_hex(s, out.prepare(s.size() / 2))) {
-            out.commit(s.size() / 2);
+        const std::size_t packed = s.size() / 2;
+        std::uint8_t* p = out.prepare(11 + packed);
+        p[0] = wire::tag_hex_string;
+        const std::size_t head = 1 + write_varint(p + 1, packed);
+        if (pack_hex_words(s, p + head)) {
+            out.commit(head + packed);
             return proto_errc::ok;
         }
-        out.resize(before);
     }
-    if (!checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
-    put_literal(out, wire::tag_string, s.data(), s.size());
-    return proto_errc::ok;
+    return put_text(out, wire::tag_string, s, checked);
 }
 
 }  // namespace
@@ -103,10 +149,16 @@ void stream_encoder::begin_message(byte_buffer& out) {
 [[gnu::always_inline]] inline proto_errc stream_encoder::encode_root(const message& m,
                                                                      byte_buffer& out) {
     current_ = &m;
-    handles_.assign(m.objects.size(), -1);
+    if (m.objects.empty())
+        handles_.clear();
+    else
+        handles_.assign(m.objects.size(), -1);
     next_handle_ = 0;
     reference_bytes_ = 0;
-    const proto_errc ec = encode_value(m.root, out, 1, place{});
+    // A record at the root, the usual message, skips encode_value's dispatch (not its check).
+    const record* r = m.root.get_if<record>();
+    const proto_errc ec = r && options_.peer.max_depth >= 1 ? encode_record(*r, out, 1)
+                                                            : encode_value(m.root, out, 1, place{});
     current_ = nullptr;
     return ec;
 }
@@ -190,46 +242,83 @@ bool stream_encoder::should_index(field_usage& u, bool hit) {
     return true;
 }
 
-proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
-                                         bool always_index) {
+// A string field of a record whose type is in the table, the commonest string: its field's
+// usage counts decide whether to look it up at all, and its memo answers a field that repeats
+// its value. The memo costs no look at the table entry unless a string longer than 8 bytes
+// matches its length and last word.
+proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& out,
+                                               field_usage& u) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    field_usage& u = usage(at);
-    field_usage* memo = at.direct && at.type_id >= 0 ? &u : nullptr;
     // A field whose values do not recur (ids, free text) is looked up only once in
     // usage_probe_every values: the lookups would miss, and each costs a hash and a probe of
     // a table that such fields fill with probes. The sampled ones still see recurrence begin.
     bool sampled = false;
-    if (memo && !always_index && declines(*memo)) {
-        if (++memo->declined % usage_probe_every != 0) {
-            memo->last_id = -1;
+    if (declines(u)) {
+        if (++u.declined % usage_probe_every != 0) {
+            u.last_id = -1;
             table_.count_miss();
             return put_string_literal(out, s, options_.strings_checked);
         }
         sampled = true;
     }
+    // The memo holds while no string entry went since it was taken (the epoch), so its entry
+    // is live and holds the string it held; length and print then decide a short string.
+    const std::uint64_t print = string_print(s);
     std::optional<std::uint32_t> id;
-    if (memo && memo->last_id >= 0 &&
-        table_.string_is(static_cast<std::uint32_t>(memo->last_id), s))
-        id = static_cast<std::uint32_t>(memo->last_id);
+    if (u.last_id >= 0 && u.last_print == print && u.last_size == s.size() &&
+        u.last_epoch == table_.string_epoch() &&
+        (s.size() <= whole_print_max ||
+         same_string(table_.string_key(static_cast<std::uint32_t>(u.last_id)), s)))
+        id = static_cast<std::uint32_t>(u.last_id);
     else
-        id = table_.find_string(s);
+        id = table_.find_string(s, print);
     if (id && charge_reference(s.size())) {
         table_.use_string_id(*id);
-        if (memo) memo->last_id = *id;
+        u.last_id = *id;
+        u.last_print = print;
+        u.last_size = static_cast<std::uint32_t>(s.size());
+        u.last_epoch = table_.string_epoch();
+        should_index(u, true);
+        put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
+        return {};
+    }
+    u.last_id = -1;
+    // Over the receiver's reference allowance: the copy travels, the entry is not used.
+    if (id) return put_string_literal(out, s, options_.strings_checked);
+    return encode_string_miss(s, out, u, sampled, false);
+}
+
+proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
+                                         bool always_index) {
+    // Descriptor strings (always_index) have no place; a direct field string is never one.
+    if (at.direct && at.type_id >= 0 && !always_index)
+        return encode_field_string(s, out, usage(at));
+    if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
+    field_usage& u = usage(at);
+    const std::optional<std::uint32_t> id = table_.find_string(s);
+    if (id && charge_reference(s.size())) {
+        table_.use_string_id(*id);
         if (!always_index) should_index(u, true);
         put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
         return {};
     }
-    if (memo) memo->last_id = -1;
     // Over the receiver's reference allowance: the copy travels, the entry is not used.
     if (id) return put_string_literal(out, s, options_.strings_checked);
+    return encode_string_miss(s, out, u, false, always_index);
+}
+
+// A string not in the table: indexed (sent as a new entry) if its field's usage says so, a
+// literal otherwise.
+proto_errc stream_encoder::encode_string_miss(std::string_view s, byte_buffer& out, field_usage& u,
+                                              bool sampled, bool always_index) {
     table_.count_miss();
     if (sampled) ++u.inserts;  // a sampled miss is indexed: the probe that notices recurrence
     const bool index = always_index || sampled || should_index(u, false);
     if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
-        if (!options_.strings_checked && !is_valid_utf8(s)) return proto_errc::invalid_utf8;
-        put_literal(out, wire::tag_string_new, s.data(), s.size());
+        if (const proto_errc ec = put_text(out, wire::tag_string_new, s, options_.strings_checked);
+            ec != proto_errc::ok)
+            return ec;
         table_.insert_string(s);
         return {};
     }
@@ -238,19 +327,7 @@ proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, p
 
 void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
     if (!at.direct || at.type_id < 0) return put_absolute(out, v);
-    std::int64_t& last = table_.history(static_cast<std::uint32_t>(at.type_id))[at.field];
-    const auto delta =
-        static_cast<std::int64_t>(static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(last));
-    last = v;
-    const bool short_delta = delta >= wire::short_delta_min && delta <= wire::short_delta_max;
-    const std::size_t delta_size = short_delta ? 1 : 1 + varint_size(zigzag_encode(delta));
-    if (delta_size >= int_size(v)) return put_absolute(out, v);
-    if (short_delta) {
-        out.put_u8(static_cast<std::uint8_t>(wire::short_delta + (delta - wire::short_delta_min)));
-    } else {
-        out.put_u8(wire::tag_int_delta);
-        out.put_varint(zigzag_encode(delta));
-    }
+    put_field_int(out, v, table_.history(static_cast<std::uint32_t>(at.type_id))[at.field]);
 }
 
 proto_errc stream_encoder::encode_descriptor(const record_type& t, byte_buffer& out) {
@@ -362,13 +439,37 @@ proto_errc stream_encoder::encode_field_values(const record& r,
         const value& f = r.fields[kept ? (*kept)[i] : i];
         const place at{type_id, i, true};
         byte_buffer& out = to(i);
-        // Strings and integers, most fields, skip the general dispatch.
-        if (const auto* s = f.get_if<std::string>())
-            ec = encode_string(*s, out, at, false);
-        else if (const auto* v = f.get_if<std::int64_t>())
-            encode_int(*v, out, at);
-        else
-            ec = encode_value(f, out, depth + 1, at);
+        // Strings, integers and floats, most fields, skip the general dispatch.
+        switch (f.type()) {
+            case value::kind::string: {
+                const std::string& s = *f.get_if<std::string>();
+                if (type_id < 0) {
+                    ec = encode_string(s, out, at, false);
+                    break;
+                }
+                field_usage& u = field_usage_[static_cast<std::size_t>(type_id)][i];
+                // encode_field_string's first case, here for the values of a declined field
+                // (most of free text and ids): no call, no lookup. The sampled ones go on.
+                if (declines(u) && (u.declined + 1) % usage_probe_every != 0 &&
+                    s.size() <= options_.peer.max_string_bytes) {
+                    ++u.declined;
+                    u.last_id = -1;
+                    table_.count_miss();
+                    ec = put_string_literal(out, s, options_.strings_checked);
+                    break;
+                }
+                ec = encode_field_string(s, out, u);
+                break;
+            }
+            case value::kind::integer:
+                encode_int(*f.get_if<std::int64_t>(), out, at);
+                break;
+            case value::kind::floating:
+                put_float(out, *f.get_if<double>());
+                break;
+            default:
+                ec = encode_value(f, out, depth + 1, at);
+        }
     }
     return ec;
 }
@@ -442,8 +543,7 @@ proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::u
             encode_int(v.get<std::int64_t>(), out, at);
             return {};
         case value::kind::floating:
-            out.put_u8(wire::tag_float64);
-            out.put_u64(std::bit_cast<std::uint64_t>(v.get<double>()));
+            put_float(out, *v.get_if<double>());
             return {};
         case value::kind::string:
             return encode_string(v.get<std::string>(), out, at, false);

@@ -77,8 +77,13 @@ class stream_encoder {
         std::uint32_t hits = 0;
         std::uint32_t declined = 0;
         // The table id of the string this field carried last: a field that repeats its value
-        // is answered by one comparison instead of a hash lookup.
+        // is answered by a comparison instead of a hash lookup: of its length and print
+        // (string_print, every byte of a string up to 8 bytes), and the table's string epoch
+        // when it was taken (the entry is still there).
         std::int64_t last_id = -1;
+        std::uint64_t last_print = 0;
+        std::uint64_t last_epoch = 0;
+        std::uint32_t last_size = 0;
     };
     // Where a value sits: a record field (type id, field index) gets delta-coded integers and
     // its own usage counts; anything else shares one usage record.
@@ -90,6 +95,9 @@ class stream_encoder {
 
     proto_errc encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
     proto_errc encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
+    proto_errc encode_field_string(std::string_view s, byte_buffer& out, field_usage& u);
+    proto_errc encode_string_miss(std::string_view s, byte_buffer& out, field_usage& u,
+                                  bool sampled, bool always_index);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
     proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
     proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,

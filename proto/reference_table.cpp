@@ -57,14 +57,6 @@ std::uint32_t table_slots::insert(std::uint64_t cost,
     return id;
 }
 
-void table_slots::pin(std::uint32_t id) {
-    if (slots_[id].pins++ == 0) pinned_bytes_ += slots_[id].cost;
-}
-
-void table_slots::unpin(std::uint32_t id) {
-    if (--slots_[id].pins == 0) pinned_bytes_ -= slots_[id].cost;
-}
-
 void table_slots::clear() {
     slots_.clear();
     free_ = {};
@@ -192,6 +184,7 @@ void encode_table::evict(std::uint32_t id) {
         if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
     } else {
         strings_.erase(e.key, id);
+        ++string_epoch_;
     }
     e = entry{};
 }
@@ -250,6 +243,7 @@ void encode_table::reset() {
     types_by_ptr_.clear();
     objects_.clear();
     last_type_ = nullptr;
+    ++string_epoch_;
     slots_.clear();
 }
 

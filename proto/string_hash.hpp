@@ -68,6 +68,20 @@ inline std::uint64_t hash_string(std::string_view s) {
     return mix(k1 ^ s.size(), mix(a ^ k1, b ^ seed) ^ k2);
 }
 
+// A word that, with the length, identifies a string of up to whole_print_max bytes exactly
+// (it holds all of them) and a longer one by its last 8 bytes: what the encoder's memos and
+// the table's cache of short strings compare first, or only.
+inline constexpr std::size_t whole_print_max = 8;
+inline std::uint64_t string_print(std::string_view s) {
+    using namespace string_hash_detail;
+    const std::size_t n = s.size();
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    if (n >= 8) return load8(p + n - 8);
+    if (n >= 4) return load4(p) | load4(p + n - 4) << 32;
+    if (n == 0) return 0;
+    return std::uint64_t{p[0]} | std::uint64_t{p[n / 2]} << 8 | std::uint64_t{p[n - 1]} << 16;
+}
+
 // Equality for the index's keys, which are mostly short: up to 16 bytes in two overlapping
 // words (as the hash reads them) instead of a call to memcmp.
 inline bool same_string(std::string_view x, std::string_view y) {
