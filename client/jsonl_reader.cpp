@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <string.h>  // memrchr
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -32,6 +34,10 @@ constexpr std::uint64_t dense_id_limit = 1 << 16;
 // Object slots are below this; object_ref indexes at or above it stand for a "$ref" whose
 // "$id" comes later in the line (resolved when the line ends).
 constexpr std::uint32_t pending_ref = 0x8000'0000u;
+// Lines are parsed a block at a time (simdjson's stage 1 over the whole block, then one
+// document per line), blocks of whole lines up to this many bytes: small enough that the
+// block's structural index stays in the core's caches while its lines are read.
+constexpr std::size_t block_bytes = 64 * 1024;
 
 struct string_hash {
     using is_transparent = void;
@@ -96,6 +102,12 @@ struct document_end : od::document {
     static bool at_end(od::document& d) {
         const od::json_iterator& it = d.*(&document_end::iter);
         return it.is_alive() && it.at_end();
+    }
+    // The text at the document's next token: its first before it is read, what follows it
+    // after (in a block, the next line's document, or the end of the block).
+    static const char* next_token(od::document& d) {
+        const od::json_iterator& it = d.*(&document_end::iter);
+        return reinterpret_cast<const char*>(it.unsafe_pointer());
     }
 };
 
@@ -327,14 +339,20 @@ struct jsonl_reader::impl {
         // Our own depth check (parse_value) stops first; simdjson's table must be deeper. If
         // this allocation fails, iterate() tries again and reports the failure.
         [[maybe_unused]] auto e = parser_.allocate(4096, max_depth + 2);
+        block_parser_.threaded = false;  // one block per stream: nothing for a thread to do
     }
 
     bool next(message& out);
 
+    // --- a block of lines ---
+    void start_block();
+    bool next_in_block(message& out);
+
     // --- per line ---
     enum class outcome { ok, blank, failed };
+    void begin_line(const char* base, std::size_t size, message& out);
     outcome parse_line(std::string_view line, message& out);
-    bool parse_root(value& dst);
+    bool parse_root(od::document& doc, value& dst);
     bool parse_value(od::value& v, value& dst);
     template <class Source>
     bool parse_scalar(Source& src, od::json_type t, value& dst);
@@ -366,6 +384,16 @@ struct jsonl_reader::impl {
     std::size_t next_line_;
     std::size_t line_ = 0;
     std::optional<json_error> error_;
+
+    // Lines are read from a block (block_parser_, stream_) while streaming_; a line the block
+    // cannot give exactly as parsing it alone would (anything unusual, every error) is parsed
+    // alone (parser_, doc_), and so are the lines after it up to block_end_.
+    od::parser block_parser_;
+    od::document_stream stream_;
+    od::document_stream::iterator block_doc_;
+    std::size_t block_end_ = 0;  // text_ offset: where the current block (or its rest) ends
+    bool streaming_ = false;
+    bool quiet_ = false;  // a line read from the block: fail() reports nothing
 
     od::parser parser_;
     od::document doc_;
@@ -423,6 +451,11 @@ struct jsonl_reader::impl {
 bool jsonl_reader::impl::next(message& out) {
     error_.reset();
     while (pos_ < text_.size()) {
+        if (pos_ >= block_end_) start_block();
+        if (streaming_) {
+            if (next_in_block(out)) return true;
+            continue;  // the block is done, or its rest goes line by line
+        }
         const char* begin = text_.data() + pos_;
         std::size_t rest = text_.size() - pos_;
         const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', rest));
@@ -453,20 +486,81 @@ bool jsonl_reader::impl::next(message& out) {
     return false;
 }
 
-jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line, message& out) {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end; the following lines serve as
-    // padding, only a line near the end of the text is copied.
-    std::size_t available = static_cast<std::size_t>(text_.data() + text_.size() - line.data());
-    simdjson::padded_string_view view;
-    if (available >= line.size() + simdjson::SIMDJSON_PADDING) {
-        view = simdjson::padded_string_view(line.data(), line.size(), available);
-    } else {
-        padded_.assign(line);
-        padded_.append(simdjson::SIMDJSON_PADDING, ' ');
-        view = simdjson::padded_string_view(padded_.data(), line.size(), padded_.size());
+// Starts the block of whole lines at pos_: up to block_bytes, ending in a newline, with
+// SIMDJSON_PADDING bytes of the text after it (simdjson reads past the end). Where there is no
+// such block (at the byte order mark, a line longer than a block, the last lines of the text),
+// or stage 1 finds anything wrong in it (invalid UTF-8, an unclosed string...), block_end_
+// says how far to read line by line instead.
+void jsonl_reader::impl::start_block() {
+    streaming_ = false;
+    const std::size_t size = text_.size();
+    if (size - pos_ <= simdjson::SIMDJSON_PADDING) {
+        block_end_ = size;
+        return;
     }
-    base_ = view.data();
-    line_size_ = line.size();
+    block_end_ = pos_ + 1;  // unless a block starts: the next line alone
+    if (pos_ == 0 && size >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) return;
+    const char* begin = text_.data() + pos_;
+    const std::size_t limit = std::min(block_bytes, size - simdjson::SIMDJSON_PADDING - pos_);
+    const auto* last_nl = static_cast<const char*>(::memrchr(begin, '\n', limit));
+    if (last_nl == nullptr) return;
+    const auto len = static_cast<std::size_t>(last_nl + 1 - begin);
+    block_end_ = pos_ + len;
+    if (block_parser_.iterate_many(begin, len, block_bytes).get(stream_)) return;
+    block_doc_ = stream_.begin();
+    // A document cut off at the end of the block is dropped from the stream (it would look
+    // like the end of the line before it): then the block is read line by line.
+    if (block_doc_.error() && block_doc_.error() != simdjson::EMPTY) return;
+    if (stream_.truncated_bytes() != 0) return;
+    streaming_ = true;
+}
+
+// The next message from the block, true; false when the block is done or the next line must
+// be parsed alone (streaming_ is then false). A document is taken only if it is the line's
+// whole content: it starts at the line's first non-blank byte, it is an object or an array
+// (a scalar document's getters differ in a stream), and the next token after it is past the
+// line's newline. A line read this way gives what parsing it alone gives; one that fails here,
+// for whatever reason, is parsed again alone, which finds and reports its error.
+bool jsonl_reader::impl::next_in_block(message& out) {
+    while (pos_ < block_end_) {
+        const char* begin = text_.data() + pos_;
+        const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', block_end_ - pos_));
+        const auto size = static_cast<std::size_t>(nl - begin);
+        std::size_t first = 0;
+        while (first < size &&
+               (begin[first] == ' ' || begin[first] == '\t' || begin[first] == '\r'))
+            ++first;
+        if (first == size) {  // blank
+            pos_ += size + 1;
+            ++next_line_;
+            continue;
+        }
+        if (!(block_doc_ != stream_.end())) break;
+        od::document_reference ref;
+        if ((*block_doc_).get(ref)) break;
+        od::document& doc = ref;
+        const char* start = document_end::next_token(doc);
+        if (start != begin + first || (*start != '{' && *start != '[')) break;
+        begin_line(begin, size, out);
+        quiet_ = true;
+        bool ok = parse_root(doc, out.root) && document_end::next_token(doc) > nl;
+        if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
+        if (ok && !pending_.empty()) ok = resolve_pending(out);
+        quiet_ = false;
+        if (!ok) break;
+        pos_ += size + 1;
+        line_ = next_line_++;
+        ++block_doc_;
+        return true;
+    }
+    streaming_ = false;
+    return false;
+}
+
+// The reader's state for a new line at `base` (`size` bytes) read into `out`.
+void jsonl_reader::impl::begin_line(const char* base, std::size_t size, message& out) {
+    base_ = base;
+    line_size_ = size;
     out_ = &out;
     object_count_ = 0;
     reset_ids();
@@ -479,13 +573,27 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
         known_types_.clear();
         last_known_ = nullptr;
     }
+}
 
+jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line, message& out) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end; the following lines serve as
+    // padding, only a line near the end of the text is copied.
+    std::size_t available = static_cast<std::size_t>(text_.data() + text_.size() - line.data());
+    simdjson::padded_string_view view;
+    if (available >= line.size() + simdjson::SIMDJSON_PADDING) {
+        view = simdjson::padded_string_view(line.data(), line.size(), available);
+    } else {
+        padded_.assign(line);
+        padded_.append(simdjson::SIMDJSON_PADDING, ' ');
+        view = simdjson::padded_string_view(padded_.data(), line.size(), padded_.size());
+    }
+    begin_line(view.data(), line.size(), out);
     if (auto e = parser_.iterate(view).get(doc_)) {
         if (e == simdjson::EMPTY) return outcome::blank;
         fail_json(e, base_);  // doc_ still describes the previous line: no location from it
         return outcome::failed;
     }
-    bool ok = parse_root(out.root);
+    bool ok = parse_root(doc_, out.root);
     const char* trailing = nullptr;
     if (ok && !document_end::at_end(doc_) && !doc_.current_location().get(trailing))
         ok = fail_trailing(trailing);
@@ -494,22 +602,22 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
     return ok ? outcome::ok : outcome::failed;
 }
 
-bool jsonl_reader::impl::parse_root(value& dst) {
+bool jsonl_reader::impl::parse_root(od::document& doc, value& dst) {
     od::json_type t;
-    if (auto e = doc_.type().get(t)) return fail_json(e);
+    if (auto e = doc.type().get(t)) return fail_json(e);
     if (t == od::json_type::object) {
         od::object o;
-        if (auto e = doc_.get_object().get(o)) return fail_json(e);
+        if (auto e = doc.get_object().get(o)) return fail_json(e);
         return parse_object(o, dst);
     }
     if (t == od::json_type::array) {
         od::array a;
-        if (auto e = doc_.get_array().get(a)) return fail_json(e);
+        if (auto e = doc.get_array().get(a)) return fail_json(e);
         return parse_array(a, dst);
     }
     // A scalar document cannot be taken as an ondemand::value: read it through the
     // document's own getters (which also check that nothing follows it).
-    return parse_scalar(doc_, t, dst);
+    return parse_scalar(doc, t, dst);
 }
 
 // Values, objects and arrays go by reference, and fields and elements are read in place:
@@ -1003,6 +1111,7 @@ void jsonl_reader::impl::fix_pending(value& v) {
 }
 
 bool jsonl_reader::impl::fail(const char* where, std::string msg) {
+    if (quiet_) return false;  // the line is parsed again alone, which reports the error
     if (where && where >= base_ && where <= base_ + line_size_)
         err_column_ = static_cast<std::size_t>(where - base_) + 1;
     else
@@ -1012,6 +1121,7 @@ bool jsonl_reader::impl::fail(const char* where, std::string msg) {
 }
 
 bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
+    if (quiet_) return false;  // as in fail(); and doc_ is not the document being read
     std::string_view line(base_, line_size_);
     std::size_t i;
     switch (e) {
