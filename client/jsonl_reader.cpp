@@ -792,6 +792,12 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     // collected in `names` instead.
     known_type candidate;
     std::vector<std::string>* names = nullptr;
+    // The fast path's view of `candidate` (plain names only): its key patterns, names and
+    // field count, and where the fields go (rec->fields, sized for them up front).
+    const key_pattern* fast_keys = nullptr;
+    const std::string* fast_names = nullptr;
+    std::size_t fast_count = 0;
+    value* fast_fields = nullptr;
 
     for (auto field_result : o) {
         if (auto e = field_result.error()) return fail_json(e);
@@ -799,12 +805,10 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
         od::raw_json_string raw_key = f.key();
         od::value& v = f.value();
 
-        if (k == kind::record && candidate.plain_names && count < candidate.fields().size() &&
-            candidate.key_is(raw_key, count)) {
+        if (count < fast_count && fast_keys[count].matches(raw_key, fast_names[count])) {
             // The common case: same field in the same place as the last record of this type,
             // compared without unescaping the key.
-            if (count == rec->fields.size()) rec->fields.emplace_back();
-            if (!parse_value(v, rec->fields[count])) return false;
+            if (!parse_value(v, fast_fields[count])) return false;
             ++count;
             continue;
         }
@@ -831,6 +835,7 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
                         auto prefix = static_cast<std::ptrdiff_t>(std::min(count, expected.size()));
                         names->assign(expected.begin(), expected.begin() + prefix);
                         candidate = {};
+                        fast_count = 0;
                     }
                 }
                 if (!candidate) names->emplace_back(key);
@@ -889,6 +894,13 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             type_at = key_at;
             rec = &reuse_as<record>(*target);
             candidate = find_known_type(type_name);
+            if (candidate.plain_names) {
+                fast_count = candidate.fields().size();
+                if (rec->fields.size() < fast_count) rec->fields.resize(fast_count);
+                fast_keys = candidate.entry->keys.data();
+                fast_names = candidate.fields().data();
+                fast_fields = rec->fields.data();
+            }
             std::size_t level = record_depth_++;
             if (names_.size() <= level) names_.emplace_back();
             names = &names_[level];
