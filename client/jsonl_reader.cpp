@@ -111,6 +111,64 @@ struct document_end : od::document {
     }
 };
 
+// A value's token iterator, and moving it past a number read here rather than by simdjson's
+// getters (protected members, reached as document_end reaches the document's iterator).
+struct value_access : od::value {
+    static od::value_iterator& iterator(od::value& v) { return v.*(&value_access::iter); }
+};
+struct scalar_skip : od::value_iterator {
+    static void past(od::value_iterator& it) {
+        (it.*(&scalar_skip::advance_non_root_scalar))("number");
+    }
+};
+
+// Whether the 8 bytes in `chunk` are all ASCII digits (simdjson's test, without its call).
+inline bool eight_digits(std::uint64_t chunk) {
+    return ((chunk & 0xF0F0F0F0F0F0F0F0) |
+            (((chunk + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) == 0x3333333333333333;
+}
+
+// The value of 8 ASCII digits, first digit in the lowest byte.
+inline std::uint32_t eight_digit_value(std::uint64_t chunk) {
+    const std::uint64_t mask = 0x000000FF000000FF;
+    const std::uint64_t mul1 = 0x000F424000000064;  // 100 + (1000000 << 32)
+    const std::uint64_t mul2 = 0x0000271000000001;  // 1 + (10000 << 32)
+    chunk -= 0x3030303030303030;
+    chunk = (chunk * 10) + (chunk >> 8);
+    chunk = (((chunk & mask) * mul1) + (((chunk >> 16) & mask) * mul2)) >> 32;
+    return static_cast<std::uint32_t>(chunk);
+}
+
+// What a number token at p is, read without simdjson: an integer of 1 to 18 digits (no
+// leading zero) followed by a byte that may end one - then `x` holds it; a number with a
+// fraction or an exponent; or anything else (longer, malformed...), left to simdjson.
+// Reads up to 16 bytes from p: the line is followed by at least SIMDJSON_PADDING bytes.
+enum class number_shape { integer, fraction, other };
+inline number_shape read_number(const char* p, std::int64_t& x) {
+    const bool negative = *p == '-';
+    p += negative;
+    const char* digits = p;
+    std::uint64_t v = 0;
+    for (int i = 0; i < 2; ++i) {  // the long ones (timestamps, ids) 8 digits at a time
+        std::uint64_t chunk;
+        std::memcpy(&chunk, p, 8);
+        if (!eight_digits(chunk)) break;
+        v = v * 100000000 + eight_digit_value(chunk);
+        p += 8;
+    }
+    while (static_cast<unsigned char>(*p - '0') < 10 && p - digits < 19)
+        v = 10 * v + static_cast<unsigned char>(*p++ - '0');
+    const auto count = p - digits;
+    if (count == 0 || (count > 1 && *digits == '0')) return number_shape::other;
+    if (*p == '.' || *p == 'e' || *p == 'E') return number_shape::fraction;
+    if (count > 18) return number_shape::other;  // 18 digits cannot overflow
+    const char c = *p;
+    if (c != ',' && c != '}' && c != ']' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
+        return number_shape::other;
+    x = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return number_shape::integer;
+}
+
 // What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
 enum class marker { none, id, ref, type, bytes, float_, value, unknown };
 
@@ -667,12 +725,19 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
         }
         case od::json_type::number: {
             if constexpr (std::is_same_v<Source, od::value>) {
-                // Most numbers are integers: one parse instead of classifying first. Anything
-                // else (a double, out of range, malformed) fails without being consumed and is
-                // told apart below.
+                // The common integers read here, a number with a fraction or an exponent
+                // straight as a double (it is one: get_number_type() below would say so);
+                // anything else, or a double simdjson refuses, goes the general way.
                 std::int64_t i;
-                if (!src.get_int64().get(i)) {
+                const auto shape = read_number(at, i);
+                if (shape == number_shape::integer) {
+                    scalar_skip::past(value_access::iterator(src));
                     set(dst, i);
+                    return true;
+                }
+                double d;
+                if (shape == number_shape::fraction && !src.get_double().get(d)) {
+                    set(dst, d);
                     return true;
                 }
             }
