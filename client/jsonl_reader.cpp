@@ -887,6 +887,18 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     // collected in `names` instead.
     known_type candidate;
     std::vector<std::string>* names = nullptr;
+    std::size_t level = 0;  // of this record among the records open in the line
+    // The list for `names`, taken (and emptied) when the fast path is left: most records never
+    // need it.
+    auto field_names = [&]() -> std::vector<std::string>& {
+        if (names == nullptr) {
+            while (names_.size() <= level)
+                names_.emplace_back();
+            names = &names_[level];
+            names->clear();
+        }
+        return *names;
+    };
     // The fast path's view of `candidate` (plain names only): its key patterns, names and
     // field count, and where the fields go (rec->fields, sized for them up front).
     const key_pattern* fast_keys = nullptr;
@@ -928,12 +940,12 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
                     const auto& expected = candidate.fields();
                     if (count >= expected.size() || expected[count] != key) {
                         auto prefix = static_cast<std::ptrdiff_t>(std::min(count, expected.size()));
-                        names->assign(expected.begin(), expected.begin() + prefix);
+                        field_names().assign(expected.begin(), expected.begin() + prefix);
                         candidate = {};
                         fast_count = 0;
                     }
                 }
-                if (!candidate) names->emplace_back(key);
+                if (!candidate) field_names().emplace_back(key);
                 if (count == rec->fields.size()) rec->fields.emplace_back();
                 if (!parse_value(v, rec->fields[count])) return false;
                 ++count;
@@ -996,10 +1008,7 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
                 fast_names = candidate.fields().data();
                 fast_fields = rec->fields.data();
             }
-            std::size_t level = record_depth_++;
-            if (names_.size() <= level) names_.emplace_back();
-            names = &names_[level];
-            names->clear();
+            level = record_depth_++;
             k = kind::record;
             continue;
         }
@@ -1064,14 +1073,14 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
         case kind::record:
             if (candidate && count == candidate.fields().size()) {
                 if (rec->type != candidate.type()) rec->type = candidate.type();
-                rec->fields.resize(count);
+                if (rec->fields.size() != count) rec->fields.resize(count);
             } else {
                 if (candidate) {  // a prefix of the last type of this name
                     const auto& expected = candidate.fields();
-                    names->assign(expected.begin(),
-                                  expected.begin() + static_cast<std::ptrdiff_t>(count));
+                    field_names().assign(expected.begin(),
+                                         expected.begin() + static_cast<std::ptrdiff_t>(count));
                 }
-                if (!finish_record(type_name, *names, type_at, *rec)) return false;
+                if (!finish_record(type_name, field_names(), type_at, *rec)) return false;
             }
             --record_depth_;
             break;
