@@ -709,7 +709,7 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
 // the calls of parse_value() and parse_scalar() (their entry and exit were ~200 instructions
 // of an `events` line); anything else, untouched, goes to parse_value(). The same values and
 // errors: a string's only possible failure is get_string()'s, reported as parse_scalar does.
-inline bool jsonl_reader::impl::parse_field(od::value& v, value& dst) {
+[[gnu::always_inline]] inline bool jsonl_reader::impl::parse_field(od::value& v, value& dst) {
     const char* at = token_start(v);
     if (*at == '"') {
         std::string_view s;
