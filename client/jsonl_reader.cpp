@@ -602,7 +602,12 @@ bool jsonl_reader::impl::next_in_block(message& out) {
         if (start != begin + first || (*start != '{' && *start != '[')) break;
         begin_line(begin, size, out);
         quiet_ = true;
-        bool ok = parse_root(doc, out.root) && document_end::next_token(doc) > nl;
+        // As parse_root(), whose type() the first byte has answered already.
+        od::object o;
+        od::array a;
+        bool ok = *start == '{' ? !doc.get_object().get(o) && parse_object(o, out.root)
+                                : !doc.get_array().get(a) && parse_array(a, out.root);
+        ok = ok && document_end::next_token(doc) > nl;
         if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
         if (ok && !pending_.empty()) ok = resolve_pending(out);
         quiet_ = false;
