@@ -710,6 +710,25 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
     return ok;
 }
 
+// The common numbers, read at `at` (v's token): an integer by read_number(), a number with a
+// fraction or an exponent straight as a double (it is one: get_number_type() would say so).
+// False, with v unread, for anything else or a double simdjson refuses: the general way.
+[[gnu::always_inline]] inline bool quick_number(od::value& v, const char* at, value& dst) {
+    std::int64_t i;
+    const auto shape = read_number(at, i);
+    if (shape == number_shape::integer) {
+        scalar_skip::past(value_access::iterator(v));
+        set(dst, i);
+        return true;
+    }
+    double d;
+    if (shape == number_shape::fraction && !v.get_double().get(d)) {
+        set(dst, d);
+        return true;
+    }
+    return false;
+}
+
 // A record field on the fast path: strings and the common numbers read right here, without
 // the calls of parse_value() and parse_scalar() (their entry and exit were ~200 instructions
 // of an `events` line); anything else, untouched, goes to parse_value(). The same values and
@@ -722,20 +741,8 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
         assign_text(reuse_as<std::string>(dst), s);
         return true;
     }
-    if (*at == '-' || static_cast<unsigned char>(*at - '0') < 10) {
-        std::int64_t i;
-        const auto shape = read_number(at, i);
-        if (shape == number_shape::integer) {
-            scalar_skip::past(value_access::iterator(v));
-            set(dst, i);
-            return true;
-        }
-        double d;
-        if (shape == number_shape::fraction && !v.get_double().get(d)) {
-            set(dst, d);
-            return true;
-        }
-    }
+    if ((*at == '-' || static_cast<unsigned char>(*at - '0') < 10) && quick_number(v, at, dst))
+        return true;
     return parse_value(v, dst);
 }
 
@@ -760,21 +767,7 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
         }
         case od::json_type::number: {
             if constexpr (std::is_same_v<Source, od::value>) {
-                // The common integers read here, a number with a fraction or an exponent
-                // straight as a double (it is one: get_number_type() below would say so);
-                // anything else, or a double simdjson refuses, goes the general way.
-                std::int64_t i;
-                const auto shape = read_number(at, i);
-                if (shape == number_shape::integer) {
-                    scalar_skip::past(value_access::iterator(src));
-                    set(dst, i);
-                    return true;
-                }
-                double d;
-                if (shape == number_shape::fraction && !src.get_double().get(d)) {
-                    set(dst, d);
-                    return true;
-                }
+                if (quick_number(src, at, dst)) return true;
             }
             // Not get_number(): in simdjson 3.0.1 it returns 0.0 for doubles of 19 or more
             // digits (its slow path writes to a copy of the result).
