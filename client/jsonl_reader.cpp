@@ -144,7 +144,7 @@ inline std::uint32_t eight_digit_value(std::uint64_t chunk) {
 // fraction or an exponent; or anything else (longer, malformed...), left to simdjson.
 // Reads up to 16 bytes from p: the line is followed by at least SIMDJSON_PADDING bytes.
 enum class number_shape { integer, fraction, other };
-inline number_shape read_number(const char* p, std::int64_t& x) {
+[[gnu::always_inline]] inline number_shape read_number(const char* p, std::int64_t& x) {
     const bool negative = *p == '-';
     p += negative;
     const char* digits = p;
