@@ -140,11 +140,23 @@ inline std::uint32_t eight_digit_value(std::uint64_t chunk) {
 }
 
 // What a number token at p is, read without simdjson: an integer of 1 to 18 digits (no
-// leading zero) followed by a byte that may end one - then `x` holds it; a number with a
-// fraction or an exponent; or anything else (longer, malformed...), left to simdjson.
-// Reads up to 16 bytes from p: the line is followed by at least SIMDJSON_PADDING bytes.
-enum class number_shape { integer, fraction, other };
-[[gnu::always_inline]] inline number_shape read_number(const char* p, std::int64_t& x) {
+// leading zero) followed by a byte that may end one - then `x` holds it; a decimal fraction
+// without exponent whose digits make at most 2^53 - then `d` holds it, the one division by an
+// exact power of ten giving the correctly rounded double as simdjson's own fast path does;
+// another number with a fraction or an exponent; or anything else (longer, malformed...),
+// left to simdjson. Reads up to 16 bytes from p: the line is followed by at least
+// SIMDJSON_PADDING bytes.
+enum class number_shape { integer, decimal, fraction, other };
+[[gnu::always_inline]] inline bool is_digit(char c) {
+    return static_cast<unsigned char>(c - '0') < 10;
+}
+[[gnu::always_inline]] inline bool ends_number(char c) {
+    return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+[[gnu::always_inline]] inline number_shape read_number(const char* p, std::int64_t& x, double& d) {
+    static constexpr double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                               1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                               1e14, 1e15, 1e16, 1e17, 1e18};
     const bool negative = *p == '-';
     p += negative;
     const char* digits = p;
@@ -156,15 +168,23 @@ enum class number_shape { integer, fraction, other };
         v = v * 100000000 + eight_digit_value(chunk);
         p += 8;
     }
-    while (static_cast<unsigned char>(*p - '0') < 10 && p - digits < 19)
+    while (is_digit(*p) && p - digits < 19)
         v = 10 * v + static_cast<unsigned char>(*p++ - '0');
     const auto count = p - digits;
     if (count == 0 || (count > 1 && *digits == '0')) return number_shape::other;
-    if (*p == '.' || *p == 'e' || *p == 'E') return number_shape::fraction;
-    if (count > 18) return number_shape::other;  // 18 digits cannot overflow
-    const char c = *p;
-    if (c != ',' && c != '}' && c != ']' && c != ' ' && c != '\t' && c != '\r' && c != '\n')
-        return number_shape::other;
+    if (*p == '.') {
+        const char* fraction = ++p;
+        while (is_digit(*p) && (p - fraction) + count < 19)
+            v = 10 * v + static_cast<unsigned char>(*p++ - '0');
+        const auto places = p - fraction;
+        if (places == 0 || !ends_number(*p) || v > (std::uint64_t{1} << 53))
+            return number_shape::fraction;  // an exponent, more digits, or malformed
+        d = static_cast<double>(v) / powers_of_ten[places];
+        if (negative) d = -d;
+        return number_shape::decimal;
+    }
+    if (*p == 'e' || *p == 'E') return number_shape::fraction;
+    if (count > 18 || !ends_number(*p)) return number_shape::other;  // 18 digits cannot overflow
     x = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
     return number_shape::integer;
 }
@@ -715,13 +735,16 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
 // False, with v unread, for anything else or a double simdjson refuses: the general way.
 [[gnu::always_inline]] inline bool quick_number(od::value& v, const char* at, value& dst) {
     std::int64_t i;
-    const auto shape = read_number(at, i);
-    if (shape == number_shape::integer) {
+    double d;
+    const auto shape = read_number(at, i, d);
+    if (shape == number_shape::integer || shape == number_shape::decimal) {
         scalar_skip::past(value_access::iterator(v));
-        set(dst, i);
+        if (shape == number_shape::integer)
+            set(dst, i);
+        else
+            set(dst, d);
         return true;
     }
-    double d;
     if (shape == number_shape::fraction && !v.get_double().get(d)) {
         set(dst, d);
         return true;
@@ -741,8 +764,7 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
         assign_text(reuse_as<std::string>(dst), s);
         return true;
     }
-    if ((*at == '-' || static_cast<unsigned char>(*at - '0') < 10) && quick_number(v, at, dst))
-        return true;
+    if ((*at == '-' || is_digit(*at)) && quick_number(v, at, dst)) return true;
     return parse_value(v, dst);
 }
 

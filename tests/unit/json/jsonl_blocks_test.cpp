@@ -2,7 +2,9 @@
 // it alone gives - the same message, or the same error at the same line and column - wherever
 // it falls in a block, whatever lines come before and after it.
 #include <cstddef>
+#include <cstdlib>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -192,6 +194,59 @@ TEST(jsonl_blocks, records_of_one_shape_share_their_type_across_blocks) {
     }
     EXPECT_FALSE(r.error());
     EXPECT_EQ(n, 2000u);
+}
+
+// Numbers are read without simdjson when they are short: integers, and decimals without an
+// exponent whose digits make at most 2^53 (one division by a power of ten). Each must be the
+// correctly rounded value, as strtod and simdjson give; the rest go to simdjson.
+TEST(jsonl_blocks, numbers_read_without_simdjson_are_exact) {
+    std::mt19937_64 rng(7);
+    std::vector<std::string> texts = {"0.1",
+                                      "-0.0",
+                                      "0.0",
+                                      "1.5",
+                                      "9007199254740992.0",
+                                      "9007199254740993.0",
+                                      "900719925474099.35",
+                                      "123456789012345678.9",
+                                      "0.1234567890123456789",
+                                      "1.7976931348623157",
+                                      "4.9406564584124654",
+                                      "-2.5"};
+    for (int i = 0; i < 20000; ++i) {
+        const int int_digits = 1 + static_cast<int>(rng() % 12);
+        const int frac_digits = 1 + static_cast<int>(rng() % 12);
+        std::string t = (rng() % 4 == 0) ? "-" : "";
+        t += std::to_string(1 + rng() % 9);
+        for (int d = 1; d < int_digits; ++d)
+            t += static_cast<char>('0' + rng() % 10);
+        t += '.';
+        for (int d = 0; d < frac_digits; ++d)
+            t += static_cast<char>('0' + rng() % 10);
+        texts.push_back(t);
+    }
+    // Lines of 1000 numbers (~15 KB): most are read from a block, the last ones alone.
+    std::string text;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        text += (i % 1000 == 0 ? "[" : "") + texts[i] + (i % 1000 == 999 ? "]\n" : ",");
+    text += "0]\n[9223372036854775807,-123]\n";
+    jsonl_reader r(text);
+    message m;
+    std::size_t at = 0;
+    while (at < texts.size()) {
+        ASSERT_TRUE(r.next(m)) << r.error()->message;
+        for (const auto& e : m.root.get<list>()) {
+            if (at == texts.size()) break;  // the closing 0
+            const double want = std::strtod(texts[at].c_str(), nullptr);
+            ASSERT_TRUE(test::same_value(e, want)) << texts[at];
+            ++at;
+        }
+    }
+    ASSERT_TRUE(r.next(m));
+    EXPECT_TRUE(
+        test::same_message(m, {list{std::int64_t{9223372036854775807}, std::int64_t{-123}}, {}}));
+    EXPECT_FALSE(r.next(m));
+    EXPECT_FALSE(r.error());
 }
 
 }  // namespace
