@@ -178,6 +178,20 @@ TEST(jsonl_blocks, odd_last_line_of_a_block) {
     }
 }
 
+TEST(jsonl_blocks, byte_order_mark_and_blank_runs) {
+    // The mark at the start of the text is skipped (its line goes alone; elsewhere it is an
+    // error, as jsonl_reader.byte_order_mark_is_skipped checks); runs of blank lines, CRLF and
+    // indented lines between blocks' lines keep their numbers.
+    std::vector<std::string> lines = {"\xEF\xBB\xBF" + event(0)};
+    for (std::size_t i = 1; i < 3000; ++i) {
+        lines.push_back(i % 7 == 0 ? "  " + event(i) + "\r" : event(i));
+        if (i % 11 == 0)
+            for (int b = 0; b < 5; ++b)
+                lines.push_back(b % 2 ? "" : " \t\r");
+    }
+    expect_same_as_alone(lines, true);
+}
+
 TEST(jsonl_blocks, records_of_one_shape_share_their_type_across_blocks) {
     std::string text;
     for (std::size_t i = 0; i < 2000; ++i)
