@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <string.h>  // memrchr
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -32,6 +34,10 @@ constexpr std::uint64_t dense_id_limit = 1 << 16;
 // Object slots are below this; object_ref indexes at or above it stand for a "$ref" whose
 // "$id" comes later in the line (resolved when the line ends).
 constexpr std::uint32_t pending_ref = 0x8000'0000u;
+// Lines are parsed a block at a time (simdjson's stage 1 over the whole block, then one
+// document per line), blocks of whole lines up to this many bytes: small enough that the
+// block's structural index stays in the core's caches while its lines are read.
+constexpr std::size_t block_bytes = 64 * 1024;
 
 struct string_hash {
     using is_transparent = void;
@@ -97,7 +103,91 @@ struct document_end : od::document {
         const od::json_iterator& it = d.*(&document_end::iter);
         return it.is_alive() && it.at_end();
     }
+    // The text at the document's next token: its first before it is read, what follows it
+    // after (in a block, the next line's document, or the end of the block).
+    static const char* next_token(od::document& d) {
+        const od::json_iterator& it = d.*(&document_end::iter);
+        return reinterpret_cast<const char*>(it.unsafe_pointer());
+    }
 };
+
+// A value's token iterator, and moving it past a number read here rather than by simdjson's
+// getters (protected members, reached as document_end reaches the document's iterator).
+struct value_access : od::value {
+    static od::value_iterator& iterator(od::value& v) { return v.*(&value_access::iter); }
+};
+struct scalar_skip : od::value_iterator {
+    static void past(od::value_iterator& it) {
+        (it.*(&scalar_skip::advance_non_root_scalar))("number");
+    }
+};
+
+// Whether the 8 bytes in `chunk` are all ASCII digits (simdjson's test, without its call).
+inline bool eight_digits(std::uint64_t chunk) {
+    return ((chunk & 0xF0F0F0F0F0F0F0F0) |
+            (((chunk + 0x0606060606060606) & 0xF0F0F0F0F0F0F0F0) >> 4)) == 0x3333333333333333;
+}
+
+// The value of 8 ASCII digits, first digit in the lowest byte.
+inline std::uint32_t eight_digit_value(std::uint64_t chunk) {
+    const std::uint64_t mask = 0x000000FF000000FF;
+    const std::uint64_t mul1 = 0x000F424000000064;  // 100 + (1000000 << 32)
+    const std::uint64_t mul2 = 0x0000271000000001;  // 1 + (10000 << 32)
+    chunk -= 0x3030303030303030;
+    chunk = (chunk * 10) + (chunk >> 8);
+    chunk = (((chunk & mask) * mul1) + (((chunk >> 16) & mask) * mul2)) >> 32;
+    return static_cast<std::uint32_t>(chunk);
+}
+
+// What a number token at p is, read without simdjson: an integer of 1 to 18 digits (no
+// leading zero) followed by a byte that may end one - then `x` holds it; a decimal fraction
+// without exponent whose digits make at most 2^53 - then `d` holds it, the one division by an
+// exact power of ten giving the correctly rounded double as simdjson's own fast path does;
+// another number with a fraction or an exponent; or anything else (longer, malformed...),
+// left to simdjson. Reads up to 16 bytes from p: the line is followed by at least
+// SIMDJSON_PADDING bytes.
+enum class number_shape { integer, decimal, fraction, other };
+[[gnu::always_inline]] inline bool is_digit(char c) {
+    return static_cast<unsigned char>(c - '0') < 10;
+}
+[[gnu::always_inline]] inline bool ends_number(char c) {
+    return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+[[gnu::always_inline]] inline number_shape read_number(const char* p, std::int64_t& x, double& d) {
+    static constexpr double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                               1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                               1e14, 1e15, 1e16, 1e17, 1e18};
+    const bool negative = *p == '-';
+    p += negative;
+    const char* digits = p;
+    std::uint64_t v = 0;
+    for (int i = 0; i < 2; ++i) {  // the long ones (timestamps, ids) 8 digits at a time
+        std::uint64_t chunk;
+        std::memcpy(&chunk, p, 8);
+        if (!eight_digits(chunk)) break;
+        v = v * 100000000 + eight_digit_value(chunk);
+        p += 8;
+    }
+    while (is_digit(*p) && p - digits < 19)
+        v = 10 * v + static_cast<unsigned char>(*p++ - '0');
+    const auto count = p - digits;
+    if (count == 0 || (count > 1 && *digits == '0')) return number_shape::other;
+    if (*p == '.') {
+        const char* fraction = ++p;
+        while (is_digit(*p) && (p - fraction) + count < 19)
+            v = 10 * v + static_cast<unsigned char>(*p++ - '0');
+        const auto places = p - fraction;
+        if (places == 0 || !ends_number(*p) || v > (std::uint64_t{1} << 53))
+            return number_shape::fraction;  // an exponent, more digits, or malformed
+        d = static_cast<double>(v) / powers_of_ten[places];
+        if (negative) d = -d;
+        return number_shape::decimal;
+    }
+    if (*p == 'e' || *p == 'E') return number_shape::fraction;
+    if (count > 18 || !ends_number(*p)) return number_shape::other;  // 18 digits cannot overflow
+    x = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return number_shape::integer;
+}
 
 // What a key that starts with '$' means. "$$..." is an ordinary key with its '$' doubled.
 enum class marker { none, id, ref, type, bytes, float_, value, unknown };
@@ -327,15 +417,22 @@ struct jsonl_reader::impl {
         // Our own depth check (parse_value) stops first; simdjson's table must be deeper. If
         // this allocation fails, iterate() tries again and reports the failure.
         [[maybe_unused]] auto e = parser_.allocate(4096, max_depth + 2);
+        block_parser_.threaded = false;  // one block per stream: nothing for a thread to do
     }
 
     bool next(message& out);
 
+    // --- a block of lines ---
+    void start_block();
+    bool next_in_block(message& out);
+
     // --- per line ---
     enum class outcome { ok, blank, failed };
+    void begin_line(const char* base, std::size_t size, message& out);
     outcome parse_line(std::string_view line, message& out);
-    bool parse_root(value& dst);
+    bool parse_root(od::document& doc, value& dst);
     bool parse_value(od::value& v, value& dst);
+    bool parse_field(od::value& v, value& dst);
     template <class Source>
     bool parse_scalar(Source& src, od::json_type t, value& dst);
     static const char* token_start(od::value& v);
@@ -366,6 +463,16 @@ struct jsonl_reader::impl {
     std::size_t next_line_;
     std::size_t line_ = 0;
     std::optional<json_error> error_;
+
+    // Lines are read from a block (block_parser_, stream_) while streaming_; a line the block
+    // cannot give exactly as parsing it alone would (anything unusual, every error) is parsed
+    // alone (parser_, doc_), and so are the lines after it up to block_end_.
+    od::parser block_parser_;
+    od::document_stream stream_;
+    od::document_stream::iterator block_doc_;
+    std::size_t block_end_ = 0;  // text_ offset: where the current block (or its rest) ends
+    bool streaming_ = false;
+    bool quiet_ = false;  // a line read from the block: fail() reports nothing
 
     od::parser parser_;
     od::document doc_;
@@ -423,6 +530,11 @@ struct jsonl_reader::impl {
 bool jsonl_reader::impl::next(message& out) {
     error_.reset();
     while (pos_ < text_.size()) {
+        if (pos_ >= block_end_) start_block();
+        if (streaming_) {
+            if (next_in_block(out)) return true;
+            continue;  // the block is done, or its rest goes line by line
+        }
         const char* begin = text_.data() + pos_;
         std::size_t rest = text_.size() - pos_;
         const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', rest));
@@ -453,20 +565,86 @@ bool jsonl_reader::impl::next(message& out) {
     return false;
 }
 
-jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line, message& out) {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end; the following lines serve as
-    // padding, only a line near the end of the text is copied.
-    std::size_t available = static_cast<std::size_t>(text_.data() + text_.size() - line.data());
-    simdjson::padded_string_view view;
-    if (available >= line.size() + simdjson::SIMDJSON_PADDING) {
-        view = simdjson::padded_string_view(line.data(), line.size(), available);
-    } else {
-        padded_.assign(line);
-        padded_.append(simdjson::SIMDJSON_PADDING, ' ');
-        view = simdjson::padded_string_view(padded_.data(), line.size(), padded_.size());
+// Starts the block of whole lines at pos_: up to block_bytes, ending in a newline, with
+// SIMDJSON_PADDING bytes of the text after it (simdjson reads past the end). Where there is no
+// such block (at the byte order mark, a line longer than a block, the last lines of the text),
+// or stage 1 finds anything wrong in it (invalid UTF-8, an unclosed string...), block_end_
+// says how far to read line by line instead.
+void jsonl_reader::impl::start_block() {
+    streaming_ = false;
+    const std::size_t size = text_.size();
+    if (size - pos_ <= simdjson::SIMDJSON_PADDING) {
+        block_end_ = size;
+        return;
     }
-    base_ = view.data();
-    line_size_ = line.size();
+    block_end_ = pos_ + 1;  // unless a block starts: the next line alone
+    if (pos_ == 0 && size >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) return;
+    const char* begin = text_.data() + pos_;
+    const std::size_t limit = std::min(block_bytes, size - simdjson::SIMDJSON_PADDING - pos_);
+    const auto* last_nl = static_cast<const char*>(::memrchr(begin, '\n', limit));
+    if (last_nl == nullptr) return;
+    const auto len = static_cast<std::size_t>(last_nl + 1 - begin);
+    block_end_ = pos_ + len;
+    if (block_parser_.iterate_many(begin, len, block_bytes).get(stream_)) return;
+    block_doc_ = stream_.begin();
+    // A document cut off at the end of the block is dropped from the stream (it would look
+    // like the end of the line before it): then the block is read line by line.
+    if (block_doc_.error() && block_doc_.error() != simdjson::EMPTY) return;
+    if (stream_.truncated_bytes() != 0) return;
+    streaming_ = true;
+}
+
+// The next message from the block, true; false when the block is done or the next line must
+// be parsed alone (streaming_ is then false). A document is taken only if it is the line's
+// whole content: it starts at the line's first non-blank byte, it is an object or an array
+// (a scalar document's getters differ in a stream), and the next token after it is past the
+// line's newline. A line read this way gives what parsing it alone gives; one that fails here,
+// for whatever reason, is parsed again alone, which finds and reports its error.
+bool jsonl_reader::impl::next_in_block(message& out) {
+    while (pos_ < block_end_) {
+        const char* begin = text_.data() + pos_;
+        const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', block_end_ - pos_));
+        const auto size = static_cast<std::size_t>(nl - begin);
+        std::size_t first = 0;
+        while (first < size &&
+               (begin[first] == ' ' || begin[first] == '\t' || begin[first] == '\r'))
+            ++first;
+        if (first == size) {  // blank
+            pos_ += size + 1;
+            ++next_line_;
+            continue;
+        }
+        if (!(block_doc_ != stream_.end())) break;
+        od::document_reference ref;
+        if ((*block_doc_).get(ref)) break;
+        od::document& doc = ref;
+        const char* start = document_end::next_token(doc);
+        if (start != begin + first || (*start != '{' && *start != '[')) break;
+        begin_line(begin, size, out);
+        quiet_ = true;
+        // As parse_root(), whose type() the first byte has answered already.
+        od::object o;
+        od::array a;
+        bool ok = *start == '{' ? !doc.get_object().get(o) && parse_object(o, out.root)
+                                : !doc.get_array().get(a) && parse_array(a, out.root);
+        ok = ok && document_end::next_token(doc) > nl;
+        if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
+        if (ok && !pending_.empty()) ok = resolve_pending(out);
+        quiet_ = false;
+        if (!ok) break;
+        pos_ += size + 1;
+        line_ = next_line_++;
+        ++block_doc_;
+        return true;
+    }
+    streaming_ = false;
+    return false;
+}
+
+// The reader's state for a new line at `base` (`size` bytes) read into `out`.
+void jsonl_reader::impl::begin_line(const char* base, std::size_t size, message& out) {
+    base_ = base;
+    line_size_ = size;
     out_ = &out;
     object_count_ = 0;
     reset_ids();
@@ -479,13 +657,27 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
         known_types_.clear();
         last_known_ = nullptr;
     }
+}
 
+jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line, message& out) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end; the following lines serve as
+    // padding, only a line near the end of the text is copied.
+    std::size_t available = static_cast<std::size_t>(text_.data() + text_.size() - line.data());
+    simdjson::padded_string_view view;
+    if (available >= line.size() + simdjson::SIMDJSON_PADDING) {
+        view = simdjson::padded_string_view(line.data(), line.size(), available);
+    } else {
+        padded_.assign(line);
+        padded_.append(simdjson::SIMDJSON_PADDING, ' ');
+        view = simdjson::padded_string_view(padded_.data(), line.size(), padded_.size());
+    }
+    begin_line(view.data(), line.size(), out);
     if (auto e = parser_.iterate(view).get(doc_)) {
         if (e == simdjson::EMPTY) return outcome::blank;
         fail_json(e, base_);  // doc_ still describes the previous line: no location from it
         return outcome::failed;
     }
-    bool ok = parse_root(out.root);
+    bool ok = parse_root(doc_, out.root);
     const char* trailing = nullptr;
     if (ok && !document_end::at_end(doc_) && !doc_.current_location().get(trailing))
         ok = fail_trailing(trailing);
@@ -494,22 +686,22 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
     return ok ? outcome::ok : outcome::failed;
 }
 
-bool jsonl_reader::impl::parse_root(value& dst) {
+bool jsonl_reader::impl::parse_root(od::document& doc, value& dst) {
     od::json_type t;
-    if (auto e = doc_.type().get(t)) return fail_json(e);
+    if (auto e = doc.type().get(t)) return fail_json(e);
     if (t == od::json_type::object) {
         od::object o;
-        if (auto e = doc_.get_object().get(o)) return fail_json(e);
+        if (auto e = doc.get_object().get(o)) return fail_json(e);
         return parse_object(o, dst);
     }
     if (t == od::json_type::array) {
         od::array a;
-        if (auto e = doc_.get_array().get(a)) return fail_json(e);
+        if (auto e = doc.get_array().get(a)) return fail_json(e);
         return parse_array(a, dst);
     }
     // A scalar document cannot be taken as an ondemand::value: read it through the
     // document's own getters (which also check that nothing follows it).
-    return parse_scalar(doc_, t, dst);
+    return parse_scalar(doc, t, dst);
 }
 
 // Values, objects and arrays go by reference, and fields and elements are read in place:
@@ -538,6 +730,44 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
     return ok;
 }
 
+// The common numbers, read at `at` (v's token): an integer by read_number(), a number with a
+// fraction or an exponent straight as a double (it is one: get_number_type() would say so).
+// False, with v unread, for anything else or a double simdjson refuses: the general way.
+[[gnu::always_inline]] inline bool quick_number(od::value& v, const char* at, value& dst) {
+    std::int64_t i;
+    double d;
+    const auto shape = read_number(at, i, d);
+    if (shape == number_shape::integer || shape == number_shape::decimal) {
+        scalar_skip::past(value_access::iterator(v));
+        if (shape == number_shape::integer)
+            set(dst, i);
+        else
+            set(dst, d);
+        return true;
+    }
+    if (shape == number_shape::fraction && !v.get_double().get(d)) {
+        set(dst, d);
+        return true;
+    }
+    return false;
+}
+
+// A record field on the fast path: strings and the common numbers read right here, without
+// the calls of parse_value() and parse_scalar() (their entry and exit were ~200 instructions
+// of an `events` line); anything else, untouched, goes to parse_value(). The same values and
+// errors: a string's only possible failure is get_string()'s, reported as parse_scalar does.
+[[gnu::always_inline]] inline bool jsonl_reader::impl::parse_field(od::value& v, value& dst) {
+    const char* at = token_start(v);
+    if (*at == '"') {
+        std::string_view s;
+        if (auto e = v.get_string().get(s)) return fail_json(e, at);
+        assign_text(reuse_as<std::string>(dst), s);
+        return true;
+    }
+    if ((*at == '-' || is_digit(*at)) && quick_number(v, at, dst)) return true;
+    return parse_value(v, dst);
+}
+
 const char* jsonl_reader::impl::token_start(od::value& v) {
     return v.raw_json_token().data();
 }
@@ -559,14 +789,7 @@ bool jsonl_reader::impl::parse_scalar(Source& src, od::json_type t, value& dst) 
         }
         case od::json_type::number: {
             if constexpr (std::is_same_v<Source, od::value>) {
-                // Most numbers are integers: one parse instead of classifying first. Anything
-                // else (a double, out of range, malformed) fails without being consumed and is
-                // told apart below.
-                std::int64_t i;
-                if (!src.get_int64().get(i)) {
-                    set(dst, i);
-                    return true;
-                }
+                if (quick_number(src, at, dst)) return true;
             }
             // Not get_number(): in simdjson 3.0.1 it returns 0.0 for doubles of 19 or more
             // digits (its slow path writes to a copy of the result).
@@ -684,6 +907,24 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     // collected in `names` instead.
     known_type candidate;
     std::vector<std::string>* names = nullptr;
+    std::size_t level = 0;  // of this record among the records open in the line
+    // The list for `names`, taken (and emptied) when the fast path is left: most records never
+    // need it.
+    auto field_names = [&]() -> std::vector<std::string>& {
+        if (names == nullptr) {
+            while (names_.size() <= level)
+                names_.emplace_back();
+            names = &names_[level];
+            names->clear();
+        }
+        return *names;
+    };
+    // The fast path's view of `candidate` (plain names only): its key patterns, names and
+    // field count, and where the fields go (rec->fields, sized for them up front).
+    const key_pattern* fast_keys = nullptr;
+    const std::string* fast_names = nullptr;
+    std::size_t fast_count = 0;
+    value* fast_fields = nullptr;
 
     for (auto field_result : o) {
         if (auto e = field_result.error()) return fail_json(e);
@@ -691,12 +932,10 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
         od::raw_json_string raw_key = f.key();
         od::value& v = f.value();
 
-        if (k == kind::record && candidate.plain_names && count < candidate.fields().size() &&
-            candidate.key_is(raw_key, count)) {
+        if (count < fast_count && fast_keys[count].matches(raw_key, fast_names[count])) {
             // The common case: same field in the same place as the last record of this type,
             // compared without unescaping the key.
-            if (count == rec->fields.size()) rec->fields.emplace_back();
-            if (!parse_value(v, rec->fields[count])) return false;
+            if (!parse_field(v, fast_fields[count])) return false;
             ++count;
             continue;
         }
@@ -721,11 +960,12 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
                     const auto& expected = candidate.fields();
                     if (count >= expected.size() || expected[count] != key) {
                         auto prefix = static_cast<std::ptrdiff_t>(std::min(count, expected.size()));
-                        names->assign(expected.begin(), expected.begin() + prefix);
+                        field_names().assign(expected.begin(), expected.begin() + prefix);
                         candidate = {};
+                        fast_count = 0;
                     }
                 }
-                if (!candidate) names->emplace_back(key);
+                if (!candidate) field_names().emplace_back(key);
                 if (count == rec->fields.size()) rec->fields.emplace_back();
                 if (!parse_value(v, rec->fields[count])) return false;
                 ++count;
@@ -781,10 +1021,14 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             type_at = key_at;
             rec = &reuse_as<record>(*target);
             candidate = find_known_type(type_name);
-            std::size_t level = record_depth_++;
-            if (names_.size() <= level) names_.emplace_back();
-            names = &names_[level];
-            names->clear();
+            if (candidate.plain_names) {
+                fast_count = candidate.fields().size();
+                if (rec->fields.size() < fast_count) rec->fields.resize(fast_count);
+                fast_keys = candidate.entry->keys.data();
+                fast_names = candidate.fields().data();
+                fast_fields = rec->fields.data();
+            }
+            level = record_depth_++;
             k = kind::record;
             continue;
         }
@@ -849,14 +1093,14 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
         case kind::record:
             if (candidate && count == candidate.fields().size()) {
                 if (rec->type != candidate.type()) rec->type = candidate.type();
-                rec->fields.resize(count);
+                if (rec->fields.size() != count) rec->fields.resize(count);
             } else {
                 if (candidate) {  // a prefix of the last type of this name
                     const auto& expected = candidate.fields();
-                    names->assign(expected.begin(),
-                                  expected.begin() + static_cast<std::ptrdiff_t>(count));
+                    field_names().assign(expected.begin(),
+                                         expected.begin() + static_cast<std::ptrdiff_t>(count));
                 }
-                if (!finish_record(type_name, *names, type_at, *rec)) return false;
+                if (!finish_record(type_name, field_names(), type_at, *rec)) return false;
             }
             --record_depth_;
             break;
@@ -1003,6 +1247,7 @@ void jsonl_reader::impl::fix_pending(value& v) {
 }
 
 bool jsonl_reader::impl::fail(const char* where, std::string msg) {
+    if (quiet_) return false;  // the line is parsed again alone, which reports the error
     if (where && where >= base_ && where <= base_ + line_size_)
         err_column_ = static_cast<std::size_t>(where - base_) + 1;
     else
@@ -1012,6 +1257,7 @@ bool jsonl_reader::impl::fail(const char* where, std::string msg) {
 }
 
 bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
+    if (quiet_) return false;  // as in fail(); and doc_ is not the document being read
     std::string_view line(base_, line_size_);
     std::size_t i;
     switch (e) {

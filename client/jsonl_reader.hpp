@@ -1,6 +1,8 @@
 // JSON lines -> messages: the reading side of proto/json_writer.hpp's mapping, used by
 // `objwire send` and `objwire encode`. One message per line, parsed with simdjson straight
-// from the caller's buffer; for any message m, reading to_json(m) gives canonical(m).
+// from the caller's buffer (up to 64 KiB of lines at a time; a line the block cannot give
+// exactly as reading it alone would is read alone, so results and errors never depend on the
+// blocks); for any message m, reading to_json(m) gives canonical(m).
 //
 // What a line may hold:
 // - Any JSON value is a valid root (an object, an array, a string, a number, true/false/null):
