@@ -116,11 +116,16 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&
                    (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
+    frame_checked_ = frame_fresh_ && opts_.check_fresh_frames;
     std::uint64_t delivered = 0;
-    auto ec = decoder_.decode_payload(payload, [&](message&& m) {
-        deliver(std::move(m));
-        ++delivered;
-    });
+    std::error_code ec;
+    if (frame_checked_)
+        ec = decoder_.check_payload(payload, delivered);  // stored whole: no message is needed
+    else
+        ec = decoder_.decode_payload(payload, [&](message&& m) {
+            deliver(std::move(m));
+            ++delivered;
+        });
     if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
     if (frame_done) frame_done(delivered);
     messages_ += delivered;
