@@ -308,6 +308,38 @@ proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, 
     return proto_errc::ok;
 }
 
+// Lists and maps out of line: decode_value, called for every value, stays small (few
+// registers to save), which is most of what a field costs when nothing is built.
+template <bool Build>
+proto_errc stream_decoder::decode_list(byte_reader& in, value* out, std::uint32_t depth) {
+    std::uint64_t n;
+    if (auto e = count(in, n); e != proto_errc::ok) return e;
+    list l(Build ? static_cast<std::size_t>(n) : 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        value* item = Build ? &l[i] : nullptr;
+        if (auto err = decode_value<Build>(in, item, depth + 1, place{}); err != proto_errc::ok)
+            return err;
+    }
+    if constexpr (Build) *out = std::move(l);
+    return proto_errc::ok;
+}
+
+template <bool Build>
+proto_errc stream_decoder::decode_map(byte_reader& in, value* out, std::uint32_t depth) {
+    std::uint64_t n;
+    if (auto e = count(in, n); e != proto_errc::ok) return e;
+    map m(Build ? static_cast<std::size_t>(n) : 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string* key = Build ? &m[i].first : nullptr;
+        value* item = Build ? &m[i].second : nullptr;
+        if (auto err = decode_string<Build>(in, in.u8(), key); err != proto_errc::ok) return err;
+        if (auto err = decode_value<Build>(in, item, depth + 1, place{}); err != proto_errc::ok)
+            return err;
+    }
+    if constexpr (Build) *out = std::move(m);
+    return proto_errc::ok;
+}
+
 template <bool Build>
 proto_errc stream_decoder::decode_value(byte_reader& in, value* out, std::uint32_t depth,
                                         place at) {
@@ -353,35 +385,10 @@ proto_errc stream_decoder::decode_value(byte_reader& in, value* out, std::uint32
             if constexpr (Build) *out = bytes{{s.begin(), s.end()}};
             return proto_errc::ok;
         }
-        case wire::tag_list: {
-            std::uint64_t n;
-            if (auto e = count(in, n); e != proto_errc::ok) return e;
-            list l(Build ? static_cast<std::size_t>(n) : 0);
-            for (std::uint64_t i = 0; i < n; ++i) {
-                value* item = Build ? &l[i] : nullptr;
-                if (auto err = decode_value<Build>(in, item, depth + 1, place{});
-                    err != proto_errc::ok)
-                    return err;
-            }
-            if constexpr (Build) *out = std::move(l);
-            return proto_errc::ok;
-        }
-        case wire::tag_map: {
-            std::uint64_t n;
-            if (auto e = count(in, n); e != proto_errc::ok) return e;
-            map m(Build ? static_cast<std::size_t>(n) : 0);
-            for (std::uint64_t i = 0; i < n; ++i) {
-                std::string* key = Build ? &m[i].first : nullptr;
-                value* item = Build ? &m[i].second : nullptr;
-                if (auto err = decode_string<Build>(in, in.u8(), key); err != proto_errc::ok)
-                    return err;
-                if (auto err = decode_value<Build>(in, item, depth + 1, place{});
-                    err != proto_errc::ok)
-                    return err;
-            }
-            if constexpr (Build) *out = std::move(m);
-            return proto_errc::ok;
-        }
+        case wire::tag_list:
+            return decode_list<Build>(in, out, depth);
+        case wire::tag_map:
+            return decode_map<Build>(in, out, depth);
         case wire::tag_record_new:
         case wire::tag_record_inline:
         case wire::tag_record:

@@ -83,6 +83,10 @@ class stream_decoder {
     template <bool Build>
     proto_errc decode_value(byte_reader& in, value* out, std::uint32_t depth, place at);
     template <bool Build>
+    [[gnu::noinline]] proto_errc decode_list(byte_reader& in, value* out, std::uint32_t depth);
+    template <bool Build>
+    [[gnu::noinline]] proto_errc decode_map(byte_reader& in, value* out, std::uint32_t depth);
+    template <bool Build>
     proto_errc decode_int(byte_reader& in, std::uint8_t tag, value* out, place at);
     template <bool Build>
     proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string* out);
