@@ -75,6 +75,9 @@ receiver::step receiver::on_hello(const frame_view& f) {
     if (hello_.table_budget != 0 && hello_.table_budget < opts_.limits.table_budget) {
         opts_.limits.table_budget = hello_.table_budget;
         decoder_ = stream_decoder(opts_.limits);
+        // A payload stored whole is read back under the budget the driver chose, and eviction
+        // order depends on the budget: this connection's frames are decoded and re-encoded.
+        opts_.fresh_frames = opts_.check_fresh_frames = false;
     }
     state_ = state::admitting;
     if (!opts_.admit_on_hello) return step::admit;

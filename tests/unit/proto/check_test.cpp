@@ -386,6 +386,25 @@ TEST(CheckingReceiver, OtherFramesAreDeliveredAsBefore) {
     }
 }
 
+// A sender that asks for a smaller table than the receiver's would evict in another order
+// than the reader of a stored frame: it is not asked for fresh frames, and nothing is checked.
+TEST(CheckingReceiver, ASmallerTableThanTheReceiversGetsNoFreshFrames) {
+    auto so = small_frames();
+    so.greeting.table_budget = 4096;
+    checking_link l(so, checking_receiver(true));
+    l.pump();
+    EXPECT_FALSE(l.s.peer().fresh_frames);
+    EXPECT_FALSE(l.r.settings().check_fresh_frames);
+    const auto msgs = messages_of("events", 500);
+    l.send_all(msgs);
+    std::size_t delivered = 0;
+    for (const auto& f : l.frames) {
+        EXPECT_FALSE(f.checked);
+        delivered += f.delivered.size();
+    }
+    EXPECT_EQ(delivered, msgs.size());
+}
+
 // A fresh frame that is bad fails the checking receiver with the error (and detail) the
 // decoding one sends.
 TEST(CheckingReceiver, ABadFreshFrameFailsAsBefore) {
