@@ -1,7 +1,8 @@
 // Turns bytes of the value encoding back into messages, keeping the receiver half of the
 // reference table. Every count and length is checked against decoder_limits and the bytes
 // actually present before anything is allocated; the first error poisons the decoder, since
-// its table can no longer be trusted to match the sender's.
+// its table can no longer be trusted to match the sender's. A payload that is only to be
+// stored can be checked instead (check_payload): the same code, building no message.
 #pragma once
 
 #include <array>
