@@ -52,6 +52,8 @@ receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
     o.read_block = s.read_buffer;
     o.admit_on_hello = false;  // session::admit() answers the hello
     o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
+    // Stored whole, a fresh frame's messages are never read: the receiver only checks it.
+    o.check_fresh_frames = o.fresh_frames;
     return o;
 }
 
@@ -254,19 +256,18 @@ receiver::step session::consume(std::size_t n) {
     std::error_code store_error;
     const auto deliver = [&](message&& m) {
         if (store_error) return;
-        if (!stream_) stream_ = server_.sink().open_stream(receiver_.peer().sender_id);
-        // The receiver delivers a frame's messages before it counts the frame.
-        const auto sequence = receiver_.frames() + 1;
-        if (sequence != adding_sequence_) begin_frame(sequence, store_error);
-        if (!store_error && !whole_frame_) store_error = stream_->add(m);
-        adding_sequence_ = sequence;
+        begin_frame(store_error);
+        if (!store_error) store_error = stream_->add(m);
     };
-    // A fresh frame goes to the sink as it came: the journal skips encoding its objects again.
+    // A fresh frame goes to the sink as it came (the journal skips encoding its objects
+    // again): the receiver checked it without delivering its messages.
     const auto frame_done = [&](std::uint64_t messages) {
-        // No message: begin_frame() did not run for it, and there is nothing to store.
-        if (store_error || messages == 0 || !whole_frame_) return;
-        store_error =
-            stream_->add_payload(receiver_.frame_payload(), static_cast<std::uint32_t>(messages));
+        // No message (only reset ops): nothing to store.
+        if (store_error || messages == 0 || !receiver_.frame_checked()) return;
+        begin_frame(store_error);
+        if (!store_error)
+            store_error = stream_->add_payload(receiver_.frame_payload(),
+                                               static_cast<std::uint32_t>(messages));
         if (!store_error) ++counters.frames_stored_whole;
     };
     const auto step = receiver_.process(deliver, frame_done);
@@ -316,16 +317,20 @@ receiver::step session::consume(std::size_t n) {
     return step;
 }
 
-// The first object of a frame: commits a long batch first, marks where the frame starts (it
-// may still fail part-way) and decides whether the frame is stored whole.
-void session::begin_frame(std::uint64_t sequence, std::error_code& store_error) {
+// Before the first object (or the whole payload) of a frame is added: opens the stream,
+// commits a long batch first and marks where the frame starts (it may still fail part-way).
+// Once per frame: the receiver delivers a frame's messages before it counts the frame.
+void session::begin_frame(std::error_code& store_error) {
+    if (!stream_) stream_ = server_.sink().open_stream(receiver_.peer().sender_id);
+    const auto sequence = receiver_.frames() + 1;
+    if (sequence == adding_sequence_) return;
+    adding_sequence_ = sequence;
     if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
         store_error = commit_batch(sequence - 1, 0);
         // Out of space with the batch kept: it grows, and the read's commit stalls.
         if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
     }
     stream_->mark();
-    whole_frame_ = receiver_.settings().fresh_frames && receiver_.frame_fresh();
 }
 
 void session::measure_link(std::size_t n, bool filled) {

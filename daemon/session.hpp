@@ -51,8 +51,9 @@ class session : public std::enable_shared_from_this<session> {
     // Takes in n bytes just read: decode, store, queue the replies. False when the
     // connection ends.
     receiver::step consume(std::size_t n);
-    // The first object of a frame: commits a long open batch, marks the frame's start.
-    void begin_frame(std::uint64_t sequence, std::error_code& store_error);
+    // Before a frame's first object or its whole payload is added: opens the sink stream,
+    // commits a long open batch, marks the frame's start (once per frame).
+    void begin_frame(std::error_code& store_error);
     // Feeds the link estimator with a read of n bytes (filled: it took all the space offered)
     // and publishes a new estimate in the metrics.
     void measure_link(std::size_t n, bool filled);
@@ -110,8 +111,6 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t next_reply_id_ = 0;
     std::uint64_t stored_sequence_ = 0;  // the last frame a committed batch covers
     std::uint64_t adding_sequence_ = 0;  // the frame of the last object added
-    // The frame being delivered is stored whole (fresh, and the welcome asked for such frames).
-    bool whole_frame_ = false;
     byte_buffer writing_;
     bool reading_ = false;
     bool stopping_ = false;

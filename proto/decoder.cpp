@@ -18,6 +18,20 @@ proto_errc stream_decoder::fail(proto_errc e) {
 }
 
 std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
+    return next_message<true>(in, out, got);
+}
+
+std::error_code stream_decoder::check_payload(std::span<const std::uint8_t> payload,
+                                              std::uint64_t& messages) {
+    messages = 0;
+    auto counted = [&messages](message&&) { ++messages; };
+    return walk_payload<false>(payload, counted);
+}
+
+// In check mode `out` still serves: its object list numbers the handles (each left empty),
+// so references and limits on them are checked by the same code.
+template <bool Build>
+std::error_code stream_decoder::next_message(byte_reader& in, message& out, bool& got) {
     got = false;
     if (poisoned_ != proto_errc::ok) return poisoned_;
     while (!in.at_end() && *in.position() == wire::tag_reset) {
@@ -28,8 +42,9 @@ std::error_code stream_decoder::next(byte_reader& in, message& out, bool& got) {
     out.objects.clear();
     current_ = &out;
     presize_left_ = column_count_ != 0 ? bytes_left(in) : in.remaining();
-    proto_errc e =
-        column_count_ != 0 ? decode_root(in, out.root) : decode_value(in, out.root, 1, place{});
+    value* root = Build ? &out.root : nullptr;
+    proto_errc e = column_count_ != 0 ? decode_root<Build>(in, root)
+                                      : decode_value<Build>(in, root, 1, place{});
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
     ++messages_;
@@ -74,13 +89,14 @@ proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out
     return proto_errc::ok;
 }
 
-proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string& out) {
+template <bool Build>
+proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string* out) {
     if (!in.ok()) return in.error();
     if (tag >= wire::short_string_ref && tag < wire::short_record) {
         const std::string* s = table_.use_string(tag - wire::short_string_ref);
         if (!s) return proto_errc::unknown_reference;
         if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
-        out = *s;
+        if constexpr (Build) *out = *s;
         return proto_errc::ok;
     }
     switch (tag) {
@@ -90,7 +106,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
             const std::string* s = table_.use_string(id);
             if (!s) return proto_errc::unknown_reference;
             if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
-            out = *s;
+            if constexpr (Build) *out = *s;
             return proto_errc::ok;
         }
         case wire::tag_hex_string: {
@@ -101,7 +117,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
             if (k < hex_string_min_digits / 2) return proto_errc::bad_message;
             auto packed = in.take(static_cast<std::size_t>(k));
             if (!in.ok()) return in.error();
-            unpack_hex(packed.data(), packed.size(), out);
+            if constexpr (Build) unpack_hex(packed.data(), packed.size(), *out);
             return proto_errc::ok;
         }
         case wire::tag_string:
@@ -112,7 +128,7 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
                 if (sv.empty()) return proto_errc::bad_message;
                 if (auto e = table_.insert_string(sv); e != proto_errc::ok) return e;
             }
-            assign_text(out, sv);
+            if constexpr (Build) assign_text(*out, sv);
             return proto_errc::ok;
         }
         default:
@@ -122,25 +138,26 @@ proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std:
 
 proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& out) {
     record_type t;
-    if (auto e = decode_string(in, in.u8(), t.name); e != proto_errc::ok) return e;
+    if (auto e = decode_string<true>(in, in.u8(), &t.name); e != proto_errc::ok) return e;
     std::uint64_t n;
     if (auto e = count(in, n); e != proto_errc::ok) return e;
     t.fields.resize(static_cast<std::size_t>(n));
     for (auto& f : t.fields)
-        if (auto e = decode_string(in, in.u8(), f); e != proto_errc::ok) return e;
+        if (auto e = decode_string<true>(in, in.u8(), &f); e != proto_errc::ok) return e;
     out = std::make_shared<const record_type>(std::move(t));
     return proto_errc::ok;
 }
 
 // The root of a message in column layout: a record's fields come from their sections.
-proto_errc stream_decoder::decode_root(byte_reader& in, value& out) {
+template <bool Build>
+proto_errc stream_decoder::decode_root(byte_reader& in, value* out) {
     const std::uint8_t tag = in.at_end() ? wire::tag_null : *in.position();
     const bool record = (tag >= wire::short_record && tag < wire::short_int) ||
                         tag == wire::tag_record || tag == wire::tag_record_new ||
                         tag == wire::tag_record_inline;
-    if (!record || limits_.max_depth < 1) return decode_value(in, out, 1, place{});
+    if (!record || limits_.max_depth < 1) return decode_value<Build>(in, out, 1, place{});
     in.u8();
-    return decode_record<true>(in, tag, out, 1);
+    return decode_record<Build, true>(in, tag, out, 1);
 }
 
 std::error_code stream_decoder::open_columns(std::span<const std::uint8_t> payload,
@@ -176,8 +193,8 @@ std::size_t stream_decoder::bytes_left(const byte_reader& in) const {
     return n;
 }
 
-template <bool Split>
-proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value& out,
+template <bool Build, bool Split>
+proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, value* out,
                                          std::uint32_t depth) {
     record_type_ptr type;
     const record_type_ptr* known = nullptr;
@@ -202,28 +219,28 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     if (auto e = presize(Split ? bytes_left(in) : in.remaining(), n); e != proto_errc::ok) return e;
     // Decoded in place: a value that held a record of the same type keeps its storage, and
     // the type pointer is only copied (an atomic increment) when it changes.
-    record& r = out.ensure<record>();
-    if (r.type != *known) r.type = *known;
-    r.fields.resize(n);
+    record* r = nullptr;
+    if constexpr (Build) {
+        r = &out->ensure<record>();
+        if (r->type != *known) r->type = *known;
+        r->fields.resize(n);
+    }
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
     proto_errc e = proto_errc::ok;
     for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
         byte_reader* from = Split ? field_in(i) : &in;
-        e = from ? decode_value(*from, r.fields[i], depth + 1, place{type_id, i})
+        value* field = Build ? &r->fields[i] : nullptr;
+        e = from ? decode_value<Build>(*from, field, depth + 1, place{type_id, i})
                  : proto_errc::bad_columns;
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return e;
 }
 
-// Decodes into the value's own string when it holds one, reusing its storage.
-proto_errc stream_decoder::decode_string_value(byte_reader& in, std::uint8_t tag, value& out) {
-    return decode_string(in, tag, out.ensure<std::string>());
-}
-
 // Absolute integers anywhere; changes from the field's last integer only in a record field.
-proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& out, place at) {
+template <bool Build>
+proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value* out, place at) {
     std::int64_t v = 0;
     std::uint64_t delta = 0;
     const bool is_delta =
@@ -248,11 +265,13 @@ proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value& 
         if (is_delta) v = static_cast<std::int64_t>(static_cast<std::uint64_t>(last) + delta);
         last = v;
     }
-    out.ensure<std::int64_t>() = v;
+    if constexpr (Build) out->ensure<std::int64_t>() = v;
     return proto_errc::ok;
 }
 
-proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
+// A kept object's body is built in either mode: the table keeps it, and later frames copy it.
+template <bool Build>
+proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, value* out,
                                              std::uint32_t depth) {
     auto& objects = current_->objects;
     if (objects.size() >= limits_.max_elements) return proto_errc::too_many_elements;
@@ -266,108 +285,136 @@ proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, 
         if (!kept) return proto_errc::unknown_reference;
         if (auto e = charge_reference(table_.object_expanded_bytes(id)); e != proto_errc::ok)
             return e;
-        body = *kept;
-    } else {
+        if constexpr (Build) body = *kept;
+    } else if (tag == wire::tag_object_keep) {
         const std::uint8_t* start = in.position();
         const std::uint64_t charged_before = reference_bytes_;
-        if (auto e = decode_value(in, body, depth + 1, place{}); e != proto_errc::ok) return e;
-        if (tag == wire::tag_object_keep) {
-            if (contains_object_refs(body)) return proto_errc::bad_message;
-            const auto wire_bytes = static_cast<std::uint64_t>(in.position() - start);
-            const std::uint64_t expanded = wire_bytes + (reference_bytes_ - charged_before);
-            if (auto e = table_.insert_object(body, wire_bytes, expanded); e != proto_errc::ok)
-                return e;
-        }
+        if (auto e = decode_value<true>(in, &body, depth + 1, place{}); e != proto_errc::ok)
+            return e;
+        if (contains_object_refs(body)) return proto_errc::bad_message;
+        const auto wire_bytes = static_cast<std::uint64_t>(in.position() - start);
+        const std::uint64_t expanded = wire_bytes + (reference_bytes_ - charged_before);
+        if (auto e = table_.insert_object(body, wire_bytes, expanded); e != proto_errc::ok)
+            return e;
+    } else {
+        value* into = Build ? &body : nullptr;
+        if (auto e = decode_value<Build>(in, into, depth + 1, place{}); e != proto_errc::ok)
+            return e;
     }
-    objects[handle] = std::move(body);
-    out = object_ref{handle};
+    if constexpr (Build) {
+        objects[handle] = std::move(body);
+        *out = object_ref{handle};
+    }
     return proto_errc::ok;
 }
 
-proto_errc stream_decoder::decode_value(byte_reader& in, value& out, std::uint32_t depth,
+// Lists and maps out of line: decode_value, called for every value, stays small (few
+// registers to save), which is most of what a field costs when nothing is built.
+template <bool Build>
+proto_errc stream_decoder::decode_list(byte_reader& in, value* out, std::uint32_t depth) {
+    std::uint64_t n;
+    if (auto e = count(in, n); e != proto_errc::ok) return e;
+    list l(Build ? static_cast<std::size_t>(n) : 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        value* item = Build ? &l[i] : nullptr;
+        if (auto err = decode_value<Build>(in, item, depth + 1, place{}); err != proto_errc::ok)
+            return err;
+    }
+    if constexpr (Build) *out = std::move(l);
+    return proto_errc::ok;
+}
+
+template <bool Build>
+proto_errc stream_decoder::decode_map(byte_reader& in, value* out, std::uint32_t depth) {
+    std::uint64_t n;
+    if (auto e = count(in, n); e != proto_errc::ok) return e;
+    map m(Build ? static_cast<std::size_t>(n) : 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string* key = Build ? &m[i].first : nullptr;
+        value* item = Build ? &m[i].second : nullptr;
+        if (auto err = decode_string<Build>(in, in.u8(), key); err != proto_errc::ok) return err;
+        if (auto err = decode_value<Build>(in, item, depth + 1, place{}); err != proto_errc::ok)
+            return err;
+    }
+    if constexpr (Build) *out = std::move(m);
+    return proto_errc::ok;
+}
+
+template <bool Build>
+proto_errc stream_decoder::decode_value(byte_reader& in, value* out, std::uint32_t depth,
                                         place at) {
     if (depth > limits_.max_depth) return proto_errc::depth_exceeded;
     const std::uint8_t tag = in.u8();
     if (!in.ok()) return in.error();
-    if (tag >= wire::short_int) return decode_int(in, tag, out, at);
-    if (tag >= wire::short_record) return decode_record<false>(in, tag, out, depth);
-    if (tag >= wire::short_string_ref) return decode_string_value(in, tag, out);
-    if (tag >= wire::short_delta) return decode_int(in, tag, out, at);
+    if (tag >= wire::short_int) return decode_int<Build>(in, tag, out, at);
+    if (tag >= wire::short_record) return decode_record<Build, false>(in, tag, out, depth);
+    // Decodes into the value's own string when it holds one, reusing its storage.
+    if (tag >= wire::short_string_ref)
+        return decode_string<Build>(in, tag, Build ? &out->ensure<std::string>() : nullptr);
+    if (tag >= wire::short_delta) return decode_int<Build>(in, tag, out, at);
     switch (tag) {
         case wire::tag_null:
-            out = value{};
+            if constexpr (Build) *out = value{};
             return proto_errc::ok;
         case wire::tag_false:
-            out = false;
+            if constexpr (Build) *out = false;
             return proto_errc::ok;
         case wire::tag_true:
-            out = true;
+            if constexpr (Build) *out = true;
             return proto_errc::ok;
         case wire::tag_int:
         case wire::tag_int_delta:
-            return decode_int(in, tag, out, at);
+            return decode_int<Build>(in, tag, out, at);
         case wire::tag_float64: {
             auto bits = in.fixed<std::uint64_t>();
             if (!in.ok()) return in.error();
-            out = std::bit_cast<double>(bits);
+            if constexpr (Build) *out = std::bit_cast<double>(bits);
             return proto_errc::ok;
         }
         case wire::tag_string:
         case wire::tag_string_new:
         case wire::tag_string_ref:
         case wire::tag_hex_string:
-            return decode_string_value(in, tag, out);
+            return decode_string<Build>(in, tag, Build ? &out->ensure<std::string>() : nullptr);
         case wire::tag_bytes: {
             std::uint64_t n = in.varint();
             if (!in.ok()) return in.error();
             if (n > limits_.max_string_bytes) return proto_errc::string_too_long;
             auto s = in.take(static_cast<std::size_t>(n));
             if (!in.ok()) return in.error();
-            out = bytes{{s.begin(), s.end()}};
+            if constexpr (Build) *out = bytes{{s.begin(), s.end()}};
             return proto_errc::ok;
         }
-        case wire::tag_list: {
-            std::uint64_t n;
-            if (auto e = count(in, n); e != proto_errc::ok) return e;
-            list l(static_cast<std::size_t>(n));
-            for (auto& e : l)
-                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok)
-                    return err;
-            out = std::move(l);
-            return proto_errc::ok;
-        }
-        case wire::tag_map: {
-            std::uint64_t n;
-            if (auto e = count(in, n); e != proto_errc::ok) return e;
-            map m(static_cast<std::size_t>(n));
-            for (auto& [k, e] : m) {
-                if (auto err = decode_string(in, in.u8(), k); err != proto_errc::ok) return err;
-                if (auto err = decode_value(in, e, depth + 1, place{}); err != proto_errc::ok)
-                    return err;
-            }
-            out = std::move(m);
-            return proto_errc::ok;
-        }
+        case wire::tag_list:
+            return decode_list<Build>(in, out, depth);
+        case wire::tag_map:
+            return decode_map<Build>(in, out, depth);
         case wire::tag_record_new:
         case wire::tag_record_inline:
         case wire::tag_record:
-            return decode_record<false>(in, tag, out, depth);
+            return decode_record<Build, false>(in, tag, out, depth);
         case wire::tag_object_def:
         case wire::tag_object_keep:
         case wire::tag_object_kept:
-            return decode_object_def(in, tag, out, depth);
-        case wire::tag_lazy:
-            return read_lazy(in, limits_, out);  // kept compressed: expanded by whoever reads it
+            return decode_object_def<Build>(in, tag, out, depth);
+        case wire::tag_lazy: {
+            // Kept compressed: expanded by whoever reads it. Rare: checking reads it aside.
+            value unused;
+            return read_lazy(in, limits_, Build ? *out : unused);
+        }
         case wire::tag_object_ref: {
             std::uint64_t h = in.varint();
             if (!in.ok()) return in.error();
             if (h >= current_->objects.size()) return proto_errc::unknown_object;
-            out = object_ref{static_cast<std::uint32_t>(h)};
+            if constexpr (Build) *out = object_ref{static_cast<std::uint32_t>(h)};
             return proto_errc::ok;
         }
         default:
             return proto_errc::unknown_tag;
     }
 }
+
+// decode_payload (in the header) walks with next_message<true> from other translation units.
+template std::error_code stream_decoder::next_message<true>(byte_reader&, message&, bool&);
 
 }  // namespace objwire

@@ -1,7 +1,8 @@
 // Turns bytes of the value encoding back into messages, keeping the receiver half of the
 // reference table. Every count and length is checked against decoder_limits and the bytes
 // actually present before anything is allocated; the first error poisons the decoder, since
-// its table can no longer be trusted to match the sender's.
+// its table can no longer be trusted to match the sender's. A payload that is only to be
+// stored can be checked instead (check_payload): the same code, building no message.
 #pragma once
 
 #include <array>
@@ -34,17 +35,16 @@ class stream_decoder {
     // A payload in column layout (proto/columns.hpp) is read section by section.
     template <class F>
     std::error_code decode_payload(std::span<const std::uint8_t> payload, F&& on_message) {
-        begin_frame();
-        byte_reader in(payload);
-        if (auto ec = open_columns(payload, in)) return ec;
-        message m;
-        while (!in.at_end()) {
-            bool got = false;
-            if (auto ec = next(in, m, got)) return ec;
-            if (got) on_message(std::move(m));
-        }
-        return close_columns();
+        return walk_payload<true>(payload, on_message);
     }
+
+    // Walks one frame payload exactly as decode_payload does - every limit, tag, reference,
+    // UTF-8 and column check, the same table inserts, uses, pins and integer histories, the
+    // same error - but builds no message: `messages` counts them. For a payload the caller
+    // stores as it came (a fresh frame into the journal). What the table keeps is still built
+    // (descriptors, strings, kept objects), so the table ends exactly as decode_payload would
+    // leave it and the next frame decodes alike.
+    std::error_code check_payload(std::span<const std::uint8_t> payload, std::uint64_t& messages);
 
     // Starts a frame's reference-bytes account (decode_payload does it; callers of next()
     // do it once per frame payload).
@@ -63,16 +63,42 @@ class stream_decoder {
         std::int64_t type_id = -1;
         std::uint32_t field = 0;
     };
-    proto_errc decode_value(byte_reader& in, value& out, std::uint32_t depth, place at);
-    proto_errc decode_int(byte_reader& in, std::uint8_t tag, value& out, place at);
-    proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string& out);
-    proto_errc decode_string_value(byte_reader& in, std::uint8_t tag, value& out);
+    // The one decoder, in two modes from the same source: Build fills `out` (never null);
+    // !Build only checks, `out` is null and nothing of the message is built. Either way the
+    // table sees the same inserts, uses and pins, and the same error comes back.
+    template <bool Build, class F>
+    std::error_code walk_payload(std::span<const std::uint8_t> payload, F& on_message) {
+        begin_frame();
+        byte_reader in(payload);
+        if (auto ec = open_columns(payload, in)) return ec;
+        message m;
+        while (!in.at_end()) {
+            bool got = false;
+            if (auto ec = next_message<Build>(in, m, got)) return ec;
+            if (got) on_message(std::move(m));
+        }
+        return close_columns();
+    }
+    template <bool Build>
+    std::error_code next_message(byte_reader& in, message& out, bool& got);
+    template <bool Build>
+    proto_errc decode_value(byte_reader& in, value* out, std::uint32_t depth, place at);
+    template <bool Build>
+    [[gnu::noinline]] proto_errc decode_list(byte_reader& in, value* out, std::uint32_t depth);
+    template <bool Build>
+    [[gnu::noinline]] proto_errc decode_map(byte_reader& in, value* out, std::uint32_t depth);
+    template <bool Build>
+    proto_errc decode_int(byte_reader& in, std::uint8_t tag, value* out, place at);
+    template <bool Build>
+    proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string* out);
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
-    template <bool Split>
-    proto_errc decode_record(byte_reader& in, std::uint8_t tag, value& out, std::uint32_t depth);
-    proto_errc decode_root(byte_reader& in, value& out);
+    template <bool Build, bool Split>
+    proto_errc decode_record(byte_reader& in, std::uint8_t tag, value* out, std::uint32_t depth);
+    template <bool Build>
+    proto_errc decode_root(byte_reader& in, value* out);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
-    proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value& out,
+    template <bool Build>
+    proto_errc decode_object_def(byte_reader& in, std::uint8_t tag, value* out,
                                  std::uint32_t depth);
     proto_errc count(byte_reader& in, std::uint64_t& n);
     proto_errc presize(std::size_t bytes_left, std::uint64_t n);

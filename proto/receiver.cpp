@@ -75,6 +75,9 @@ receiver::step receiver::on_hello(const frame_view& f) {
     if (hello_.table_budget != 0 && hello_.table_budget < opts_.limits.table_budget) {
         opts_.limits.table_budget = hello_.table_budget;
         decoder_ = stream_decoder(opts_.limits);
+        // A payload stored whole is read back under the budget the driver chose, and eviction
+        // order depends on the budget: this connection's frames are decoded and re-encoded.
+        opts_.fresh_frames = opts_.check_fresh_frames = false;
     }
     state_ = state::admitting;
     if (!opts_.admit_on_hello) return step::admit;
@@ -116,11 +119,16 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&
                    (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
+    frame_checked_ = frame_fresh_ && opts_.check_fresh_frames;
     std::uint64_t delivered = 0;
-    auto ec = decoder_.decode_payload(payload, [&](message&& m) {
-        deliver(std::move(m));
-        ++delivered;
-    });
+    std::error_code ec;
+    if (frame_checked_)
+        ec = decoder_.check_payload(payload, delivered);  // stored whole: no message is needed
+    else
+        ec = decoder_.decode_payload(payload, [&](message&& m) {
+            deliver(std::move(m));
+            ++delivered;
+        });
     if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
     if (frame_done) frame_done(delivered);
     messages_ += delivered;

@@ -8,7 +8,8 @@
 // Messages are delivered as they decode, one reused message, so a frame costs no allocation
 // per message and no second copy of its objects. A frame that fails part-way has delivered its
 // first messages: the driver drops them (frames() counts only whole frames, and the ack covers
-// only those).
+// only those). A driver that stores fresh frames whole has them checked instead of decoded
+// (options::check_fresh_frames): no message is built for them.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,11 @@ class receiver {
         std::uint64_t credit_bytes = 0;
         // Announced in the welcome (field 14): the driver stores fresh frames as they came.
         bool fresh_frames = false;
+        // The driver stores a fresh frame's payload whole (frame_payload()) and needs none of
+        // its messages: such a frame is checked, not decoded (stream_decoder::check_payload,
+        // the same checks and table state), deliver is not called for it and frame_done gets
+        // its message count. A driver that sets this must pass frame_done.
+        bool check_fresh_frames = false;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };
@@ -67,6 +73,9 @@ class receiver {
     // table, so a new decoder reads it exactly as this one does.
     std::span<const std::uint8_t> frame_payload() const { return frame_payload_; }
     bool frame_fresh() const { return frame_fresh_; }
+    // In frame_done: the frame was checked only (options::check_fresh_frames): its messages
+    // were counted, not delivered, and the driver stores frame_payload() instead.
+    bool frame_checked() const { return frame_checked_; }
     // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
     // then the error frame after a failure, or after the sender's goodbye our goodbye.
     void acknowledge();
@@ -113,6 +122,7 @@ class receiver {
     byte_buffer raw_;  // decompressed payload, reused; never larger than max_frame_bytes
     std::span<const std::uint8_t> frame_payload_;
     bool frame_fresh_ = false;
+    bool frame_checked_ = false;
     std::uint64_t decompressed_bytes_ = 0;
     std::uint64_t compressed_frames_ = 0;
     std::uint64_t compressed_bytes_ = 0;

@@ -3,7 +3,9 @@
 // 64 KiB batches and decodes them, and has callgrind count only the phase asked for. Two more
 // phases count the client's own work per object: `generate` (the workload's next() into one
 // reused message, as `objwire bench` does) and `read` (the JSON-lines reader over the
-// workload's JSON lines, as `objwire send` does). Run alone it just checks the round trip; under
+// workload's JSON lines, as `objwire send` does). `check` counts what decode does for a frame
+// the daemon stores whole: stream_decoder::check_payload over the same batches, building no
+// message. Run alone it just checks the round trip; under
 //   valgrind --tool=callgrind --instr-atstart=no codec_instructions person 200000 encode
 // the callgrind output holds the instructions of that phase only.
 #include <valgrind/callgrind.h>
@@ -61,6 +63,20 @@ std::uint64_t decode_all(const std::vector<byte_buffer>& batches, bool count) {
     return decoded;
 }
 
+// The batches checked as the daemon checks a fresh frame it stores whole.
+std::uint64_t check_all(const std::vector<byte_buffer>& batches, bool count) {
+    stream_decoder dec{decoder_limits{}};
+    std::uint64_t checked = 0;
+    if (count) CALLGRIND_START_INSTRUMENTATION;
+    for (const auto& b : batches) {
+        std::uint64_t n = 0;
+        if (dec.check_payload(b.span(), n)) std::abort();
+        checked += n;
+    }
+    if (count) CALLGRIND_STOP_INSTRUMENTATION;
+    return checked;
+}
+
 // The workload's next() n times into one message, counted.
 void generate_counted(std::string_view workload, std::uint64_t n) {
     auto w = workloads::make(workload);
@@ -94,13 +110,16 @@ std::uint64_t read_counted(std::string_view workload, std::uint64_t n) {
 int main(int argc, char** argv) {
     if (argc != 4) {
         std::fprintf(stderr,
-                     "usage: codec_instructions WORKLOAD COUNT encode|decode|generate|read\n");
+                     "usage: codec_instructions WORKLOAD COUNT "
+                     "encode|decode|check|generate|read\n");
         return 1;
     }
     const std::string_view phase = argv[3];
-    if (phase != "encode" && phase != "decode" && phase != "generate" && phase != "read") {
+    if (phase != "encode" && phase != "decode" && phase != "check" && phase != "generate" &&
+        phase != "read") {
         std::fprintf(stderr,
-                     "codec_instructions: phase must be encode, decode, generate or read\n");
+                     "codec_instructions: phase must be encode, decode, check, generate or "
+                     "read\n");
         return 1;
     }
     const auto n = std::strtoull(argv[2], nullptr, 10);
@@ -128,7 +147,8 @@ int main(int argc, char** argv) {
     std::uint64_t bytes = 0;
     for (const auto& b : batches)
         bytes += b.size();
-    const auto decoded = decode_all(batches, phase == "decode");
+    const auto decoded =
+        phase == "check" ? check_all(batches, true) : decode_all(batches, phase == "decode");
     if (decoded != n) {
         std::fprintf(stderr, "codec_instructions: decoded %llu of %llu\n",
                      static_cast<unsigned long long>(decoded), static_cast<unsigned long long>(n));

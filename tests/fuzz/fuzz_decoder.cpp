@@ -3,7 +3,9 @@
 // connection, so table entries inserted by one payload are referenced, evicted or reset by the
 // next. Whatever the bytes: no crash, no read outside the payload, the first error sticks, and
 // every message that decodes re-encodes under the same limits to a payload that decodes to the
-// same JSON text.
+// same JSON text. A second decoder walks the same payloads in checking mode
+// (stream_decoder::check_payload): it must return the same error and message count and keep
+// the same table.
 //
 // Input: one knob byte (bit 0: small limits, so budgets, depth and counts are reached), then
 // payloads separated by fuzz::separator.
@@ -70,9 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) return 0;
     const decoder_limits limits = limits_for(data[0]);
     stream_decoder dec(limits);
+    stream_decoder checker(limits);
     std::error_code first_error;
     for (auto payload : fuzz::split({data + 1, size - 1})) {
+        std::uint64_t decoded = 0;
         auto ec = dec.decode_payload(payload, [&](message&& m) {
+            ++decoded;
             FUZZ_CHECK(well_formed(m.root, m));
             for (const auto& o : m.objects)
                 FUZZ_CHECK(well_formed(o, m));
@@ -83,6 +88,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         else if (ec)
             first_error = ec;
         FUZZ_CHECK(dec.table().bytes <= limits.table_budget);
+        std::uint64_t checked = 0;
+        FUZZ_CHECK(checker.check_payload(payload, checked) == ec);
+        FUZZ_CHECK(checked == decoded);
+        const auto &a = dec.table(), &b = checker.table();
+        FUZZ_CHECK(a.bytes == b.bytes && a.entries == b.entries && a.hits == b.hits &&
+                   a.misses == b.misses && a.evictions == b.evictions);
     }
     return 0;
 }

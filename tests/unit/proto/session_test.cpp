@@ -314,13 +314,7 @@ std::vector<seen_frame> frames_of(bool receiver_asks, int objects,
                       seen.push_back({{p.begin(), p.end()}, r.frame_fresh(), std::move(pending)});
                       pending.clear();
                   });
-        r.acknowledge();
-        auto& back = r.output();
-        auto into = s.prepare();
-        std::copy_n(back.data(), back.size(), into.data());
-        s.commit(back.size());
-        back.clear();
-        s.process();
+        test::answer(r, s);
     };
     move_bytes();  // hello, welcome
     EXPECT_EQ(s.peer().fresh_frames, receiver_asks);

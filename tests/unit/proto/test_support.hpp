@@ -58,4 +58,15 @@ inline std::size_t deliver(sender& s, receiver& r, std::vector<message>& stored,
     return out.size();
 }
 
+// The receiver's replies so far (acks, and an error or goodbye) to the sender, processed.
+inline void answer(receiver& r, sender& s) {
+    r.acknowledge();
+    auto& back = r.output();
+    auto into = s.prepare();
+    std::copy_n(back.data(), back.size(), into.data());
+    s.commit(back.size());
+    back.clear();
+    s.process();
+}
+
 }  // namespace objwire::test

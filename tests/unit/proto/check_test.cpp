@@ -1,0 +1,452 @@
+// stream_decoder::check_payload, the checking mode a receiver uses for frames stored whole:
+// for valid payloads of every workload and for a bounded set of corrupted ones it must return
+// what decode_payload returns (error, message count) and leave the table exactly as
+// decode_payload leaves it, so the frames after it decode alike. And the receiver checks fresh
+// frames instead of delivering them when its driver asks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "client/workloads.hpp"
+#include "proto/columns.hpp"
+#include "proto/frame.hpp"
+#include "proto/wire.hpp"
+#include "test_support.hpp"
+
+namespace objwire {
+namespace {
+
+using bytes_t = std::vector<std::uint8_t>;
+
+struct outcome {
+    std::error_code error;
+    std::uint64_t messages = 0;
+    std::vector<message> decoded;  // build mode only
+};
+
+outcome build(stream_decoder& dec, const bytes_t& payload) {
+    outcome o;
+    o.error = dec.decode_payload(payload, [&](message&& m) { o.decoded.push_back(std::move(m)); });
+    o.messages = o.decoded.size();
+    return o;
+}
+
+outcome check(stream_decoder& dec, const bytes_t& payload) {
+    outcome o;
+    o.error = dec.check_payload(payload, o.messages);
+    return o;
+}
+
+// The whole table account, not just its size: every use and insert is mirrored.
+void expect_same_table(const stream_decoder& a, const stream_decoder& b) {
+    const auto& x = a.table();
+    const auto& y = b.table();
+    EXPECT_EQ(x.bytes, y.bytes);
+    EXPECT_EQ(x.entries, y.entries);
+    EXPECT_EQ(x.peak_bytes, y.peak_bytes);
+    EXPECT_EQ(x.hits, y.hits);
+    EXPECT_EQ(x.misses, y.misses);
+    EXPECT_EQ(x.inserts, y.inserts);
+    EXPECT_EQ(x.evictions, y.evictions);
+    EXPECT_EQ(x.resets, y.resets);
+    EXPECT_EQ(a.reference_bytes(), b.reference_bytes());
+    EXPECT_EQ(a.messages(), b.messages());
+}
+
+// `payload` through a copy of `built` in build mode and a copy in check mode; then `next`
+// decoded (built) by both must come out the same. Returns the error of `payload`.
+std::error_code expect_equivalent(const stream_decoder& before, const bytes_t& payload,
+                                  const bytes_t& next) {
+    stream_decoder built = before;
+    stream_decoder checked = before;
+    const auto b = build(built, payload);
+    const auto c = check(checked, payload);
+    EXPECT_EQ(b.error, c.error);
+    // A frame that fails part-way delivered its first messages; a checked one counted them.
+    EXPECT_EQ(b.messages, c.messages);
+    expect_same_table(built, checked);
+    const auto b2 = build(built, next);
+    const auto c2 = build(checked, next);
+    EXPECT_EQ(b2.error, c2.error);
+    EXPECT_EQ(b2.decoded, c2.decoded);
+    expect_same_table(built, checked);
+    return b.error;
+}
+
+// A workload's messages, plus messages whose objects are defined, referenced and kept.
+std::vector<message> messages_of(std::string_view workload, int n) {
+    auto w = workloads::make(workload);
+    std::vector<message> out(static_cast<std::size_t>(n));
+    for (auto& m : out)
+        w->next(m);
+    return out;
+}
+
+std::vector<message> with_objects(int n) {
+    std::vector<message> out;
+    for (int i = 0; i < n; ++i) {
+        const auto p = test::person(i % 3).root;
+        // Two references to one object, and an object that refers to another (kept: the
+        // first; the second holds a reference, so it travels every time).
+        message a{list{object_ref{0}, object_ref{0}, object_ref{1}},
+                  {p, list{object_ref{0}, "x", std::int64_t{i}}}};
+        a.shared_keys = {std::uint64_t(10 + i % 3), 20};
+        out.push_back(std::move(a));
+        // A kept object defined once and referenced by id after, and one that is not kept.
+        message b{map{{"k", object_ref{0}}, {"b", bytes{{1, 2, 3}}}, {"o", object_ref{1}}},
+                  {test::person(i % 2).root, test::person(i).root}};
+        b.shared_keys = {std::uint64_t(1 + i % 2), 0};
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+// Encodes `msgs` into payloads of about `frame_bytes` with one encoder, the table carried
+// from payload to payload as a sender carries it.
+std::vector<bytes_t> payloads(const std::vector<message>& msgs, std::size_t frame_bytes,
+                              encoder_options opts = {}) {
+    stream_encoder enc(opts);
+    std::vector<bytes_t> out;
+    byte_buffer buf;
+    for (const auto& m : msgs) {
+        EXPECT_FALSE(enc.encode(m, buf));
+        if (buf.size() >= frame_bytes) {
+            out.emplace_back(buf.data(), buf.data() + buf.size());
+            buf.clear();
+        }
+    }
+    if (!buf.empty()) out.emplace_back(buf.data(), buf.data() + buf.size());
+    return out;
+}
+
+// A stream of payloads decoded in build mode and in check mode side by side (each frame also
+// after the other mode's table): same errors, counts and tables throughout.
+void expect_stream_equivalent(const std::vector<bytes_t>& frames, decoder_limits limits = {}) {
+    stream_decoder dec(limits);
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        const bytes_t next = i + 1 < frames.size() ? frames[i + 1] : bytes_t{};
+        const auto ec = expect_equivalent(dec, frames[i], next);
+        build(dec, frames[i]);
+        if (ec) return;  // poisoned: every later frame fails alike, tested above once
+    }
+}
+
+TEST(Check, EveryWorkloadChecksAsItDecodes) {
+    for (const auto name : workloads::names()) {
+        SCOPED_TRACE(std::string(name));
+        const auto frames = payloads(messages_of(name, 400), 300);
+        ASSERT_GT(frames.size(), 2u);
+        expect_stream_equivalent(frames);
+        // A checked stream ends with the decoded stream's count of messages.
+        stream_decoder checked({});
+        std::uint64_t total = 0;
+        for (const auto& f : frames) {
+            std::uint64_t n = 0;
+            ASSERT_FALSE(checked.check_payload(f, n));
+            total += n;
+        }
+        EXPECT_EQ(total, 400u);
+        EXPECT_EQ(checked.messages(), 400u);
+    }
+}
+
+TEST(Check, ObjectsKeptObjectsLazyValuesAndResetsCheckAsTheyDecode) {
+    auto msgs = with_objects(60);
+    const auto blobs = messages_of("blobs", 40);
+    msgs.insert(msgs.end(), blobs.begin(), blobs.end());
+    encoder_options packed;
+    packed.lazy.min_bytes = 64;  // blobs' big values travel as lazy values
+    expect_stream_equivalent(payloads(msgs, 1024, packed));
+    // Frames that start with a reset op, as fresh frames do.
+    stream_encoder enc({});
+    std::vector<bytes_t> fresh;
+    for (int f = 0; f < 6; ++f) {
+        byte_buffer buf;
+        enc.reset(buf);
+        for (int i = 0; i < 20; ++i)
+            EXPECT_FALSE(enc.encode(msgs[static_cast<std::size_t>(f * 20 + i)], buf));
+        fresh.emplace_back(buf.data(), buf.data() + buf.size());
+    }
+    expect_stream_equivalent(fresh);
+}
+
+// Limits well below what the payloads need: each limit's error comes from both modes alike.
+TEST(Check, TightLimitsFailAlike) {
+    auto msgs = messages_of("events", 200);
+    const auto graph = messages_of("graph", 100);
+    msgs.insert(msgs.end(), graph.begin(), graph.end());
+    const auto more = with_objects(30);
+    msgs.insert(msgs.end(), more.begin(), more.end());
+    const auto frames = payloads(msgs, 2048);
+    std::vector<decoder_limits> tight(6);
+    tight[0].table_budget = 256;
+    tight[1].max_depth = 2;
+    tight[2].max_elements = 3;
+    tight[3].max_string_bytes = 8;
+    tight[4].max_reference_bytes = 64;
+    tight[5].table_budget = 2048;  // evictions, then references to evicted entries
+    for (std::size_t i = 0; i < tight.size(); ++i) {
+        SCOPED_TRACE(i);
+        expect_stream_equivalent(frames, tight[i]);
+    }
+}
+
+// Every byte value at every position of small payloads, and every truncation: whatever the
+// bytes say, check mode returns build mode's error and leaves build mode's table.
+TEST(Check, CorruptedPayloadsFailAlike) {
+    std::vector<std::vector<message>> sources;
+    for (const auto name : workloads::names())
+        sources.push_back(messages_of(name, 12));
+    sources.push_back(with_objects(3));
+    std::uint64_t failed = 0;
+    std::uint64_t tried = 0;
+    for (const auto& msgs : sources) {
+        // A first frame fills the table; the second, corrupted, refers to it.
+        const auto frames = payloads(msgs, 1);
+        ASSERT_GE(frames.size(), 3u);
+        stream_decoder before({});
+        ASSERT_FALSE(build(before, frames[0]).error);
+        bytes_t target = frames[1];
+        if (target.size() > 160) target.resize(160);  // bounded: 160 * 256 variants at most
+        const bytes_t& next = frames[2];
+        for (std::size_t pos = 0; pos < target.size(); ++pos) {
+            for (int v = 0; v < 256; ++v) {
+                if (v == target[pos]) continue;
+                bytes_t bad = target;
+                bad[pos] = static_cast<std::uint8_t>(v);
+                failed += expect_equivalent(before, bad, next) ? 1 : 0;
+                ++tried;
+                if (::testing::Test::HasFailure()) return;
+            }
+        }
+        for (std::size_t len = 0; len < frames[1].size(); ++len) {
+            const bytes_t cut(frames[1].begin(), frames[1].begin() + static_cast<long>(len));
+            expect_equivalent(before, cut, next);
+            if (::testing::Test::HasFailure()) return;
+        }
+    }
+    // The set is not all trivially good or all refused before the first message.
+    EXPECT_GT(failed, tried / 10);
+    EXPECT_LT(failed, tried);
+}
+
+TEST(Check, ColumnPayloadsCheckAsTheyDecode) {
+    auto msgs = messages_of("events", 200);
+    const auto more = with_objects(20);
+    msgs.insert(msgs.end(), more.begin(), more.end());
+    stream_encoder enc({});
+    std::vector<bytes_t> frames;
+    for (std::size_t from = 0; from < msgs.size(); from += 37) {
+        byte_buffer main;
+        column_sections sections;
+        for (std::size_t i = from; i < std::min(msgs.size(), from + 37); ++i)
+            EXPECT_FALSE(enc.encode(msgs[i], main, sections));
+        byte_buffer out;
+        sections.write_payload(main.span(), out);
+        frames.emplace_back(out.data(), out.data() + out.size());
+    }
+    ASSERT_TRUE(has_columns(frames[0]));
+    expect_stream_equivalent(frames);
+    // A corrupted section byte, anywhere in the second frame.
+    stream_decoder before({});
+    ASSERT_FALSE(build(before, frames[0]).error);
+    for (std::size_t pos = 0; pos < frames[1].size(); pos += 7) {
+        bytes_t bad = frames[1];
+        bad[pos] ^= 0x5A;
+        expect_equivalent(before, bad, frames[2]);
+        if (::testing::Test::HasFailure()) return;
+    }
+}
+
+// ---- the receiver ------------------------------------------------------------------------
+
+receiver::options checking_receiver(bool check) {
+    receiver::options o;
+    o.sink = "memory";
+    o.fresh_frames = true;
+    o.check_fresh_frames = check;
+    return o;
+}
+
+// A sender and a receiver in memory; every frame the receiver finishes is recorded.
+struct frame_seen {
+    bool checked = false;
+    bool fresh = false;
+    std::uint64_t messages = 0;
+    std::vector<message> delivered;
+    bytes_t payload;
+};
+
+struct checking_link {
+    sender s;
+    receiver r;
+    std::vector<frame_seen> frames;
+    std::vector<message> pending;
+
+    checking_link(sender::options so, receiver::options ro) : s(std::move(so)), r(std::move(ro)) {}
+
+    // Bytes from the sender to the receiver and the replies back, until neither has any.
+    void pump(std::vector<std::uint8_t> extra = {}) {
+        for (int round = 0; round < 1000; ++round) {
+            auto out = s.output();
+            bytes_t bytes(out.begin(), out.end());
+            s.consume_output();
+            bytes.insert(bytes.end(), extra.begin(), extra.end());
+            extra.clear();
+            if (bytes.empty() && r.output().empty()) return;
+            for (std::size_t pos = 0; pos < bytes.size();) {
+                auto space = r.prepare();
+                const std::size_t n = std::min(space.size(), bytes.size() - pos);
+                std::copy_n(bytes.data() + pos, n, space.data());
+                r.commit(n);
+                pos += n;
+                r.process([&](message&& m) { pending.push_back(std::move(m)); },
+                          [&](std::uint64_t n_messages) {
+                              const auto p = r.frame_payload();
+                              frames.push_back({r.frame_checked(), r.frame_fresh(), n_messages,
+                                                std::move(pending), bytes_t(p.begin(), p.end())});
+                              pending.clear();
+                          });
+            }
+            test::answer(r, s);
+        }
+        ADD_FAILURE() << "the link did not settle";
+    }
+
+    // Each message added and moved across, then the goodbye.
+    void send_all(const std::vector<message>& msgs) {
+        for (const auto& m : msgs) {
+            EXPECT_FALSE(s.add(m));
+            pump();
+        }
+        s.finish();
+        pump();
+    }
+};
+
+sender::options small_frames() {
+    sender::options o;
+    o.greeting.client_name = "test";
+    o.batch_max_bytes = 2048;
+    return o;
+}
+
+TEST(CheckingReceiver, FreshFramesAreCheckedAndCountedNotDelivered) {
+    checking_link l(small_frames(), checking_receiver(true));
+    l.pump();
+    ASSERT_TRUE(l.s.peer().fresh_frames);
+    const auto msgs = messages_of("events", 2000);
+    l.send_all(msgs);
+    ASSERT_GT(l.frames.size(), 5u);
+    std::size_t at = 0;
+    for (const auto& f : l.frames) {
+        EXPECT_TRUE(f.fresh);
+        EXPECT_TRUE(f.checked);
+        EXPECT_TRUE(f.delivered.empty());
+        // Stored whole, the payload decodes alone to the frame's messages.
+        stream_decoder alone({});
+        std::vector<message> got;
+        ASSERT_FALSE(alone.decode_payload(f.payload, [&](message&& m) { got.push_back(m); }));
+        ASSERT_EQ(got.size(), f.messages);
+        for (const auto& m : got)
+            EXPECT_EQ(m, msgs[at++]);
+    }
+    EXPECT_EQ(at, msgs.size());
+    EXPECT_EQ(l.r.messages(), msgs.size());
+    EXPECT_EQ(l.s.messages_acked(), msgs.size());
+}
+
+// A receiver that does not store frames whole, and frames that are not fresh, are delivered.
+TEST(CheckingReceiver, OtherFramesAreDeliveredAsBefore) {
+    for (const bool check : {false, true}) {
+        SCOPED_TRACE(check);
+        auto ro = checking_receiver(check);
+        ro.fresh_frames = false;  // the sender carries its table across frames
+        checking_link l(small_frames(), ro);
+        l.pump();
+        const auto msgs = messages_of("person", 3000);
+        l.send_all(msgs);
+        ASSERT_GT(l.frames.size(), 3u);
+        std::size_t at = 0;
+        for (const auto& f : l.frames) {
+            // Only a frame that starts from an empty table (the first) may be checked.
+            EXPECT_EQ(f.checked, check && f.fresh);
+            if (f.checked) {
+                EXPECT_TRUE(f.delivered.empty());
+                at += f.messages;
+                continue;
+            }
+            ASSERT_EQ(f.delivered.size(), f.messages);
+            for (const auto& m : f.delivered)
+                EXPECT_EQ(m, msgs[at++]);
+        }
+        EXPECT_EQ(at, msgs.size());
+        EXPECT_TRUE(std::any_of(l.frames.begin(), l.frames.end(),
+                                [](const frame_seen& f) { return !f.fresh; }));
+    }
+}
+
+// A sender that asks for a smaller table than the receiver's would evict in another order
+// than the reader of a stored frame: it is not asked for fresh frames, and nothing is checked.
+TEST(CheckingReceiver, ASmallerTableThanTheReceiversGetsNoFreshFrames) {
+    auto so = small_frames();
+    so.greeting.table_budget = 4096;
+    checking_link l(so, checking_receiver(true));
+    l.pump();
+    EXPECT_FALSE(l.s.peer().fresh_frames);
+    EXPECT_FALSE(l.r.settings().check_fresh_frames);
+    const auto msgs = messages_of("events", 500);
+    l.send_all(msgs);
+    std::size_t delivered = 0;
+    for (const auto& f : l.frames) {
+        EXPECT_FALSE(f.checked);
+        delivered += f.delivered.size();
+    }
+    EXPECT_EQ(delivered, msgs.size());
+}
+
+// A fresh frame that is bad fails the checking receiver with the error (and detail) the
+// decoding one sends.
+TEST(CheckingReceiver, ABadFreshFrameFailsAsBefore) {
+    // Fresh payloads (a reset op first, after the table the first frame filled), each broken
+    // at one place.
+    auto good = payloads(messages_of("events", 30), 1 << 20);
+    ASSERT_EQ(good.size(), 1u);
+    good[0].insert(good[0].begin(), wire::tag_reset);
+    std::vector<bytes_t> bad;
+    for (std::size_t pos = 1; pos < good[0].size(); pos += good[0].size() / 23) {
+        bytes_t b = good[0];
+        b[pos] = static_cast<std::uint8_t>(b[pos] + 0x41);
+        bad.push_back(std::move(b));
+    }
+    bad.push_back({wire::tag_reset, wire::tag_string_ref, 5});          // unknown reference
+    bad.push_back({wire::tag_reset, wire::tag_string, 2, 0xC0, 0x80});  // overlong UTF-8
+    std::size_t refused = 0;
+    for (const auto& payload : bad) {
+        std::string detail[2];
+        std::error_code error[2];
+        std::uint64_t messages[2] = {0, 0};
+        for (const bool check : {false, true}) {
+            checking_link l(small_frames(), checking_receiver(check));
+            l.pump();
+            ASSERT_EQ(l.r.current(), receiver::state::streaming);
+            ASSERT_FALSE(l.s.add(test::person(1)));
+            l.s.seal();
+            l.pump();
+            byte_buffer fb;
+            append_frame(fb, frame_kind::data, l.r.frames() + 1, payload);
+            l.pump({fb.data(), fb.data() + fb.size()});
+            error[check] = l.r.error();
+            detail[check] = l.r.error_detail();
+            messages[check] = l.r.messages();
+        }
+        EXPECT_EQ(error[0], error[1]);
+        EXPECT_EQ(detail[0], detail[1]);
+        EXPECT_EQ(messages[0], messages[1]);
+        refused += error[0] ? 1 : 0;
+    }
+    EXPECT_GE(refused, 5u);  // most changes break the frame; every one failed alike
+}
+
+}  // namespace
+}  // namespace objwire
