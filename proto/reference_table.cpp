@@ -1,5 +1,7 @@
 #include "proto/reference_table.hpp"
 
+#include <algorithm>
+
 namespace objwire {
 
 std::uint64_t string_entry_cost(std::string_view s) {
@@ -37,10 +39,7 @@ void table_slots::evict_one(const std::function<void(std::uint32_t)>& on_evict) 
     }
 }
 
-std::uint32_t table_slots::insert(std::uint64_t cost,
-                                  const std::function<void(std::uint32_t)>& on_evict) {
-    while (stats_.bytes + cost > budget_)
-        evict_one(on_evict);
+std::uint32_t table_slots::take(std::uint64_t cost) {
     std::uint32_t id;
     if (!free_.empty()) {
         id = free_.top();
@@ -69,39 +68,45 @@ void table_slots::clear() {
 
 // ---- decode_table -----------------------------------------------------------------------
 
-proto_errc decode_table::insert(std::uint64_t cost, entry e, std::uint32_t& id) {
-    if (!slots_.can_insert(cost)) return proto_errc::table_budget_exceeded;
+// A reset keeps the entries' storage for the inserts that follow (a fresh frame defines its
+// strings again, each of them once per frame): their own strings are reused in place instead
+// of built, moved in and destroyed per insert. Evicted and reset entries are emptied, so what
+// an entry holds is always accounted for; only a short string's inline buffer stays.
+decode_table::entry* decode_table::claim(std::uint64_t cost, std::uint32_t& id) {
+    if (!slots_.can_insert(cost)) return nullptr;
     ++slots_.stats().misses;  // the value came in full, and is kept for later references
     id = slots_.insert(cost, [this](std::uint32_t victim) { entries_[victim] = entry{}; });
     if (id >= entries_.size()) entries_.resize(id + 1);
-    entries_[id] = std::move(e);
-    return proto_errc::ok;
+    return &entries_[id];
 }
 
 proto_errc decode_table::insert_string(std::string_view s) {
     std::uint32_t id;
-    entry e;
-    e.str.assign(s);
-    return insert(string_entry_cost(s), std::move(e), id);
+    entry* e = claim(string_entry_cost(s), id);
+    if (!e) return proto_errc::table_budget_exceeded;
+    e->what = entry::kind::string;
+    e->str.assign(s);
+    return proto_errc::ok;
 }
 
 proto_errc decode_table::insert_type(record_type_ptr t, std::uint32_t& id) {
-    entry e;
-    e.what = entry::kind::type;
-    e.history.assign(t->fields.size(), 0);
-    const std::uint64_t cost = type_entry_cost(*t);
-    e.type = std::move(t);
-    return insert(cost, std::move(e), id);
+    entry* e = claim(type_entry_cost(*t), id);
+    if (!e) return proto_errc::table_budget_exceeded;
+    e->what = entry::kind::type;
+    e->history.assign(t->fields.size(), 0);
+    e->type = std::move(t);
+    return proto_errc::ok;
 }
 
 proto_errc decode_table::insert_object(const value& v, std::uint64_t wire_bytes,
                                        std::uint64_t expanded_bytes) {
     std::uint32_t id;
-    entry e;
-    e.what = entry::kind::object;
-    e.object = v;
-    e.expanded = expanded_bytes;
-    return insert(wire_bytes + table_entry_overhead, std::move(e), id);
+    entry* e = claim(wire_bytes + table_entry_overhead, id);
+    if (!e) return proto_errc::table_budget_exceeded;
+    e->what = entry::kind::object;
+    e->object = v;
+    e->expanded = expanded_bytes;
+    return proto_errc::ok;
 }
 
 const std::string* decode_table::use_string(std::uint64_t id) {
@@ -126,7 +131,12 @@ const value* decode_table::use_object(std::uint64_t id) {
 }
 
 void decode_table::reset() {
-    entries_.clear();
+    // Only short strings keep their (inline) storage: anything that owns memory is freed.
+    const std::size_t used = std::min(slots_.slot_count(), entries_.size());
+    for (std::size_t i = 0; i < used; ++i) {
+        entry& e = entries_[i];
+        if (e.what != entry::kind::string || e.str.capacity() > short_string_capacity) e = entry{};
+    }
     slots_.clear();
 }
 
@@ -189,11 +199,10 @@ void encode_table::evict(std::uint32_t id) {
     e = entry{};
 }
 
-std::uint32_t encode_table::insert(std::uint64_t cost, entry e) {
-    const std::uint32_t id = slots_.insert(cost, [this](std::uint32_t victim) { evict(victim); });
+encode_table::entry& encode_table::claim(std::uint64_t cost, std::uint32_t& id) {
+    id = slots_.insert(cost, [this](std::uint32_t victim) { evict(victim); });
     if (id >= entries_.size()) entries_.resize(id + 1);
-    entries_[id] = std::move(e);
-    return id;
+    return entries_[id];
 }
 
 std::optional<std::uint32_t> encode_table::use_object(std::uint64_t key, const value& v) {
@@ -210,34 +219,40 @@ std::optional<std::uint32_t> encode_table::find_object(std::uint64_t key, const 
 
 void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes,
                                  std::uint64_t expanded_bytes) {
-    entry e;
+    std::uint32_t id;
+    entry& e = claim(wire_bytes + table_entry_overhead, id);
     e.object_key = key;
     e.object = v;
     e.expanded = expanded_bytes;
-    objects_[key] = insert(wire_bytes + table_entry_overhead, std::move(e));
+    objects_[key] = id;
 }
 
 std::uint32_t encode_table::insert_string(std::string_view s) {
-    entry e;
+    std::uint32_t id;
+    entry& e = claim(string_entry_cost(s), id);
     e.key.assign(s);
-    const std::uint32_t id = insert(string_entry_cost(s), std::move(e));
-    strings_.insert(entries_[id].key, id);
+    strings_.insert(e.key, id);
     return id;
 }
 
 std::uint32_t encode_table::insert_type(const record_type_ptr& t) {
-    entry e;
+    std::uint32_t id;
+    entry& e = claim(type_entry_cost(*t), id);
     e.key = type_key(*t);
     e.type = t;
     e.history.assign(t->fields.size(), 0);
-    const std::uint32_t id = insert(type_entry_cost(*t), std::move(e));
-    types_by_key_.emplace(entries_[id].key, id);
+    types_by_key_.emplace(e.key, id);
     types_by_ptr_.emplace(t.get(), id);
     return id;
 }
 
 void encode_table::reset() {
-    entries_.clear();
+    // As decode_table::reset(): entries that own memory are emptied, short strings stay.
+    const std::size_t used = std::min(slots_.slot_count(), entries_.size());
+    for (std::size_t i = 0; i < used; ++i) {
+        entry& e = entries_[i];
+        if (e.type || e.object_key != 0 || e.key.capacity() > short_string_capacity) e = entry{};
+    }
     strings_.clear();
     types_by_key_.clear();
     types_by_ptr_.clear();

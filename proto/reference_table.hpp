@@ -28,6 +28,8 @@ namespace objwire {
 
 // Fixed per-entry overhead in the accounting rule (docs/PROTOCOL.md, "The reference table").
 inline constexpr std::uint64_t table_entry_overhead = 32;
+// What a std::string holds without a heap block: a reset keeps only such strings' storage.
+inline const std::size_t short_string_capacity = std::string().capacity();
 
 std::uint64_t string_entry_cost(std::string_view s);
 std::uint64_t type_entry_cost(const record_type& t);
@@ -53,7 +55,12 @@ class table_slots {
     bool can_insert(std::uint64_t cost) const { return pinned_bytes_ + cost <= budget_; }
     // Evicts until `cost` fits, calling on_evict(id) for each victim, then charges the entry
     // and returns its id. Precondition: can_insert(cost).
-    std::uint32_t insert(std::uint64_t cost, const std::function<void(std::uint32_t)>& on_evict);
+    template <class OnEvict>
+    std::uint32_t insert(std::uint64_t cost, const OnEvict& on_evict) {
+        while (stats_.bytes + cost > budget_)
+            evict_one(on_evict);
+        return take(cost);
+    }
     bool live(std::uint64_t id) const { return id < slots_.size() && slots_[id].cost != 0; }
     void touch(std::uint32_t id) { slots_[id].referenced = true; }
     void pin(std::uint32_t id) {
@@ -74,6 +81,8 @@ class table_slots {
         bool referenced = false;
     };
     void evict_one(const std::function<void(std::uint32_t)>& on_evict);
+    // Charges an entry of `cost` that fits and returns its id: the lowest free one.
+    std::uint32_t take(std::uint64_t cost);
 
     std::uint64_t budget_;
     std::uint64_t pinned_bytes_ = 0;
@@ -124,7 +133,9 @@ class decode_table {
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
-    proto_errc insert(std::uint64_t cost, entry e, std::uint32_t& id);
+    // The entry for a new id, charged `cost` (evicting as needed), or nullptr when the
+    // budget cannot take it. Its storage is an earlier entry's, emptied (see reset()).
+    entry* claim(std::uint64_t cost, std::uint32_t& id);
 
     table_slots slots_;
     std::vector<entry> entries_;
@@ -236,7 +247,8 @@ class encode_table {
     }
     static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
-    std::uint32_t insert(std::uint64_t cost, entry e);
+    // The entry for a new id, charged `cost` (evicting as needed); emptied as claim() above.
+    entry& claim(std::uint64_t cost, std::uint32_t& id);
 
     table_slots slots_;
     std::vector<entry> entries_;
