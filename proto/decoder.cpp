@@ -43,8 +43,10 @@ std::error_code stream_decoder::next_message(byte_reader& in, message& out, bool
     current_ = &out;
     presize_left_ = column_count_ != 0 ? bytes_left(in) : in.remaining();
     value* root = Build ? &out.root : nullptr;
-    proto_errc e = column_count_ != 0 ? decode_root<Build>(in, root)
-                                      : decode_value<Build>(in, root, 1, place{});
+    // Check mode goes straight to a root record in either layout (one call less a message).
+    proto_errc e = column_count_ != 0 ? decode_root<Build, true>(in, root)
+                   : Build            ? decode_value<Build>(in, root, 1, place{})
+                                      : decode_root<Build, false>(in, root);
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
     ++messages_;
@@ -160,8 +162,9 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
     return proto_errc::ok;
 }
 
-// The root of a message in column layout: a record's fields come from their sections.
-template <bool Build>
+// The root of a message: a record is decoded as decode_value would (its depth, 1, is
+// allowed when max_depth is); Split, in column layout, its fields come from their sections.
+template <bool Build, bool Split>
 proto_errc stream_decoder::decode_root(byte_reader& in, value* out) {
     const std::uint8_t tag = in.at_end() ? wire::tag_null : *in.position();
     const bool record = (tag >= wire::short_record && tag < wire::short_int) ||
@@ -169,7 +172,7 @@ proto_errc stream_decoder::decode_root(byte_reader& in, value* out) {
                         tag == wire::tag_record_inline;
     if (!record || limits_.max_depth < 1) return decode_value<Build>(in, out, 1, place{});
     in.u8();
-    return decode_record<Build, true>(in, tag, out, 1);
+    return decode_record<Build, Split>(in, tag, out, 1);
 }
 
 std::error_code stream_decoder::open_columns(std::span<const std::uint8_t> payload,

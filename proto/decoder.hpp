@@ -108,7 +108,7 @@ class stream_decoder {
     proto_errc check_fields(byte_reader& in, std::size_t n, std::uint32_t depth,
                             std::int64_t type_id);
     proto_errc check_field(byte_reader& in, std::uint32_t depth, place at);
-    template <bool Build>
+    template <bool Build, bool Split>
     proto_errc decode_root(byte_reader& in, value* out);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
     template <bool Build>
