@@ -264,8 +264,6 @@ TEST(Check, ColumnPayloadsCheckAsTheyDecode) {
 // at depths that allow and refuse the fields - each fails or passes as decode_value does.
 TEST(Check, EveryTagAsARecordFieldChecksAsItDecodes) {
     const auto frames = payloads(messages_of("events", 20), 1);
-    stream_decoder filled({});
-    ASSERT_FALSE(build(filled, frames[0]).error);  // string ids for the references below
     // A type of three fields "a", "b", "c", as a new type or an inline one.
     auto record_of = [](std::uint8_t kind) {
         return bytes_t{
@@ -287,8 +285,11 @@ TEST(Check, EveryTagAsARecordFieldChecksAsItDecodes) {
     std::uint64_t failed = 0;
     std::uint64_t tried = 0;
     for (std::size_t l = 0; l < limits.size(); ++l) {
+        // The tighter limits refuse the events frame: their table starts empty.
         stream_decoder before(limits[l]);
-        ASSERT_FALSE(build(before, frames[0]).error);
+        if (l == 0) {
+            ASSERT_FALSE(build(before, frames[0]).error);
+        }
         for (const std::uint8_t kind : {wire::tag_record_new, wire::tag_record_inline}) {
             for (int first = 0; first < 2; ++first) {
                 for (int tag = 0; tag < 256; ++tag) {
