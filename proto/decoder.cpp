@@ -43,8 +43,10 @@ std::error_code stream_decoder::next_message(byte_reader& in, message& out, bool
     current_ = &out;
     presize_left_ = column_count_ != 0 ? bytes_left(in) : in.remaining();
     value* root = Build ? &out.root : nullptr;
-    proto_errc e = column_count_ != 0 ? decode_root<Build>(in, root)
-                                      : decode_value<Build>(in, root, 1, place{});
+    // Check mode goes straight to a root record in either layout (one call less a message).
+    proto_errc e = column_count_ != 0 ? decode_root<Build, true>(in, root)
+                   : Build            ? decode_value<Build>(in, root, 1, place{})
+                                      : decode_root<Build, false>(in, root);
     current_ = nullptr;
     if (e != proto_errc::ok) return fail(e);
     ++messages_;
@@ -89,48 +91,60 @@ proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out
     return proto_errc::ok;
 }
 
+// The string forms, each on its own so check_field can go straight to the one its tag names.
+// A back-reference to string entry `id`: marked used and charged like any reference.
+template <bool Build>
+inline proto_errc stream_decoder::string_ref(std::uint64_t id, std::string* out) {
+    const std::string* s = table_.use_string(id);
+    if (!s) return proto_errc::unknown_reference;
+    if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
+    if constexpr (Build) *out = *s;
+    return proto_errc::ok;
+}
+
+template <bool Build>
+inline proto_errc stream_decoder::hex_string(byte_reader& in, std::string* out) {
+    const std::uint64_t k = in.varint();
+    if (!in.ok()) return in.error();
+    if (k > limits_.max_string_bytes / 2) return proto_errc::string_too_long;
+    // The packed form is only for strings of at least 4 digits: one form per string.
+    if (k < hex_string_min_digits / 2) return proto_errc::bad_message;
+    auto packed = in.take(static_cast<std::size_t>(k));
+    if (!in.ok()) return in.error();
+    if constexpr (Build) unpack_hex(packed.data(), packed.size(), *out);
+    return proto_errc::ok;
+}
+
+// tag_string or tag_string_new.
+template <bool Build>
+inline proto_errc stream_decoder::literal_string(byte_reader& in, std::uint8_t tag,
+                                                 std::string* out) {
+    std::string_view sv;
+    if (auto e = decode_literal(in, sv); e != proto_errc::ok) return e;
+    if (tag == wire::tag_string_new) {
+        if (sv.empty()) return proto_errc::bad_message;
+        if (auto e = table_.insert_string(sv); e != proto_errc::ok) return e;
+    }
+    if constexpr (Build) assign_text(*out, sv);
+    return proto_errc::ok;
+}
+
 template <bool Build>
 proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string* out) {
     if (!in.ok()) return in.error();
-    if (tag >= wire::short_string_ref && tag < wire::short_record) {
-        const std::string* s = table_.use_string(tag - wire::short_string_ref);
-        if (!s) return proto_errc::unknown_reference;
-        if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
-        if constexpr (Build) *out = *s;
-        return proto_errc::ok;
-    }
+    if (tag >= wire::short_string_ref && tag < wire::short_record)
+        return string_ref<Build>(tag - wire::short_string_ref, out);
     switch (tag) {
         case wire::tag_string_ref: {
             std::uint64_t id = in.varint();
             if (!in.ok()) return in.error();
-            const std::string* s = table_.use_string(id);
-            if (!s) return proto_errc::unknown_reference;
-            if (auto e = charge_reference(s->size()); e != proto_errc::ok) return e;
-            if constexpr (Build) *out = *s;
-            return proto_errc::ok;
+            return string_ref<Build>(id, out);
         }
-        case wire::tag_hex_string: {
-            const std::uint64_t k = in.varint();
-            if (!in.ok()) return in.error();
-            if (k > limits_.max_string_bytes / 2) return proto_errc::string_too_long;
-            // The packed form is only for strings of at least 4 digits: one form per string.
-            if (k < hex_string_min_digits / 2) return proto_errc::bad_message;
-            auto packed = in.take(static_cast<std::size_t>(k));
-            if (!in.ok()) return in.error();
-            if constexpr (Build) unpack_hex(packed.data(), packed.size(), *out);
-            return proto_errc::ok;
-        }
+        case wire::tag_hex_string:
+            return hex_string<Build>(in, out);
         case wire::tag_string:
-        case wire::tag_string_new: {
-            std::string_view sv;
-            if (auto e = decode_literal(in, sv); e != proto_errc::ok) return e;
-            if (tag == wire::tag_string_new) {
-                if (sv.empty()) return proto_errc::bad_message;
-                if (auto e = table_.insert_string(sv); e != proto_errc::ok) return e;
-            }
-            if constexpr (Build) assign_text(*out, sv);
-            return proto_errc::ok;
-        }
+        case wire::tag_string_new:
+            return literal_string<Build>(in, tag, out);
         default:
             return proto_errc::unknown_tag;
     }
@@ -148,8 +162,9 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
     return proto_errc::ok;
 }
 
-// The root of a message in column layout: a record's fields come from their sections.
-template <bool Build>
+// The root of a message: a record is decoded as decode_value would (its depth, 1, is
+// allowed when max_depth is); Split, in column layout, its fields come from their sections.
+template <bool Build, bool Split>
 proto_errc stream_decoder::decode_root(byte_reader& in, value* out) {
     const std::uint8_t tag = in.at_end() ? wire::tag_null : *in.position();
     const bool record = (tag >= wire::short_record && tag < wire::short_int) ||
@@ -157,7 +172,7 @@ proto_errc stream_decoder::decode_root(byte_reader& in, value* out) {
                         tag == wire::tag_record_inline;
     if (!record || limits_.max_depth < 1) return decode_value<Build>(in, out, 1, place{});
     in.u8();
-    return decode_record<Build, true>(in, tag, out, 1);
+    return decode_record<Build, Split>(in, tag, out, 1);
 }
 
 std::error_code stream_decoder::open_columns(std::span<const std::uint8_t> payload,
@@ -228,19 +243,82 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
     proto_errc e = proto_errc::ok;
-    for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
-        byte_reader* from = Split ? field_in(i) : &in;
-        value* field = Build ? &r->fields[i] : nullptr;
-        e = from ? decode_value<Build>(*from, field, depth + 1, place{type_id, i})
-                 : proto_errc::bad_columns;
+    if constexpr (Build) {
+        for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
+            byte_reader* from = Split ? field_in(i) : &in;
+            e = from ? decode_value<Build>(*from, &r->fields[i], depth + 1, place{type_id, i})
+                     : proto_errc::bad_columns;
+        }
+    } else {
+        e = check_fields<Split>(in, n, depth, type_id);
     }
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return e;
 }
 
+// Check mode walks a record's fields here instead of through decode_value: the checks
+// decode_value makes first (the section, the depth) are the same for every field, and the
+// tags fields mostly hold are dispatched commonest first. Each field still gets exactly
+// decode_value's checks, in its order: anything else goes through decode_value itself.
+template <bool Split>
+proto_errc stream_decoder::check_fields(byte_reader& in, std::size_t n, std::uint32_t depth,
+                                        std::int64_t type_id) {
+    const bool too_deep = depth + 1 > limits_.max_depth;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        byte_reader* from = Split ? field_in(i) : &in;
+        if (!from) return proto_errc::bad_columns;
+        if (too_deep) return proto_errc::depth_exceeded;
+        if (auto e = check_field(*from, depth, place{type_id, i}); e != proto_errc::ok) return e;
+    }
+    return proto_errc::ok;
+}
+
+// One field of a record at `depth` (its value at depth + 1, known not too deep): what
+// decode_value<false> does for it, the commonest tags first and straight to their form.
+inline proto_errc stream_decoder::check_field(byte_reader& in, std::uint32_t depth, place at) {
+    if (in.at_end()) return decode_value<false>(in, nullptr, depth + 1, at);  // truncated
+    const std::uint8_t tag = *in.position();
+    if (tag >= wire::short_string_ref) {
+        if (tag >= wire::short_int) return in.u8(), int_value<false>(in, tag, nullptr, at);
+        if (tag < wire::short_record)
+            return in.u8(), string_ref<false>(tag - wire::short_string_ref, nullptr);
+        return decode_value<false>(in, nullptr, depth + 1, at);  // a record
+    }
+    if (tag >= wire::short_delta) return in.u8(), int_value<false>(in, tag, nullptr, at);
+    switch (tag) {
+        case wire::tag_float64:
+            in.u8();
+            in.fixed<std::uint64_t>();
+            return in.error();
+        case wire::tag_string:
+        case wire::tag_string_new:
+            return in.u8(), literal_string<false>(in, tag, nullptr);
+        case wire::tag_string_ref: {
+            in.u8();
+            const std::uint64_t id = in.varint();
+            if (!in.ok()) return in.error();
+            return string_ref<false>(id, nullptr);
+        }
+        case wire::tag_hex_string:
+            return in.u8(), hex_string<false>(in, nullptr);
+        case wire::tag_int:
+        case wire::tag_int_delta:
+            return in.u8(), int_value<false>(in, tag, nullptr, at);
+        default:
+            return decode_value<false>(in, nullptr, depth + 1, at);
+    }
+}
+
 // Absolute integers anywhere; changes from the field's last integer only in a record field.
 template <bool Build>
 proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value* out, place at) {
+    return int_value<Build>(in, tag, out, at);
+}
+
+// decode_int's body, inlined into check_field, where the tag's range is known.
+template <bool Build>
+inline proto_errc stream_decoder::int_value(byte_reader& in, std::uint8_t tag, value* out,
+                                            place at) {
     std::int64_t v = 0;
     std::uint64_t delta = 0;
     const bool is_delta =

@@ -258,6 +258,60 @@ TEST(Check, ColumnPayloadsCheckAsTheyDecode) {
     }
 }
 
+// Check mode walks a record's fields in its own loop (check_field), the commonest tags
+// straight to their form: every tag byte as a field, after the fields before it, with each
+// of a few tails, in records of a kept type (integer history) and of an inline type (none),
+// at depths that allow and refuse the fields - each fails or passes as decode_value does.
+TEST(Check, EveryTagAsARecordFieldChecksAsItDecodes) {
+    const auto frames = payloads(messages_of("events", 20), 1);
+    // A type of three fields "a", "b", "c", as a new type or an inline one.
+    auto record_of = [](std::uint8_t kind) {
+        return bytes_t{
+            kind, wire::tag_string, 1, 'T', 3, wire::tag_string, 1, 'a', wire::tag_string, 1,
+            'b',  wire::tag_string, 1, 'c'};
+    };
+    const std::vector<bytes_t> tails = {
+        {},
+        {0x00, 0x00},
+        {0x05, 0x02, 'h', 'i', 0xC1},
+        {0x03, 0x80, 0x01, 0x21},
+        {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xC0, 0xC0},
+        {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 0x00},
+    };
+    std::vector<decoder_limits> limits(4);
+    limits[1].max_depth = 0;
+    limits[2].max_depth = 1;  // the root record, but not its fields
+    limits[3].max_string_bytes = 1;
+    std::uint64_t failed = 0;
+    std::uint64_t tried = 0;
+    for (std::size_t l = 0; l < limits.size(); ++l) {
+        // The tighter limits refuse the events frame: their table starts empty.
+        stream_decoder before(limits[l]);
+        if (l == 0) {
+            ASSERT_FALSE(build(before, frames[0]).error);
+        }
+        for (const std::uint8_t kind : {wire::tag_record_new, wire::tag_record_inline}) {
+            for (int first = 0; first < 2; ++first) {
+                for (int tag = 0; tag < 256; ++tag) {
+                    for (const auto& tail : tails) {
+                        SCOPED_TRACE(::testing::Message()
+                                     << "limits " << l << " kind " << int(kind) << " tag " << tag);
+                        bytes_t p = record_of(kind);
+                        if (first == 1) p.push_back(0xC5);  // the tag as the second field
+                        p.push_back(static_cast<std::uint8_t>(tag));
+                        p.insert(p.end(), tail.begin(), tail.end());
+                        failed += expect_equivalent(before, p, frames[1]) ? 1 : 0;
+                        ++tried;
+                        if (::testing::Test::HasFailure()) return;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(failed, tried / 10);
+    EXPECT_LT(failed, tried);
+}
+
 // ---- the receiver ------------------------------------------------------------------------
 
 receiver::options checking_receiver(bool check) {
