@@ -55,6 +55,31 @@ void assign_string(value& v, std::string_view s) {
         v = value(s);
 }
 
+// v = s, for strings whose length changes between messages (the events' level and msg):
+// clear + append refills the buffer the string already has and, unlike assign, skips
+// std::string's general _M_replace (which has to handle a source inside the string itself).
+void refill_string(value& v, std::string_view s) {
+    auto& text = v.ensure<std::string>();
+    if (text.size() == s.size()) {
+        std::memcpy(text.data(), s.data(), s.size());
+    } else {
+        text.clear();
+        text.append(s);
+    }
+}
+
+// v = the N characters of s, for strings of one fixed length (the events' host, service,
+// user): from the second message on only the bytes move, in one copy of a size the compiler
+// knows, so no call.
+template <std::size_t N>
+void assign_fixed_string(value& v, const std::array<char, N>& s) {
+    auto& text = v.ensure<std::string>();
+    if (text.size() == N)
+        std::memcpy(text.data(), s.data(), N);
+    else
+        text.assign(s.data(), N);
+}
+
 void assign_ref(value& v, std::uint32_t index) {
     if (auto* p = v.get_if<object_ref>())
         p->index = index;
@@ -373,6 +398,45 @@ class event_pieces {
     std::array<parsed, event_templates.size()> parsed_{};
 };
 
+// Every value of the events' level, host and service draws, spelled out once, so that
+// draw() turns a draw into its text with one table load instead of divisions into digits
+// and a chain of comparisons.
+struct event_names {
+    static constexpr std::array<std::string_view, 5> levels = {"TRACE", "DEBUG", "INFO", "WARN",
+                                                               "ERROR"};
+    // level for r = below(100): r<5 TRACE, r<20 DEBUG, r<80 INFO, r<95 WARN, else ERROR.
+    static constexpr auto level_of = [] {
+        std::array<std::uint8_t, 100> t{};
+        for (std::size_t r = 0; r < t.size(); ++r)
+            t[r] = r < 5 ? 0 : r < 20 ? 1 : r < 80 ? 2 : r < 95 ? 3 : 4;
+        return t;
+    }();
+    static constexpr auto hosts = [] {  // "host-%03d"
+        std::array<std::array<char, 8>, 200> t{};
+        for (std::size_t h = 0; h < t.size(); ++h)
+            t[h] = {'h',
+                    'o',
+                    's',
+                    't',
+                    '-',
+                    static_cast<char>('0' + h / 100),
+                    static_cast<char>('0' + h / 10 % 10),
+                    static_cast<char>('0' + h % 10)};
+        return t;
+    }();
+    static constexpr auto services = [] {  // "svc-%02d"
+        std::array<std::array<char, 6>, 30> t{};
+        for (std::size_t v = 0; v < t.size(); ++v)
+            t[v] = {'s',
+                    'v',
+                    'c',
+                    '-',
+                    static_cast<char>('0' + v / 10),
+                    static_cast<char>('0' + v % 10)};
+        return t;
+    }();
+};
+
 class events_workload final : public workload {
   public:
     explicit events_workload(std::uint64_t seed) : rng_(seed) {}
@@ -384,11 +448,11 @@ class events_workload final : public workload {
         draw();
         auto& f = assign_record(out.root, type_);
         assign_int(f[0], ts_);
-        assign_string(f[1], level_);
-        assign_string(f[2], {host_, sizeof host_});
-        assign_string(f[3], {service_, sizeof service_});
-        assign_string(f[4], {msg_, msg_size_});
-        assign_string(f[5], {user_, sizeof user_});
+        refill_string(f[1], level_);
+        assign_fixed_string(f[2], host_);
+        assign_fixed_string(f[3], service_);
+        refill_string(f[4], {msg_, msg_size_});
+        assign_fixed_string(f[5], user_);
         assign_double(f[6], latency_ms_);
         out.objects.clear();
     }
@@ -401,13 +465,13 @@ class events_workload final : public workload {
         p = put(p, R"(,"level":")");
         p = put(p, level_);
         p = put(p, R"(","host":")");
-        p = put(p, {host_, sizeof host_});
+        p = put(p, {host_.data(), host_.size()});
         p = put(p, R"(","service":")");
-        p = put(p, {service_, sizeof service_});
+        p = put(p, {service_.data(), service_.size()});
         p = put(p, R"(","msg":")");
         p = put(p, {msg_, msg_size_});
         p = put(p, R"(","user":")");
-        p = put(p, {user_, sizeof user_});
+        p = put(p, {user_.data(), user_.size()});
         p = put(p, R"(","latency_ms":)");
         p = std::to_chars(p, p + 32, latency_ms_, std::chars_format::fixed, 3).ptr;
         *p++ = '}';
@@ -415,39 +479,34 @@ class events_workload final : public workload {
     }
 
   private:
-    // One event, in the draw order of the definition.
+    // One event, in the draw order of the definition. The generator runs on a local copy:
+    // the stores into msg_ (char, which may alias anything) would otherwise make the
+    // compiler store and reload its state around every draw.
     void draw() {
+        splitmix64 rng = rng_;
         ts_ = clock_;
-
-        auto r = rng_.below(100);
-        level_ = r < 5 ? "TRACE" : r < 20 ? "DEBUG" : r < 80 ? "INFO" : r < 95 ? "WARN" : "ERROR";
-
-        auto h = rng_.below(200);
-        host_[5] = static_cast<char>('0' + h / 100);
-        host_[6] = static_cast<char>('0' + h / 10 % 10);
-        host_[7] = static_cast<char>('0' + h % 10);
-
-        auto s = rng_.below(30);
-        service_[4] = static_cast<char>('0' + s / 10);
-        service_[5] = static_cast<char>('0' + s % 10);
+        level_ = event_names::levels[event_names::level_of[rng.below(100)]];
+        host_ = event_names::hosts[rng.below(200)];
+        service_ = event_names::services[rng.below(30)];
 
         char* p = msg_;
-        const auto& t = templates_[rng_.below(event_templates.size())];
+        const auto& t = templates_[rng.below(event_templates.size())];
         for (std::size_t i = 0; i < t.count; ++i) {
             const auto& piece = t.pieces[i];
             p = templates_.put(p, piece);
             if (piece.hole == 'n')
-                p = put_below_100000(p, static_cast<std::uint32_t>(rng_.below(100000)));
+                p = put_below_100000(p, static_cast<std::uint32_t>(rng.below(100000)));
             else if (piece.hole == 'x')
-                p = put_hex8(p, static_cast<std::uint32_t>(rng_.next()));
+                p = put_hex8(p, static_cast<std::uint32_t>(rng.next()));
         }
         msg_size_ = static_cast<std::size_t>(p - msg_);
 
-        std::uint64_t user = rng_.next();
-        put_hex8(put_hex8(user_, static_cast<std::uint32_t>(user >> 32)),
+        std::uint64_t user = rng.next();
+        put_hex8(put_hex8(user_.data(), static_cast<std::uint32_t>(user >> 32)),
                  static_cast<std::uint32_t>(user));
-        latency_ms_ = static_cast<double>(rng_.below(500000)) / 1000.0;
-        clock_ += static_cast<std::int64_t>(rng_.below(1001));
+        latency_ms_ = static_cast<double>(rng.below(500000)) / 1000.0;
+        clock_ += static_cast<std::int64_t>(rng.below(1001));
+        rng_ = rng;
     }
 
     splitmix64 rng_;
@@ -458,13 +517,13 @@ class events_workload final : public workload {
 
     std::int64_t ts_ = 0;
     std::string_view level_;
-    char host_[8] = {'h', 'o', 's', 't', '-', '0', '0', '0'};
-    char service_[6] = {'s', 'v', 'c', '-', '0', '0'};
+    std::array<char, 8> host_{};
+    std::array<char, 6> service_{};
     // The longest template filled is 55 characters; a piece copy writes up to
     // event_pieces::copy_size bytes from where the text goes.
     char msg_[128] = {};
     std::size_t msg_size_ = 0;
-    char user_[16] = {};
+    std::array<char, 16> user_{};
     double latency_ms_ = 0;
 };
 
