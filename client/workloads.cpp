@@ -55,17 +55,31 @@ void assign_string(value& v, std::string_view s) {
         v = value(s);
 }
 
-// v = s, for strings whose length changes between messages (the events' level and msg):
-// clear + append refills the buffer the string already has and, unlike assign, skips
-// std::string's general _M_replace (which has to handle a source inside the string itself).
-void refill_string(value& v, std::string_view s) {
-    auto& text = v.ensure<std::string>();
-    if (text.size() == s.size()) {
-        std::memcpy(text.data(), s.data(), s.size());
-    } else {
-        text.clear();
-        text.append(s);
+// Copies n bytes, lo <= n <= hi (both known to the compiler), as two fixed-size copies per
+// `lo` bytes from either end that overlap in the middle: no call to memcpy, no loop.
+template <std::size_t lo, std::size_t hi>
+void copy_between(char* dst, const char* src, std::size_t n) {
+    static_assert(lo <= hi && hi <= 4 * lo);
+    std::memcpy(dst, src, lo);
+    std::memcpy(dst + n - lo, src + n - lo, lo);
+    if constexpr (hi > 2 * lo) {
+        if (n > 2 * lo) {
+            std::memcpy(dst + lo, src + lo, lo);
+            std::memcpy(dst + n - 2 * lo, src + n - 2 * lo, lo);
+        }
     }
+}
+
+// v = s, where lo <= s.size() <= hi, for strings whose length changes between messages (the
+// events' level and msg). resize() shortens in place and lengthens within the capacity the
+// string already has (its final size is soon reached), and the bytes go in by copy_between:
+// this skips the general std::string::_M_replace that assign() goes through, which has to
+// handle a source inside the string itself.
+template <std::size_t lo, std::size_t hi>
+void assign_string_between(value& v, std::string_view s) {
+    auto& text = v.ensure<std::string>();
+    text.resize(s.size());
+    copy_between<lo, hi>(text.data(), s.data(), s.size());
 }
 
 // v = the N characters of s, for strings of one fixed length (the events' host, service,
@@ -88,7 +102,7 @@ void assign_ref(value& v, std::uint32_t index) {
 }
 
 // Makes `v` a record of `type`, keeping its field vector when it already is a record.
-std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
+[[gnu::noinline]] std::vector<value>& remake_record(value& v, const record_type_ptr& type) {
     auto* r = v.get_if<record>();
     if (r == nullptr) {
         v = value(record{type, {}});
@@ -97,6 +111,15 @@ std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
     if (r->type != type) r->type = type;
     r->fields.resize(type->fields.size());
     return r->fields;
+}
+
+// The same, with the case of every message after a workload's first (`v` already is the
+// record, of this type) checked inline.
+inline std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
+    auto* r = v.get_if<record>();
+    if (r != nullptr && r->type == type && r->fields.size() == type->fields.size())
+        return r->fields;
+    return remake_record(v, type);
 }
 
 list& assign_list(value& v, std::size_t size) {
@@ -349,6 +372,28 @@ constexpr std::array<std::string_view, 50> event_templates = {
     "user {n} did {n} things in {n} ms",
 };
 
+// The shortest and longest msg the templates make ({n} is 1-5 digits, {x} 8), as next()
+// relies on: it copies msg with copy_between<min_msg, max_msg>.
+constexpr std::size_t min_msg = 16, max_msg = 64;
+constexpr bool event_msgs_within(std::size_t lo, std::size_t hi) {
+    for (std::string_view t : event_templates) {
+        std::size_t shortest = 0, longest = 0;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (t[i] != '{') {
+                ++shortest;
+                ++longest;
+                continue;
+            }
+            shortest += t[i + 1] == 'x' ? 8 : 1;
+            longest += t[i + 1] == 'x' ? 8 : 5;
+            i += 2;
+        }
+        if (shortest < lo || longest > hi) return false;
+    }
+    return true;
+}
+static_assert(event_msgs_within(min_msg, max_msg));
+
 // The templates split at their placeholders, all literal text in one pool with slack after
 // it, so that draw() copies every piece with one fixed-size (inlined) copy instead of a call
 // to memcpy: the bytes copied past a piece's end are overwritten next or lie past the message.
@@ -402,6 +447,7 @@ class event_pieces {
 // draw() turns a draw into its text with one table load instead of divisions into digits
 // and a chain of comparisons.
 struct event_names {
+    // 4 or 5 letters each, as next() relies on (it copies them with copy_between<4, 5>).
     static constexpr std::array<std::string_view, 5> levels = {"TRACE", "DEBUG", "INFO", "WARN",
                                                                "ERROR"};
     // level for r = below(100): r<5 TRACE, r<20 DEBUG, r<80 INFO, r<95 WARN, else ERROR.
@@ -437,6 +483,10 @@ struct event_names {
     }();
 };
 
+static_assert(std::ranges::all_of(event_names::levels, [](std::string_view l) {
+    return l.size() == 4 || l.size() == 5;
+}));
+
 class events_workload final : public workload {
   public:
     explicit events_workload(std::uint64_t seed) : rng_(seed) {}
@@ -448,10 +498,10 @@ class events_workload final : public workload {
         draw();
         auto& f = assign_record(out.root, type_);
         assign_int(f[0], ts_);
-        refill_string(f[1], level_);
+        assign_string_between<4, 5>(f[1], level_);
         assign_fixed_string(f[2], host_);
         assign_fixed_string(f[3], service_);
-        refill_string(f[4], {msg_, msg_size_});
+        assign_string_between<min_msg, max_msg>(f[4], {msg_, msg_size_});
         assign_fixed_string(f[5], user_);
         assign_double(f[6], latency_ms_);
         out.objects.clear();
