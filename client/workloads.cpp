@@ -11,6 +11,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace objwire::workloads {
 namespace {
 
@@ -182,6 +186,27 @@ char* put_hex8(char* p, std::uint32_t x) {
     std::uint64_t digits = hex8(x);
     std::memcpy(p, &digits, 8);
     return p + 8;
+}
+
+// The 16 lowercase hex digits of `x`, most significant first (the events' user). With SSE2
+// all 16 nibbles are spread into bytes and turned into digits in one register, about a third
+// of the instructions of two put_hex8.
+char* put_hex16(char* p, std::uint64_t x) {
+#if defined(__SSE2__)
+    const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+    __m128i b = _mm_cvtsi64_si128(static_cast<long long>(__builtin_bswap64(x)));  // MSB first
+    __m128i high = _mm_and_si128(_mm_srli_epi16(b, 4), low_nibbles);
+    __m128i low = _mm_and_si128(b, low_nibbles);
+    __m128i nibbles = _mm_unpacklo_epi8(high, low);  // one per byte, in digit order
+    // '0' + nibble, and 'a' - '0' - 10 = 39 more for the nibbles 10..15.
+    __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8(39));
+    __m128i digits = _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), digits);
+    return p + 16;
+#else
+    return put_hex8(put_hex8(p, static_cast<std::uint32_t>(x >> 32)),
+                    static_cast<std::uint32_t>(x));
+#endif
 }
 
 // Decimal digits of n < 100,000 (the events' {n}) from a table of digit pairs.
@@ -551,9 +576,7 @@ class events_workload final : public workload {
         }
         msg_size_ = static_cast<std::size_t>(p - msg_);
 
-        std::uint64_t user = rng.next();
-        put_hex8(put_hex8(user_.data(), static_cast<std::uint32_t>(user >> 32)),
-                 static_cast<std::uint32_t>(user));
+        put_hex16(user_.data(), rng.next());
         latency_ms_ = static_cast<double>(rng.below(500000)) / 1000.0;
         clock_ += static_cast<std::int64_t>(rng.below(1001));
         rng_ = rng;
