@@ -566,13 +566,15 @@ class events_workload final : public workload {
 
         char* p = msg_;
         const auto& t = templates_[rng.below(event_templates.size())];
-        for (std::size_t i = 0; i < t.count; ++i) {
-            const auto& piece = t.pieces[i];
-            p = templates_.put(p, piece);
-            if (piece.hole == 'n')
+        // The last piece, and only it, has no hole after it.
+        for (const auto* piece = t.pieces.data();; ++piece) {
+            p = templates_.put(p, *piece);
+            if (piece->hole == 'n')
                 p = put_below_100000(p, static_cast<std::uint32_t>(rng.below(100000)));
-            else if (piece.hole == 'x')
+            else if (piece->hole == 'x')
                 p = put_hex8(p, static_cast<std::uint32_t>(rng.next()));
+            else
+                break;
         }
         msg_size_ = static_cast<std::size_t>(p - msg_);
 
