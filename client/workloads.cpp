@@ -59,6 +59,14 @@ void assign_string(value& v, std::string_view s) {
         v = value(s);
 }
 
+// The string `v` holds, which it becomes first if it holds anything else. (ensure() checks
+// the alternative twice.)
+std::string& string_in(value& v) {
+    if (auto* text = v.get_if<std::string>()) [[likely]]
+        return *text;
+    return v.ensure<std::string>();
+}
+
 // Copies n bytes, lo <= n <= hi (both known to the compiler), as two fixed-size copies per
 // `lo` bytes from either end that overlap in the middle: no call to memcpy, no loop.
 template <std::size_t lo, std::size_t hi>
@@ -81,7 +89,7 @@ void copy_between(char* dst, const char* src, std::size_t n) {
 // handle a source inside the string itself.
 template <std::size_t lo, std::size_t hi>
 void assign_string_between(value& v, std::string_view s) {
-    auto& text = v.ensure<std::string>();
+    auto& text = string_in(v);
     text.resize(s.size());
     copy_between<lo, hi>(text.data(), s.data(), s.size());
 }
@@ -91,7 +99,7 @@ void assign_string_between(value& v, std::string_view s) {
 // knows, so no call.
 template <std::size_t N>
 void assign_fixed_string(value& v, const std::array<char, N>& s) {
-    auto& text = v.ensure<std::string>();
+    auto& text = string_in(v);
     if (text.size() == N)
         std::memcpy(text.data(), s.data(), N);
     else
