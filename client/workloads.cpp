@@ -476,6 +476,19 @@ class event_pieces {
     std::array<parsed, event_templates.size()> parsed_{};
 };
 
+// `prefix` and then i in decimal, zero-padded to `size` characters in all, for i < count.
+template <std::size_t count, std::size_t size>
+constexpr auto numbered_names(std::string_view prefix) {
+    std::array<std::array<char, size>, count> names{};
+    for (std::size_t i = 0; i < count; ++i) {
+        std::copy(prefix.begin(), prefix.end(), names[i].begin());
+        std::size_t rest = i;
+        for (std::size_t k = size; k > prefix.size(); --k, rest /= 10)
+            names[i][k - 1] = static_cast<char>('0' + rest % 10);
+    }
+    return names;
+}
+
 // Every value of the events' level, host and service draws, spelled out once, so that
 // draw() turns a draw into its text with one table load instead of divisions into digits
 // and a chain of comparisons.
@@ -490,30 +503,8 @@ struct event_names {
             t[r] = r < 5 ? 0 : r < 20 ? 1 : r < 80 ? 2 : r < 95 ? 3 : 4;
         return t;
     }();
-    static constexpr auto hosts = [] {  // "host-%03d"
-        std::array<std::array<char, 8>, 200> t{};
-        for (std::size_t h = 0; h < t.size(); ++h)
-            t[h] = {'h',
-                    'o',
-                    's',
-                    't',
-                    '-',
-                    static_cast<char>('0' + h / 100),
-                    static_cast<char>('0' + h / 10 % 10),
-                    static_cast<char>('0' + h % 10)};
-        return t;
-    }();
-    static constexpr auto services = [] {  // "svc-%02d"
-        std::array<std::array<char, 6>, 30> t{};
-        for (std::size_t v = 0; v < t.size(); ++v)
-            t[v] = {'s',
-                    'v',
-                    'c',
-                    '-',
-                    static_cast<char>('0' + v / 10),
-                    static_cast<char>('0' + v % 10)};
-        return t;
-    }();
+    static constexpr auto hosts = numbered_names<200, 8>("host-");   // "host-%03d"
+    static constexpr auto services = numbered_names<30, 6>("svc-");  // "svc-%02d"
 };
 
 static_assert(std::ranges::all_of(event_names::levels, [](std::string_view l) {
