@@ -11,6 +11,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace objwire::workloads {
 namespace {
 
@@ -55,6 +59,53 @@ void assign_string(value& v, std::string_view s) {
         v = value(s);
 }
 
+// The string `v` holds, which it becomes first if it holds anything else. (ensure() checks
+// the alternative twice.)
+std::string& string_in(value& v) {
+    if (auto* text = v.get_if<std::string>()) [[likely]]
+        return *text;
+    return v.ensure<std::string>();
+}
+
+// Copies n bytes, lo <= n <= hi (both known to the compiler), as two fixed-size copies per
+// `lo` bytes from either end that overlap in the middle: no call to memcpy, no loop.
+template <std::size_t lo, std::size_t hi>
+void copy_between(char* dst, const char* src, std::size_t n) {
+    static_assert(lo <= hi && hi <= 4 * lo);
+    std::memcpy(dst, src, lo);
+    std::memcpy(dst + n - lo, src + n - lo, lo);
+    if constexpr (hi > 2 * lo) {
+        if (n > 2 * lo) {
+            std::memcpy(dst + lo, src + lo, lo);
+            std::memcpy(dst + n - 2 * lo, src + n - 2 * lo, lo);
+        }
+    }
+}
+
+// v = s, where lo <= s.size() <= hi, for strings whose length changes between messages (the
+// events' level and msg). resize() shortens in place and lengthens within the capacity the
+// string already has (its final size is soon reached), and the bytes go in by copy_between:
+// this skips the general std::string::_M_replace that assign() goes through, which has to
+// handle a source inside the string itself.
+template <std::size_t lo, std::size_t hi>
+void assign_string_between(value& v, std::string_view s) {
+    auto& text = string_in(v);
+    text.resize(s.size());
+    copy_between<lo, hi>(text.data(), s.data(), s.size());
+}
+
+// v = the N characters of s, for strings of one fixed length (the events' host, service,
+// user): from the second message on only the bytes move, in one copy of a size the compiler
+// knows, so no call.
+template <std::size_t N>
+void assign_fixed_string(value& v, const std::array<char, N>& s) {
+    auto& text = string_in(v);
+    if (text.size() == N)
+        std::memcpy(text.data(), s.data(), N);
+    else
+        text.assign(s.data(), N);
+}
+
 void assign_ref(value& v, std::uint32_t index) {
     if (auto* p = v.get_if<object_ref>())
         p->index = index;
@@ -63,7 +114,7 @@ void assign_ref(value& v, std::uint32_t index) {
 }
 
 // Makes `v` a record of `type`, keeping its field vector when it already is a record.
-std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
+[[gnu::noinline]] std::vector<value>& remake_record(value& v, const record_type_ptr& type) {
     auto* r = v.get_if<record>();
     if (r == nullptr) {
         v = value(record{type, {}});
@@ -72,6 +123,15 @@ std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
     if (r->type != type) r->type = type;
     r->fields.resize(type->fields.size());
     return r->fields;
+}
+
+// The same, with the case of every message after a workload's first (`v` already is the
+// record, of this type) checked inline.
+inline std::vector<value>& assign_record(value& v, const record_type_ptr& type) {
+    auto* r = v.get_if<record>();
+    if (r != nullptr && r->type == type && r->fields.size() == type->fields.size())
+        return r->fields;
+    return remake_record(v, type);
 }
 
 list& assign_list(value& v, std::size_t size) {
@@ -134,6 +194,27 @@ char* put_hex8(char* p, std::uint32_t x) {
     std::uint64_t digits = hex8(x);
     std::memcpy(p, &digits, 8);
     return p + 8;
+}
+
+// The 16 lowercase hex digits of `x`, most significant first (the events' user). With SSE2
+// all 16 nibbles are spread into bytes and turned into digits in one register, about a third
+// of the instructions of two put_hex8.
+char* put_hex16(char* p, std::uint64_t x) {
+#if defined(__SSE2__)
+    const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+    __m128i b = _mm_cvtsi64_si128(static_cast<long long>(__builtin_bswap64(x)));  // MSB first
+    __m128i high = _mm_and_si128(_mm_srli_epi16(b, 4), low_nibbles);
+    __m128i low = _mm_and_si128(b, low_nibbles);
+    __m128i nibbles = _mm_unpacklo_epi8(high, low);  // one per byte, in digit order
+    // '0' + nibble, and 'a' - '0' - 10 = 39 more for the nibbles 10..15.
+    __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8(39));
+    __m128i digits = _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), digits);
+    return p + 16;
+#else
+    return put_hex8(put_hex8(p, static_cast<std::uint32_t>(x >> 32)),
+                    static_cast<std::uint32_t>(x));
+#endif
 }
 
 // Decimal digits of n < 100,000 (the events' {n}) from a table of digit pairs.
@@ -324,6 +405,28 @@ constexpr std::array<std::string_view, 50> event_templates = {
     "user {n} did {n} things in {n} ms",
 };
 
+// The shortest and longest msg the templates make ({n} is 1-5 digits, {x} 8), as next()
+// relies on: it copies msg with copy_between<min_msg, max_msg>.
+constexpr std::size_t min_msg = 16, max_msg = 64;
+constexpr bool event_msgs_within(std::size_t lo, std::size_t hi) {
+    for (std::string_view t : event_templates) {
+        std::size_t shortest = 0, longest = 0;
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (t[i] != '{') {
+                ++shortest;
+                ++longest;
+                continue;
+            }
+            shortest += t[i + 1] == 'x' ? 8 : 1;
+            longest += t[i + 1] == 'x' ? 8 : 5;
+            i += 2;
+        }
+        if (shortest < lo || longest > hi) return false;
+    }
+    return true;
+}
+static_assert(event_msgs_within(min_msg, max_msg));
+
 // The templates split at their placeholders, all literal text in one pool with slack after
 // it, so that draw() copies every piece with one fixed-size (inlined) copy instead of a call
 // to memcpy: the bytes copied past a piece's end are overwritten next or lie past the message.
@@ -373,6 +476,41 @@ class event_pieces {
     std::array<parsed, event_templates.size()> parsed_{};
 };
 
+// `prefix` and then i in decimal, zero-padded to `size` characters in all, for i < count.
+template <std::size_t count, std::size_t size>
+constexpr auto numbered_names(std::string_view prefix) {
+    std::array<std::array<char, size>, count> names{};
+    for (std::size_t i = 0; i < count; ++i) {
+        std::copy(prefix.begin(), prefix.end(), names[i].begin());
+        std::size_t rest = i;
+        for (std::size_t k = size; k > prefix.size(); --k, rest /= 10)
+            names[i][k - 1] = static_cast<char>('0' + rest % 10);
+    }
+    return names;
+}
+
+// Every value of the events' level, host and service draws, spelled out once, so that
+// draw() turns a draw into its text with one table load instead of divisions into digits
+// and a chain of comparisons.
+struct event_names {
+    // 4 or 5 letters each, as next() relies on (it copies them with copy_between<4, 5>).
+    static constexpr std::array<std::string_view, 5> levels = {"TRACE", "DEBUG", "INFO", "WARN",
+                                                               "ERROR"};
+    // level for r = below(100): r<5 TRACE, r<20 DEBUG, r<80 INFO, r<95 WARN, else ERROR.
+    static constexpr auto level_of = [] {
+        std::array<std::uint8_t, 100> t{};
+        for (std::size_t r = 0; r < t.size(); ++r)
+            t[r] = r < 5 ? 0 : r < 20 ? 1 : r < 80 ? 2 : r < 95 ? 3 : 4;
+        return t;
+    }();
+    static constexpr auto hosts = numbered_names<200, 8>("host-");   // "host-%03d"
+    static constexpr auto services = numbered_names<30, 6>("svc-");  // "svc-%02d"
+};
+
+static_assert(std::ranges::all_of(event_names::levels, [](std::string_view l) {
+    return l.size() == 4 || l.size() == 5;
+}));
+
 class events_workload final : public workload {
   public:
     explicit events_workload(std::uint64_t seed) : rng_(seed) {}
@@ -384,11 +522,11 @@ class events_workload final : public workload {
         draw();
         auto& f = assign_record(out.root, type_);
         assign_int(f[0], ts_);
-        assign_string(f[1], level_);
-        assign_string(f[2], {host_, sizeof host_});
-        assign_string(f[3], {service_, sizeof service_});
-        assign_string(f[4], {msg_, msg_size_});
-        assign_string(f[5], {user_, sizeof user_});
+        assign_string_between<4, 5>(f[1], level_);
+        assign_fixed_string(f[2], host_);
+        assign_fixed_string(f[3], service_);
+        assign_string_between<min_msg, max_msg>(f[4], {msg_, msg_size_});
+        assign_fixed_string(f[5], user_);
         assign_double(f[6], latency_ms_);
         out.objects.clear();
     }
@@ -401,13 +539,13 @@ class events_workload final : public workload {
         p = put(p, R"(,"level":")");
         p = put(p, level_);
         p = put(p, R"(","host":")");
-        p = put(p, {host_, sizeof host_});
+        p = put(p, {host_.data(), host_.size()});
         p = put(p, R"(","service":")");
-        p = put(p, {service_, sizeof service_});
+        p = put(p, {service_.data(), service_.size()});
         p = put(p, R"(","msg":")");
         p = put(p, {msg_, msg_size_});
         p = put(p, R"(","user":")");
-        p = put(p, {user_, sizeof user_});
+        p = put(p, {user_.data(), user_.size()});
         p = put(p, R"(","latency_ms":)");
         p = std::to_chars(p, p + 32, latency_ms_, std::chars_format::fixed, 3).ptr;
         *p++ = '}';
@@ -415,39 +553,34 @@ class events_workload final : public workload {
     }
 
   private:
-    // One event, in the draw order of the definition.
+    // One event, in the draw order of the definition. The generator runs on a local copy:
+    // the stores into msg_ (char, which may alias anything) would otherwise make the
+    // compiler store and reload its state around every draw.
     void draw() {
+        splitmix64 rng = rng_;
         ts_ = clock_;
-
-        auto r = rng_.below(100);
-        level_ = r < 5 ? "TRACE" : r < 20 ? "DEBUG" : r < 80 ? "INFO" : r < 95 ? "WARN" : "ERROR";
-
-        auto h = rng_.below(200);
-        host_[5] = static_cast<char>('0' + h / 100);
-        host_[6] = static_cast<char>('0' + h / 10 % 10);
-        host_[7] = static_cast<char>('0' + h % 10);
-
-        auto s = rng_.below(30);
-        service_[4] = static_cast<char>('0' + s / 10);
-        service_[5] = static_cast<char>('0' + s % 10);
+        level_ = event_names::levels[event_names::level_of[rng.below(100)]];
+        host_ = event_names::hosts[rng.below(200)];
+        service_ = event_names::services[rng.below(30)];
 
         char* p = msg_;
-        const auto& t = templates_[rng_.below(event_templates.size())];
-        for (std::size_t i = 0; i < t.count; ++i) {
-            const auto& piece = t.pieces[i];
-            p = templates_.put(p, piece);
-            if (piece.hole == 'n')
-                p = put_below_100000(p, static_cast<std::uint32_t>(rng_.below(100000)));
-            else if (piece.hole == 'x')
-                p = put_hex8(p, static_cast<std::uint32_t>(rng_.next()));
+        const auto& t = templates_[rng.below(event_templates.size())];
+        // The last piece, and only it, has no hole after it.
+        for (const auto* piece = t.pieces.data();; ++piece) {
+            p = templates_.put(p, *piece);
+            if (piece->hole == 'n')
+                p = put_below_100000(p, static_cast<std::uint32_t>(rng.below(100000)));
+            else if (piece->hole == 'x')
+                p = put_hex8(p, static_cast<std::uint32_t>(rng.next()));
+            else
+                break;
         }
         msg_size_ = static_cast<std::size_t>(p - msg_);
 
-        std::uint64_t user = rng_.next();
-        put_hex8(put_hex8(user_, static_cast<std::uint32_t>(user >> 32)),
-                 static_cast<std::uint32_t>(user));
-        latency_ms_ = static_cast<double>(rng_.below(500000)) / 1000.0;
-        clock_ += static_cast<std::int64_t>(rng_.below(1001));
+        put_hex16(user_.data(), rng.next());
+        latency_ms_ = static_cast<double>(rng.below(500000)) / 1000.0;
+        clock_ += static_cast<std::int64_t>(rng.below(1001));
+        rng_ = rng;
     }
 
     splitmix64 rng_;
@@ -458,13 +591,13 @@ class events_workload final : public workload {
 
     std::int64_t ts_ = 0;
     std::string_view level_;
-    char host_[8] = {'h', 'o', 's', 't', '-', '0', '0', '0'};
-    char service_[6] = {'s', 'v', 'c', '-', '0', '0'};
+    std::array<char, 8> host_{};
+    std::array<char, 6> service_{};
     // The longest template filled is 55 characters; a piece copy writes up to
     // event_pieces::copy_size bytes from where the text goes.
     char msg_[128] = {};
     std::size_t msg_size_ = 0;
-    char user_[16] = {};
+    std::array<char, 16> user_{};
     double latency_ms_ = 0;
 };
 

@@ -246,4 +246,35 @@ TEST(events, next_overwrites_a_foreign_message) {
     EXPECT_EQ(m, fresh);
 }
 
+// next() writes a message's strings in place when their lengths are the expected ones; any
+// other content (other kinds of value, strings of other lengths, a record of another type
+// with too many fields) must still come out as the same event.
+TEST(events, next_overwrites_fields_of_other_kinds_and_lengths) {
+    auto event_type = objwire::make_record_type(
+        "Event", {"ts", "level", "host", "service", "msg", "user", "latency_ms"});
+    auto wider_type = objwire::make_record_type("Wide", {"a", "b", "c", "d", "e", "f", "g", "h"});
+    std::vector<value> odd_fields = {value("not a timestamp"),
+                                     value(std::string(40, 'L')),
+                                     value(std::int64_t{7}),
+                                     value(std::string()),
+                                     value(std::string(300, 'm')),
+                                     value(2.5),
+                                     value("latency"),
+                                     value(nullptr)};
+    std::vector<value> seven_odd_fields(odd_fields.begin(), odd_fields.begin() + 7);
+    auto a = wl::make("events");
+    auto b = wl::make("events");
+    message fresh;
+    for (int i = 0; i < 200; ++i) {
+        message m;
+        if (i % 2 == 0)
+            m.root = value(record{wider_type, odd_fields});
+        else
+            m.root = value(record{event_type, seven_odd_fields});
+        a->next(m);
+        b->next(fresh);
+        ASSERT_EQ(m, fresh) << "event " << i;
+    }
+}
+
 }  // namespace
