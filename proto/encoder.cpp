@@ -242,6 +242,21 @@ bool stream_encoder::should_index(field_usage& u, bool hit) {
     return true;
 }
 
+// A field whose values do not recur (ids, free text) is looked up only once in
+// usage_probe_every values: the lookups would miss, and each costs a hash and a probe of a
+// table that such fields fill with probes. The sampled ones still see recurrence begin. True
+// when `s` is one of the others, written as a literal (ec says whether it could be).
+[[gnu::always_inline]] inline bool stream_encoder::put_unsampled(std::string_view s,
+                                                                 byte_buffer& out, field_usage& u,
+                                                                 proto_errc& ec) {
+    if (!declines(u) || (u.declined + 1) % usage_probe_every == 0) return false;
+    ++u.declined;
+    u.last_id = -1;
+    table_.count_miss();
+    ec = put_string_literal(out, s, options_.strings_checked);
+    return true;
+}
+
 // A string field of a record whose type is in the table, the commonest string: its field's
 // usage counts decide whether to look it up at all, and its memo answers a field that repeats
 // its value. The memo costs no look at the table entry unless a string longer than 8 bytes
@@ -249,18 +264,10 @@ bool stream_encoder::should_index(field_usage& u, bool hit) {
 proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& out,
                                                field_usage& u) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    // A field whose values do not recur (ids, free text) is looked up only once in
-    // usage_probe_every values: the lookups would miss, and each costs a hash and a probe of
-    // a table that such fields fill with probes. The sampled ones still see recurrence begin.
-    bool sampled = false;
-    if (declines(u)) {
-        if (++u.declined % usage_probe_every != 0) {
-            u.last_id = -1;
-            table_.count_miss();
-            return put_string_literal(out, s, options_.strings_checked);
-        }
-        sampled = true;
-    }
+    if (proto_errc ec; put_unsampled(s, out, u, ec)) return ec;
+    // What a declining field does not skip is its sample, counted here.
+    const bool sampled = declines(u);
+    if (sampled) ++u.declined;
     // The memo holds while no string entry went since it was taken (the epoch), so its entry
     // is live and holds the string it held; length and print then decide a short string.
     const std::uint64_t print = string_print(s);
@@ -450,14 +457,8 @@ proto_errc stream_encoder::encode_field_values(const record& r,
                 field_usage& u = field_usage_[static_cast<std::size_t>(type_id)][i];
                 // encode_field_string's first case, here for the values of a declined field
                 // (most of free text and ids): no call, no lookup. The sampled ones go on.
-                if (declines(u) && (u.declined + 1) % usage_probe_every != 0 &&
-                    s.size() <= options_.peer.max_string_bytes) {
-                    ++u.declined;
-                    u.last_id = -1;
-                    table_.count_miss();
-                    ec = put_string_literal(out, s, options_.strings_checked);
+                if (s.size() <= options_.peer.max_string_bytes && put_unsampled(s, out, u, ec))
                     break;
-                }
                 ec = encode_field_string(s, out, u);
                 break;
             }

@@ -96,6 +96,7 @@ class stream_encoder {
     proto_errc encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
     proto_errc encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
     proto_errc encode_field_string(std::string_view s, byte_buffer& out, field_usage& u);
+    bool put_unsampled(std::string_view s, byte_buffer& out, field_usage& u, proto_errc& ec);
     proto_errc encode_string_miss(std::string_view s, byte_buffer& out, field_usage& u,
                                   bool sampled, bool always_index);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
