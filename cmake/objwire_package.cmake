@@ -27,9 +27,11 @@ endforeach()
 # The headers use C++20: a user's target gets it from ours.
 target_compile_features(objwire_proto PUBLIC cxx_std_20)
 if(BUILD_SHARED_LIBS)
-  # Installed programs find the installed shared libraries wherever the prefix is.
+  # Installed programs find the installed shared libraries wherever the prefix is, and each
+  # library finds the others (a program's RUNPATH does not reach its libraries' own needs).
   set_target_properties(objwire objwired PROPERTIES
     INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(${objwire_library_targets} PROPERTIES INSTALL_RPATH "$ORIGIN")
 endif()
 
 # objwire/version.hpp: the project's and the protocol's version and the codecs built in, for

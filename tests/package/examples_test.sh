@@ -52,8 +52,11 @@ cmake --build "$dir/examples-build" >"$dir/build.log" 2>&1 ||
 grep -rq -- "-DASIO\|-DSPDLOG\|-DFMT\|-DOBJWIRE" "$dir/examples-build/build.ninja" &&
   fail "an internal define reached the examples: $(grep -o -- '-D[A-Z_]*' "$dir/examples-build/build.ninja" | sort -u | tr '\n' ' ')"
 
-# pkg-config: one compiler line.
-"${launcher[@]}" c++ -std=c++20 -O2 "$src/examples/producer.cpp" -o "$dir/producer-pc" $cflags $libs \
+# pkg-config: one compiler line (and, for shared libraries in a private prefix, where to
+# find them at run time).
+rpath=()
+[ -e "$prefix/lib/libobjwire_client.so" ] && rpath=("-Wl,-rpath,$prefix/lib")
+"${launcher[@]}" c++ -std=c++20 -O2 "$src/examples/producer.cpp" -o "$dir/producer-pc" $cflags $libs "${rpath[@]}" \
   2>"$dir/pc-build.log" || fail "pkg-config build failed: $(head -20 "$dir/pc-build.log")"
 
 start_daemon "$dir/log" "$dir/data"
