@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `cmake --install BUILD --prefix DIR` places the binaries, the systemd unit, the example
-# configs and the library, and the unit's paths are DIR's - worked out at install time, so two
-# installs of one build to two prefixes get two different units - and pass
-# `systemd-analyze verify` (when there is one).
+# `cmake --install BUILD --prefix DIR` places the binaries (and their --version is right), the
+# systemd unit, the example configs and the library, and the unit's paths are DIR's - worked
+# out at install time, so two installs of one build to two prefixes get two different units -
+# and pass `systemd-analyze verify` (when there is one).
 set -euo pipefail
 build=$1
 dir=$(mktemp -d)
@@ -28,6 +28,15 @@ check_prefix() {
   if grep -n "/usr/local\|/usr/sbin\|/etc/objwire" "$unit" | grep -v "^[0-9]*:#" | grep -v "$p" >&2; then
     fail "the unit installed under $p names another prefix's paths (above)"
   fi
+  # --version: the project's version (the one the package and objwire.pc carry), the
+  # protocol version and the codecs built in; exit 0.
+  local version
+  version=$(sed -n 's/^Version: //p' "$p/lib/pkgconfig/objwire.pc")
+  for prog in sbin/objwired bin/objwire; do
+    out=$("$p/$prog" --version) || fail "$prog --version exited $?"
+    [[ $out =~ ^objwired?\ $version\ \(protocol\ [0-9]+\;\ codecs:\ none\ zlib ]] ||
+      fail "$prog --version printed '$out' (version $version)"
+  done
   if command -v systemd-analyze >/dev/null; then
     out=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify $unit: $out"
     [ -z "$out" ] || fail "systemd-analyze verify $unit warned: $out"
