@@ -1608,15 +1608,21 @@ std::optional<error> apply_override(const schema<S>& sc, S& settings, std::strin
     return std::nullopt;
 }
 
+// An empty OBJWIRE_* variable is as if unset, except for an address that "" turns off
+// (metrics.listen, forward.to): there it means "" - a container turns metrics off with
+// OBJWIRE_METRICS_LISTEN= when its image sets an address.
+template <class S>
+bool empty_turns_off(const key_def<S>& key) {
+    return key.check == &check_optional_host_port;
+}
+
 template <class S>
 std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_function& getenv_fn) {
     std::string messages;
     for (const auto& key : sc.keys) {
         const std::string var = env_var_for(key);
         const char* text = getenv_fn(var.c_str());
-        // Set but empty: "" for a string key (OBJWIRE_METRICS_LISTEN= turns metrics off, as
-        // listen = "" does), unset for the others.
-        if (text == nullptr || (*text == '\0' && key.kind != value_kind::string)) continue;
+        if (text == nullptr || (*text == '\0' && !empty_turns_off(key))) continue;
         if (auto e = apply_override(sc, settings, key.name, text, var)) {
             if (!messages.empty()) messages += '\n';
             messages += e->message;
@@ -1730,7 +1736,7 @@ std::vector<key_info> describe(const schema<S>& sc) {
     for (const auto& key : sc.keys) {
         out.push_back({std::string(key.name), std::string(kind_name(key.kind)),
                        std::string(key.default_text), allowed_text(key), std::string(key.doc),
-                       env_var_for(key)});
+                       env_var_for(key), empty_turns_off(key)});
     }
     return out;
 }

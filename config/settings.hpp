@@ -234,12 +234,13 @@ outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view
 
 // ---- the schema, for help texts ------------------------------------------------------
 struct key_info {
-    std::string name;          // "server.listen"
-    std::string kind;          // string|int|bool|size|duration|bandwidth|host_port|enum
-    std::string default_text;  // as written in TOML: "\"127.0.0.1:7878\"", "\"16MiB\"", "64"
-    std::string allowed;       // "1..10000", "1KiB..1GiB", "trace|debug|...", "" if anything
-    std::string doc;           // one line
-    std::string env_var;       // "OBJWIRE_SERVER_LISTEN"
+    std::string name;              // "server.listen"
+    std::string kind;              // string|int|bool|size|duration|bandwidth|host_port|enum
+    std::string default_text;      // as written in TOML: "\"127.0.0.1:7878\"", "\"16MiB\"", "64"
+    std::string allowed;           // "1..10000", "1KiB..1GiB", "trace|debug|...", "" if anything
+    std::string doc;               // one line
+    std::string env_var;           // "OBJWIRE_SERVER_LISTEN"
+    bool empty_turns_off = false;  // OBJWIRE_X= (empty) sets "", else an empty one is unset
 };
 std::vector<key_info> daemon_keys();
 std::vector<key_info> client_keys();
