@@ -1,0 +1,31 @@
+// The struct the typed examples send and read: described once, next to its definition.
+#pragma once
+
+#include <objwire/client/typed.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace market {
+
+enum class side { buy, sell };
+BOOST_DESCRIBE_ENUM(side, buy, sell)  // travels by name: "buy", "sell"
+
+struct Trade {
+    std::string sym;
+    double px = 0;
+    std::int64_t qty = 0;
+    side sd = side::buy;
+    std::optional<std::string> venue;  // absent: null on the wire
+    std::vector<std::string> tags;
+    std::string scratch;  // the producer's own use: never sent
+    static constexpr std::string_view objwire_name = "Trade";
+    static constexpr std::array<std::string_view, 1> objwire_transient{"scratch"};
+};
+BOOST_DESCRIBE_STRUCT(Trade, (), (sym, px, qty, sd, venue, tags, scratch))
+
+}  // namespace market
