@@ -179,8 +179,12 @@ message to_message(const T& object) {
 }
 
 // One described struct as a message for stream_encoder / sender / connection::send.
-template <described_record T>
+template <class T>  // unconstrained: client/connection.hpp declares it
 class record_source final : public typed_source {
+    static_assert(described_record<T>,
+                  "objwire::typed: describe the struct with BOOST_DESCRIBE_STRUCT, in its own "
+                  "namespace (docs/LIBRARY.md, \"Mapping a struct\")");
+
   public:
     explicit record_source(const T& object) : object_(object) {}
     proto_errc write(typed_writer& w, const typed_slot& root) const override {
