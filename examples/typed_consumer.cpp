@@ -14,20 +14,16 @@
 
 int main(int argc, char** argv) {
     objwire::config::client_settings settings;
-    if (argc > 1) {
-        const std::string to = argv[1];
-        const auto colon = to.rfind(':');
-        if (colon == std::string::npos) {
-            std::cerr << "usage: typed_consumer HOST:PORT [N] [--follow]\n";
-            return 2;
-        }
-        settings.to_host = to.substr(0, colon);
-        settings.to_port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
+    if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
+        std::cerr << "usage: typed_consumer HOST:PORT [N] [--follow]\n";
+        return 2;
     }
     const long want = argc > 2 ? std::atol(argv[2]) : -1;
     const bool follow = argc > 3 && std::strcmp(argv[3], "--follow") == 0;
 
-    objwire::client::reader source(settings, {.follow = follow});
+    objwire::client::read_options options;
+    options.follow = follow;
+    objwire::client::reader source(settings, options);
     if (auto ec = source.open()) {
         std::cerr << "typed_consumer: " << source.last_error() << "\n";
         return 1;

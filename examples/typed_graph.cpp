@@ -9,6 +9,8 @@
 #include <objwire/client/typed.hpp>
 #include <objwire/client/typed_read.hpp>
 
+#include "trade.hpp"  // market::daemon_at
+
 #include <iostream>
 #include <memory>
 #include <string>
@@ -34,10 +36,9 @@ void unlink(const std::vector<std::shared_ptr<City>>& cities) {
 
 int main(int argc, char** argv) {
     objwire::config::client_settings settings;
-    if (argc > 1) {
-        const std::string to = argv[1];
-        settings.to_host = to.substr(0, to.rfind(':'));
-        settings.to_port = static_cast<std::uint16_t>(std::stoi(to.substr(to.rfind(':') + 1)));
+    if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
+        std::cerr << "usage: typed_graph HOST:PORT\n";
+        return 2;
     }
     auto a = std::make_shared<City>(City{"Athens", nullptr});
     auto b = std::make_shared<City>(City{"Berlin", nullptr});
@@ -76,8 +77,7 @@ int main(int argc, char** argv) {
     const bool ok = found && s.size() == 5 && s[0] == s[2] && s[0] == s[4] && s[0] != s[1] &&
                     s[3]->next == s[0] && s[0]->next->next == s[3];
     std::cout << "typed_graph: " << s.size() << " stops, "
-              << (ok ? "shared cities and the ring came back as one object each"
-                     : "identity lost")
+              << (ok ? "shared cities and the ring came back as one object each" : "identity lost")
               << "\n";
     if (!s.empty()) unlink({s[0], s[1], s[3]});
     return ok ? 0 : 1;

@@ -12,22 +12,16 @@
 
 int main(int argc, char** argv) {
     objwire::config::client_settings settings;
-    if (argc > 1) {
-        const std::string to = argv[1];
-        const auto colon = to.rfind(':');
-        if (colon == std::string::npos) {
-            std::cerr << "usage: typed_producer HOST:PORT [N]\n";
-            return 2;
-        }
-        settings.to_host = to.substr(0, colon);
-        settings.to_port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
+    if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
+        std::cerr << "usage: typed_producer HOST:PORT [N]\n";
+        return 2;
     }
     const int n = argc > 2 ? std::atoi(argv[2]) : 1000;
 
     objwire::client::connection conn(settings, "typed_producer example");
     if (auto ec = conn.open()) {
-        std::cerr << "typed_producer: cannot connect: " << ec.message() << " "
-                  << conn.last_error() << "\n";
+        std::cerr << "typed_producer: cannot connect: " << ec.message() << " " << conn.last_error()
+                  << "\n";
         return 1;
     }
     market::Trade t;

@@ -21,19 +21,11 @@
 #include "client/connection.hpp"
 #include "client/typed.hpp"
 #include "client/workloads.hpp"
+#include "tests/bench/typed_event.hpp"
 
 namespace {
 
-struct Event {
-    std::int64_t ts = 0;
-    std::string level;
-    std::string host;
-    std::string service;
-    std::string msg;
-    std::string user;
-    double latency_ms = 0;
-};
-BOOST_DESCRIBE_STRUCT(Event, (), (ts, level, host, service, msg, user, latency_ms))
+using typed_events::Event;
 
 double cpu_seconds() {
     rusage u{};
@@ -42,7 +34,9 @@ double cpu_seconds() {
     return s(u.ru_utime) + s(u.ru_stime);
 }
 
-const objwire::record_type_ptr& event_type() { return objwire::typed::record_type_of<Event>(); }
+const objwire::record_type_ptr& event_type() {
+    return objwire::typed::record_type_of<Event>();
+}
 
 objwire::message as_record(const Event& e) {
     return objwire::message(objwire::make_record(
@@ -130,14 +124,11 @@ int main(int argc, char** argv) {
     objwire::message m;
     for (Event& e : events) {
         w->next(m);
-        const auto& f = m.root.get<objwire::record>().fields;
-        e = {f[0].get<std::int64_t>(), f[1].get<std::string>(), f[2].get<std::string>(),
-             f[3].get<std::string>(),  f[4].get<std::string>(), f[5].get<std::string>(),
-             f[6].get<double>()};
+        e = typed_events::from_record(m);
     }
     const bool same = same_encoding(events);
-    std::printf("typed_bench: %zu events x %d runs; typed and value encodings %s\n", count,
-                repeats, same ? "byte-identical" : "DIFFER");
+    std::printf("typed_bench: %zu events x %d runs; typed and value encodings %s\n", count, repeats,
+                same ? "byte-identical" : "DIFFER");
     if (!same) return 1;
 
     const char* names[] = {"value", "reuse", "typed"};

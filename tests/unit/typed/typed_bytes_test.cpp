@@ -6,27 +6,13 @@
 #include <limits>
 
 #include "client/workloads.hpp"
+#include "tests/bench/typed_event.hpp"
 #include "typed_support.hpp"
 
 namespace {
 
-struct Event {
-    std::int64_t ts = 0;
-    std::string level;
-    std::string host;
-    std::string service;
-    std::string msg;
-    std::string user;
-    double latency_ms = 0;
-};
-BOOST_DESCRIBE_STRUCT(Event, (), (ts, level, host, service, msg, user, latency_ms))
-
-Event from_record(const objwire::message& m) {
-    const auto& f = m.root.get<objwire::record>().fields;
-    return {f[0].get<std::int64_t>(), f[1].get<std::string>(), f[2].get<std::string>(),
-            f[3].get<std::string>(),  f[4].get<std::string>(), f[5].get<std::string>(),
-            f[6].get<double>()};
-}
+using typed_events::Event;
+using typed_events::from_record;
 
 // n events encoded from the workload's records on one encoder and from structs on another.
 void expect_same_bytes(const objwire::encoder_options& o, int n, bool columns) {
