@@ -70,7 +70,8 @@ bool apply_environment(S& s, const std::vector<cfg::key_info>& keys, F&& on_appl
     bool good = true;
     for (const auto& key : keys) {
         const char* text = std::getenv(key.env_var.c_str());
-        if (text == nullptr || *text == '\0') continue;
+        // Set but empty: "" for a string key, as objwired reads it (config/settings.cpp).
+        if (text == nullptr || (*text == '\0' && key.kind != "string")) continue;
         if (auto e = program<S>::apply(s, key.name, text, key.env_var)) {
             std::cerr << e->message << "\n";
             good = false;

@@ -24,6 +24,7 @@
 #include "client/stats_command.hpp"
 #include "client/workloads.hpp"
 #include "config/settings.hpp"
+#include "objwire/version.hpp"
 
 namespace {
 
@@ -408,6 +409,7 @@ int run_gen(const gen_flags& f) {
 int main(int argc, char** argv) {
     CLI::App app{"objwire - send objects to objwired, read them back, benchmark the link",
                  "objwire"};
+    app.set_version_flag("--version", objwire::version_text("objwire"));
     app.require_subcommand(1);
 
     send_flags sf;

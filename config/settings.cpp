@@ -1614,7 +1614,9 @@ std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_fu
     for (const auto& key : sc.keys) {
         const std::string var = env_var_for(key);
         const char* text = getenv_fn(var.c_str());
-        if (text == nullptr || *text == '\0') continue;
+        // Set but empty: "" for a string key (OBJWIRE_METRICS_LISTEN= turns metrics off, as
+        // listen = "" does), unset for the others.
+        if (text == nullptr || (*text == '\0' && key.kind != value_kind::string)) continue;
         if (auto e = apply_override(sc, settings, key.name, text, var)) {
             if (!messages.empty()) messages += '\n';
             messages += e->message;

@@ -17,6 +17,7 @@
 #include "daemon/journal_reader.hpp"
 #include "daemon/server.hpp"
 #include "daemon/service_notify.hpp"
+#include "objwire/version.hpp"
 #include "proto/json_writer.hpp"
 
 namespace {
@@ -128,6 +129,7 @@ int check_config(const std::string& file) {
 
 int main(int argc, char** argv) {
     CLI::App app{"objwired - receives, stores and serves objwire object streams", "objwired"};
+    app.set_version_flag("--version", objwire::version_text("objwired"));
     flags f;
     app.add_option("-c,--config", f.config_file, "TOML settings file (see config/objwired.toml)");
     app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
