@@ -207,6 +207,15 @@ std::error_code connection::handshake() {
 }
 
 std::error_code connection::send(const message& m) {
+    return send_source(m);
+}
+
+std::error_code connection::send(const typed_source& m) {
+    return send_source(m);
+}
+
+template <class Source>
+std::error_code connection::send_source(const Source& m) {
     if (!open_) return client_errc::not_open;
     const bool was_empty = core_.open_batch_bytes() == 0;
     if (auto ec = core_.add(m)) {

@@ -15,11 +15,17 @@
 #include <cstdint>
 #include <string>
 #include <system_error>
+#include <type_traits>
 
 #include "client/link_meter.hpp"
 #include "client/transport.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
+
+namespace objwire::typed {
+template <class T>
+class record_source;  // client/typed.hpp
+}
 
 namespace objwire::client {
 
@@ -66,6 +72,15 @@ class connection {
 
     std::error_code open();
     std::error_code send(const message& m);
+    // A message written straight from the program's data (proto/typed_writer.hpp).
+    std::error_code send(const typed_source& m);
+    // A described struct (client/typed.hpp, which must be included): encoded from its fields
+    // into the frame, the same bytes as send(typed::to_message(object)).
+    template <class T>
+    requires(!std::is_convertible_v<const T&, const message&> &&
+             !std::is_base_of_v<typed_source, T>) std::error_code send(const T& object) {
+        return send(static_cast<const typed_source&>(typed::record_source<T>(object)));
+    }
     // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
     std::error_code flush();
     // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
@@ -88,6 +103,8 @@ class connection {
     const std::string& sender_id() const { return settings_.sender_id; }
 
   private:
+    template <class Source>  // message or typed_source
+    std::error_code send_source(const Source& m);
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).

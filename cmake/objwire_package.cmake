@@ -67,6 +67,8 @@ function(objwire_public_client_headers out)
   set(${out} ${done} PARENT_SCOPE)
 endfunction()
 objwire_public_client_headers(objwire_client_headers)
+# Header-only parts of the client's API (typed records), which no source of it includes.
+list(APPEND objwire_client_headers client/typed.hpp client/typed_reader.hpp)
 file(GLOB objwire_core_headers RELATIVE ${PROJECT_SOURCE_DIR}
      ${PROJECT_SOURCE_DIR}/proto/*.hpp ${PROJECT_SOURCE_DIR}/config/*.hpp)
 foreach(h IN LISTS objwire_core_headers objwire_client_headers)

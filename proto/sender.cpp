@@ -83,6 +83,15 @@ std::error_code sender::fail(std::error_code ec, std::string detail) {
 }
 
 std::error_code sender::add(const message& m) {
+    return add_source(m);
+}
+
+std::error_code sender::add(const typed_source& m) {
+    return add_source(m);
+}
+
+template <class Source>
+std::error_code sender::add_source(const Source& m) {
     if (state_ == state::failed) return error_;
     if (state_ != state::streaming) return proto_errc::unexpected_frame;
     auto ec = add_message(m, true);
@@ -90,7 +99,8 @@ std::error_code sender::add(const message& m) {
     return ec;
 }
 
-std::error_code sender::add_message(const message& m, bool fill) {
+template <class Source>
+std::error_code sender::add_message(const Source& m, bool fill) {
     // A fresh frame: a restart need not decode anything before it, and a receiver that asked
     // for fresh frames (welcome field 14) stores it without encoding its objects again.
     // Not while compressing across frames (a slow link): bytes matter more than the receiver's
@@ -125,7 +135,8 @@ std::error_code sender::add_message(const message& m, bool fill) {
 
 // add_message() in column layout: the message's field sections are taken back, or moved to
 // the next frame, with it.
-std::error_code sender::add_in_columns(const message& m, bool fill) {
+template <class Source>
+std::error_code sender::add_in_columns(const Source& m, bool fill) {
     const std::size_t before = out_.size();
     const std::size_t columns_before = columns_.bytes();
     const auto mark = columns_.position();

@@ -71,6 +71,8 @@ class sender {
 
     // Encodes a message into the open batch; seals it when it reaches batch_max_bytes.
     std::error_code add(const message& m);
+    // The same for a message written straight from the program's data (proto/typed_writer.hpp).
+    std::error_code add(const typed_source& m);
     // Seals the open batch (if any) into a frame.
     void seal();
     // Seals, then queues the goodbye: the peer answers with its last ack and a goodbye.
@@ -118,8 +120,12 @@ class sender {
     std::error_code fail(std::error_code ec, std::string detail);
     void open_batch();
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
-    std::error_code add_message(const message& m, bool fill);
-    std::error_code add_in_columns(const message& m, bool fill);
+    template <class Source>  // message or typed_source
+    std::error_code add_source(const Source& m);
+    template <class Source>
+    std::error_code add_message(const Source& m, bool fill);
+    template <class Source>
+    std::error_code add_in_columns(const Source& m, bool fill);
     std::error_code message_added(bool fill);
     std::error_code drop_message(std::size_t before);
     bool frame_overflows(std::size_t directory) const;

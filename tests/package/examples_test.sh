@@ -70,4 +70,14 @@ grep -q "200 trades acknowledged" "$dir/pc-run.out" || fail "producer said: $(ca
 trades=$(grep -c '"\$type":"Trade"' "$dir/back.jsonl" || true)
 [ "$trades" -eq 500 ] || fail "read back $trades trades, sent 500: $(head -3 "$dir/back.jsonl")"
 grep -q '"sym":"INIT","px":100.25,"qty":1' "$dir/back.jsonl" || fail "trade 1 not as sent: $(sed -n 2p "$dir/back.jsonl")"
+# Typed records: 400 described structs; the consumer reads all 900 trades back as structs (the
+# value producer's 500 lack the newer fields, which keep their defaults), following the daemon
+# until it has them; the graph sends a route of shared cities in a ring and reads it back.
+"$dir/examples-build/typed_producer" "$to" 400 >"$dir/typed-run.out" || fail "typed_producer exited $?"
+grep -q "400 trades acknowledged" "$dir/typed-run.out" || fail "typed_producer said: $(cat "$dir/typed-run.out")"
+timeout 60 "$dir/examples-build/typed_consumer" "$to" 900 --follow >"$dir/consumer.out" 2>&1 ||
+  fail "typed_consumer exited $?: $(cat "$dir/consumer.out")"
+grep -q "900 trades, 134 sells" "$dir/consumer.out" || fail "typed_consumer said: $(cat "$dir/consumer.out")"
+timeout 60 "$dir/examples-build/typed_graph" "$to" >"$dir/graph.out" 2>&1 ||
+  fail "typed_graph exited $?: $(cat "$dir/graph.out")"
 echo "installed_examples: ok"
