@@ -38,7 +38,8 @@ void report_stored(send_run& run, const connection& c) {
     const std::uint64_t acked = c.stats().objects_acked;
     run.lines.acked(acked);
     const std::uint64_t last = run.lines.last_stored_line();
-    std::cerr << "objwire: " << acked << " objects acknowledged as stored";
+    std::cerr << "objwire: " << acked << (acked == 1 ? " object" : " objects")
+              << " acknowledged as stored";
     if (last == 0)
         std::cerr << ": nothing of " << run.name << "\n";
     else
@@ -137,12 +138,22 @@ int run_send(const send_flags& f) {
 
 subcommand add_send_command(CLI::App& app) {
     auto f = std::make_shared<send_flags>();
-    auto* send = app.add_subcommand("send", "send JSON lines (one object per line) to objwired");
+    auto* send = app.add_subcommand(
+        "send", "send JSON lines (one object per line) to objwired as they are read");
     add_sender_flags(send, f->common);
-    send->add_option("input", f->input, "file of JSON lines, or - for stdin (default)");
-    send->add_option("--on-error", f->on_error, "stop|skip: what to do with a bad line")
+    send->add_option("input", f->input,
+                     "file of JSON lines, or - for stdin (default): a pipe, `tail -F FILE`...");
+    send->add_option("--on-error", f->on_error,
+                     "stop|skip: at a bad line, stop there (default) or skip it and send the "
+                     "rest; exit 4 either way, saying how much was stored")
         ->check(CLI::IsMember({"stop", "skip"}));
     send->footer(
+        "The input is read as it comes (a file, a pipe, tail -F FILE): each line leaves within\n"
+        "batch.linger of arriving, and memory stays bounded whatever the input's size.\n"
+        "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
+        "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
+        "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
+        "input was stored).\n\n"
         "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
         "  objwire send people.jsonl --to 127.0.0.1:7878");
     return {send, [f] { return run_send(*f); }};

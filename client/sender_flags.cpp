@@ -18,7 +18,7 @@ void add_sender_flags(CLI::App* cmd, sender_flags& f) {
     cmd->add_option(
         "--retry-for", f.retry_for,
         "after a broken connection, reconnect and resume for this long (default 30s, 0: "
-        "off)");
+        "off); then exit 3, saying how many objects were acknowledged");
     cmd->add_option("--reset", f.reset,
                     "table cadence: adaptive (default) | never | every:N | every:64KiB");
     cmd->add_option("--table-budget", f.table_budget,
