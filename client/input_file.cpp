@@ -118,14 +118,19 @@ void line_blocks::cancel() {
 
 bool line_blocks::next(std::string_view& lines, std::size_t padding) {
     // What was handed out is done with; the unfinished line moves to the front.
-    std::memmove(buf_.data(), buf_.data() + given_, held_ - given_);
-    held_ -= given_;
-    given_ = 0;
+    if (given_ > 0) {
+        std::memmove(buf_.data(), buf_.data() + given_, held_ - given_);
+        held_ -= given_;
+        given_ = 0;
+    }
+    // The unfinished line holds no newline: only bytes read from now on are searched, so a
+    // line of many blocks costs one pass.
+    std::size_t searched = held_;
     for (;;) {
-        // Whole lines in the buffer (the last newline found only in bytes not yet searched
-        // would do as well, but a run of whole lines is at most a block).
         if (held_ > 0) {
-            const auto* nl = static_cast<const char*>(::memrchr(buf_.data(), '\n', held_));
+            const auto* nl =
+                static_cast<const char*>(::memrchr(buf_.data() + searched, '\n', held_ - searched));
+            searched = held_;
             if (nl != nullptr || eof_) {
                 given_ = nl != nullptr ? static_cast<std::size_t>(nl - buf_.data()) + 1 : held_;
                 lines = {buf_.data(), given_};

@@ -128,7 +128,9 @@ int run_send(const send_flags& f) {
         return exit_codes::bad_input;
     }
     if (run.skipped) {
-        std::cerr << "objwire: skipped " << run.skipped << " bad lines\n";
+        run.lines.acked(s.objects_acked);
+        std::cerr << "objwire: skipped " << run.skipped << " bad lines; the others of " << run.name
+                  << ", up to line " << run.lines.last_stored_line() << ", were stored\n";
         return exit_codes::bad_input;
     }
     return exit_codes::ok;
