@@ -14,6 +14,7 @@ packages=(
   nats-server libnats-dev  # the nats sink (daemon/nats_sink.*) and its integration tests
   valgrind  # tests/bench/instruction_guard.sh: callgrind instruction counts, a CI guard
   libboost1.81-dev  # Boost.Describe: field names of the structs client/typed.hpp sends
+  time  # /usr/bin/time -v: the client's peak RSS in tests/integration/send_rss_test.sh
 )
 
 missing=()
