@@ -100,7 +100,8 @@ void add_common(CLI::App* cmd, common_flags& f) {
                     "file holding the daemon's shared token (config: auth.token_file)");
     cmd->add_option(
         "--sender-id", f.sender_id,
-        "stable id of this stream, so a rerun or reconnect resumes it (default: random)");
+        "stable id of this stream: a reconnect resumes it; send reruns it (see send --help) "
+        "(default: random, a new stream each run)");
     cmd->add_option(
         "--retry-for", f.retry_for,
         "after a broken connection, reconnect and resume for this long (default 30s, 0: "
@@ -169,8 +170,16 @@ int run_send(const send_flags& f) {
     if (!load_settings(f.common, settings)) return usage;
     objwire::client::input_text text;
     if (!read_input(f.input, text)) return bad_input;
+    // A named stream's input is its whole stream: a rerun sends only what is not stored yet.
+    const bool rerunnable = !settings.sender_id.empty();
     connection c(settings, "objwire send");
+    c.skip_stored(rerunnable);
     if (int rc = open_connection(c)) return rc;
+    if (c.stored_objects() > 0)
+        std::cerr << "objwire: sender id '" << c.sender_id() << "' has " << c.stored_objects()
+                  << " objects stored: the first " << c.stored_objects()
+                  << " objects of the input are checked against them and not sent again\n";
+    bool mismatch = false;  // the input is not the one the sender id stored
     std::uint64_t skipped = 0;
     const bool stop_at_error = f.on_error == "stop";
     bool stopped = false;  // --on-error stop met a bad line or a refused message
@@ -188,8 +197,13 @@ int run_send(const send_flags& f) {
         text.view(), stop_at_error,
         [&](const objwire::message& m, std::size_t line) {
             progress.tick([&] { return progress_of(c); });
-            if (!c.send(m)) return true;
+            const auto ec = c.send(m);
+            if (!ec) return true;
             progress.clear();
+            if (ec == objwire::client::client_errc::input_mismatch) {
+                mismatch = true;
+                return false;
+            }
             std::cerr << "objwire: " << name << ":" << line << ": " << c.last_error() << "\n";
             return skip();
         },
@@ -204,11 +218,19 @@ int run_send(const send_flags& f) {
         return bad_input;
     }
     progress.finish();
+    if (mismatch || c.close() == objwire::client::client_errc::input_mismatch) {
+        std::cerr << "objwire: " << name << ": " << c.last_error() << "\n";
+        return bad_input;
+    }
     int rc = finish(c);
     const auto& s = c.stats();
     std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
               << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
               << " bytes, to " << c.server().sink << "\n";
+    if (c.skipped_objects())
+        std::cerr << "objwire: " << c.skipped_objects()
+                  << " objects of the input were stored before under this sender id: not sent "
+                     "again\n";
     if (skipped) std::cerr << "objwire: skipped " << skipped << " bad lines\n";
     if (rc == ok && skipped) return bad_input;
     return rc;
@@ -417,6 +439,15 @@ int main(int argc, char** argv) {
     send->add_option("--on-error", sf.on_error, "stop|skip: what to do with a bad line")
         ->check(CLI::IsMember({"stop", "skip"}));
     send->footer(
+        "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
+        "of the same command stores each input object exactly once in all. The daemon says\n"
+        "how many objects ID has stored (N); send checks that the first N objects of the\n"
+        "input are the ones stored (a digest of them, kept with ID's stored objects) and sends\n"
+        "only the objects after them - after an interrupted run, the rest; after the input\n"
+        "grew by appending, the new lines. An input that is not the one stored under ID\n"
+        "(another file, an edited or shorter one) is refused before any of it is sent\n"
+        "(exit 4). Without a sender id every run is a new stream and sends everything.\n"
+        "\n"
         "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
         "  objwire send people.jsonl --to 127.0.0.1:7878");
 
