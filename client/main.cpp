@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,8 +139,9 @@ int open_connection(connection& c) {
     return ok;
 }
 
-int finish(connection& c) {
-    const auto ec = c.close();
+// Closes c (unless the caller did: `closed`) and reports what was not acknowledged.
+int finish(connection& c, std::optional<std::error_code> closed = std::nullopt) {
+    const auto ec = closed ? *closed : c.close();
     if (const auto& s = c.stats(); s.reconnects > 0)  // resume.retry_for at work
         std::cerr << "objwire: the connection broke and was resumed " << s.reconnects << " times ("
                   << s.frames_resent << " frames sent again)\n";
@@ -218,11 +220,12 @@ int run_send(const send_flags& f) {
         return bad_input;
     }
     progress.finish();
-    if (mismatch || c.close() == objwire::client::client_errc::input_mismatch) {
+    const auto closed = c.close();
+    if (mismatch || closed == objwire::client::client_errc::input_mismatch) {
         std::cerr << "objwire: " << name << ": " << c.last_error() << "\n";
         return bad_input;
     }
-    int rc = finish(c);
+    int rc = finish(c, closed);
     const auto& s = c.stats();
     std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
               << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
