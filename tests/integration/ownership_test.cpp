@@ -214,6 +214,7 @@ TEST(OwnershipChild, TheFenceSurvivesADaemonKill) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("objwire-ownership-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
     child_objwired d(dir / "data", dir / "objwired.log", free_port(),
                      {"OBJWIRE_JOURNAL_FSYNC=always"});
     ASSERT_TRUE(d.start()) << d.log();
@@ -248,6 +249,7 @@ TEST(OwnershipChild, TheOwnerResumesAfterADaemonKillAndAnEndedIdIsFree) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("objwire-ownership-ok-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
     child_objwired d(dir / "data", dir / "objwired.log", free_port(),
                      {"OBJWIRE_JOURNAL_FSYNC=always"});
     ASSERT_TRUE(d.start()) << d.log();

@@ -260,7 +260,7 @@ TEST(journal_block, header_checks) {
     bad[4] = 2;
     EXPECT_EQ(parse_journal_block(bad).error, journal_errc::unsupported_version);
     bad = block;
-    bad[5] = 1;
+    bad[5] = 2;  // bit 0 is the stream record (docs/JOURNAL.md 2.1)
     EXPECT_EQ(parse_journal_block(bad).error, journal_errc::bad_reserved);
     bad = block;
     store_le<std::uint32_t>(bad.data() + 8, journal_max_payload + 1);
