@@ -85,6 +85,9 @@ class connection {
     compression_stats compression() const { return core_.compression().stats(); }
     // What went wrong, for people: the daemon's reason when it refused us.
     std::string last_error() const { return last_error_; }
+    // Whether send() can go on: false before open(), after close(), and once the connection
+    // broke and could not be resumed (an error of send() for one message leaves it open).
+    bool is_open() const { return open_; }
     // The stream's id in the daemon (client.sender_id, or the random one it got).
     const std::string& sender_id() const { return settings_.sender_id; }
 

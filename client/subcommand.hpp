@@ -4,9 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <functional>
-#include <iostream>
+#include <span>
 #include <string>
 
 #include "config/settings.hpp"
@@ -26,29 +25,24 @@ struct subcommand {
     std::function<int()> run;
 };
 
-// Client settings for a subcommand with -c/--config and --to: defaults < file < environment
-// < --to. False (the reason printed) when any layer is bad.
+// A flag that sets a settings key: its text (empty: not given), the key and the flag's name
+// (for messages).
+struct setting_flag {
+    const std::string& text;
+    const char* key;
+    const char* flag;
+};
+
+// Client settings for a subcommand: defaults < file (-c/--config) < environment < flags.
+// False (the reason printed) when any layer is bad.
+bool load_client_settings(const std::string& config_file, std::span<const setting_flag> flags,
+                          config::client_settings& s);
+
+// The same for a subcommand whose only setting flag is --to.
 inline bool load_client_settings(const std::string& config_file, const std::string& to,
                                  config::client_settings& s) {
-    if (!config_file.empty()) {
-        auto loaded = config::load_client_file(config_file);
-        if (!loaded) {
-            std::cerr << "objwire: " << loaded.error().message << "\n";
-            return false;
-        }
-        s = std::move(*loaded);
-    }
-    if (auto e = config::apply_client_env(s, [](const char* n) { return std::getenv(n); })) {
-        std::cerr << "objwire: " << e->message << "\n";
-        return false;
-    }
-    if (!to.empty()) {
-        if (auto e = config::apply_client_override(s, "client.to", to, "--to")) {
-            std::cerr << "objwire: " << e->message << "\n";
-            return false;
-        }
-    }
-    return true;
+    const setting_flag flags[] = {{to, "client.to", "--to"}};
+    return load_client_settings(config_file, flags, s);
 }
 
 }  // namespace objwire::client

@@ -13,6 +13,7 @@ packages=(
   libsystemd-dev  # sd_notify: READY/RELOADING/STOPPING/WATCHDOG under systemd (daemon/service_notify.cpp)
   nats-server libnats-dev  # the nats sink (daemon/nats_sink.*) and its integration tests
   valgrind  # tests/bench/instruction_guard.sh: callgrind instruction counts, a CI guard
+  time  # /usr/bin/time -v: the client's peak RSS in tests/integration/send_rss_test.sh
 )
 
 missing=()
