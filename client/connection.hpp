@@ -35,6 +35,7 @@ enum class client_errc {
     timed_out,
     connection_lost,
     not_open,
+    input_mismatch,  // a rerun's input is not the one its sender id stored (skip_stored)
 };
 const std::error_category& client_category() noexcept;
 inline std::error_code make_error_code(client_errc e) noexcept {
@@ -105,6 +106,22 @@ class connection {
     // The stream's id in the daemon (client.sender_id, or the random one it got).
     const std::string& sender_id() const { return settings_.sender_id; }
 
+    // Reruns (docs/PROTOCOL.md 1.1, "Reruns"; client/connection_rerun.cpp). Called before
+    // open(): the messages given to send() are the whole stream of the configured sender id,
+    // from its first object - a rerun of an input, or of an input that grew since. open()
+    // learns how many objects the id has stored (stored_objects()); send() then takes that
+    // many first messages as already stored - it checks their digest against the one stored
+    // with them and sends nothing for them - and sends the rest. An input that is not the one
+    // stored (another file, an edited prefix, fewer objects) fails with input_mismatch before
+    // any of its objects is sent: with that many messages (or at close(), for a shorter one).
+    // Each input object is then stored exactly once in all. A digest cannot be checked for
+    // objects stored without one (by a client that reported none): those are skipped unchecked.
+    void skip_stored(bool on) { skip_stored_ = on; }
+    // At open(): objects of this sender id the daemon held (welcome field 17).
+    std::uint64_t stored_objects() const { return stored_at_open_; }
+    // Messages send() took as already stored so far.
+    std::uint64_t skipped_objects() const { return skipped_; }
+
   private:
     template <class Source>  // message or typed_source
     std::error_code send_source(const Source& m);
@@ -130,6 +147,13 @@ class connection {
     std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
                                       std::size_t* bytes = nullptr);
 
+    // Reruns (client/connection_rerun.cpp): a message the daemon already holds, checked and
+    // dropped; at open(), what the welcome says is stored.
+    std::error_code skip_message(const message& m);
+    void learn_stored();
+    std::error_code check_skipped_all();
+
+    bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
     config::client_settings settings_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
@@ -149,6 +173,13 @@ class connection {
     bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
     bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
     std::string attempt_error_;  // why the last reconnect attempt failed
+    bool skip_stored_ = false;
+    bool input_mismatch_ = false;
+    std::uint64_t stored_at_open_ = 0;
+    std::uint64_t stored_digest_ = 0;  // welcome field 18 at open(): 0 unknown
+    std::uint64_t to_skip_ = 0;
+    std::uint64_t skipped_ = 0;
+    std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
 };
 
 }  // namespace objwire::client

@@ -43,8 +43,18 @@ std::error_code connection::resume_after(std::error_code ec, std::string text) {
         }
         if (core_.restart()) break;
         if (connect_socket()) continue;
-        if (auto e = handshake(); e && retryable(e)) continue;
-        if (!welcomed(core_.current())) break;  // refused for good
+        const auto e = handshake();
+        if (e && retryable(e)) continue;
+        if (!welcomed(core_.current())) {  // refused for good
+            if (e == proto_errc::sender_fenced) {
+                // Another stream owns the id now: what it stored is not ours to count, and
+                // going on would mix two streams (docs/PROTOCOL.md 1.1, "Ownership").
+                resuming_ = false;
+                socket_.close(ignored);
+                return fail(e, text + "; resuming refused: " + attempt_error_);
+            }
+            break;
+        }
         // The resent frames go out at once: they are what the daemon is missing.
         if (write_all(core_.output())) continue;
         core_.consume_output();

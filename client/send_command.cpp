@@ -55,8 +55,17 @@ int run_send(const send_flags& f) {
         std::cerr << "objwire: " << error << "\n";
         return exit_codes::bad_input;
     }
+    // A named stream's input is its whole stream: a rerun sends only what is not stored yet
+    // (docs/PROTOCOL.md 1.1, "Reruns").
+    const bool rerunnable = !settings.sender_id.empty();
     connection c(settings, "objwire send");
+    c.skip_stored(rerunnable);
     if (int rc = open_connection(c)) return rc;
+    if (c.stored_objects() > 0)
+        std::cerr << "objwire: sender id '" << c.sender_id() << "' has " << c.stored_objects()
+                  << " objects stored: the first " << c.stored_objects()
+                  << " objects of the input are checked against them and not sent again\n";
+    bool mismatch = false;  // the input is not the one the sender id stored
     send_run run;
     run.name = input_name(f.input);
     const bool stop_at_error = f.on_error == "stop";
@@ -81,10 +90,18 @@ int run_send(const send_flags& f) {
         input, stop_at_error,
         [&](const message& m, std::size_t line) {
             progress.tick([&] { return progress_of(c); });
-            if (!c.send(m)) {
+            const std::uint64_t skipped_before = c.skipped_objects();
+            const auto ec = c.send(m);
+            if (!ec) {
+                if (c.skipped_objects() != skipped_before) return true;  // stored before
                 run.lines.add(line);
                 if (run.lines.runs() >= trim_runs_at) run.lines.acked(c.stats().objects_acked);
                 return true;
+            }
+            if (ec == client_errc::input_mismatch) {
+                mismatch = true;
+                input.cancel();
+                return false;
             }
             if (!c.is_open()) return lost();
             progress.clear();
@@ -103,6 +120,13 @@ int run_send(const send_flags& f) {
         },
         settings.batch_linger);
     progress.finish();
+    // Another input than the stored one (or a shorter one, found at close): nothing was sent.
+    if (mismatch ||
+        (rerunnable && !run.connection_failed && c.skipped_objects() < c.stored_objects())) {
+        c.close();
+        std::cerr << "objwire: " << run.name << ": " << c.last_error() << "\n";
+        return exit_codes::bad_input;
+    }
     if (run.connection_failed) {
         report_connection_failure(c, settings);
         report_stored(run, c);
@@ -127,6 +151,10 @@ int run_send(const send_flags& f) {
         report_stored(run, c);
         return exit_codes::bad_input;
     }
+    if (c.skipped_objects())
+        std::cerr << "objwire: " << c.skipped_objects()
+                  << " objects of the input were stored before under this sender id: not sent "
+                     "again\n";
     if (run.skipped) {
         run.lines.acked(s.objects_acked);
         std::cerr << "objwire: skipped " << run.skipped << " bad lines; the others of " << run.name
@@ -155,7 +183,15 @@ subcommand add_send_command(CLI::App& app) {
         "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
         "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
         "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
-        "input was stored).\n\n"
+        "input was stored).\n"
+        "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
+        "of the same command stores each input object exactly once in all. The daemon says\n"
+        "how many objects ID has stored (N); send checks that the first N objects of the\n"
+        "input are the ones stored (a digest of them, kept with ID's stored objects) and sends\n"
+        "only the objects after them - after an interrupted run, the rest; after the input\n"
+        "grew by appending, the new lines. An input that is not the one stored under ID\n"
+        "(another file, an edited or shorter one) is refused before any of it is sent\n"
+        "(exit 4). Without a sender id every run is a new stream and sends everything.\n\n"
         "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
         "  objwire send people.jsonl --to 127.0.0.1:7878");
     return {send, [f] { return run_send(*f); }};

@@ -14,7 +14,8 @@ void add_sender_flags(CLI::App* cmd, sender_flags& f) {
                     "file holding the daemon's shared token (config: auth.token_file)");
     cmd->add_option(
         "--sender-id", f.sender_id,
-        "stable id of this stream, so a rerun or reconnect resumes it (default: random)");
+        "stable id of this stream: a reconnect resumes it; send reruns it (see send --help) "
+        "(default: random, a new stream each run)");
     cmd->add_option(
         "--retry-for", f.retry_for,
         "after a broken connection, reconnect and resume for this long (default 30s, 0: "

@@ -190,6 +190,11 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     const auto resume = co_await resume_point();
+    if (!resume && resume_fenced_) {
+        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        refuse(proto_errc::sender_fenced, resume_refusal_);  // for good: not worth retrying
+        co_return false;
+    }
     if (!resume && !resume_refusal_.empty()) {
         spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
         // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
@@ -204,7 +209,7 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
-    receiver_.admit(*resume);
+    receiver_.admit(*resume, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
     guard_.start(std::chrono::steady_clock::now());
@@ -258,17 +263,22 @@ receiver::step session::consume(std::size_t n) {
         if (store_error) return;
         begin_frame(store_error);
         if (!store_error) store_error = stream_->add(m);
+        if (!store_error) ++batch_messages_;
     };
     // A fresh frame goes to the sink as it came (the journal skips encoding its objects
     // again): the receiver checked it without delivering its messages.
     const auto frame_done = [&](std::uint64_t messages) {
+        frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
         // No message (only reset ops): nothing to store.
         if (store_error || messages == 0 || !receiver_.frame_checked()) return;
         begin_frame(store_error);
         if (!store_error)
             store_error = stream_->add_payload(receiver_.frame_payload(),
                                                static_cast<std::uint32_t>(messages));
-        if (!store_error) ++counters.frames_stored_whole;
+        if (!store_error) {
+            ++counters.frames_stored_whole;
+            batch_messages_ += messages;
+        }
     };
     const auto step = receiver_.process(deliver, frame_done);
     meter_.report(receiver_, server_.metrics());
@@ -284,7 +294,10 @@ receiver::step session::consume(std::size_t n) {
 
     // Messages are delivered as they decode: the first objects of a frame that failed
     // part-way are in the open batch, after this read's good frames.
-    if (stream_ && adding_sequence_ > receiver_.frames()) stream_->rollback();
+    if (stream_ && adding_sequence_ > receiver_.frames()) {
+        stream_->rollback();
+        batch_messages_ = mark_messages_;
+    }
     // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
     receiver_.acknowledge();
     auto& out = receiver_.output();
@@ -331,6 +344,7 @@ void session::begin_frame(std::error_code& store_error) {
         if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
     }
     stream_->mark();
+    mark_messages_ = batch_messages_;
 }
 
 void session::measure_link(std::size_t n, bool filled) {
@@ -349,16 +363,25 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
     auto* senders = resume_token_ ? &server_.senders() : nullptr;
     std::string id = senders ? receiver_.peer().sender_id : std::string();
     if (senders) senders->batch_committed(id);
-    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id,
-                       last_sequence](std::error_code ec) {
-        if (senders) senders->batch_done(id, last_sequence, !ec);
+    // Where the stream stands once this batch is durable, stored with it (the block's record).
+    const std::uint64_t objects = stream_objects_ + batch_messages_;
+    const std::uint64_t digest = frame_digest_;
+    stream_->set_record({stream_fence_, objects, digest});
+    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
+                       digest](std::error_code ec) {
+        if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
         asio::post(exec, [weak, reply_id, ec] {
             if (auto self = weak.lock()) self->on_durable(reply_id, ec);
         });
     };
     const auto batch_bytes = stream_->bytes();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
-    if (!ec) stored_sequence_ = last_sequence;
+    if (!ec) {
+        stored_sequence_ = last_sequence;
+        stream_objects_ = objects;
+        stream_digest_ = digest;
+        batch_messages_ = mark_messages_ = 0;
+    }
     if (ec && senders) senders->batch_done(id, 0, false);  // nothing was stored
     if (!ec) server_.metrics().sink_bytes += batch_bytes;
     return ec;

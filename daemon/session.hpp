@@ -17,6 +17,7 @@
 #include "daemon/connection_guard.hpp"
 #include "daemon/link_estimator.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/table_budget_pool.hpp"
 #include "daemon/transport.hpp"
@@ -136,6 +137,17 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t resume_token_ = 0;  // 0: holds no sender id
     std::uint64_t resumed_after_ = 0;
     std::string resume_refusal_;  // why no resume point could be learned ("": sender busy)
+    bool resume_fenced_ = false;  // the hello's token is not the id's owner's
+    // The stream's resume token (in the welcome) and its fence (in every block's record), and
+    // where the stream stands: objects stored through the last committed batch, and the input
+    // digest its sender reported for them.
+    std::string stream_token_;
+    stream_fence stream_fence_{};
+    std::uint64_t stream_objects_ = 0;
+    std::uint64_t stream_digest_ = 0;
+    std::uint64_t frame_digest_ = 0;    // the digest the last whole frame's mark gave
+    std::uint64_t batch_messages_ = 0;  // objects in the open batch
+    std::uint64_t mark_messages_ = 0;   // of those, before the frame being added
     asio::steady_timer claim_wake_;
 };
 

@@ -72,6 +72,8 @@ class proto_category_impl final : public std::error_category {
                 return "frame decodes to more bytes by reference than announced";
             case proto_errc::bad_columns:
                 return "column directory does not match its payload";
+            case proto_errc::sender_fenced:
+                return "the sender id was taken by another stream: this one may not resume it";
             case proto_errc::integer_out_of_range:
                 return "unsigned integer over 2^63-1: the value encoding holds signed 64-bit "
                        "integers";
@@ -152,6 +154,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "reference_bytes_exceeded";
         case proto_errc::bad_columns:
             return "bad_columns";
+        case proto_errc::sender_fenced:
+            return "sender_fenced";
         case proto_errc::integer_out_of_range:
             return "integer_out_of_range";
     }

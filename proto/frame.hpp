@@ -22,6 +22,9 @@ enum class frame_kind : std::uint8_t {
     // server -> reader: one journal block exactly as stored (docs/JOURNAL.md section 2)
     journal_block = 7,
     stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
+    // sender -> receiver, just before data frame `sequence`: the sender's input digest after
+    // that frame's objects (docs/PROTOCOL.md 1.1, "Reruns")
+    mark = 9,
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each

@@ -1,5 +1,7 @@
 #include "proto/receiver.hpp"
 
+#include <utility>
+
 #include "proto/columns.hpp"
 #include "proto/errors.hpp"
 #include "proto/wire.hpp"
@@ -52,6 +54,8 @@ receiver::step receiver::on_frame(const frame_view& f,
     switch (f.header.kind) {
         case frame_kind::data:
             return on_data(f, deliver, frame_done);
+        case frame_kind::mark:
+            return on_mark(f);
         case frame_kind::goodbye:
             state_ = state::finished;
             return step::close;
@@ -85,7 +89,7 @@ receiver::step receiver::on_hello(const frame_view& f) {
     return step::read;
 }
 
-void receiver::admit(std::uint64_t last_sequence) {
+void receiver::admit(std::uint64_t last_sequence, const stream_welcome& stream) {
     if (state_ != state::admitting) return;
     last_sequence_ = acked_sequence_ = last_sequence;
     welcome w;
@@ -97,6 +101,9 @@ void receiver::admit(std::uint64_t last_sequence) {
     w.credit_bytes = opts_.credit_bytes;
     w.fresh_frames = opts_.fresh_frames;
     w.columns = true;  // every receiver of this version decodes them
+    w.resume_token = stream.resume_token;
+    w.stored_objects = stream.stored_objects;
+    w.stored_digest = stream.stored_digest;
     scratch_.clear();
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());
@@ -105,6 +112,17 @@ void receiver::admit(std::uint64_t last_sequence) {
 
 void receiver::refuse(std::error_code ec, std::string_view detail) {
     if (state_ == state::admitting) fail(ec, detail);
+}
+
+receiver::step receiver::on_mark(const frame_view& f) {
+    if (f.header.sequence != last_sequence_ + 1)
+        return fail(proto_errc::bad_sequence,
+                    "mark for frame " + std::to_string(f.header.sequence) + ", expected " +
+                        std::to_string(last_sequence_ + 1));
+    auto m = decode_mark(f.payload);
+    if (!m) return fail(m.error(), "in a mark frame");
+    pending_digest_ = m->input_digest;
+    return step::read;
 }
 
 receiver::step receiver::on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
@@ -116,6 +134,7 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     if (auto ec = unpack(f, payload))
         return fail(ec, "in frame " + std::to_string(f.header.sequence));
     frame_payload_ = payload;
+    frame_digest_ = std::exchange(pending_digest_, 0);
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&
                    (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
