@@ -38,6 +38,8 @@ enum class proto_errc {
     not_available,             // the daemon cannot serve what the hello asks for (role, sink)
     reference_bytes_exceeded,  // a frame's back-references decode to more than announced
     bad_columns,               // a column directory that does not describe its payload
+    too_many_connections,      // a connection cap (in all, or per address) is reached
+    duplicate_field,           // a record type names the same field twice
 };
 
 const std::error_category& proto_category() noexcept;
