@@ -1,14 +1,19 @@
 #include "daemon/accept_backoff.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <string_view>
 #include <utility>
 
 namespace objwire::daemon {
 
 bool accept_backoff::exhausted(std::error_code ec) {
-    // Conditions, not codes: asio reports errno values in the system category.
-    return ec == std::errc::too_many_files_open || ec == std::errc::too_many_files_open_in_system ||
-           ec == std::errc::no_buffer_space || ec == std::errc::not_enough_memory;
+    // By errno value: asio reports them in a category of its own ("asio.system") that does not
+    // map them to std::errc conditions.
+    const std::string_view category = ec.category().name();
+    if (category != "asio.system" && category != "system" && category != "generic") return false;
+    const int v = ec.value();
+    return v == EMFILE || v == ENFILE || v == ENOBUFS || v == ENOMEM;
 }
 
 accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::time_point now) {

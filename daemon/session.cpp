@@ -453,8 +453,9 @@ asio::awaitable<void> session::write_loop() {
         auto [ec, n] = co_await asio::async_write(
             stream_io_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
         if (ec) {
-            if (peer_closed_)
-                spdlog::debug("{}: replies not sent, the peer is gone: {}", peer_, ec.message());
+            if (peer_closed_ || ended_)  // the peer is gone, or end() closed the socket
+                spdlog::debug("{}: replies not sent, the connection is over: {}", peer_,
+                              ec.message());
             else
                 spdlog::warn("{}: write failed: {}", peer_, ec.message());
             broken_ = true;

@@ -94,7 +94,7 @@ TEST(SessionEnd, AnExceptionInASessionClosesItsSocketAndSigtermStillExits) {
     scratch_dir dir;
     child_objwired d(dir.path() / "data", dir.path() / "log", 0,
                      {"OBJWIRED_TEST_FAULT=session_exception", "OBJWIRE_SERVER_SHUTDOWN_GRACE=2s",
-                      "OBJWIRE_LIMITS_IDLE_TIMEOUT=5m"});
+                      "OBJWIRE_METRICS_LISTEN=", "OBJWIRE_LIMITS_IDLE_TIMEOUT=5m"});
     ASSERT_TRUE(d.start()) << d.log();
     std::vector<int> peers;
     for (int i = 0; i < 4; ++i) {
@@ -126,7 +126,7 @@ TEST(SessionEnd, AnExceptionInASessionClosesItsSocketAndSigtermStillExits) {
 TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     scratch_dir dir;
     child_objwired d(dir.path() / "data", dir.path() / "log", 0,
-                     {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=60s"});
+                     {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=60s", "OBJWIRE_METRICS_LISTEN="});
     ASSERT_TRUE(d.start()) << d.log();
     // What it has open now, and room for a few connections more.
     std::size_t open_fds = 0;

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <asio.hpp>
+
 #include <cerrno>
 
 namespace objwire::daemon {
@@ -51,6 +53,9 @@ TEST(AcceptBackoff, APeersOwnFailureIsRetriedAtOnce) {
     EXPECT_TRUE(d.log);
     EXPECT_TRUE(accept_backoff::exhausted(std::error_code(ENFILE, std::generic_category())));
     EXPECT_FALSE(accept_backoff::exhausted(std::make_error_code(std::errc::connection_aborted)));
+    // As asio reports it.
+    EXPECT_TRUE(accept_backoff::exhausted(asio::error::no_descriptors));
+    EXPECT_FALSE(accept_backoff::exhausted(asio::error::connection_aborted));
 }
 
 }  // namespace
