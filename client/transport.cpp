@@ -12,7 +12,6 @@
 #include <climits>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <vector>
 
 #include "client/connection.hpp"
@@ -229,6 +228,17 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
     const auto deadline = clock::now() + s.connect_timeout;
     bool answered = false;  // the daemon's first byte was looked at
     for (;;) {
+        // Before OpenSSL reads: a refusal may already be there (it is sent at accept).
+        if (!answered) {
+            std::uint8_t first = 0;
+            if (::recv(socket_.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1) {
+                answered = true;
+                if (auto refused = read_refusal(deadline, why)) {
+                    reset();
+                    return refused;
+                }
+            }
+        }
         ERR_clear_error();
         const int r = SSL_connect(ssl_);
         if (r == 1) return {};
@@ -238,12 +248,6 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
             why = "TLS handshake with " + name + ": " + ec.message();
             reset();
             return ec;
-        }
-        if (kind == SSL_ERROR_WANT_READ && !std::exchange(answered, true)) {
-            if (auto refused = read_refusal(deadline, why)) {
-                reset();
-                return refused;
-            }
         }
     }
     std::string reason = ssl_error_text();
