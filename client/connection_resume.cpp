@@ -15,11 +15,13 @@ namespace {
 constexpr std::chrono::milliseconds first_backoff{50};
 constexpr std::chrono::milliseconds max_backoff{1000};
 
-// A broken or hung connection, or a daemon still finishing the old connection of our sender
-// id; anything else (a refusal, a protocol error) would only happen again.
+// A broken or hung connection, a daemon still finishing the old connection of our sender id,
+// or one at its connection cap (the old connection may still hold our slot); anything else
+// (a refusal, a protocol error) would only happen again.
 bool retryable(std::error_code ec) {
     return ec == client_errc::connection_lost || ec == client_errc::timed_out ||
-           ec == client_errc::connect_failed || ec == proto_errc::sender_busy;
+           ec == client_errc::connect_failed || ec == proto_errc::sender_busy ||
+           ec == proto_errc::too_many_connections;
 }
 
 }  // namespace

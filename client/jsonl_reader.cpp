@@ -1180,13 +1180,11 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
     }
     auto it = types_.find(signature_);
     if (it == types_.end()) {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            for (std::size_t j = 0; j < i; ++j)
-                if (names[i] == names[j]) {
-                    // Points at the record's "$type": the field's own position is gone by now.
-                    return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
-                                             names[i] + "\" twice; field names must be unique");
-                }
+        if (const auto i = first_duplicate_field(names); i != names.size()) {
+            // Points at the record's "$type": the field's own position is gone by now.
+            return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
+                                     names[i] + "\" twice; field names must be unique");
+        }
         interned_type entry{make_record_type(std::string(name), names), {}};
         entry.keys.reserve(names.size());
         for (const auto& f : names)
@@ -1197,9 +1195,12 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
     // The next record of this name is compared against this shape first.
     // Raw keys can be compared as they are unless a name needs escaping or '$' doubling.
     known_type k{&it->second, true};
+    // One pass over each name (find_first_of with a set costs a memchr per character).
+    const auto needs_escaping = [](const std::string& f) {
+        return std::any_of(f.begin(), f.end(), [](char c) { return c == '"' || c == '\\'; });
+    };
     for (const auto& f : names)
-        if ((!f.empty() && f[0] == '$') || f.find_first_of("\"\\") != std::string::npos)
-            k.plain_names = false;
+        if ((!f.empty() && f[0] == '$') || needs_escaping(f)) k.plain_names = false;
     auto last = known_types_.find(name);
     if (last == known_types_.end())
         known_types_.emplace(std::string(name), std::move(k));

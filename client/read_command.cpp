@@ -22,6 +22,7 @@ constexpr std::size_t write_chunk = 1 << 20;
 struct read_flags {
     std::string config_file;
     std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
     std::uint64_t from = 0;
     bool follow = false;
     std::string sender;
@@ -30,7 +31,7 @@ struct read_flags {
 
 // Defaults < file < environment < --to, as for the other subcommands.
 bool load(const read_flags& f, config::client_settings& s) {
-    return load_client_settings(f.config_file, f.to, s);
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
 }
 
 // JSON lines out, in large writes; a follower flushes whenever it is about to wait.
@@ -119,6 +120,7 @@ subcommand add_read_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "read", "print the daemon's stored objects as JSON lines (what `send` accepts)");
     cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
     cmd->add_option("--from", flags->from,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "config/settings.hpp"
 
@@ -43,6 +44,39 @@ inline bool load_client_settings(const std::string& config_file, const std::stri
                                  config::client_settings& s) {
     const setting_flag flags[] = {{to, "client.to", "--to"}};
     return load_client_settings(config_file, flags, s);
+}
+
+// --tls, --tls-ca and --token-file, for a subcommand that talks to the daemon as `send` does.
+struct access_flags {
+    bool tls = false;
+    std::string tls_ca;
+    std::string token_file;
+};
+
+inline void add_access_flags(CLI::App* cmd, access_flags& f) {
+    cmd->add_flag("--tls", f.tls, "talk TLS to the daemon (config: tls.enabled)");
+    cmd->add_option("--tls-ca", f.tls_ca,
+                    "PEM CA file the daemon's certificate must chain to (config: tls.ca_file)");
+    cmd->add_option("--token-file", f.token_file,
+                    "file holding the daemon's shared token (config: auth.token_file)");
+}
+
+// After load_client_settings: the flags given override the keys they name. False (the reason
+// printed) when a value is bad.
+inline bool apply_access_flags(const access_flags& f, config::client_settings& s) {
+    const std::pair<std::string, const char*> given[] = {{f.tls ? "true" : "", "tls.enabled"},
+                                                         {f.tls_ca, "tls.ca_file"},
+                                                         {f.token_file, "auth.token_file"}};
+    const char* flag_of[] = {"--tls", "--tls-ca", "--token-file"};
+    for (std::size_t i = 0; i < std::size(given); ++i) {
+        if (given[i].first.empty()) continue;
+        if (auto e =
+                config::apply_client_override(s, given[i].second, given[i].first, flag_of[i])) {
+            std::cerr << "objwire: " << e->message << "\n";
+            return false;
+        }
+    }
+    return true;
 }
 
 }  // namespace objwire::client

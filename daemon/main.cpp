@@ -169,6 +169,9 @@ int main(int argc, char** argv) {
                           std::to_string(bound.port()));
     reload_on_sighup(hup, f, srv, stopping);
 
+    // Stop: sessions finish what they received within server.shutdown_grace; then every
+    // connection left is closed, and a second later, should anything still run, the io
+    // stops. So SIGTERM always ends objwired within the grace and a second.
     asio::steady_timer grace(io);
     asio::signal_set signals(signal_strand, SIGINT, SIGTERM);
     signals.async_wait([&](std::error_code ec, int signo) {
@@ -185,7 +188,13 @@ int main(int argc, char** argv) {
             if (gec) return;
             spdlog::warn("shutdown grace of {} ms over: closing what is left",
                          shutdown_grace.count());
-            io.stop();
+            srv.abort();
+            grace.expires_after(std::chrono::seconds(1));
+            grace.async_wait([&](std::error_code last) {
+                if (last) return;
+                spdlog::error("still running a second after the shutdown grace: stopping now");
+                io.stop();
+            });
         });
         // Once the last session has ended only the grace timer is left: cancel it.
         asio::co_spawn(

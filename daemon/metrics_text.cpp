@@ -59,6 +59,9 @@ void connections(exposition& x, server_counters& c) {
     x.one("objwire_connections_refused_total", "counter",
           "Connections refused at accept (server.max_connections and per-address limits).",
           c.connections_refused.load());
+    x.one("objwire_accept_errors_total", "counter",
+          "Failed accepts (out of file descriptors: accepting pauses, docs/SECURITY.md).",
+          c.accept_errors.load());
 }
 
 void traffic(exposition& x, server_counters& c, const metrics& m) {

@@ -33,9 +33,13 @@ class session : public std::enable_shared_from_this<session> {
     session(server& srv, asio::ip::tcp::socket socket);
     ~session();  // lets go of the sender id if run() ended by an exception
 
+    // The connection's whole life; however it ends, the socket is closed when it returns.
     asio::awaitable<void> run();
     // Graceful stop: finish what is buffered, acknowledge it once durable, close. Any thread.
     void stop();
+    // Forced stop: close the socket now; what is not yet acknowledged the sender sends again.
+    // Any thread.
+    void abort();
     const std::string& peer() const { return peer_; }
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
@@ -49,6 +53,9 @@ class session : public std::enable_shared_from_this<session> {
         std::uint64_t read_bytes = 0;   // bytes read for it, held until it is durable
     };
 
+    asio::awaitable<void> serve();
+    // Closes the socket, cancels every wait of the session and settles its counts (once).
+    void end();
     // Takes in n bytes just read: decode, store, queue the replies. False when the
     // connection ends.
     receiver::step consume(std::size_t n);
@@ -78,7 +85,7 @@ class session : public std::enable_shared_from_this<session> {
     // After the last read: waits until every reply is durable and sent (unless the sink or
     // the socket failed).
     asio::awaitable<void> finish();
-    void on_durable(std::uint64_t id, std::error_code ec);
+    void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
     void cancel_read();
     void wake();
     bool all_durable() const;
@@ -112,6 +119,9 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t next_reply_id_ = 0;
     std::uint64_t stored_sequence_ = 0;  // the last frame a committed batch covers
     std::uint64_t adding_sequence_ = 0;  // the frame of the last object added
+    std::uint64_t batch_objects_ = 0;    // objects in the open batch
+    std::uint64_t marked_objects_ = 0;   // of them, those before the frame being added
+    std::uint64_t stored_objects_ = 0;   // objects of this connection durable in the sink
     byte_buffer writing_;
     bool reading_ = false;
     bool stopping_ = false;
@@ -146,8 +156,6 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t stream_objects_ = 0;
     std::uint64_t stream_digest_ = 0;
     std::uint64_t frame_digest_ = 0;    // the digest the last whole frame's mark gave
-    std::uint64_t batch_messages_ = 0;  // objects in the open batch
-    std::uint64_t mark_messages_ = 0;   // of those, before the frame being added
     asio::steady_timer claim_wake_;
 };
 

@@ -120,6 +120,8 @@ class receiver {
     step on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
                  const frame_handler& frame_done);
     step fail(std::error_code ec, std::string_view detail = {});
+    std::string frame_error(const frame_parser::result& r) const;
+    std::string data_error(std::error_code ec, const frame_view& f) const;
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
     std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
 

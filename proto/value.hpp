@@ -36,6 +36,10 @@ struct record_type {
 using record_type_ptr = std::shared_ptr<const record_type>;
 
 record_type_ptr make_record_type(std::string name, std::vector<std::string> fields);
+// The index of the first field name that repeats an earlier one, or names.size() when they
+// are unique: a record type must not name a field twice (the JSON reader and the decoder both
+// refuse one). Linear in the names, so a record of a million fields costs no more than a map.
+std::size_t first_duplicate_field(const std::vector<std::string>& names);
 
 class value;
 using list = std::vector<value>;
