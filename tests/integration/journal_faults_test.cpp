@@ -3,6 +3,8 @@
 // reaches `objwire read` as a gap, with every object around it served.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "client/connection.hpp"
 #include "client/reader.hpp"
 #include "daemon/journal.hpp"
@@ -68,13 +70,11 @@ TEST_F(JournalFaults, ADamagedBlockIsAGapForObjwireRead) {
             j->append(
                 block, [](std::error_code) {}, ec);
             ASSERT_FALSE(ec);
-            if (b == 2) ASSERT_FALSE(j->sync());
         }
     }
     const auto first = dir_ / daemon::segment_file_name(0);
     {
-        auto bytes = std::filesystem::file_size(first);
-        ASSERT_GT(bytes, block_at[2]);
+        ASSERT_GT(std::filesystem::file_size(first), block_at[2]);
         std::fstream f(first, std::ios::in | std::ios::out | std::ios::binary);
         f.seekg(static_cast<std::streamoff>(block_at[1] + 100));
         char c = 0;
