@@ -154,7 +154,10 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
             if (error_) return fail(error_, where());
             // Below the durable limit every block is whole: the segment's end is a rotation,
             // and a partial block is damage (the offsets up to the next segment are lost).
-            if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) return status::gap;
+            if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) {
+                if (gap_.end > from_) return status::gap;
+                continue;
+            }
             close_segment();
             continue;
         }
