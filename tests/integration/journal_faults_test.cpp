@@ -9,6 +9,7 @@
 #include "client/reader.hpp"
 #include "daemon/journal.hpp"
 #include "daemon/journal_segments.hpp"
+#include "daemon/metrics_text.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/journal_block.hpp"
 
@@ -100,6 +101,10 @@ TEST_F(JournalFaults, ADamagedBlockIsAGapForObjwireRead) {
     EXPECT_EQ(offsets[9], 9u);
     EXPECT_EQ(offsets[10], 20u);
     EXPECT_NE(log_text().find("offsets 10 to 19 lost"), std::string::npos) << log_text();
+    const auto metrics = daemon::render_prometheus(server());
+    EXPECT_NE(metrics.find("\nobjwire_journal_gaps 1\n"), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("\nobjwire_journal_lost_objects 10\n"), std::string::npos);
+    EXPECT_NE(metrics.find("\nobjwire_journal_gaps_served_total 1\n"), std::string::npos);
 }
 
 }  // namespace
