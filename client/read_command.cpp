@@ -93,7 +93,17 @@ int run_read(const read_flags& f) {
     const bool show = progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1));
     progress_line progress("read", "in", show);
     stored_message m;
+    std::size_t gaps_told = 0;
+    const auto tell_gaps = [&] {
+        for (; gaps_told < r.gaps().size(); ++gaps_told) {
+            const auto& g = r.gaps()[gaps_told];
+            std::cerr << "objwire: gap: offsets " << g.first << " to " << g.end - 1
+                      << " are lost (damaged in the daemon's journal); reading goes on at " << g.end
+                      << "\n";
+        }
+    };
     while (r.next(m)) {
+        tell_gaps();
         progress.tick([&] {
             const auto& s = r.stats();
             return progress_sample{s.objects, s.wire_bytes_in, s.objects, false};
@@ -101,6 +111,7 @@ int run_read(const read_flags& f) {
         if (!out.add(m.value)) return exit_codes::usage;
         if (f.follow && r.ready() == 0 && !out.flush()) return exit_codes::usage;
     }
+    tell_gaps();
     progress.finish();
     if (!out.close()) return exit_codes::usage;
     const auto& s = r.stats();
@@ -110,6 +121,11 @@ int run_read(const read_flags& f) {
     }
     std::cerr << "objwire: read " << s.objects << " objects in " << s.blocks << " blocks from "
               << r.server().sink << "\n";
+    if (!r.gaps().empty()) {
+        std::cerr << "objwire: " << r.gaps().size()
+                  << " range(s) of offsets were lost in the journal (see above)\n";
+        return exit_codes::data_lost;
+    }
     return exit_codes::ok;
 }
 

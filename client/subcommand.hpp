@@ -19,6 +19,8 @@ inline constexpr int usage = 1;
 inline constexpr int cannot_connect = 2;
 inline constexpr int not_acknowledged = 3;
 inline constexpr int bad_input = 4;
+// read: the daemon's journal lost some of the offsets asked for (the rest was printed)
+inline constexpr int data_lost = 5;
 }  // namespace exit_codes
 
 struct subcommand {

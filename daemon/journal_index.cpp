@@ -84,6 +84,7 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
         const auto size = static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_END));
         segment_scan scan(fd, size);
         std::uint64_t pos = 0;
+        std::uint64_t expected = seg.first_offset;
         while (pos < size) {
             const std::uint8_t* h = scan.at(pos, journal_block_header_size, stats.bytes_read);
             if (!h) break;
@@ -98,10 +99,21 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
             const std::uint64_t block =
                 journal_block_header_size + sender_len + record_len + payload_len;
             if (!header_ok || pos + block > size) {
-                spdlog::warn("journal: {}: sender index stops at position {}: not a whole block",
-                             seg.path.string(), pos);
-                break;
+                // Damage costs the damaged block only (docs/JOURNAL.md 4): go on at the next
+                // intact block, as recovery and readers do.
+                std::error_code ec;
+                const auto next = find_intact_block(fd, pos + 1, size, expected, ec);
+                if (!next) {
+                    spdlog::warn(
+                        "journal: {}: sender index stops at position {}: not a whole block",
+                        seg.path.string(), pos);
+                    break;
+                }
+                pos = next->position;
+                expected = next->first_offset;
+                continue;
             }
+            expected = load_le<std::uint64_t>(h + 16) + load_le<std::uint32_t>(h + 12);
             const auto last_sequence = load_le<std::uint64_t>(h + 32);
             if (sender_len > 0) {
                 h = scan.at(pos, journal_block_header_size + sender_len + record_len,

@@ -25,6 +25,9 @@ enum class frame_kind : std::uint8_t {
     // sender -> receiver, just before data frame `sequence`: the sender's input digest after
     // that frame's objects (docs/PROTOCOL.md 1.1, "Reruns")
     mark = 9,
+    // server -> reader: offsets lost to damage in the journal, payload two u64 LE: the first
+    // lost offset and the offset after the last (docs/JOURNAL.md 6.1)
+    gap = 10,
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each
