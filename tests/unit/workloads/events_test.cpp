@@ -1,4 +1,4 @@
-// The `events` workload against every check of shared/workloads/events.md, and next() against
+// The `events` workload against every check of docs/WORKLOADS.md, and next() against
 // next_json() (the JSON is re-derived here from the record with snprintf, independently of the
 // generator's own formatting).
 #include <openssl/evp.h>
