@@ -1,9 +1,9 @@
 // Measures each frame codec on this machine, one core: ratio, compress and decompress speed
 // over 64 KiB frames (the default batch.max_bytes), and from those the link bandwidth below
 // which compressing pays in the serial model (compress, send, decompress one after another):
-// B < (1 - ratio) / (1/c + 1/d). Corpora, about 4 MiB each: `records` (encoded `person`
-// messages, back-referenced strings), `events` (encoded `events` messages), `json` (`events`
-// as JSON lines) and `random` (incompressible). docs/COMPRESSION.md quotes its output.
+// B < (1 - ratio) / (1/c + 1/d). Corpora, about 4 MiB each: `events` (encoded `events`
+// messages: back-referenced strings, packed hex), `blobs` (encoded `blobs`: text and random
+// bytes), `json` (`events` as JSON lines) and `random` (incompressible). docs/COMPRESSION.md quotes its output.
 //   codec_speed [ROUNDS]   (default 5; each cell is the median over the rounds)
 #include <algorithm>
 #include <chrono>
@@ -99,8 +99,8 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
     const std::pair<const char*, std::vector<std::uint8_t>> corpora[] = {
-        {"records", encoded("person")},
         {"events", encoded("events")},
+        {"blobs", encoded("blobs")},
         {"json", json_lines()},
         {"random", random_bytes()},
     };

@@ -33,6 +33,7 @@ exists() {
 }
 for f in "${files[@]}"; do
     case $f in
+        tests/repo/*) continue ;;  # the check and its test, which cite missing paths on purpose
         *.md | *.cpp | *.hpp | *.h | *.sh | *.txt | *.toml | *.cmake | *.in | *.service | \
             Dockerfile | *.yaml | *.yml | .ci/* | .dockerignore) ;;
         *) continue ;;
