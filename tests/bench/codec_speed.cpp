@@ -3,7 +3,8 @@
 // which compressing pays in the serial model (compress, send, decompress one after another):
 // B < (1 - ratio) / (1/c + 1/d). Corpora, about 4 MiB each: `events` (encoded `events`
 // messages: back-referenced strings, packed hex), `blobs` (encoded `blobs`: text and random
-// bytes), `json` (`events` as JSON lines) and `random` (incompressible). docs/COMPRESSION.md quotes its output.
+// bytes), `json` (`events` as JSON lines) and `random` (incompressible). docs/COMPRESSION.md quotes
+// its output.
 //   codec_speed [ROUNDS]   (default 5; each cell is the median over the rounds)
 #include <algorithm>
 #include <chrono>
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
         {codec_id::zlib, 1}, {codec_id::zlib, 6}, {codec_id::lz4, 1},
         {codec_id::zstd, 1}, {codec_id::zstd, 3},
     };
-    std::printf("| corpus | codec | ratio | compress MB/s | decompress MB/s | pays below Mbit/s |\n");
+    std::printf(
+        "| corpus | codec | ratio | compress MB/s | decompress MB/s | pays below Mbit/s |\n");
     std::printf("|---|---|---:|---:|---:|---:|\n");
     for (const auto& [name, corpus] : corpora) {
         for (const auto& [codec, level] : codecs) {
