@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "config/env_names.hpp"
 #include "config/settings.hpp"
 
 namespace objwire::client {
@@ -103,6 +104,10 @@ int check_as(const config_flags& f) {
     if (!apply_environment(s, keys, [&](const std::string&) { ++variables; })) {
         return exit_codes::bad_input;
     }
+    const auto unknown = cfg::unknown_env_variables(cfg::process_environment());
+    for (const auto& u : unknown)
+        std::cerr << "objwire: " << u.message() << "\n";
+    if (!unknown.empty()) return exit_codes::bad_input;
     std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
               << " settings";
     if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";

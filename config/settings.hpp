@@ -254,8 +254,13 @@ std::vector<key_info> client_keys();
 outcome<std::uint64_t> parse_size(std::string_view text);
 // An integer with a unit: us (or µs), ms, s, m (or min), h. A bare integer is milliseconds.
 outcome<std::chrono::microseconds> parse_duration(std::string_view text);
+// For a size written with a decimal unit ("64KB"): what it was read as and how to write the
+// power of 1024 probably meant. Empty for any other text.
+std::string decimal_size_note(std::string_view text);
 // Bits per second: an integer, or with a unit bit, kbit, Mbit, Gbit, Tbit (powers of 1000,
-// case-insensitive), also written kbps/Mbps/... or with "/s".
+// case-insensitive), also written kbps/Mbps/... or with "/s"; or bytes per second with a
+// capital B ("MB/s", "125MBps", "64KB/s", binary "MiB/s" too), times 8. A lowercase "mb"
+// could mean either and is refused, naming both spellings.
 outcome<std::uint64_t> parse_bandwidth(std::string_view text);
 
 struct host_port {

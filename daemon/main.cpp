@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "config/env_names.hpp"
 #include "config/settings.hpp"
 #include "daemon/journal_tools.hpp"
 #include "daemon/server.hpp"
@@ -49,6 +50,9 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
         std::cerr << "objwired: " << e->message << "\n";
         return false;
     }
+    // A misspelt variable would otherwise be ignored without a word.
+    for (const auto& u : unknown_env_variables(process_environment()))
+        std::cerr << "objwired: warning: " << u.message() << "\n";
     struct flag_override {
         const std::string& text;
         const char* key;
