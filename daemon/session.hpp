@@ -91,7 +91,7 @@ class session : public std::enable_shared_from_this<session> {
     bool all_durable() const;
     void on_read_error(const std::error_code& ec);
     void log_close();
-    // Issue 7's limits (daemon/session_limits.cpp). The guard's tick: idle and slow peers.
+    // Limits against hostile and slow peers (daemon/session_limits.cpp). The guard's tick: idle and slow peers.
     asio::awaitable<void> guard_loop();
     // Before each read: waits while the bytes read and not yet durable pass
     // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
@@ -131,7 +131,7 @@ class session : public std::enable_shared_from_this<session> {
     bool expedited_ = false;    // the sink was asked to make the finished stream durable
     bool peer_closed_ = false;  // the peer ended the connection
     bool handed_over_ = false;  // a role service ran the connection after the hello
-    // Issue 7's limits (daemon/session_limits.cpp).
+    // Limits against hostile and slow peers (daemon/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;
     std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink

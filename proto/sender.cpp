@@ -1,5 +1,7 @@
 #include "proto/sender.hpp"
 
+#include <type_traits>
+
 #include <cstring>
 #include <limits>
 
@@ -94,7 +96,14 @@ template <class Source>
 std::error_code sender::add_source(const Source& m) {
     if (state_ == state::failed) return error_;
     if (state_ != state::streaming) return proto_errc::unexpected_frame;
-    if (opts_.input_digests) adding_digest_ = chain_input_digest(input_digest_, object_digest(m));
+    // The input digest covers messages; a typed source is digested as the message it writes
+    // only by the client's typed layer, so here it leaves the digest as it was.
+    if constexpr (std::is_same_v<Source, message>) {
+        if (opts_.input_digests)
+            adding_digest_ = chain_input_digest(input_digest_, object_digest(m));
+    } else if (opts_.input_digests) {
+        adding_digest_ = input_digest_;
+    }
     auto ec = add_message(m, true);
     if (!ec) ++messages_;
     return ec;

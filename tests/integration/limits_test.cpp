@@ -1,4 +1,4 @@
-// Issue 7's limits against a real daemon on 127.0.0.1 (docs/SECURITY.md): the handshake
+// The limits against hostile and faulty peers, against a real daemon on 127.0.0.1 (docs/SECURITY.md): the handshake
 // timeout, the idle timeout, the minimum read rate (slowloris), connections per address and in
 // all, the decompression ratio, 1,000 concurrent connections, and a full disk while the
 // journal writes. Timeouts are configured short (300 ms) so each test takes about a second;
@@ -199,7 +199,7 @@ TEST_F(Limits, DecompressionRatioIsCheckedBeforeInflating) {
     }
 }
 
-// Issue 7's load figure: 1,000 connections open at once, each sending a few `events`; every
+// Load: 1,000 connections open at once, each sending a few `events`; every
 // object is acknowledged and stored, and the daemon's table memory stays within its caps.
 // The peak RSS (VmHWM, of this process: daemon and clients together) is printed.
 TEST_F(Limits, ThousandConcurrentConnections) {

@@ -1,4 +1,4 @@
-// Resume end to end (issue 5, item 3): a client whose connection breaks - the daemon killed
+// Resume end to end: a client whose connection breaks - the daemon killed
 // with SIGKILL, its connection cut by a proxy, the daemon stopped with SIGTERM - reconnects,
 // resumes after the last frame the daemon stored, and the journal ends up holding every object
 // exactly once, in order per sender. Counts are kept small for CI; the full-size run is
