@@ -1327,8 +1327,8 @@ outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
         return error{name + " must be " + expected_text(key) + ", got " + got(v)};
     };
     const auto out_of_range = [&] {
-        std::string msg = name + " = " + v.display + " is out of range (allowed " +
-                          allowed_text(key) + ")";
+        std::string msg =
+            name + " = " + v.display + " is out of range (allowed " + allowed_text(key) + ")";
         if (key.kind == value_kind::size && v.type == toml_type::string) {
             if (const auto note = decimal_size_note(v.string_value); !note.empty()) {
                 msg += ": " + note;

@@ -91,7 +91,8 @@ class session : public std::enable_shared_from_this<session> {
     bool all_durable() const;
     void on_read_error(const std::error_code& ec);
     void log_close();
-    // Limits against hostile and slow peers (daemon/session_limits.cpp). The guard's tick: idle and slow peers.
+    // Limits against hostile and slow peers (daemon/session_limits.cpp). The guard's tick: idle and
+    // slow peers.
     asio::awaitable<void> guard_loop();
     // Before each read: waits while the bytes read and not yet durable pass
     // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
@@ -155,7 +156,7 @@ class session : public std::enable_shared_from_this<session> {
     stream_fence stream_fence_{};
     std::uint64_t stream_objects_ = 0;
     std::uint64_t stream_digest_ = 0;
-    std::uint64_t frame_digest_ = 0;    // the digest the last whole frame's mark gave
+    std::uint64_t frame_digest_ = 0;  // the digest the last whole frame's mark gave
     asio::steady_timer claim_wake_;
 };
 

@@ -46,7 +46,8 @@ compression_policy::compression_policy(compression_options opts, compression_tun
 namespace {
 
 // The levels auto climbs through: each step costs about twice the CPU of the one before for
-// a few percent of ratio (docs/COMPRESSION.md, "The codecs on this machine"), and beyond these the ratio barely moves.
+// a few percent of ratio (docs/COMPRESSION.md, "The codecs on this machine"), and beyond these the
+// ratio barely moves.
 std::vector<int> ladder_levels(codec_id c) {
     switch (c) {
         case codec_id::zstd:
@@ -79,7 +80,8 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
     } else if (has_codec(usable, codec_id::zlib)) {
         c = codec_id::zlib;  // zlib is in every build: the fallback every peer can take
         // Another codec's level means nothing to zlib: its fast level, which pays far more
-        // often than 6 (docs/COMPRESSION.md, "The codecs on this machine") - or the climb, when the level was left to the policy.
+        // often than 6 (docs/COMPRESSION.md, "The codecs on this machine") - or the climb, when the
+        // level was left to the policy.
         level = opts_.level == 0 ? 0 : 1;
     }
     std::vector<int> levels{level};

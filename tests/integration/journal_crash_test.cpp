@@ -4,7 +4,8 @@
 // A restarted daemon syncs what it recovered before it reads its sender index and listens
 // (docs/JOURNAL.md 4: nothing a killed daemon left unsynced is announced as a resume point).
 // Each round's client is a new stream (it does not resume the last round's), so each round
-// sends objects of its own and what was stored but not acknowledged before a kill stays; nothing is duplicated.
+// sends objects of its own and what was stored but not acknowledged before a kill stays; nothing is
+// duplicated.
 #include <gtest/gtest.h>
 
 #include <iostream>

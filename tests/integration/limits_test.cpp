@@ -1,8 +1,8 @@
-// The limits against hostile and faulty peers, against a real daemon on 127.0.0.1 (docs/SECURITY.md): the handshake
-// timeout, the idle timeout, the minimum read rate (slowloris), connections per address and in
-// all, the decompression ratio, 1,000 concurrent connections, and a full disk while the
-// journal writes. Timeouts are configured short (300 ms) so each test takes about a second;
-// the only time checks are "closed within a generous bound".
+// The limits against hostile and faulty peers, against a real daemon on 127.0.0.1
+// (docs/SECURITY.md): the handshake timeout, the idle timeout, the minimum read rate (slowloris),
+// connections per address and in all, the decompression ratio, 1,000 concurrent connections, and a
+// full disk while the journal writes. Timeouts are configured short (300 ms) so each test takes
+// about a second; the only time checks are "closed within a generous bound".
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <zlib.h>
