@@ -86,14 +86,16 @@ asio::awaitable<void> server::accept_loop() {
             if (ec == asio::error::operation_aborted || stopping_) break;
             const auto d = backoff.on_error(ec, accept_backoff::clock::now());
             ++counters_.accept_errors;
-            if (d.log)
+            if (d.log) {
+                const std::string then = accept_backoff::exhausted(ec)
+                                             ? "pausing accepting for " +
+                                                   std::to_string(d.pause.count()) +
+                                                   " ms (connections wait in the listen backlog)"
+                                             : std::string("retrying");
+                const std::string what = ec.message();
                 spdlog::warn("accept failed {} time{} since the last report: {}; {}", d.failures,
-                             d.failures == 1 ? "" : "s", ec.message(),
-                             accept_backoff::exhausted(ec)
-                                 ? fmt::format("pausing accepting for {} ms (connections wait in "
-                                               "the listen backlog)",
-                                               d.pause.count())
-                                 : std::string("retrying"));
+                             d.failures == 1 ? "" : "s", what, then);
+            }
             pause.expires_after(d.pause);
             co_await pause.async_wait(use_tuple);
             continue;
