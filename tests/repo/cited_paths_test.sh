@@ -22,7 +22,7 @@ if CITED_PATHS_ALL_FILES=1 bash "$check" "$dir" >"$dir/out"; then fail "a remove
 grep -q '^docs/A.md:1: proto/codec.{hpp,cpp} does not exist' "$dir/out" || fail "report: $(cat "$dir/out")"
 touch "$dir/proto/codec.cpp"
 
-echo 'See ../shared/notes.md.' >>"$dir/docs/A.md"
+printf 'See ../%s/notes.md.\n' shared >>"$dir/docs/A.md"  # a parent folder's material
 if CITED_PATHS_ALL_FILES=1 bash "$check" "$dir" >"$dir/out"; then fail "a path outside the tree went unnoticed"; fi
 grep -q '^docs/A.md:3: cites a path outside the repository' "$dir/out" || fail "report: $(cat "$dir/out")"
 
