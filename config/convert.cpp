@@ -177,10 +177,7 @@ outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std
     if (key.name_component != 0 && !v.name.empty()) {
         auto parts = split_name(key.name);
         parts[key.name_component] = v.name;
-        name = "'";
-        for (const auto part : parts)
-            name += (name.size() > 1 ? "." : "") + std::string(part);
-        name += "'";
+        name = "'" + join(parts, ".") + "'";
     }
     std::vector<std::pair<std::string, std::string>> items;  // (NAME, item)
     if (v.from_text) {

@@ -9,15 +9,7 @@
 
 namespace objwire::config::detail {
 
-template <class S>
-std::vector<std::string_view> sections(std::span<const key_def<S>> keys) {
-    std::vector<std::string_view> out;
-    for (const auto& k : keys) {
-        const auto section = section_of(k.name);
-        if (std::find(out.begin(), out.end(), section) == out.end()) out.push_back(section);
-    }
-    return out;
-}
+namespace {
 
 std::vector<std::string_view> sections_of_names(const std::vector<std::string_view>& names) {
     std::vector<std::string_view> out;
@@ -26,6 +18,54 @@ std::vector<std::string_view> sections_of_names(const std::vector<std::string_vi
         if (std::find(out.begin(), out.end(), section) == out.end()) out.push_back(section);
     }
     return out;
+}
+
+// The user's name in `path` when it is an instance of the NAME key `key`
+// ("types.Person.transient" of "types.NAME.transient"). `prefix`: `path` may be a table on
+// the way to such a key ("types.Person").
+template <class S>
+std::optional<std::string> match_named(const key_def<S>& key, const std::vector<std::string>& path,
+                                       bool prefix = false) {
+    if (key.name_component == 0) return std::nullopt;
+    const auto parts = split_name(key.name);
+    const bool shape = prefix ? path.size() > key.name_component && path.size() < parts.size()
+                              : path.size() == parts.size();
+    if (!shape) return std::nullopt;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        if (i != key.name_component && parts[i] != path[i]) return std::nullopt;
+    }
+    return path[key.name_component];
+}
+
+// Key names as "did you mean" candidates: a NAME key takes the name from `wrong` when it has
+// the same shape ("types.Person.transeint" -> "types.Person.transient").
+template <class S>
+std::vector<std::string> candidate_names(const schema<S>& sc, std::string_view wrong) {
+    const auto wrong_parts = split_name(wrong);
+    std::vector<std::string> out;
+    for (const auto& k : sc.keys) {
+        auto parts = split_name(k.name);
+        if (k.name_component != 0 && parts.size() == wrong_parts.size()) {
+            parts[k.name_component] = wrong_parts[k.name_component];
+        }
+        out.push_back(join(parts, "."));
+    }
+    return out;
+}
+
+std::string env_var_of(std::string_view name) {
+    std::string out = "OBJWIRE_";
+    for (const char c : name) {
+        out += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+}  // namespace
+
+template <class S>
+std::vector<std::string_view> sections(std::span<const key_def<S>> keys) {
+    return sections_of_names(names_of(keys));
 }
 
 template <class S>
@@ -48,23 +88,6 @@ std::vector<std::string_view> split_name_by(std::string_view text, char separato
 
 std::vector<std::string_view> split_name(std::string_view name) {
     return split_name_by(name, '.');
-}
-
-// The user's name in `path` when it is an instance of the NAME key `key`
-// ("types.Person.transient" of "types.NAME.transient"). `prefix`: `path` may be a table on
-// the way to such a key ("types.Person").
-template <class S>
-std::optional<std::string> match_named(const key_def<S>& key, const std::vector<std::string>& path,
-                                       bool prefix = false) {
-    if (key.name_component == 0) return std::nullopt;
-    const auto parts = split_name(key.name);
-    const bool shape = prefix ? path.size() > key.name_component && path.size() < parts.size()
-                              : path.size() == parts.size();
-    if (!shape) return std::nullopt;
-    for (std::size_t i = 0; i < path.size(); ++i) {
-        if (i != key.name_component && parts[i] != path[i]) return std::nullopt;
-    }
-    return path[key.name_component];
 }
 
 // The key at `path`; for a NAME key, `name` receives the user's name.
@@ -91,38 +114,11 @@ bool is_named_table(const schema<S>& sc, const std::vector<std::string>& path) {
                        [&](const auto& k) { return match_named(k, path, true).has_value(); });
 }
 
-// Key names as "did you mean" candidates: a NAME key takes the name from `wrong` when it has
-// the same shape ("types.Person.transeint" -> "types.Person.transient").
-template <class S>
-std::vector<std::string> candidate_names(const schema<S>& sc, std::string_view wrong) {
-    const auto wrong_parts = split_name(wrong);
-    std::vector<std::string> out;
-    for (const auto& k : sc.keys) {
-        auto parts = split_name(k.name);
-        if (k.name_component != 0 && parts.size() == wrong_parts.size()) {
-            parts[k.name_component] = wrong_parts[k.name_component];
-        }
-        std::string name;
-        for (const auto part : parts)
-            name += (name.empty() ? "" : ".") + std::string(part);
-        out.push_back(std::move(name));
-    }
-    return out;
-}
-
 std::string join(const std::vector<std::string_view>& parts, std::string_view separator) {
     std::string out;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (i != 0) out += separator;
         out += parts[i];
-    }
-    return out;
-}
-
-std::string env_var_of(std::string_view name) {
-    std::string out = "OBJWIRE_";
-    for (const char c : name) {
-        out += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     }
     return out;
 }
@@ -134,10 +130,7 @@ std::string env_var_for(const key_def<S>& key) {
     if (key.name_component == 0) return env_var_of(key.name);
     auto parts = split_name(key.name);
     parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(key.name_component));
-    std::string name;
-    for (const auto part : parts)
-        name += (name.empty() ? "" : ".") + std::string(part);
-    return env_var_of(name);
+    return env_var_of(join(parts, "."));
 }
 
 // A dotted path as the user would write it: components that are not bare keys are quoted.

@@ -89,10 +89,7 @@ void render_named(const key_def<S>& key, const S& settings,
     parts.pop_back();
     const auto value = key.access.get(settings);
     if (value.named.empty()) {
-        std::string section;
-        for (const auto part : parts)
-            section += (section.empty() ? "" : ".") + std::string(part);
-        lines.push_back({section, leaf + " = []", "default"});
+        lines.push_back({join(parts, "."), leaf + " = []", "default"});
         return;
     }
     for (const auto& entry : value.named) {
