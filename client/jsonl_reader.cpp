@@ -361,6 +361,13 @@ std::size_t root_value_end(std::string_view s) {
     return std::string_view::npos;
 }
 
+// The reader's own bound, and the limit that applies when sending, which is usually lower.
+std::string too_deep_message() {
+    return "JSON nested deeper than " + std::to_string(max_depth) +
+           " levels of arrays and objects (the JSON reader's bound; objwired accepts values "
+           "nested at most limits.max_depth levels, 64 by default)";
+}
+
 std::string hex_byte(unsigned char c) {
     static constexpr char hex[] = "0123456789ABCDEF";
     return {'0', 'x', hex[c >> 4], hex[c & 15]};
@@ -449,6 +456,7 @@ struct jsonl_reader::impl {
     void fix_pending(value& v);
 
     bool read_id(od::value& v, const char* what, std::uint32_t& id_out);
+    bool add_object(od::value& v, std::uint32_t& slot);
     std::uint32_t find_object(std::uint32_t id) const;
     void reset_ids();
 
@@ -495,6 +503,7 @@ struct jsonl_reader::impl {
         std::size_t column;
     };
     std::vector<pending> pending_;
+    bool renumber_ = false;  // slots are not in canonical() order: an "$id" after nested objects
 
     // Record type interning: every shape by "name\0field\0field...", and per name the last
     // shape seen, which the next record of that name is compared with field by field.
@@ -523,6 +532,7 @@ struct jsonl_reader::impl {
     std::deque<std::vector<std::string>> names_;
     std::size_t record_depth_ = 0;
     std::string signature_;
+    std::function<void(const record_type&)> on_new_type_;  // on_new_record_type()
 
     // Error being built for the current line.
     std::size_t err_column_ = 0;
@@ -634,7 +644,7 @@ bool jsonl_reader::impl::next_in_block(message& out) {
                                 : !doc.get_array().get(a) && parse_array(a, out.root);
         ok = ok && document_end::next_token(doc) > nl;
         if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
-        if (ok && !pending_.empty()) ok = resolve_pending(out);
+        if (ok && (!pending_.empty() || renumber_)) ok = resolve_pending(out);
         quiet_ = false;
         if (!ok) break;
         pos_ += size + 1;
@@ -654,6 +664,7 @@ void jsonl_reader::impl::begin_line(const char* base, std::size_t size, message&
     object_count_ = 0;
     reset_ids();
     pending_.clear();
+    renumber_ = false;
     record_depth_ = 0;
     depth_ = 0;
     if (types_.size() >= max_interned_types) {
@@ -688,7 +699,7 @@ jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line
     if (ok && !document_end::at_end(doc_) && !doc_.current_location().get(trailing))
         ok = fail_trailing(trailing);
     if (ok && object_count_ < out.objects.size()) out.objects.resize(object_count_);
-    if (ok && !pending_.empty()) ok = resolve_pending(out);
+    if (ok && (!pending_.empty() || renumber_)) ok = resolve_pending(out);
     return ok ? outcome::ok : outcome::failed;
 }
 
@@ -719,8 +730,7 @@ bool jsonl_reader::impl::parse_value(od::value& v, value& dst) {
     if (t != od::json_type::object && t != od::json_type::array) return parse_scalar(v, t, dst);
     // The parse recurses: bound the depth (the root container is level 1).
     if (++depth_ >= max_depth) {
-        return fail(token_start(v), "JSON nested deeper than " + std::to_string(max_depth) +
-                                        " levels of arrays and objects");
+        return fail(token_start(v), too_deep_message());
     }
     bool ok;
     if (t == od::json_type::object) {
@@ -908,6 +918,10 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
     map* m = nullptr;
     std::string_view type_name;
     const char* type_at = nullptr;
+    const char* value_at = nullptr;  // a "$value" key before any "$id"
+    bool has_id = false;
+    bool is_ref = false;  // a "$ref" object, which has no "$id"
+    const std::uint32_t first_slot = object_count_;  // the slot an "$id" first would take
     std::size_t count = 0;  // map entries or record fields so far
     // The type this record matches so far (fast path); once it differs, the field names are
     // collected in `names` instead.
@@ -953,6 +967,19 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             if (auto e = f.unescaped_key().get(key)) return fail_json(e);
             mk = marker_of(key);
         }
+        // "$id" anywhere among the keys (but beside "$ref"): the same object as with it first.
+        if (mk == marker::id && !has_id && !is_ref) {
+            if (!add_object(v, slot)) return false;
+            has_id = true;
+            if (k == kind::empty) {  // first: the body is built apart, in the slot's storage
+                body = std::move(out_->objects[slot]);
+                target = &body;
+                k = kind::after_id;
+            } else if (slot != first_slot) {
+                renumber_ = true;  // objects inside, before the "$id", took lower numbers
+            }
+            continue;
+        }
         if (k == kind::single) {
             if (key.empty()) key = marker_name(mk);
             return fail(key_at, std::string("\"") + single_key +
@@ -989,31 +1016,6 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             continue;
         }
 
-        if (mk == marker::id && k == kind::empty) {
-            std::uint32_t id;
-            if (!read_id(v, "$id", id)) return false;
-            if (find_object(id) != 0) {
-                return fail(token_start(v), "duplicate \"$id\": " + std::to_string(id) +
-                                                " (another object in this line already has this "
-                                                "number; give each object its own \"$id\")");
-            }
-            slot = object_count_++;
-            if (id < dense_id_limit) {
-                if (id >= dense_ids_.size()) dense_ids_.resize(id + 1, 0);
-                dense_ids_[id] = slot + 1;
-                used_dense_ids_.push_back(id);
-            } else {
-                sparse_ids_.emplace(id, slot + 1);
-            }
-            auto& objects = out_->objects;
-            if (slot < objects.size())
-                body = std::move(objects[slot]);  // reuse the last line's storage
-            else
-                objects.emplace_back();
-            target = &body;
-            k = kind::after_id;
-            continue;
-        }
         if (mk == marker::type && (k == kind::empty || k == kind::after_id)) {
             od::json_type t;
             if (auto e = v.type().get(t)) return fail_json(e);
@@ -1052,6 +1054,7 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             }
             k = kind::single;
             single_key = "$ref";
+            is_ref = true;
             continue;
         }
         if (mk == marker::bytes && (k == kind::empty || k == kind::after_id)) {
@@ -1079,7 +1082,8 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             single_key = "$float";
             continue;
         }
-        if (mk == marker::value && k == kind::after_id) {
+        if (mk == marker::value && (k == kind::after_id || k == kind::empty)) {
+            if (k == kind::empty) value_at = key_at;  // an "$id" must follow
             if (!parse_value(v, *target)) return false;
             k = kind::single;
             single_key = "$value";
@@ -1111,12 +1115,36 @@ bool jsonl_reader::impl::parse_object(od::object& o, value& dst) {
             --record_depth_;
             break;
         case kind::single:
+            if (value_at && !has_id)
+                return fail(value_at, "\"$value\" is only allowed in an object with \"$id\"");
             break;
     }
-    if (target == &body) {
-        out_->objects[slot] = std::move(body);
+    if (has_id) {  // the body goes to its slot, the object's place gets a reference to it
+        out_->objects[slot] = std::move(target == &body ? body : dst);
         set(dst, object_ref{slot});
     }
+    return true;
+}
+
+// Reads an "$id" and gives its object the next slot (storage kept from the last line's
+// object there, if any).
+bool jsonl_reader::impl::add_object(od::value& v, std::uint32_t& slot) {
+    std::uint32_t id;
+    if (!read_id(v, "$id", id)) return false;
+    if (find_object(id) != 0) {
+        return fail(token_start(v), "duplicate \"$id\": " + std::to_string(id) +
+                                        " (another object in this line already has this "
+                                        "number; give each object its own \"$id\")");
+    }
+    slot = object_count_++;
+    if (id < dense_id_limit) {
+        if (id >= dense_ids_.size()) dense_ids_.resize(id + 1, 0);
+        dense_ids_[id] = slot + 1;
+        used_dense_ids_.push_back(id);
+    } else {
+        sparse_ids_.emplace(id, slot + 1);
+    }
+    if (slot == out_->objects.size()) out_->objects.emplace_back();
     return true;
 }
 
@@ -1144,8 +1172,9 @@ std::string jsonl_reader::impl::misplaced_marker_message(marker mk, std::string_
     std::string name(key.empty() ? marker_name(mk) : key);
     switch (mk) {
         case marker::value:
-            return "\"$value\" is only allowed right after \"$id\"";
+            return "\"$value\" must be the only key of its object besides \"$id\"";
         case marker::id:
+            return "\"$id\" is given twice in one object";
         case marker::ref:
             return "\"" + name + "\" must be the first key of its object";
         case marker::type:
@@ -1190,6 +1219,7 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
         for (const auto& f : names)
             entry.keys.emplace_back(f);
         it = types_.emplace(signature_, std::move(entry)).first;
+        if (on_new_type_) on_new_type_(*it->second.type);
     }
     r.type = it->second.type;
     // The next record of this name is compared against this shape first.
@@ -1223,8 +1253,8 @@ bool jsonl_reader::impl::resolve_pending(message& out) {
     fix_pending(out.root);
     for (auto& o : out.objects)
         fix_pending(o);
-    // The objects were numbered in "$id" order; a forward "$ref" means canonical order
-    // differs.
+    // The objects were numbered in "$id" order; a forward "$ref", or an "$id" after objects
+    // nested in its own, means canonical order differs.
     out = canonical(out);
     return true;
 }
@@ -1311,8 +1341,7 @@ bool jsonl_reader::impl::fail_json(simdjson::error_code e, const char* at) {
         case simdjson::STRING_ERROR:
             return fail(at, "invalid JSON string (bad escape sequence or lone surrogate)");
         case simdjson::DEPTH_ERROR:
-            return fail(at, "JSON nested deeper than " + std::to_string(max_depth) +
-                                " levels of arrays and objects");
+            return fail(at, too_deep_message());
         default:
             return fail(at, std::string("invalid JSON: ") + simdjson::error_message(e));
     }
@@ -1341,6 +1370,9 @@ std::size_t jsonl_reader::line() const {
 }
 std::size_t jsonl_reader::offset() const {
     return impl_->pos_;
+}
+void jsonl_reader::on_new_record_type(std::function<void(const record_type&)> seen) {
+    impl_->on_new_type_ = std::move(seen);
 }
 static_assert(jsonl_reader::padding >= simdjson::SIMDJSON_PADDING);
 void jsonl_reader::continue_with(std::string_view text, bool padded) {

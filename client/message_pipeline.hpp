@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ struct pipeline_options {
     std::size_t batches = 16;
     std::size_t batch_messages = 256;
     std::size_t batch_bytes = 256 * 1024;  // of JSON text; a batch holds at least one line
+    // The reader's new record shapes (jsonl_reader::on_new_record_type), on its thread.
+    std::function<void(const record_type&)> on_new_type;
 };
 
 // What the producer hands over: messages in order, each with its line, and the bad line that
@@ -97,6 +100,7 @@ std::size_t stream_jsonl_pipelined(line_blocks& in, bool stop_at_error, OnMessag
                                    OnError&& on_error, OnIdle&& on_idle,
                                    std::chrono::nanoseconds idle_after, pipeline_options o = {}) {
     block_input input{in};
+    if (o.on_new_type) input.reader.on_new_record_type(o.on_new_type);
     batch_pipeline<message_batch> p(o.batches);
     p.run([&](message_batch& b) { return fill_from_blocks(input, stop_at_error, o, b); },
           [&](const message_batch& b) { return deliver(b, on_message, on_error); }, on_idle,
