@@ -1,5 +1,6 @@
 #include "client/send_command.hpp"
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -74,8 +75,8 @@ int run_send(const send_flags& f) {
     // Whether each transient field given matches a record: checked on the shapes the reader
     // meets (on its thread; read here once it has ended).
     transient_check transient(settings.transient);
-    pipeline_options shape;
-    if (!transient.empty()) shape.on_new_type = [&](const record_type& t) { transient.saw(t); };
+    std::function<void(const record_type&)> on_new_type;
+    if (!transient.empty()) on_new_type = [&](const record_type& t) { transient.saw(t); };
     // The connection broke for good (the reason is in c.last_error()): stop reading.
     auto lost = [&] {
         run.connection_failed = true;
@@ -124,11 +125,11 @@ int run_send(const send_flags& f) {
         [&] {
             if (c.flush() && !c.is_open()) lost();
         },
-        settings.batch_linger, shape);
+        settings.batch_linger, {}, on_new_type);
     progress.finish();
     // Only a run that read its whole input knows that a name matched nothing.
-    const bool read_all = !mismatch && !run.connection_failed && run.stopped_at_line == 0 &&
-                          input.error().empty();
+    const bool read_all =
+        !mismatch && !run.connection_failed && run.stopped_at_line == 0 && input.error().empty();
     if (read_all)
         for (const auto& w : transient.warnings())
             std::cerr << "objwire: warning: " << w << "\n";

@@ -8,7 +8,7 @@ namespace objwire::client {
 namespace {
 
 TEST(transient_check, names_a_misspelt_field_with_the_closest_one_seen) {
-    transient_check c({{"Persn", {"agee"}}, {"Person", {"name"}}});
+    transient_check c(transient_check::transient_fields{{"Persn", {"agee"}}, {"Person", {"name"}}});
     EXPECT_FALSE(c.empty());
     c.saw(*make_record_type("Person", {"name", "age"}));
     c.saw(*make_record_type("Point", {"x", "y"}));
@@ -18,7 +18,7 @@ TEST(transient_check, names_a_misspelt_field_with_the_closest_one_seen) {
 }
 
 TEST(transient_check, says_nothing_once_every_field_matched) {
-    transient_check c({{"Person", {"age", "name"}}});
+    transient_check c(transient_check::transient_fields{{"Person", {"age", "name"}}});
     c.saw(*make_record_type("Person", {"age"}));
     EXPECT_EQ(c.warnings().size(), 1u);  // name not yet
     c.saw(*make_record_type("Person", {"name", "city"}));
@@ -26,7 +26,7 @@ TEST(transient_check, says_nothing_once_every_field_matched) {
 }
 
 TEST(transient_check, without_a_close_name_gives_no_guess) {
-    transient_check c({{"Order", {"total"}}});
+    transient_check c(transient_check::transient_fields{{"Order", {"total"}}});
     c.saw(*make_record_type("Point", {"x", "y"}));
     const auto w = c.warnings();
     ASSERT_EQ(w.size(), 1u);
@@ -34,7 +34,7 @@ TEST(transient_check, without_a_close_name_gives_no_guess) {
 }
 
 TEST(transient_check, with_no_transient_fields_is_empty) {
-    EXPECT_TRUE(transient_check({}).empty());
+    EXPECT_TRUE(transient_check(transient_check::transient_fields{}).empty());
 }
 
 }  // namespace
