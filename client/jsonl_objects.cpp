@@ -288,7 +288,7 @@ std::vector<std::string>& jsonl_reader::impl::object_read::field_names() {
 
 // "$ref": a reference to an object defined before, or later in the line (checked when the
 // line ends).
-bool jsonl_reader::impl::object_read::take_ref(od::value& v) {
+[[gnu::always_inline]] inline bool jsonl_reader::impl::object_read::take_ref(od::value& v) {
     std::uint32_t id;
     if (!r_.read_id(v, "$ref", id)) return false;
     if (const std::uint32_t found = r_.find_object(id); found != 0) {
