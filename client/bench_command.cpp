@@ -129,7 +129,7 @@ void print_bench(const bench_flags& f, const config::client_settings& settings, 
 
 int run_bench(const bench_flags& f) {
     config::client_settings settings;
-    if (!load_sender_settings(f.common, settings)) return exit_codes::usage;
+    if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
     auto w = make_workload(f.workload);
     if (!w) return exit_codes::usage;
     const std::uint64_t n = f.count ? f.count : w->default_count();

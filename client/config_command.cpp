@@ -95,19 +95,19 @@ int check_as(const config_flags& f) {
                 std::cerr << f.file << " is a valid " << program<typename P::other>::name
                           << " config: check it with " << program<typename P::other>::flag << "\n";
             }
-            return exit_codes::bad_input;
+            return exit_codes::bad_config;
         }
         s = std::move(*loaded);
     }
     const auto keys = P::keys();
     std::size_t variables = 0;
     if (!apply_environment(s, keys, [&](const std::string&) { ++variables; })) {
-        return exit_codes::bad_input;
+        return exit_codes::bad_config;
     }
     const auto unknown = cfg::unknown_env_variables(cfg::process_environment());
     for (const auto& u : unknown)
         std::cerr << "objwire: " << u.message() << "\n";
-    if (!unknown.empty()) return exit_codes::bad_input;
+    if (!unknown.empty()) return exit_codes::bad_config;
     std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
               << " settings";
     if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";
@@ -125,7 +125,7 @@ int show_as(const config_flags& f) {
         auto loaded = P::load(f.file);
         if (!loaded) {
             std::cerr << loaded.error().message << "\n";
-            return exit_codes::bad_input;
+            return exit_codes::bad_config;
         }
         s = std::move(*loaded);
         // The file parsed, so reading it again for the key lines succeeds unless it changed.
@@ -141,7 +141,7 @@ int show_as(const config_flags& f) {
     const bool env_ok = apply_environment(s, keys, [&](const std::string& variable) {
         layers.push_back({variable, s, {}});
     });
-    if (!env_ok) return exit_codes::bad_input;
+    if (!env_ok) return exit_codes::bad_config;
     std::vector<std::pair<std::string, std::string>> overrides;  // key, "--flag" text
     if (!f.to.empty()) overrides.emplace_back("client.to", f.to);
     for (const auto& set : f.sets) {
@@ -160,7 +160,7 @@ int show_as(const config_flags& f) {
             origins.emplace_back(key == "client.to" && text == f.to ? "--to" : "--set " + key);
         if (auto e = P::apply(s, key, text, origin)) {
             std::cerr << "objwire: " << e->message << "\n";
-            return exit_codes::bad_input;
+            return exit_codes::bad_config;
         }
         layers.push_back({origin, s, {}});
     }
@@ -179,7 +179,7 @@ subcommand add_config_command(CLI::App& app) {
         "127.0.0.1:7878");
 
     auto* check = config->add_subcommand(
-        "check", "validate a config file (and the OBJWIRE_* environment); exit 0 or 4");
+        "check", "validate a config file (and the OBJWIRE_* environment); exit 0, or 78 if bad");
     check->add_option("file", flags->file,
                       "the file; objwired*.toml is taken as the daemon's, anything else as the "
                       "client's (default: check the defaults and the environment)");

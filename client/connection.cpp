@@ -229,6 +229,9 @@ std::error_code connection::send_source(const Source& m) {
     if (auto ec = core_.add(m)) {
         if (core_.current() == sender::state::failed) return fail(ec, core_.error_detail());
         last_error_ = "message refused: " + ec.message();
+        // The limits are the daemon's (its welcome): say which and what it is set to.
+        if (const auto limit = exceeded_limit(ec, core_.peer().limits); !limit.empty())
+            last_error_ += " (objwired's limit: " + limit + ")";
         return ec;
     }
     if (!core_.output().empty() || core_.frames_waiting()) {  // a frame was sealed

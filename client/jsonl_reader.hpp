@@ -8,16 +8,19 @@
 // - Any JSON value is a valid root (an object, an array, a string, a number, true/false/null):
 //   `42` is a message whose root is the integer 42. One value per line; text after it is an
 //   error.
-// - The markers of the mapping must be the first keys of their object: "$id" first, then
-//   "$type" or "$value" (or "$bytes" / "$float"); "$ref", "$bytes", "$float" and "$value" stand
-//   alone (after "$id", if any). A key that starts with a single '$' anywhere else is an
-//   error; "$$x" reads as the key "$x". {"$id":N} alone is an empty map.
+// - "$id" may be any key of its object (the writer puts it first): {"$type":"Node","$id":1,...}
+//   and {"a":1,"$id":2} read as with "$id" first. The other markers come first among the
+//   object's other keys: "$type" or "$value" (or "$bytes" / "$float"); "$ref", "$bytes",
+//   "$float" and "$value" stand alone (beside "$id", if any; "$value" needs one, "$ref" takes
+//   none). A key that starts with a single '$' anywhere else is an error; "$$x" reads as the
+//   key "$x". {"$id":N} alone is an empty map.
 // - "$id" is an integer from 0 to 2^31-1, unique in its line; a "$ref" may point at an object
 //   defined earlier or later in the same line. Objects are numbered in canonical() order
 //   whatever their ids, so ids need not be 0, 1, 2...
 // - Integers must fit in int64; a number with '.' or an exponent is a double. Strings must be
 //   valid UTF-8 (simdjson validates the whole line).
-// - Arrays and objects nest at most 1024 deep (the root included).
+// - Arrays and objects nest at most 1024 deep (the root included): the reader's own bound.
+//   What objwired accepts is its limits.max_depth (64 by default), which the encoder checks.
 // - Lines end in "\n" or "\r\n"; blank lines (only spaces, tabs, \r) are skipped. A UTF-8
 //   byte order mark at the start of the text is skipped.
 //
@@ -26,6 +29,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +81,11 @@ class jsonl_reader {
     // bytes after `text` are readable. A reader made with an empty text takes its input this
     // way from the start (a byte order mark is skipped in the first text only).
     void continue_with(std::string_view text, bool padded);
+
+    // Calls `seen` (inside next(), on the reader's thread) for each record shape - name and
+    // field names - the reader meets for the first time: once per shape, or again after the
+    // shape cache started over. Costs nothing per record of a shape already seen.
+    void on_new_record_type(std::function<void(const record_type&)> seen);
 
   private:
     struct impl;

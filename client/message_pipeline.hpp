@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "client/input_file.hpp"
@@ -91,12 +93,15 @@ bool fill_from_blocks(block_input& in, bool stop_at_error, const pipeline_option
 
 // As read_jsonl_pipelined(), reading JSON lines from `in` block by block while they are
 // parsed and used, so memory stays bounded whatever the input's size; on_idle() is called
-// (on this thread) when no message came for `idle_after`.
+// (on this thread) when no message came for `idle_after`. `on_new_type`, if given, gets the
+// reader's new record shapes (jsonl_reader::on_new_record_type), on the reader's thread.
 template <class OnMessage, class OnError, class OnIdle>
 std::size_t stream_jsonl_pipelined(line_blocks& in, bool stop_at_error, OnMessage&& on_message,
                                    OnError&& on_error, OnIdle&& on_idle,
-                                   std::chrono::nanoseconds idle_after, pipeline_options o = {}) {
+                                   std::chrono::nanoseconds idle_after, pipeline_options o = {},
+                                   std::function<void(const record_type&)> on_new_type = {}) {
     block_input input{in};
+    if (on_new_type) input.reader.on_new_record_type(std::move(on_new_type));
     batch_pipeline<message_batch> p(o.batches);
     p.run([&](message_batch& b) { return fill_from_blocks(input, stop_at_error, o, b); },
           [&](const message_batch& b) { return deliver(b, on_message, on_error); }, on_idle,

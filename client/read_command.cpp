@@ -77,7 +77,7 @@ class jsonl_output {
 
 int run_read(const read_flags& f) {
     config::client_settings settings;
-    if (!load(f, settings)) return exit_codes::usage;
+    if (!load(f, settings)) return exit_codes::bad_config;
     jsonl_output out;
     if (!out.open(f.output)) return exit_codes::usage;
     read_options options;

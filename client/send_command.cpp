@@ -1,5 +1,6 @@
 #include "client/send_command.hpp"
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "client/progress.hpp"
 #include "client/sender_flags.hpp"
 #include "client/sent_lines.hpp"
+#include "client/transient_check.hpp"
 
 namespace objwire::client {
 namespace {
@@ -49,7 +51,7 @@ void report_stored(send_run& run, const connection& c) {
 
 int run_send(const send_flags& f) {
     config::client_settings settings;
-    if (!load_sender_settings(f.common, settings)) return exit_codes::usage;
+    if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
     line_blocks input;
     if (std::string error; !input.open(f.input, error)) {
         std::cerr << "objwire: " << error << "\n";
@@ -70,6 +72,11 @@ int run_send(const send_flags& f) {
     run.name = input_name(f.input);
     const bool stop_at_error = f.on_error == "stop";
     progress_line progress("send");
+    // Whether each transient field given matches a record: checked on the shapes the reader
+    // meets (on its thread; read here once it has ended).
+    transient_check transient(settings.transient);
+    std::function<void(const record_type&)> on_new_type;
+    if (!transient.empty()) on_new_type = [&](const record_type& t) { transient.saw(t); };
     // The connection broke for good (the reason is in c.last_error()): stop reading.
     auto lost = [&] {
         run.connection_failed = true;
@@ -118,8 +125,14 @@ int run_send(const send_flags& f) {
         [&] {
             if (c.flush() && !c.is_open()) lost();
         },
-        settings.batch_linger);
+        settings.batch_linger, {}, on_new_type);
     progress.finish();
+    // Only a run that read its whole input knows that a name matched nothing.
+    const bool read_all =
+        !mismatch && !run.connection_failed && run.stopped_at_line == 0 && input.error().empty();
+    if (read_all)
+        for (const auto& w : transient.warnings())
+            std::cerr << "objwire: warning: " << w << "\n";
     // Another input than the stored one (or a shorter one, found at close): nothing was sent.
     if (mismatch ||
         (rerunnable && !run.connection_failed && c.skipped_objects() < c.stored_objects())) {
@@ -183,7 +196,7 @@ subcommand add_send_command(CLI::App& app) {
         "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
         "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
         "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
-        "input was stored).\n"
+        "input was stored); 78 bad settings (config file, OBJWIRE_* variable, setting flag).\n"
         "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
         "of the same command stores each input object exactly once in all. The daemon says\n"
         "how many objects ID has stored (N); send checks that the first N objects of the\n"

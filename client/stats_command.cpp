@@ -250,7 +250,7 @@ void print_json(const metric_set& m, const stats_answer& a) {
 
 int run_stats(const stats_flags& f) {
     config::client_settings settings;
-    if (!load(f, settings)) return exit_codes::usage;
+    if (!load(f, settings)) return exit_codes::bad_config;
     stats_answer answer;
     std::string why;
     if (fetch_stats(settings, answer, why)) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "config/exit_code.hpp"
 #include "config/settings.hpp"
 
 namespace objwire::client {
@@ -21,6 +22,8 @@ inline constexpr int not_acknowledged = 3;
 inline constexpr int bad_input = 4;
 // read: the daemon's journal lost some of the offsets asked for (the rest was printed)
 inline constexpr int data_lost = 5;
+// settings that cannot be used: a config file, an OBJWIRE_* variable or a setting's flag
+inline constexpr int bad_config = config::bad_config_exit;
 }  // namespace exit_codes
 
 struct subcommand {
@@ -37,7 +40,7 @@ struct setting_flag {
 };
 
 // Client settings for a subcommand: defaults < file (-c/--config) < environment < flags.
-// False (the reason printed) when any layer is bad.
+// False (the reason printed) when any layer is bad: the subcommand exits bad_config.
 bool load_client_settings(const std::string& config_file, std::span<const setting_flag> flags,
                           config::client_settings& s);
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config/env_names.hpp"
+#include "config/exit_code.hpp"
 #include "config/settings.hpp"
 #include "daemon/journal_tools.hpp"
 #include "daemon/server.hpp"
@@ -22,6 +23,10 @@
 #include "proto/json_writer.hpp"
 
 namespace {
+
+// Exit codes (docs/OPERATIONS.md, "Exit codes"); bad settings exit config::bad_config_exit.
+constexpr int exit_usage = 1;         // a bad flag or argument
+constexpr int exit_cannot_start = 2;  // cannot listen, data directory locked or unreadable
 
 struct flags {
     std::string config_file;
@@ -98,7 +103,7 @@ int check_config(const std::string& file) {
     auto loaded = objwire::config::load_daemon_file(file);
     if (!loaded) {
         std::cerr << loaded.error().message << "\n";
-        return 1;
+        return objwire::config::bad_config_exit;
     }
     std::cout << file << ": ok\n";
     return 0;
@@ -128,12 +133,16 @@ int main(int argc, char** argv) {
         "Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
         "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000\n"
         "  objwired --data-dir /var/lib/objwire --verify-journal");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : exit_usage;  // not CLI11's own codes (--help: 0)
+    }
 
     if (!f.check_config.empty()) return check_config(f.check_config);
 
     objwire::config::daemon_settings settings;
-    if (!load_settings(f, settings)) return 1;
+    if (!load_settings(f, settings)) return objwire::config::bad_config_exit;
     if (f.dump_journal) return objwire::daemon::dump_journal(settings.data_dir, f.from);
     if (f.verify_journal) return objwire::daemon::verify_journal(settings.data_dir);
     // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
@@ -149,7 +158,7 @@ int main(int argc, char** argv) {
     bool stopping = false;  // touched on signal_strand only
     asio::signal_set hup(signal_strand, SIGHUP);
     objwire::daemon::server srv(io, settings);
-    if (srv.start()) return 2;
+    if (srv.start()) return exit_cannot_start;
     namespace service = objwire::daemon::service;
     service::watchdog watchdog(io);
     const auto bound = srv.local_endpoint();

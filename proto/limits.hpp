@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <system_error>
 
 namespace objwire {
 
@@ -18,5 +20,10 @@ struct decoder_limits {
     // to terabytes. Welcome field 10; absent: this default.
     std::uint64_t max_reference_bytes = 16u << 20;
 };
+
+// For an error that a limit caused (proto_errc::string_too_long, too_many_elements,
+// depth_exceeded, reference_bytes_exceeded): the limit and the key that sets it, e.g.
+// "64 levels, limits.max_depth"; "" for any other error.
+std::string exceeded_limit(std::error_code ec, const decoder_limits& l);
 
 }  // namespace objwire

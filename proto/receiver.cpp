@@ -42,19 +42,11 @@ std::string receiver::frame_error(const frame_parser::result& r) const {
 std::string receiver::data_error(std::error_code ec, const frame_view& f) const {
     std::string text = "in frame " + std::to_string(f.header.sequence);
     const auto& l = opts_.limits;
-    const auto limit = [&](std::uint64_t value, const char* unit, const char* key) {
-        text += " (the limit: " + std::to_string(value) + unit + ", " + key + ")";
-    };
-    if (ec == proto_errc::string_too_long)
-        limit(l.max_string_bytes, " bytes", "limits.max_string_bytes");
-    else if (ec == proto_errc::too_many_elements)
-        limit(l.max_elements, " elements", "limits.max_elements");
-    else if (ec == proto_errc::depth_exceeded)
-        limit(l.max_depth, " levels", "limits.max_depth");
+    if (const auto limit = exceeded_limit(ec, l); !limit.empty())
+        text += " (the limit: " + limit + ")";
     else if (ec == proto_errc::table_budget_exceeded)
-        limit(l.table_budget, " bytes", "this connection's share of limits.table_budget");
-    else if (ec == proto_errc::reference_bytes_exceeded)
-        limit(l.max_reference_bytes, " bytes", "limits.max_reference_bytes");
+        text += " (the limit: " + std::to_string(l.table_budget) +
+                " bytes, this connection's share of limits.table_budget)";
     else if (ec == proto_errc::decompress_failed && opts_.max_decompression_ratio != 0 &&
              f.header.raw_len / opts_.max_decompression_ratio > f.payload.size())
         text += ": " + std::to_string(f.payload.size()) + " bytes claim to decompress to " +

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's configuration and bad-input messages as a user meets them: transient fields from
 # a file, the environment and a flag (checked in what the daemon stored), `config check` and
-# `config show`, and each bad input's message naming the place and the fix, with exit code 4.
+# `config show`, each bad setting's message naming the place and the fix with exit code 78 (the
+# same from both programs, at start and when checking), each bad input's with exit code 4.
 set -euo pipefail
 objwired=$1
 objwire=$2
@@ -32,6 +33,16 @@ OBJWIRE_TYPES_TRANSIENT=Person.age "$objwire" send person.jsonl --to "$to" 2>err
 "$objwire" send person.jsonl --to "$to" -c transient.toml --transient Person.firstName,Person.age \
   2>err || fail "send --transient exited $?: $(cat err)"
 "$objwire" send person.jsonl --to "$to" 2>err || fail "plain send exited $?: $(cat err)"
+# A transient field that matches no record is named at the end, with the closest one seen.
+"$objwire" send person.jsonl --to "$to" --transient Persn.agee,Person.firstName 2>err ||
+  fail "send --transient with a typo exited $?: $(cat err)"
+grep -q "^objwire: warning: transient field Persn.agee matched no record read (did you mean Person.age?)" err ||
+  fail "send did not name the transient field that matched nothing: $(cat err)"
+grep -q "Person.firstName" err && fail "send named a transient field that matched: $(cat err)"
+# Nesting deeper than the daemon accepts: the refusal names its limit and key.
+printf '%s%s\n' "$(printf '[%.0s' $(seq 70))" "$(printf ']%.0s' $(seq 70))" >deep.jsonl
+expect_error 4 "^objwire: deep.jsonl:1: message refused: .*\(objwired's limit: 64 levels, limits.max_depth\)" \
+  "$objwire" send deep.jsonl --to "$to"
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"
 "$objwired" --data-dir "$dir/data" --dump-journal >stored.jsonl 2>err || fail "dump: $(cat err)"
@@ -40,20 +51,21 @@ cat >want.jsonl <<'JSON'
 {"$type":"Person","firstName":"Heinz","surname":"Kabutz"}
 {"$type":"Person","surname":"Kabutz"}
 {"$type":"Person","firstName":"Heinz","surname":"Kabutz","age":1}
+{"$type":"Person","surname":"Kabutz","age":1}
 JSON
 diff want.jsonl stored.jsonl >diff.txt || fail "stored objects differ: $(cat diff.txt)"
 # decode reads the daemon's journal segments directly and agrees with --dump-journal.
 "$objwire" decode "$dir"/data/journal-*.owj -o decoded.jsonl 2>err || fail "decode of segments: $(cat err)"
 diff stored.jsonl decoded.jsonl >diff.txt || fail "decoded segments differ: $(cat diff.txt)"
 
-# ---- config check: exit 0 for good files, 4 with FILE:LINE:COLUMN and the fix.
+# ---- config check: exit 0 for good files, 78 with FILE:LINE:COLUMN and the fix.
 "$objwire" config check transient.toml >out || fail "config check of a good file exited $?"
 grep -q "transient.toml: ok (objwire settings)" out || fail "config check said: $(cat out)"
 printf '[batch]\nlinger_ms = 5\n' >typo.toml
-expect_error 4 "^typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
+expect_error 78 "^typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
   "$objwire" config check typo.toml
 # A misspelt OBJWIRE_* variable is an error in config check, a warning when objwired starts.
-OBJWIRE_SERVER_LISEN=0.0.0.0:1 expect_error 4 \
+OBJWIRE_SERVER_LISEN=0.0.0.0:1 expect_error 78 \
   "^objwire: OBJWIRE_SERVER_LISEN names no setting \(did you mean OBJWIRE_SERVER_LISTEN\?\)" \
   "$objwire" config check --daemon
 main_daemon=$daemon main_port=$port
@@ -63,29 +75,43 @@ grep -q "warning: OBJWIRE_SERVER_LISEN names no setting (did you mean OBJWIRE_SE
   "$dir/log-env" || fail "objwired did not warn of the misspelt variable: $(cat "$dir/log-env")"
 daemon=$main_daemon port=$main_port
 printf '[types.Person]\ntransient = "surname"\n' >scalar.toml
-expect_error 4 "^scalar.toml:2:13: 'types.Person.transient' must be an array of strings" \
+expect_error 78 "^scalar.toml:2:13: 'types.Person.transient' must be an array of strings" \
   "$objwire" config check scalar.toml
 printf '[batch]\nmax_bytes = true\n' >type.toml
-expect_error 4 "^type.toml:2:13: 'batch.max_bytes' must be a size \(an integer number of bytes or a string like \"64KiB\"\), got boolean" \
+expect_error 78 "^type.toml:2:13: 'batch.max_bytes' must be a size \(an integer number of bytes or a string like \"64KiB\"\), got boolean" \
   "$objwire" config check type.toml
 printf '[batch]\nmax_bytes = "1GiB"\n' >range.toml
-expect_error 4 "^range.toml:2:13: 'batch.max_bytes' = \"1GiB\" is out of range \(allowed 1KiB..16MiB\)" \
+expect_error 78 "^range.toml:2:13: 'batch.max_bytes' = \"1GiB\" is out of range \(allowed 1KiB..16MiB\)" \
   "$objwire" config check range.toml
 # A daemon file is recognised by its name, or by --daemon; the wrong program is pointed out.
 printf '[server]\nlisten = "127.0.0.1:9"\n' >objwired-test.toml
 "$objwire" config check objwired-test.toml >out || fail "daemon file check exited $?"
 grep -q "ok (objwired settings)" out || fail "daemon file check said: $(cat out)"
 cp objwired-test.toml other.toml
-expect_error 4 "other.toml is a valid objwired config: check it with --daemon" \
+expect_error 78 "other.toml is a valid objwired config: check it with --daemon" \
   "$objwire" config check other.toml
 "$objwire" config check --daemon other.toml >out || fail "config check --daemon exited $?"
-expect_error 4 "^OBJWIRE_BATCH_LINGER: 'batch.linger': " \
+expect_error 78 "^OBJWIRE_BATCH_LINGER: 'batch.linger': " \
   env OBJWIRE_BATCH_LINGER=5parsecs "$objwire" config check
-expect_error 4 "^OBJWIRE_TYPES_TRANSIENT: .*must be TYPE.FIELD, e.g. \"Person.surname\"" \
+expect_error 78 "^OBJWIRE_TYPES_TRANSIENT: .*must be TYPE.FIELD, e.g. \"Person.surname\"" \
   env OBJWIRE_TYPES_TRANSIENT=surname "$objwire" config check
-# The same messages stop send before it connects.
-expect_error 1 "typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
+# The same messages stop send before it connects, with the same exit code.
+expect_error 78 "typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
   "$objwire" send person.jsonl --to "$to" -c typo.toml
+expect_error 78 "^objwire: --to: " "$objwire" send person.jsonl --to nowhere
+# objwired exits 78 for a bad config too: when checking it and when starting with it.
+printf '[server]\nlisen = "127.0.0.1:0"\n' >objwired-typo.toml
+expect_error 78 "^objwired-typo.toml:2:1: unknown key 'server.lisen' \(did you mean 'server.listen'\?\)" \
+  "$objwired" --check-config objwired-typo.toml
+expect_error 78 "objwired-typo.toml:2:1: unknown key 'server.lisen'" \
+  "$objwired" -c objwired-typo.toml --data-dir "$dir/data-typo"
+expect_error 78 "OBJWIRE_SERVER_LOG_LEVEL" \
+  env OBJWIRE_SERVER_LOG_LEVEL=loud "$objwired" --data-dir "$dir/data-typo"
+expect_error 78 "^objwired-typo.toml:2:1: unknown key 'server.lisen'" "$objwire" config check objwired-typo.toml
+"$objwired" --check-config objwired-test.toml >out || fail "objwired --check-config of a good file exited $?"
+# A bad flag is a usage error (1) in both programs.
+expect_error 1 "--no-such-flag" "$objwired" --no-such-flag
+expect_error 1 "--no-such-flag" "$objwire" send --no-such-flag
 
 # ---- config show: every value with its origin.
 printf '# mine\n[batch]\nlinger = "1ms"\n\n[types.Person]\ntransient = ["age"]\n' >mine.toml

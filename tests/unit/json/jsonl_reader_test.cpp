@@ -2,6 +2,7 @@
 // error with its line, column and message.
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "json_test_support.hpp"
@@ -193,6 +194,40 @@ TEST(jsonl_reader, ids_need_not_be_canonical_and_refs_may_point_forward) {
     EXPECT_TRUE(same_message(m, expected));
 }
 
+// "$id" may be any key of its object: the message is the one with "$id" first, read alone or
+// from a block of lines.
+TEST(jsonl_reader, id_anywhere_among_the_keys_reads_as_id_first) {
+    const std::pair<std::string, std::string> cases[] = {
+        {R"({"$type":"Node","$id":1,"v":1,"next":{"$ref":1}})",
+         R"({"$id":1,"$type":"Node","v":1,"next":{"$ref":1}})"},
+        {R"({"$type":"Node","v":1,"next":{"$ref":1},"$id":1})",
+         R"({"$id":1,"$type":"Node","v":1,"next":{"$ref":1}})"},
+        {R"({"a":1,"$id":3})", R"({"$id":3,"a":1})"},
+        // Objects nested before the "$id" would otherwise be numbered first.
+        {R"({"$type":"T","c":{"$type":"T","c":{"$ref":1},"$id":2},"$id":1})",
+         R"({"$id":1,"$type":"T","c":{"$id":2,"$type":"T","c":{"$ref":1}}})"},
+        {R"({"$value":[1,{"$ref":0}],"$id":0})", R"({"$id":0,"$value":[1,{"$ref":0}]})"},
+        {R"({"$bytes":"AQI=","$id":0})", R"({"$id":0,"$bytes":"AQI="})"},
+        {R"({"$float":"nan","$id":4})", R"({"$id":4,"$float":"nan"})"},
+        {R"([{"$type":"P","x":1,"$id":7},{"$ref":7},{"y":{"$ref":8},"$id":8}])",
+         R"([{"$id":7,"$type":"P","x":1},{"$ref":7},{"$id":8,"y":{"$ref":8}}])"},
+    };
+    for (const auto& [late, first] : cases) {
+        EXPECT_TRUE(same_message(read_one(late), read_one(first))) << late;
+        // Both again, many times, so that most lines come from a block.
+        std::string text;
+        for (int i = 0; i < 20; ++i)
+            text += late + "\n" + first + "\n";
+        jsonl_reader r(text);
+        message a, b;
+        for (int i = 0; i < 20; ++i) {
+            ASSERT_TRUE(r.next(a)) << late;
+            ASSERT_TRUE(r.next(b)) << first;
+            EXPECT_TRUE(same_message(a, b)) << late << " line " << r.line();
+        }
+    }
+}
+
 TEST(jsonl_reader, crlf_blank_lines_and_line_numbers) {
     std::string text = "\r\n1\r\n\n   \n\t \r\n[2]\n\n\"three\"\r\n\n";
     jsonl_reader r(text, 10);
@@ -363,7 +398,8 @@ TEST(jsonl_reader_errors, unknown_ref) {
 TEST(jsonl_reader_errors, duplicate_id) {
     expect_error({R"([{"$id":1},{"$id":1}])", 19, "duplicate \"$id\": 1"});
     expect_error({R"({"$id":-1})", 8, "\"$id\" must be an integer from 0"});
-    expect_error({R"({"a":1,"$id":1})", 8, "\"$id\" must be the first key"});
+    expect_error({R"({"$id":1,"a":1,"$id":2})", 16, "\"$id\" is given twice in one object"});
+    expect_error({R"({"$ref":0,"$id":1})", 11, "\"$ref\" must be the only key"});
 }
 
 TEST(jsonl_reader_errors, bad_base64) {
@@ -386,7 +422,8 @@ TEST(jsonl_reader_errors, markers) {
     expect_error({R"({"a":1,"$type":"X"})", 8, "\"$type\" must be the first key"});
     expect_error({R"({"$foo":1})", 2, "unknown marker \"$foo\""});
     expect_error({R"({"$float":"NaN"})", 11, "\"$float\" must be \"nan\", \"inf\" or \"-inf\""});
-    expect_error({R"({"$value":1})", 2, "\"$value\" is only allowed right after \"$id\""});
+    expect_error({R"({"$value":1})", 2, "\"$value\" is only allowed in an object with \"$id\""});
+    expect_error({R"({"a":1,"$value":2,"$id":0})", 8, "\"$value\" must be the only key"});
     expect_error({R"({"$type":"T","a":1,"a":2})", 2, "has the field \"a\" twice"});
 }
 
@@ -414,6 +451,8 @@ TEST(jsonl_reader_errors, too_deep) {
     message m = read_one(nested(1024));
     EXPECT_EQ(m.root.type(), value::kind::list);
     expect_error({nested(1025).c_str(), 1025, "nested deeper than 1024 levels"});
+    // It names the limit that applies when sending, and its key.
+    expect_error({nested(1025).c_str(), 1025, "at most limits.max_depth levels, 64 by default"});
     // Far deeper than the stack would survive if the parse did not stop.
     expect_error({nested(1'000'000).c_str(), 1025, "nested deeper than 1024 levels"});
 }
