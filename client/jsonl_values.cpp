@@ -9,56 +9,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "proto/base64.hpp"
+
 #include "client/jsonl_diagnostics.hpp"
 #include "client/jsonl_reader_impl.hpp"
 
 namespace objwire {
-namespace {
-
-// Standard base64 with padding into `out`; on failure returns the offset of the first bad
-// character (or the length, if the length is wrong).
-std::optional<std::size_t> decode_base64(std::string_view s, std::vector<std::uint8_t>& out) {
-    static constexpr auto table = [] {
-        std::array<std::int8_t, 256> t{};
-        t.fill(-1);
-        const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for (int i = 0; i < 64; ++i)
-            t[static_cast<unsigned char>(a[i])] = static_cast<std::int8_t>(i);
-        return t;
-    }();
-    out.clear();
-    std::size_t n = s.size();
-    std::size_t pad = 0;
-    if (n >= 1 && s[n - 1] == '=') ++pad;
-    if (n >= 2 && s[n - 2] == '=') ++pad;
-    std::size_t body = n - pad;
-    for (std::size_t i = 0; i < body; ++i)
-        if (table[static_cast<unsigned char>(s[i])] < 0) return i;
-    if (n % 4 != 0) return n;
-    out.resize(n / 4 * 3 - pad);
-    std::uint8_t* o = out.data();
-    std::size_t i = 0, w = 0;
-    auto at = [&](std::size_t k) {
-        return static_cast<std::uint32_t>(table[static_cast<unsigned char>(s[k])]);
-    };
-    for (; i + 4 <= body; i += 4) {
-        std::uint32_t v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6) | at(i + 3);
-        o[w++] = static_cast<std::uint8_t>(v >> 16);
-        o[w++] = static_cast<std::uint8_t>(v >> 8);
-        o[w++] = static_cast<std::uint8_t>(v);
-    }
-    if (pad == 2) {
-        std::uint32_t v = (at(i) << 18) | (at(i + 1) << 12);
-        o[w++] = static_cast<std::uint8_t>(v >> 16);
-    } else if (pad == 1) {
-        std::uint32_t v = (at(i) << 18) | (at(i + 1) << 12) | (at(i + 2) << 6);
-        o[w++] = static_cast<std::uint8_t>(v >> 16);
-        o[w++] = static_cast<std::uint8_t>(v >> 8);
-    }
-    return std::nullopt;
-}
-
-}  // namespace
 
 bool jsonl_reader::impl::parse_root(od::document& doc, value& dst) {
     od::json_type t;
