@@ -20,6 +20,7 @@
 #include "client/jsonl_reader.hpp"
 #include "client/message_pipeline.hpp"
 #include "client/progress.hpp"
+#include "client/cursor_command.hpp"
 #include "client/read_command.hpp"
 #include "client/stats_command.hpp"
 #include "client/workloads.hpp"
@@ -445,7 +446,7 @@ int main(int argc, char** argv) {
     const objwire::client::subcommand more[] = {
         objwire::client::add_config_command(app), objwire::client::add_encode_command(app),
         objwire::client::add_decode_command(app), objwire::client::add_read_command(app),
-        objwire::client::add_stats_command(app)};
+        objwire::client::add_stats_command(app), objwire::client::add_cursor_command(app)};
 
     try {
         app.parse(argc, argv);

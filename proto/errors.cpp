@@ -72,6 +72,8 @@ class proto_category_impl final : public std::error_category {
                 return "frame decodes to more bytes by reference than announced";
             case proto_errc::bad_columns:
                 return "column directory does not match its payload";
+            case proto_errc::not_found:
+                return "no such sender id or cursor";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -149,6 +151,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "reference_bytes_exceeded";
         case proto_errc::bad_columns:
             return "bad_columns";
+        case proto_errc::not_found:
+            return "not_found";
     }
     return "unknown";
 }

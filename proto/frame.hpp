@@ -22,6 +22,7 @@ enum class frame_kind : std::uint8_t {
     // server -> reader: one journal block exactly as stored (docs/JOURNAL.md section 2)
     journal_block = 7,
     stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
+    cursor_list = 9,  // server -> reader: the named cursors (docs/PROTOCOL.md 1.2)
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each
