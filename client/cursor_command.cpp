@@ -19,8 +19,9 @@ struct cursor_flags {
 
 int run_cursor(const cursor_flags& f, cursor_op op) {
     if (op == cursor_op::remove && !valid_cursor_name(f.name)) {
-        std::cerr << "objwire: '" << f.name
-                  << "' is not a cursor name (1 to 128 of A-Z a-z 0-9 . _ -, not starting with .)\n";
+        std::cerr
+            << "objwire: '" << f.name
+            << "' is not a cursor name (1 to 128 of A-Z a-z 0-9 . _ -, not starting with .)\n";
         return exit_codes::usage;
     }
     config::client_settings settings;

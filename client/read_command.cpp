@@ -286,8 +286,9 @@ int run_read(const read_flags& f) {
     progress.finish();
     if (!out.close()) return exit_codes::usage;
     std::cerr << "objwire: read " << objects << " objects in " << blocks << " blocks from " << sink
-              << (f.cursor.empty() ? "" : "; cursor '" + f.cursor + "' at offset " +
-                                              std::to_string(out.written()))
+              << (f.cursor.empty()
+                      ? ""
+                      : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
               << "\n";
     return exit_codes::ok;
 }

@@ -107,8 +107,8 @@ std::error_code reader::open() {
     // already; the offsets inside its blocks count one connection's objects (docs/PROTOCOL.md).
     offsets_are_blocks_ = welcome_.sink.rfind("nats:", 0) == 0;
     // A daemon without welcome field 20 started at `from`.
-    floor_ = std::max({welcome_.read_start, options_.skip_below,
-                       options_.cursor.empty() ? options_.from : 0});
+    floor_ = std::max(
+        {welcome_.read_start, options_.skip_below, options_.cursor.empty() ? options_.from : 0});
     return {};
 }
 
@@ -139,8 +139,9 @@ bool reader::read_frame(frame_view& out) {
     const auto timeout = options_.follow ? options_.follow_idle_timeout : options_.idle_timeout;
     const bool forever = timeout.count() == 0;
     // With a stop flag the wait is cut in slices that look at it.
-    const std::chrono::milliseconds slice =
-        options_.stop ? stop_poll : forever ? std::chrono::hours(1) : timeout;
+    const std::chrono::milliseconds slice = options_.stop ? stop_poll
+                                            : forever     ? std::chrono::hours(1)
+                                                          : timeout;
     std::chrono::milliseconds waited{0};
     for (;;) {
         auto r = frames_.next();
@@ -157,7 +158,8 @@ bool reader::read_frame(frame_view& out) {
         }
         auto space = frames_.prepare();
         std::error_code ec;
-        const std::size_t got = link_.read_some(space, forever ? slice : std::min(slice, timeout - waited), ec);
+        const std::size_t got =
+            link_.read_some(space, forever ? slice : std::min(slice, timeout - waited), ec);
         if (ec == client_errc::timed_out) {
             if (options_.on_wait) options_.on_wait();
             if (!open_) return false;  // on_wait's write failed

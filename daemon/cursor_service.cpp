@@ -74,9 +74,10 @@ asio::awaitable<void> watch_cursor_peer(transport& stream, std::shared_ptr<reade
                 done = true;
                 break;
             }
-            auto a = r.state == frame_parser::status::frame && r.frame.header.kind == frame_kind::ack
-                         ? decode_read_ack(r.frame.payload)
-                         : result<read_ack>(proto_errc::unexpected_frame);
+            auto a =
+                r.state == frame_parser::status::frame && r.frame.header.kind == frame_kind::ack
+                    ? decode_read_ack(r.frame.payload)
+                    : result<read_ack>(proto_errc::unexpected_frame);
             if (!a || !acceptable(a->next_offset)) {
                 spdlog::warn("{}: cursor reader '{}' sent a bad frame or offset; ending it", peer,
                              name);

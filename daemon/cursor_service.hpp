@@ -24,7 +24,8 @@ asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& strea
 // ack moves the cursor `name` to its offset once `acceptable(offset)` says it names only
 // objects already served. Like reader_support::watch_peer it then marks the peer done; a
 // goodbye also sets st->peer_goodbye, which the reader answers with a goodbye of its own.
-asio::awaitable<void> watch_cursor_peer(transport& stream, std::shared_ptr<reader_support::reader_state> st,
+asio::awaitable<void> watch_cursor_peer(transport& stream,
+                                        std::shared_ptr<reader_support::reader_state> st,
                                         cursor_store& store, std::string name,
                                         std::function<bool(std::uint64_t)> acceptable,
                                         std::string peer);

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <map>
 #include <memory>
 
@@ -62,10 +62,10 @@ cursor_store& cursor_store::for_data_dir(const std::filesystem::path& data_dir) 
     return *s;
 }
 
-cursor_store::cursor_store(std::filesystem::path data_dir) : dir_(std::move(data_dir) / "cursors") {}
+cursor_store::cursor_store(std::filesystem::path data_dir)
+    : dir_(std::move(data_dir) / "cursors") {}
 
-std::optional<std::uint64_t> cursor_store::get(const std::string& name,
-                                               std::error_code& ec) const {
+std::optional<std::uint64_t> cursor_store::get(const std::string& name, std::error_code& ec) const {
     ec.clear();
     const int fd = ::open(file_of(name).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {

@@ -217,10 +217,10 @@ asio::awaitable<void> reader_stream::run() {
     const std::uint64_t listener = hello_.follow ? subscribe() : 0;
     if (cursors_) {
         auto acceptable = [this](std::uint64_t o) { return o <= journal_.durable_offset(); };
-        asio::co_spawn(stream_.get_executor(),
-                       watch_cursor_peer(stream_, state_, *cursors_, hello_.read_cursor,
-                                         acceptable, peer_),
-                       asio::detached);
+        asio::co_spawn(
+            stream_.get_executor(),
+            watch_cursor_peer(stream_, state_, *cursors_, hello_.read_cursor, acceptable, peer_),
+            asio::detached);
     } else {
         asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
     }

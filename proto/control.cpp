@@ -81,8 +81,7 @@ proto_errc read_text(byte_reader& f, std::string& out) {
 template <typename E>
 proto_errc read_enum(byte_reader& f, E& out, E last) {
     std::uint64_t v;
-    if (auto e = read_number(f, v, static_cast<std::uint64_t>(last)); e != proto_errc::ok)
-        return e;
+    if (auto e = read_number(f, v, static_cast<std::uint64_t>(last)); e != proto_errc::ok) return e;
     out = static_cast<E>(v);
     return proto_errc::ok;
 }
@@ -330,8 +329,8 @@ result<error_message> decode_error(std::span<const std::uint8_t> payload) {
 bool valid_cursor_name(std::string_view name) {
     if (name.empty() || name.size() > 128 || name.front() == '.') return false;
     for (const char c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        c == '.' || c == '_' || c == '-';
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
         if (!ok) return false;
     }
     return true;

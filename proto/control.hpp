@@ -38,9 +38,9 @@ struct hello {
     std::string read_sender;      // reader: only this sender's objects (empty: every sender)
     // Reader fields 11-14 (docs/PROTOCOL.md 1.2): where to start instead of read_from, a named
     // durable cursor, and the cursor subcommands.
-    bool read_at_end = false;    // start at the durable end: only objects stored from now on
+    bool read_at_end = false;     // start at the durable end: only objects stored from now on
     std::uint64_t read_last = 0;  // start at the last N objects (of read_sender, if given)
-    std::string read_cursor;     // continue where this cursor was acknowledged
+    std::string read_cursor;      // continue where this cursor was acknowledged
     cursor_op cursor_command = cursor_op::none;
     bool operator==(const hello&) const = default;
 };

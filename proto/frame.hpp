@@ -21,7 +21,7 @@ enum class frame_kind : std::uint8_t {
     goodbye = 6,  // sender: no more data; receiver: answered after the final ack
     // server -> reader: one journal block exactly as stored (docs/JOURNAL.md section 2)
     journal_block = 7,
-    stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
+    stats = 8,        // server -> stats client: the daemon's metrics, Prometheus text format
     cursor_list = 9,  // server -> reader: the named cursors (docs/PROTOCOL.md 1.2)
 };
 
