@@ -14,6 +14,7 @@ namespace {
 struct cursor_flags {
     std::string config_file;
     std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
     std::string name;
 };
 
@@ -25,7 +26,9 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
         return exit_codes::usage;
     }
     config::client_settings settings;
-    if (!load_client_settings(f.config_file, f.to, settings)) return exit_codes::usage;
+    if (!load_client_settings(f.config_file, f.to, settings) ||
+        !apply_access_flags(f.access, settings))
+        return exit_codes::usage;
     read_options o;
     o.cursor_command = op;
     o.cursor = f.name;
@@ -48,6 +51,7 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
 
 void add_connection_options(CLI::App* cmd, cursor_flags& f) {
     cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, f.access);
     cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
 }
 
@@ -62,7 +66,7 @@ subcommand add_cursor_command(CLI::App& app) {
         "list", "print each cursor as 'NAME<TAB>OFFSET' (OFFSET: where its reader continues)");
     add_connection_options(list, *flags);
     list->footer("Example:\n  objwire cursor list --to 127.0.0.1:7878");
-    auto* remove = cmd->add_subcommand("delete", "delete a cursor (exit 5 if there is none)");
+    auto* remove = cmd->add_subcommand("delete", "delete a cursor (exit 6 if there is none)");
     add_connection_options(remove, *flags);
     remove->add_option("name", flags->name, "the cursor's name")->required();
     remove->footer("Example:\n  objwire cursor delete etl --to 127.0.0.1:7878");

@@ -36,6 +36,7 @@ std::atomic<bool> stop_requested{false};
 struct read_flags {
     std::string config_file;
     std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
     std::string from = "0";
     bool follow = false;
     std::string sender;
@@ -173,6 +174,38 @@ bool sleep_unless_stopped(std::chrono::milliseconds d) {
     return !stop_requested;
 }
 
+// Defaults < file < environment < --to, as for the other subcommands.
+bool load(const read_flags& f, config::client_settings& s) {
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
+}
+
+// The gaps the daemon reported, each told once on stderr as it arrives: a follower that
+// reconnects hears a gap again when it resumes before the gap's end.
+class gap_report {
+  public:
+    void tell(const reader& r) {
+        for (; told_ < r.gaps().size(); ++told_) {
+            const auto& g = r.gaps()[told_];
+            if (g.end <= end_) continue;
+            ++ranges_;
+            end_ = g.end;
+            std::cerr << "objwire: gap: offsets " << g.first << " to " << g.end - 1
+                      << " are lost (damaged in the daemon's journal); reading goes on at " << g.end
+                      << "\n";
+        }
+    }
+    // A new connection: its gaps are counted from the start.
+    void reconnected() { told_ = 0; }
+    // The offset after the last gap told (0: none).
+    std::uint64_t end() const { return end_; }
+    std::uint64_t ranges() const { return ranges_; }
+
+  private:
+    std::size_t told_ = 0;
+    std::uint64_t end_ = 0;
+    std::uint64_t ranges_ = 0;
+};
+
 int refused(const reader& r) {
     std::cerr << "objwire: " << r.last_error() << "\n";
     return r.error() == proto_errc::not_found ? exit_codes::not_found : exit_codes::cannot_connect;
@@ -192,7 +225,7 @@ int run_read(const read_flags& f) {
         return exit_codes::usage;
     }
     config::client_settings settings;
-    if (!load_client_settings(f.config_file, f.to, settings)) return exit_codes::usage;
+    if (!load(f, settings)) return exit_codes::usage;
     read_output out;
     if (!out.open(f.output, f.offsets)) return exit_codes::usage;
     options.follow = f.follow;
@@ -212,6 +245,7 @@ int run_read(const read_flags& f) {
     reader* current = nullptr;
     auto last_ack = std::chrono::steady_clock::now();
     std::uint64_t acked = 0;
+    gap_report gaps;
     // A cursor hears what was written out, at most every ack_interval, while objects arrive
     // and once the reader waits.
     const auto maybe_ack = [&] {
@@ -224,6 +258,7 @@ int run_read(const read_flags& f) {
     for (;;) {
         reader r(settings, options);
         current = &r;
+        gaps.reconnected();
         const auto account = [&] {
             blocks += r.stats().blocks;
             bytes_in += r.stats().wire_bytes_in;
@@ -237,6 +272,7 @@ int run_read(const read_flags& f) {
             acked = out.written();
             stored_message m;
             while (r.next(m)) {
+                gaps.tell(r);
                 ++objects;
                 progress.tick([&] {
                     return progress_sample{objects, bytes_in + r.stats().wire_bytes_in, objects,
@@ -248,6 +284,7 @@ int run_read(const read_flags& f) {
                 if ((f.follow || !f.cursor.empty()) && !out.flush()) return exit_codes::usage;
                 maybe_ack();
             }
+            gaps.tell(r);
             if (!out.flush()) return exit_codes::usage;
             account();
             if (r.stopped() || r.finished()) {
@@ -274,14 +311,16 @@ int run_read(const read_flags& f) {
             std::cerr << "objwire: " << r.last_error() << " (after " << objects << " objects)\n";
             return exit_codes::cannot_connect;
         }
-        std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << out.next()
+        // Past a gap the daemon reported last: it is not asked for again.
+        const std::uint64_t resume_at = std::max(out.next(), gaps.end());
+        std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at
                   << "\n";
         if (!sleep_unless_stopped(backoff)) break;
         backoff = std::clamp(backoff * 2, first_backoff, max_backoff);
         options.at_end = false;
         options.last = 0;
-        options.from = out.next();
-        options.skip_below = out.next();
+        options.from = resume_at;
+        options.skip_below = resume_at;
     }
     progress.finish();
     if (!out.close()) return exit_codes::usage;
@@ -290,6 +329,11 @@ int run_read(const read_flags& f) {
                       ? ""
                       : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
               << "\n";
+    if (gaps.ranges() != 0) {
+        std::cerr << "objwire: " << gaps.ranges()
+                  << " range(s) of offsets were lost in the journal (see above)\n";
+        return exit_codes::data_lost;
+    }
     return exit_codes::ok;
 }
 
@@ -300,6 +344,7 @@ subcommand add_read_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "read", "print the daemon's stored objects as JSON lines (what `send` accepts)");
     cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
     cmd->add_option("--from", flags->from,
@@ -311,7 +356,7 @@ subcommand add_read_command(CLI::App& app) {
                   "the daemon restarts, reconnect (with backoff, for resume.retry_for) and go "
                   "on at the next offset");
     cmd->add_option("--sender", flags->sender,
-                    "only the objects of this sender id (an id that stored nothing: exit 5)");
+                    "only the objects of this sender id (an id that stored nothing: exit 6)");
     cmd->add_option("--cursor", flags->cursor,
                     "a named cursor kept by the daemon: start where the last reader with this "
                     "name acknowledged (a new cursor starts at --from), and move it as objects "
@@ -323,7 +368,8 @@ subcommand add_read_command(CLI::App& app) {
     cmd->add_option("-o,--output", flags->output, "file to write, - for stdout (default)");
     cmd->footer(
         "Exit: 0 done (or stopped by SIGINT/SIGTERM), 1 usage, 2 cannot connect or the "
-        "connection failed, 5 unknown --sender.\n"
+        "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
+        "printed), 6 unknown --sender.\n"
         "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl");
     return {cmd, [flags] { return run_read(*flags); }};
 }

@@ -7,11 +7,6 @@
 
 namespace objwire::client {
 
-namespace exit_codes {
-// The sender id or cursor named does not exist on the daemon.
-inline constexpr int not_found = 5;
-}  // namespace exit_codes
-
 subcommand add_read_command(CLI::App& app);
 
 }  // namespace objwire::client

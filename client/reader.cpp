@@ -216,6 +216,12 @@ bool reader::next(stored_message& out) {
             case frame_kind::journal_block:
                 if (!on_block(f)) return false;
                 break;
+            case frame_kind::gap:
+                if (f.payload.size() != 16)
+                    return fail(proto_errc::bad_message, "malformed gap frame from the daemon");
+                gaps_.push_back({load_le<std::uint64_t>(f.payload.data()),
+                                 load_le<std::uint64_t>(f.payload.data() + 8)});
+                break;
             case frame_kind::goodbye:
                 finished_ = true;
                 // A cursor reader still sends its last ack (finish_cursor).
@@ -271,7 +277,7 @@ std::error_code reader::finish_cursor(std::uint64_t next_offset) {
             close();
             return {};
         }
-        if (f.header.kind != frame_kind::journal_block) break;
+        if (f.header.kind != frame_kind::journal_block && f.header.kind != frame_kind::gap) break;
     }
     fail(client_errc::connection_lost, "the daemon did not confirm the cursor's position");
     return error_;

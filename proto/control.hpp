@@ -21,7 +21,7 @@ inline constexpr std::uint16_t protocol_version = 1;
 // stored objects back, or fetching the daemon's metrics.
 enum class peer_role : std::uint8_t { sender = 0, reader = 1, stats = 2 };
 
-// A reader connection that manages cursors instead of reading (hello field 14).
+// A reader connection that manages cursors instead of reading (hello field 15).
 enum class cursor_op : std::uint8_t { none = 0, list = 1, remove = 2 };
 
 struct hello {
@@ -36,7 +36,11 @@ struct hello {
     std::uint64_t read_from = 0;  // reader: the first offset wanted
     bool follow = false;          // reader: stay for new objects after the stored ones
     std::string read_sender;      // reader: only this sender's objects (empty: every sender)
-    // Reader fields 11-14 (docs/PROTOCOL.md 1.2): where to start instead of read_from, a named
+    // Field 11: the resume token of this stream's earlier welcome (field 16), on a reconnect;
+    // empty for a new stream. Only the stream that holds the sender id's current token may
+    // resume it (docs/PROTOCOL.md 1.1, "Ownership").
+    std::string resume_token;
+    // Reader fields 12-15 (docs/PROTOCOL.md 1.2): where to start instead of read_from, a named
     // durable cursor, and the cursor subcommands.
     bool read_at_end = false;     // start at the durable end: only objects stored from now on
     std::uint64_t read_last = 0;  // start at the last N objects (of read_sender, if given)
@@ -68,6 +72,13 @@ struct welcome {
     // Field 15: the receiver decodes payloads in column layout (proto/columns.hpp), and
     // zstd_stream frames compressed section by section. Absent (an older receiver): neither.
     bool columns = false;
+    // To a sender with an id: field 16, the stream's resume token (a new one for a new stream,
+    // the one its hello gave on a resume); fields 17 and 18, the objects of this sender id
+    // stored so far over all its connections and the input digest its sender reported for
+    // them (docs/PROTOCOL.md 1.1, "Reruns"; 0: none reported).
+    std::string resume_token;
+    std::uint64_t stored_objects = 0;
+    std::uint64_t stored_digest = 0;
     // Field 20, to a reader: the offset its stream starts at, resolved by the daemon from
     // read_from, read_at_end, read_last or the cursor (the first block may begin before it).
     std::uint64_t read_start = 0;
@@ -84,6 +95,13 @@ struct ack {
     std::uint64_t decompressed_bytes = 0;
     std::uint64_t decompress_ns = 0;
     bool operator==(const ack&) const = default;
+};
+
+// A mark frame's payload: the sender's input digest after the objects of the data frame that
+// follows it (proto/input_digest.hpp).
+struct mark {
+    std::uint64_t input_digest = 0;
+    bool operator==(const mark&) const = default;
 };
 
 struct error_message {
@@ -119,6 +137,7 @@ void encode_ack(const ack& a, byte_buffer& out);
 void encode_error(const error_message& e, byte_buffer& out);
 void encode_read_ack(const read_ack& a, byte_buffer& out);
 void encode_cursor_list(const cursor_list& l, byte_buffer& out);
+void encode_mark(const mark& m, byte_buffer& out);
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload);
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload);
@@ -126,5 +145,6 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload);
 result<error_message> decode_error(std::span<const std::uint8_t> payload);
 result<read_ack> decode_read_ack(std::span<const std::uint8_t> payload);
 result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload);
+result<mark> decode_mark(std::span<const std::uint8_t> payload);
 
 }  // namespace objwire

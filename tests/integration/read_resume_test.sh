@@ -41,7 +41,7 @@ to="127.0.0.1:$port"
 "$objwire" gen --workload events -n 3000 -o "$dir/all.jsonl"
 split -l 1000 -d "$dir/all.jsonl" "$dir/part"  # part00 part01 part02
 
-# Usage errors (exit 1) and an unknown sender (exit 5, said).
+# Usage errors (exit 1) and an unknown sender (exit 6, said).
 for bad in -0 abc -x 1e3 18446744073709551616; do
   rc=0
   "$objwire" read --to "$to" --from="$bad" 2>"$dir/err" >/dev/null || rc=$?
@@ -56,7 +56,7 @@ rc=0
 send "$dir/part00" first
 rc=0
 "$objwire" read --to "$to" --sender nobody 2>"$dir/err" >"$dir/none" || rc=$?
-[ "$rc" -eq 5 ] || fail "read --sender nobody exited $rc, want 5"
+[ "$rc" -eq 6 ] || fail "read --sender nobody exited $rc, want 6"
 grep -q "no sender with id 'nobody'" "$dir/err" || fail "unknown sender: $(cat "$dir/err")"
 "$objwire" read --to "$to" --from end --follow -o "$dir/end.jsonl" 2>"$dir/end.err" &
 follower=$!
@@ -139,13 +139,13 @@ seq 0 33999 | cmp -s - "$dir/seen" || fail "the cursor reader missed objects: $(
 "$objwire" read --to "$to" --cursor etl -o "$dir/c3" 2>"$dir/c3.err" || fail "third cursor run exited $?"
 [ ! -s "$dir/c3" ] || fail "after a clean end the cursor repeated $(wc -l <"$dir/c3") objects"
 grep -q "cursor 'etl' at offset 34000" "$dir/c3.err" || fail "third run: $(cat "$dir/c3.err")"
-# A new cursor starts at --from; delete; a deleted cursor is gone (exit 5).
+# A new cursor starts at --from; delete; a deleted cursor is gone (exit 6).
 "$objwire" read --to "$to" --cursor fresh --from -2 -o "$dir/f" 2>/dev/null || fail "fresh cursor exited $?"
 [ "$(wc -l <"$dir/f")" -eq 2 ] || fail "a new cursor with --from -2 printed $(wc -l <"$dir/f")"
 "$objwire" cursor delete etl --to "$to" 2>/dev/null || fail "cursor delete exited $?"
 rc=0
 "$objwire" cursor delete etl --to "$to" 2>/dev/null || rc=$?
-[ "$rc" -eq 5 ] || fail "deleting a deleted cursor exited $rc, want 5"
+[ "$rc" -eq 6 ] || fail "deleting a deleted cursor exited $rc, want 6"
 "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl" && fail "etl still listed"
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"

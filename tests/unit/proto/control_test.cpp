@@ -88,6 +88,7 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
     h.read_last = 25;
     h.read_cursor = "etl.daily";
     h.cursor_command = cursor_op::remove;
+    h.resume_token = "0123456789abcdef";  // field 11: the reader fields come after it
     byte_buffer b;
     encode_hello(h, b);
     auto back = decode_hello(b.span());
@@ -100,6 +101,9 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
 
     welcome w;
     w.read_start = 987654;
+    w.resume_token = "token";  // fields 16-18 and 20 side by side
+    w.stored_objects = 5;
+    w.stored_digest = 6;
     byte_buffer wb;
     encode_welcome(w, wb);
     auto wback = decode_welcome(wb.span());
@@ -196,6 +200,36 @@ TEST(Control, AckAndErrorRoundTrip) {
     auto eback = decode_error(eb.span());
     ASSERT_TRUE(eback);
     EXPECT_EQ(*eback, e);
+}
+
+// Ownership and reruns (docs/PROTOCOL.md 1.1): the token goes out in the welcome and comes
+// back in a reconnect's hello; the stored count and digest ride in the welcome; a mark frame's
+// payload is the digest.
+TEST(Control, ResumeTokenStoredObjectsAndMarksRoundTrip) {
+    hello h;
+    h.sender_id = "s";
+    h.resume_token = "0123456789abcdef0123456789abcdef";
+    byte_buffer hb;
+    encode_hello(h, hb);
+    auto hback = decode_hello(hb.span());
+    ASSERT_TRUE(hback);
+    EXPECT_EQ(*hback, h);
+    welcome w;
+    w.resume_token = h.resume_token;
+    w.stored_objects = 279'924;
+    w.stored_digest = 0xfedcba9876543210ULL;
+    byte_buffer wb;
+    encode_welcome(w, wb);
+    auto wback = decode_welcome(wb.span());
+    ASSERT_TRUE(wback);
+    EXPECT_EQ(*wback, w);
+    EXPECT_EQ(wback->stored_objects, 279'924u);
+    mark m{0x0123456789abcdefULL};
+    byte_buffer mb;
+    encode_mark(m, mb);
+    auto mback = decode_mark(mb.span());
+    ASSERT_TRUE(mback);
+    EXPECT_EQ(*mback, m);
 }
 
 TEST(Control, UnknownFieldsAreSkipped) {
