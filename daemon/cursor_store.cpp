@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "daemon/sync_directory.hpp"
 #include "proto/errors.hpp"
 
 namespace objwire::daemon {
@@ -25,15 +26,6 @@ std::optional<std::uint64_t> parse_position(const std::string& text) {
     auto [p, ec] = std::from_chars(text.data(), end, v);
     if (ec != std::errc() || p == text.data() || p + 1 != end || *p != '\n') return std::nullopt;
     return v;
-}
-
-std::error_code sync_dir(const std::filesystem::path& dir) {
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return last_errno();
-    std::error_code ec;
-    if (::fsync(fd) != 0) ec = last_errno();
-    ::close(fd);
-    return ec;
 }
 
 std::error_code write_file_synced(const std::filesystem::path& path, const std::string& text) {
@@ -92,13 +84,13 @@ std::error_code cursor_store::save(const std::string& name, std::uint64_t next_o
     const auto tmp = dir_ / ("." + name + ".tmp");
     if ((ec = write_file_synced(tmp, std::to_string(next_offset) + "\n"))) return ec;
     if (::rename(tmp.c_str(), file_of(name).c_str()) != 0) return last_errno();
-    return sync_dir(dir_);
+    return sync_directory(dir_);
 }
 
 std::error_code cursor_store::remove(const std::string& name) {
     if (::unlink(file_of(name).c_str()) != 0)
         return errno == ENOENT ? std::error_code(proto_errc::not_found) : last_errno();
-    return sync_dir(dir_);
+    return sync_directory(dir_);
 }
 
 std::vector<cursor_entry> cursor_store::list(std::error_code& ec) const {
