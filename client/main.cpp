@@ -5,6 +5,7 @@
 #include "client/bench_command.hpp"
 #include "client/codec_command.hpp"
 #include "client/config_command.hpp"
+#include "client/cursor_command.hpp"
 #include "client/gen_command.hpp"
 #include "client/read_command.hpp"
 #include "client/send_command.hpp"
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
         client::add_send_command(app),   client::add_bench_command(app),
         client::add_gen_command(app),    client::add_config_command(app),
         client::add_encode_command(app), client::add_decode_command(app),
-        client::add_read_command(app),   client::add_stats_command(app)};
+        client::add_read_command(app),   client::add_stats_command(app),
+        client::add_cursor_command(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

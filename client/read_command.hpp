@@ -1,5 +1,6 @@
-// `objwire read --to HOST:PORT [--from OFFSET] [--follow] [--sender ID] [-o FILE]`: the
-// daemon's stored objects as JSON lines that `send` accepts again (client/reader.hpp).
+// `objwire read --to HOST:PORT [--from OFFSET|end|-N] [--follow] [--sender ID] [--cursor NAME]
+// [--offsets FILE] [-o FILE]`: the daemon's stored objects as JSON lines that `send` accepts
+// again (client/reader.hpp); a follower reconnects across daemon restarts.
 #pragma once
 
 #include "client/subcommand.hpp"

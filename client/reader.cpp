@@ -1,5 +1,7 @@
 #include "client/reader.hpp"
 
+#include <algorithm>
+
 #include "client/connection.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
@@ -8,7 +10,9 @@
 namespace objwire::client {
 namespace {
 constexpr std::size_t read_block = 256 * 1024;
-}
+// How often a wait looks at the stop flag.
+constexpr std::chrono::milliseconds stop_poll{200};
+}  // namespace
 
 reader::reader(config::client_settings settings, read_options options)
     : settings_(std::move(settings)),
@@ -68,6 +72,10 @@ std::error_code reader::open() {
     h.read_from = options_.from;
     h.follow = options_.follow;
     h.read_sender = options_.sender;
+    h.read_at_end = options_.at_end;
+    h.read_last = options_.last;
+    h.read_cursor = options_.cursor;
+    h.cursor_command = options_.cursor_command;
     byte_buffer payload, frame;
     encode_hello(h, payload);
     append_frame(frame, frame_kind::hello, 0, payload.span());
@@ -78,6 +86,7 @@ std::error_code reader::open() {
     }
     frame_view f;
     if (!read_frame(f)) return error_;
+    if (options_.cursor_command != cursor_op::none) return on_cursor_answer(f);
     if (f.header.kind == frame_kind::error) {
         auto e = decode_error(f.payload);
         fail(e ? std::error_code(static_cast<proto_errc>(e->code)) : proto_errc::bad_message,
@@ -97,12 +106,43 @@ std::error_code reader::open() {
     // A NATS stream counts offsets in stream sequences (blocks), which the daemon applied
     // already; the offsets inside its blocks count one connection's objects (docs/PROTOCOL.md).
     offsets_are_blocks_ = welcome_.sink.rfind("nats:", 0) == 0;
+    // A daemon without welcome field 20 started at `from`.
+    floor_ = std::max(
+        {welcome_.read_start, options_.skip_below, options_.cursor.empty() ? options_.from : 0});
+    return {};
+}
+
+std::error_code reader::on_cursor_answer(const frame_view& f) {
+    if (f.header.kind == frame_kind::error) {
+        auto e = decode_error(f.payload);
+        fail(e ? std::error_code(static_cast<proto_errc>(e->code)) : proto_errc::bad_message,
+             e ? e->text : std::string("malformed error frame"));
+        return error_;
+    }
+    if (f.header.kind == frame_kind::cursor_list) {
+        auto l = decode_cursor_list(f.payload);
+        if (!l) {
+            fail(l.error(), "bad cursor list: " + std::error_code(l.error()).message());
+            return error_;
+        }
+        cursors_ = std::move(*l);
+    } else if (f.header.kind != frame_kind::goodbye) {
+        fail(proto_errc::unexpected_frame, "the daemon did not answer the cursor request");
+        return error_;
+    }
+    finished_ = true;
+    close();
     return {};
 }
 
 bool reader::read_frame(frame_view& out) {
     const auto timeout = options_.follow ? options_.follow_idle_timeout : options_.idle_timeout;
     const bool forever = timeout.count() == 0;
+    // With a stop flag the wait is cut in slices that look at it.
+    const std::chrono::milliseconds slice = options_.stop ? stop_poll
+                                            : forever     ? std::chrono::hours(1)
+                                                          : timeout;
+    std::chrono::milliseconds waited{0};
     for (;;) {
         auto r = frames_.next();
         if (r.state == frame_parser::status::frame) {
@@ -112,12 +152,19 @@ bool reader::read_frame(frame_view& out) {
         }
         if (r.state == frame_parser::status::error)
             return fail(r.error, "bad frame from the daemon: " + r.error.message());
+        if (options_.stop && options_.stop->load()) {
+            stopped_ = true;
+            return false;
+        }
         auto space = frames_.prepare();
         std::error_code ec;
         const std::size_t got =
-            link_.read_some(space, forever ? std::chrono::hours(1) : timeout, ec);
+            link_.read_some(space, forever ? slice : std::min(slice, timeout - waited), ec);
         if (ec == client_errc::timed_out) {
-            if (forever) continue;
+            if (options_.on_wait) options_.on_wait();
+            if (!open_) return false;  // on_wait's write failed
+            waited += slice;
+            if (forever || waited < timeout) continue;
             return fail(client_errc::timed_out, "no data from the daemon within " +
                                                     std::to_string(timeout.count()) + " ms");
         }
@@ -149,7 +196,7 @@ bool reader::on_block(const frame_view& f) {
     const std::string sender(b.sender_id);
     auto ec = decode_journal_block(b, [&](message&& m) {
         // The first block may begin before the offset asked for.
-        if (offsets_are_blocks_ || offset >= options_.from)
+        if (offsets_are_blocks_ || offset >= floor_)
             pending_.push_back({offset, sender, std::move(m)});
         ++offset;
     });
@@ -177,7 +224,8 @@ bool reader::next(stored_message& out) {
                 break;
             case frame_kind::goodbye:
                 finished_ = true;
-                close();
+                // A cursor reader still sends its last ack (finish_cursor).
+                if (options_.cursor.empty()) close();
                 return false;
             case frame_kind::error: {
                 auto e = decode_error(f.payload);
@@ -196,6 +244,43 @@ bool reader::next(stored_message& out) {
     out = std::move(pending_[next_++]);
     ++stats_.objects;
     return true;
+}
+
+std::error_code reader::ack(std::uint64_t next_offset) {
+    if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
+    byte_buffer payload, frame;
+    encode_read_ack({next_offset}, payload);
+    append_frame(frame, frame_kind::ack, 0, payload.span());
+    if (auto ec = write_all(frame.span())) {
+        fail(client_errc::connection_lost, "cannot send the cursor's ack: " + ec.message());
+        return error_;
+    }
+    return {};
+}
+
+std::error_code reader::finish_cursor(std::uint64_t next_offset) {
+    if (auto ec = ack(next_offset)) return ec;
+    byte_buffer bye;
+    append_frame(bye, frame_kind::goodbye, 0, {});
+    if (auto ec = write_all(bye.span())) {
+        fail(client_errc::connection_lost, "cannot send the goodbye: " + ec.message());
+        return error_;
+    }
+    // Waits the idle timeout, even for a follower, and whatever the stop flag says.
+    options_.follow = false;
+    options_.stop = nullptr;
+    options_.on_wait = nullptr;
+    frame_view f;
+    while (read_frame(f)) {
+        if (f.header.kind == frame_kind::goodbye) {
+            finished_ = true;
+            close();
+            return {};
+        }
+        if (f.header.kind != frame_kind::journal_block && f.header.kind != frame_kind::gap) break;
+    }
+    fail(client_errc::connection_lost, "the daemon did not confirm the cursor's position");
+    return error_;
 }
 
 void reader::close() {

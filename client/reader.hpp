@@ -13,8 +13,10 @@
 #pragma once
 
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -34,6 +36,23 @@ struct read_options {
     std::uint64_t from = 0;
     bool follow = false;  // after the stored objects, wait for new ones
     std::string sender;   // only this sender's objects (empty: every sender)
+    // Instead of `from`: the durable end (only objects stored from now on), or the last N
+    // objects (of `sender`, if given).
+    bool at_end = false;
+    std::uint64_t last = 0;
+    // A named durable cursor: the stream starts where its last ack left it (a new one where
+    // from/at_end/last say), and ack() moves it.
+    std::string cursor;
+    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()).
+    cursor_op cursor_command = cursor_op::none;
+    // Objects below this offset are not handed out: a reconnecting reader's next offset, when
+    // the daemon starts before it (at a cursor's last ack).
+    std::uint64_t skip_below = 0;
+    // Set from a signal handler: a waiting next() then returns false and stopped() is true.
+    const std::atomic<bool>* stop = nullptr;
+    // With `stop`: called each time a wait for the daemon has lasted another 200 ms (a cursor
+    // reader acknowledges then what it wrote before it went idle).
+    std::function<void()> on_wait;
     std::string client_name = "objwire read";
     // The largest frame accepted: one stored block and its frame header. The daemon's blocks
     // are one read of a sender's connection (a few MiB at most with the default limits).
@@ -79,6 +98,18 @@ class reader {
     std::size_t ready() const { return pending_.size() - next_; }
     // Ends a following read: says goodbye and closes.
     void close();
+    // A cursor reader: every object below next_offset is written out; the daemon may move the
+    // cursor there.
+    std::error_code ack(std::uint64_t next_offset);
+    // A cursor reader's clean end: the last ack, a goodbye, and the daemon's goodbye once the
+    // cursor is stored (objects still arriving are dropped: the cursor is before them).
+    std::error_code finish_cursor(std::uint64_t next_offset);
+    // The offset the daemon started the stream at (from, the end, the last N or the cursor).
+    std::uint64_t start() const { return floor_; }
+    // The stop flag ended a wait (not an error).
+    bool stopped() const { return stopped_; }
+    // After a cursor_command::list open().
+    const cursor_list& cursors() const { return cursors_; }
 
     std::error_code error() const { return error_; }
     const std::string& last_error() const { return last_error_; }
@@ -95,6 +126,8 @@ class reader {
     // Reads from the socket until one frame is complete; false on an error.
     bool read_frame(frame_view& out);
     bool on_block(const frame_view& f);
+    // The answer to a cursor_command hello: the list, a goodbye or an error.
+    std::error_code on_cursor_answer(const frame_view& f);
     std::error_code write_all(std::span<const std::uint8_t> bytes);
 
     config::client_settings settings_;
@@ -114,6 +147,9 @@ class reader {
     bool open_ = false;
     bool finished_ = false;
     bool offsets_are_blocks_ = false;  // served from a NATS stream: `from` was a stream sequence
+    bool stopped_ = false;
+    std::uint64_t floor_ = 0;  // objects below it are not handed out
+    cursor_list cursors_;
 };
 
 }  // namespace objwire::client

@@ -22,6 +22,8 @@ inline constexpr int not_acknowledged = 3;
 inline constexpr int bad_input = 4;
 // read: the daemon's journal lost some of the offsets asked for (the rest was printed)
 inline constexpr int data_lost = 5;
+// read, cursor delete: the sender id or cursor named does not exist on the daemon
+inline constexpr int not_found = 6;
 // settings that cannot be used: a config file, an OBJWIRE_* variable or a setting's flag
 inline constexpr int bad_config = config::bad_config_exit;
 }  // namespace exit_codes

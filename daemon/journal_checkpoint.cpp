@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/sync_directory.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/crc32c.hpp"
 
@@ -20,15 +21,6 @@ constexpr std::size_t checkpoint_size = 36;
 
 std::error_code last_errno() {
     return {errno, std::generic_category()};
-}
-
-std::error_code sync_dir(const std::filesystem::path& dir) {
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return last_errno();
-    std::error_code ec;
-    if (::fsync(fd) != 0) ec = last_errno();
-    ::close(fd);
-    return ec;
 }
 
 }  // namespace
@@ -112,7 +104,7 @@ std::error_code append_gap_log(const std::filesystem::path& dir, const recorded_
         ec = n < 0 ? last_errno() : std::make_error_code(std::errc::io_error);
     if (!ec && ::fsync(fd) != 0) ec = last_errno();
     ::close(fd);
-    if (!ec && !existed) ec = sync_dir(dir);
+    if (!ec && !existed) ec = sync_directory(dir);
     return ec;
 }
 

@@ -35,6 +35,7 @@ struct reader_state {
     asio::steady_timer wake;
     std::atomic<bool> pending{false};
     bool peer_done = false;     // the peer sent something or closed: stop serving
+    bool peer_goodbye = false;  // a cursor reader said goodbye after its last ack
     bool watcher_done = false;  // the watcher coroutine has ended
     std::uint8_t scratch[64];
 };

@@ -77,12 +77,12 @@ proto_errc read_text(byte_reader& f, std::string& out) {
     return proto_errc::ok;
 }
 
-proto_errc read_role(byte_reader& f, peer_role& out) {
+// An enum's number, at most `last`.
+template <typename E>
+proto_errc read_enum(byte_reader& f, E& out, E last) {
     std::uint64_t v;
-    if (auto e = read_number(f, v, static_cast<std::uint64_t>(peer_role::stats));
-        e != proto_errc::ok)
-        return e;
-    out = static_cast<peer_role>(v);
+    if (auto e = read_number(f, v, static_cast<std::uint64_t>(last)); e != proto_errc::ok) return e;
+    out = static_cast<E>(v);
     return proto_errc::ok;
 }
 
@@ -121,7 +121,8 @@ bool welcome::operator==(const welcome& o) const {
            journal_first_offset == o.journal_first_offset &&
            journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames &&
            columns == o.columns && resume_token == o.resume_token &&
-           stored_objects == o.stored_objects && stored_digest == o.stored_digest;
+           stored_objects == o.stored_objects && stored_digest == o.stored_digest &&
+           read_start == o.read_start;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -138,6 +139,11 @@ void encode_hello(const hello& h, byte_buffer& out) {
     if (h.follow) w.number(9, 1);
     if (!h.read_sender.empty()) w.text(10, h.read_sender);
     if (!h.resume_token.empty()) w.text(11, h.resume_token);
+    if (h.read_at_end) w.number(12, 1);
+    if (h.read_last != 0) w.number(13, h.read_last);
+    if (!h.read_cursor.empty()) w.text(14, h.read_cursor);
+    if (h.cursor_command != cursor_op::none)
+        w.number(15, static_cast<std::uint64_t>(h.cursor_command));
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -159,7 +165,7 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
             case 6:
                 return read_text(f, h.auth_token);
             case 7:
-                return read_role(f, h.role);
+                return read_enum(f, h.role, peer_role::stats);
             case 8:
                 return read_into(f, h.read_from);
             case 9:
@@ -168,6 +174,14 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
                 return read_text(f, h.read_sender);
             case 11:
                 return read_text(f, h.resume_token);
+            case 12:
+                return read_flag(f, h.read_at_end);
+            case 13:
+                return read_into(f, h.read_last);
+            case 14:
+                return read_text(f, h.read_cursor);
+            case 15:
+                return read_enum(f, h.cursor_command, cursor_op::remove);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;
@@ -198,6 +212,7 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     if (!w.resume_token.empty()) f.text(16, w.resume_token);
     if (w.stored_objects) f.number(17, w.stored_objects);
     if (w.stored_digest) f.number(18, w.stored_digest);
+    if (w.read_start) f.number(20, w.read_start);
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -250,6 +265,8 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 return read_into(f, w.stored_objects);
             case 18:
                 return read_into(f, w.stored_digest);
+            case 20:
+                return read_into(f, w.read_start);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;
@@ -338,6 +355,62 @@ result<error_message> decode_error(std::span<const std::uint8_t> payload) {
     });
     if (e != proto_errc::ok) return e;
     return m;
+}
+
+bool valid_cursor_name(std::string_view name) {
+    if (name.empty() || name.size() > 128 || name.front() == '.') return false;
+    for (const char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+void encode_read_ack(const read_ack& a, byte_buffer& out) {
+    field_writer f(out);
+    f.number(1, a.next_offset);
+}
+
+result<read_ack> decode_read_ack(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    read_ack a;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        if (key == 1) return read_into(f, a.next_offset);
+        f.take(f.remaining());
+        return proto_errc::ok;
+    });
+    if (e != proto_errc::ok) return e;
+    return a;
+}
+
+// One (1 name, 2 offset) pair of fields per cursor, in order.
+void encode_cursor_list(const cursor_list& l, byte_buffer& out) {
+    field_writer f(out);
+    for (const auto& c : l.cursors) {
+        f.text(1, c.name);
+        f.number(2, c.next_offset);
+    }
+}
+
+result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    cursor_list l;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        switch (key) {
+            case 1:
+                l.cursors.emplace_back();
+                return read_text(f, l.cursors.back().name);
+            case 2:
+                if (l.cursors.empty()) return proto_errc::bad_message;
+                return read_into(f, l.cursors.back().next_offset);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
+        }
+    });
+    if (e != proto_errc::ok) return e;
+    return l;
 }
 
 }  // namespace objwire

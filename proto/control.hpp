@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "proto/byte_buffer.hpp"
 #include "proto/limits.hpp"
@@ -18,6 +20,9 @@ inline constexpr std::uint16_t protocol_version = 1;
 // What a connection is for, said in its hello: streaming objects in (the default), reading
 // stored objects back, or fetching the daemon's metrics.
 enum class peer_role : std::uint8_t { sender = 0, reader = 1, stats = 2 };
+
+// A reader connection that manages cursors instead of reading (hello field 15).
+enum class cursor_op : std::uint8_t { none = 0, list = 1, remove = 2 };
 
 struct hello {
     std::uint16_t version = protocol_version;
@@ -35,6 +40,12 @@ struct hello {
     // empty for a new stream. Only the stream that holds the sender id's current token may
     // resume it (docs/PROTOCOL.md 1.1, "Ownership").
     std::string resume_token;
+    // Reader fields 12-15 (docs/PROTOCOL.md 1.2): where to start instead of read_from, a named
+    // durable cursor, and the cursor subcommands.
+    bool read_at_end = false;     // start at the durable end: only objects stored from now on
+    std::uint64_t read_last = 0;  // start at the last N objects (of read_sender, if given)
+    std::string read_cursor;      // continue where this cursor was acknowledged
+    cursor_op cursor_command = cursor_op::none;
     bool operator==(const hello&) const = default;
 };
 
@@ -68,6 +79,9 @@ struct welcome {
     std::string resume_token;
     std::uint64_t stored_objects = 0;
     std::uint64_t stored_digest = 0;
+    // Field 20, to a reader: the offset its stream starts at, resolved by the daemon from
+    // read_from, read_at_end, read_last or the cursor (the first block may begin before it).
+    std::uint64_t read_start = 0;
     bool operator==(const welcome& o) const;
 };
 
@@ -96,16 +110,41 @@ struct error_message {
     bool operator==(const error_message&) const = default;
 };
 
+// Reader -> daemon, in an ack frame: every object below next_offset has been written out, so
+// the reader's cursor may move there (docs/PROTOCOL.md 1.2).
+struct read_ack {
+    std::uint64_t next_offset = 0;
+    bool operator==(const read_ack&) const = default;
+};
+
+// Daemon -> reader, in a cursor_list frame: the named cursors and their positions.
+struct cursor_entry {
+    std::string name;
+    std::uint64_t next_offset = 0;
+    bool operator==(const cursor_entry&) const = default;
+};
+struct cursor_list {
+    std::vector<cursor_entry> cursors;
+    bool operator==(const cursor_list&) const = default;
+};
+
+// A cursor name is 1 to 128 of [A-Za-z0-9._-], not starting with '.': it names a file.
+bool valid_cursor_name(std::string_view name);
+
 void encode_hello(const hello& h, byte_buffer& out);
 void encode_welcome(const welcome& w, byte_buffer& out);
 void encode_ack(const ack& a, byte_buffer& out);
 void encode_error(const error_message& e, byte_buffer& out);
+void encode_read_ack(const read_ack& a, byte_buffer& out);
+void encode_cursor_list(const cursor_list& l, byte_buffer& out);
 void encode_mark(const mark& m, byte_buffer& out);
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload);
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload);
 result<ack> decode_ack(std::span<const std::uint8_t> payload);
 result<error_message> decode_error(std::span<const std::uint8_t> payload);
+result<read_ack> decode_read_ack(std::span<const std::uint8_t> payload);
+result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload);
 result<mark> decode_mark(std::span<const std::uint8_t> payload);
 
 }  // namespace objwire

@@ -28,6 +28,7 @@ enum class frame_kind : std::uint8_t {
     // server -> reader: offsets lost to damage in the journal, payload two u64 LE: the first
     // lost offset and the offset after the last (docs/JOURNAL.md 6.1)
     gap = 10,
+    cursor_list = 11,  // server -> reader: the named cursors (docs/PROTOCOL.md 1.2)
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # objwired's journal tools as an operator runs them: every error exit is non-zero with a
 # message; a second daemon on a data directory refuses at once; a flipped byte is a gap for
-# --dump-journal, --verify-journal and `objwire read` (exit 5), with the objects around it; a
-# cut inside synced data stops the start until --repair-journal.
+# --dump-journal, --verify-journal and `objwire read` (exit 5), with the objects around it, also
+# for a follower across a daemon restart; a cut inside synced data stops the start until
+# --repair-journal.
 set -euo pipefail
 objwired=$1
 objwire=$2
 dir=$(mktemp -d)
-trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'kill $daemon ${follower:-} 2>/dev/null || true; rm -rf "$dir"' EXIT
 source "$(dirname "$0")/daemon_helpers.sh"
 
 expect_exit() {  # expect_exit WANT FILE COMMAND...: runs it, stderr to FILE
@@ -56,6 +57,22 @@ grep -q "offsets 10 to 19 lost" "$dir/log2" || fail "start did not report the da
 expect_exit 5 "$dir/e8" "$objwire" read --to "127.0.0.1:$port"
 [ "$(wc -l <"$dir/out")" -eq 20 ] || fail "read around the gap: $(wc -l <"$dir/out") lines"
 grep -q "gap: offsets 10 to 19 are lost" "$dir/e8" || fail "read gap: $(cat "$dir/e8")"
+# A follower tells the gap once, goes on across a daemon restart, and exits 5 when stopped.
+"$objwire" read --to "127.0.0.1:$port" --follow -o "$dir/followed" 2>"$dir/e8f" &
+follower=$!
+for _ in $(seq 100); do [ "$(wc -l <"$dir/followed" 2>/dev/null || echo 0)" -ge 20 ] && break; sleep 0.1; done
+kill -TERM "$daemon"; wait "$daemon" || true
+"$objwired" --listen "127.0.0.1:$port" --data-dir "$dir/data" 2>"$dir/log2b" &
+daemon=$!
+for _ in $(seq 100); do grep -q "reader from offset 30, following" "$dir/log2b" && break; sleep 0.1; done
+grep -q "reader from offset 30, following" "$dir/log2b" || fail "the follower did not come back at 30: $(cat "$dir/e8f")"
+kill -TERM "$follower"
+rc=0
+wait "$follower" || rc=$?
+follower=""
+[ "$rc" -eq 5 ] || fail "the follower exited $rc after a gap, want 5: $(cat "$dir/e8f")"
+[ "$(grep -c "gap: offsets 10 to 19 are lost" "$dir/e8f")" -eq 1 ] || fail "follower gaps: $(cat "$dir/e8f")"
+[ "$(wc -l <"$dir/followed")" -eq 20 ] || fail "follower around the gap: $(wc -l <"$dir/followed") lines"
 kill -TERM "$daemon"; wait "$daemon" || true
 
 # A cut inside synced data: the daemon does not start; --repair-journal accepts the loss.

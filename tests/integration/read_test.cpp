@@ -112,9 +112,101 @@ TEST_F(Read, SenderFilterGivesOnlyThatSendersObjects) {
         // Its offsets follow a's objects.
         ASSERT_EQ(got[i].offset, a.size() + i);
     }
-    EXPECT_TRUE(read_all(options(0, "nobody")).empty());
     (void)id_a;
     (void)id_c;
+}
+
+TEST_F(Read, AnUnknownSenderIsRefusedAsNotFound) {
+    start();
+    send_all(generate("person", 10, 1));
+    client::reader r(client_settings(), options(0, "nobody"));
+    EXPECT_EQ(r.open(), proto_errc::not_found);
+    EXPECT_NE(r.last_error().find("'nobody'"), std::string::npos) << r.last_error();
+}
+
+TEST_F(Read, FromTheEndAndTheLastN) {
+    start();
+    const auto a = generate("person", 300, 1);
+    const auto b = generate("events", 100, 2);
+    const auto id_a = send_all(a);
+    send_all(b);
+    auto o = options();
+    o.last = 7;
+    auto got = read_all(o);
+    ASSERT_EQ(got.size(), 7u);
+    EXPECT_EQ(got.front().offset, 393u);
+    EXPECT_EQ(canonical(got.back().value), canonical(b.back()));
+    // The last N of one sender, the other's blocks after them left out.
+    o.sender = id_a;
+    got = read_all(o);
+    ASSERT_EQ(got.size(), 7u);
+    EXPECT_EQ(got.front().offset, 293u);
+    EXPECT_EQ(canonical(got.back().value), canonical(a.back()));
+    // More than stored: everything.
+    o.last = 100000;
+    EXPECT_EQ(read_all(o).size(), a.size());
+    // The end: nothing stored yet, and the start is the durable end.
+    o = options();
+    o.at_end = true;
+    client::reader r(client_settings(), o);
+    ASSERT_FALSE(r.open()) << r.last_error();
+    EXPECT_EQ(r.start(), 400u);
+    client::stored_message m;
+    EXPECT_FALSE(r.next(m));
+    EXPECT_TRUE(r.finished());
+}
+
+// A cursor reader that goes away without its end leaves the cursor at its last ack (at least
+// once); a clean end stores the exact position (exactly once).
+TEST_F(Read, ACursorContinuesAtItsLastAck) {
+    start();
+    const auto msgs = generate("person", 100, 1);
+    send_all(msgs);
+    auto o = options();
+    o.cursor = "etl";
+    {
+        client::reader r(client_settings(), o);
+        ASSERT_FALSE(r.open()) << r.last_error();
+        EXPECT_EQ(r.start(), 0u);
+        client::stored_message m;
+        for (int i = 0; i < 100; ++i)
+            ASSERT_TRUE(r.next(m)) << r.last_error();
+        ASSERT_FALSE(r.ack(40));
+    }  // gone without a goodbye: as if killed
+    std::vector<client::stored_message> got;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        // The daemon may not have noticed the first reader is gone: the name is still held.
+        client::reader r(client_settings(), o);
+        if (r.open() == proto_errc::sender_busy) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            continue;
+        }
+        ASSERT_FALSE(r.error()) << r.last_error();
+        EXPECT_EQ(r.start(), 40u);
+        client::stored_message m;
+        while (r.next(m))
+            got.push_back(std::move(m));
+        ASSERT_TRUE(r.finished()) << r.last_error();
+        ASSERT_FALSE(r.finish_cursor(100)) << r.last_error();
+        break;
+    }
+    ASSERT_EQ(got.size(), 60u);
+    EXPECT_EQ(got.front().offset, 40u);
+    EXPECT_EQ(canonical(got.front().value), canonical(msgs[40]));
+    // The clean end stored 100: nothing again, and the list says so.
+    client::reader again(client_settings(), o);
+    ASSERT_FALSE(again.open()) << again.last_error();
+    EXPECT_EQ(again.start(), 100u);
+    auto l = o;
+    l.cursor_command = cursor_op::list;
+    client::reader lister(client_settings(), l);
+    ASSERT_FALSE(lister.open()) << lister.last_error();
+    ASSERT_EQ(lister.cursors().cursors.size(), 1u);
+    EXPECT_EQ(lister.cursors().cursors[0].name, "etl");
+    EXPECT_EQ(lister.cursors().cursors[0].next_offset, 100u);
+    // One reader per name.
+    client::reader second(client_settings(), o);
+    EXPECT_EQ(second.open(), proto_errc::sender_busy);
 }
 
 TEST_F(Read, FromInTheMiddleOfABlock) {

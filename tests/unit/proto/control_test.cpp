@@ -81,6 +81,72 @@ TEST(Control, ReaderWelcomeCarriesJournalOffsets) {
     EXPECT_FALSE(*back == w);
 }
 
+TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
+    hello h;
+    h.role = peer_role::reader;
+    h.read_at_end = true;
+    h.read_last = 25;
+    h.read_cursor = "etl.daily";
+    h.cursor_command = cursor_op::remove;
+    h.resume_token = "0123456789abcdef";  // field 11: the reader fields come after it
+    byte_buffer b;
+    encode_hello(h, b);
+    auto back = decode_hello(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, h);
+    // cursor_command is the last field written: a value past `remove` is refused.
+    ASSERT_EQ(b.span().back(), static_cast<std::uint8_t>(cursor_op::remove));
+    b.span().back() = 3;
+    EXPECT_EQ(decode_hello(b.span()).error(), proto_errc::bad_handshake);
+
+    welcome w;
+    w.read_start = 987654;
+    w.resume_token = "token";  // fields 16-18 and 20 side by side
+    w.stored_objects = 5;
+    w.stored_digest = 6;
+    byte_buffer wb;
+    encode_welcome(w, wb);
+    auto wback = decode_welcome(wb.span());
+    ASSERT_TRUE(wback);
+    EXPECT_EQ(wback->read_start, 987654u);
+    EXPECT_EQ(*wback, w);
+}
+
+TEST(Control, ReadAckAndCursorListRoundTrip) {
+    byte_buffer b;
+    encode_read_ack({1ull << 40}, b);
+    auto a = decode_read_ack(b.span());
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->next_offset, 1ull << 40);
+
+    cursor_list l;
+    l.cursors = {{"a", 0}, {"b-2", 77}, {"z", 1ull << 33}};
+    byte_buffer lb;
+    encode_cursor_list(l, lb);
+    auto back = decode_cursor_list(lb.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(*back, l);
+    // An offset before any name is malformed.
+    const std::uint8_t offset_first[] = {2, 1, 5};
+    EXPECT_EQ(decode_cursor_list(offset_first).error(), proto_errc::bad_message);
+    byte_buffer empty;
+    encode_cursor_list({}, empty);
+    ASSERT_TRUE(decode_cursor_list(empty.span()));
+    EXPECT_TRUE(decode_cursor_list(empty.span())->cursors.empty());
+}
+
+TEST(Control, CursorNamesAreSafeFileNames) {
+    EXPECT_TRUE(valid_cursor_name("etl"));
+    EXPECT_TRUE(valid_cursor_name("A.b_c-9"));
+    EXPECT_TRUE(valid_cursor_name(std::string(128, 'x')));
+    EXPECT_FALSE(valid_cursor_name(""));
+    EXPECT_FALSE(valid_cursor_name(std::string(129, 'x')));
+    EXPECT_FALSE(valid_cursor_name(".hidden"));
+    EXPECT_FALSE(valid_cursor_name("../etc"));
+    EXPECT_FALSE(valid_cursor_name("a/b"));
+    EXPECT_FALSE(valid_cursor_name("sp ace"));
+}
+
 TEST(Control, WelcomeAsksForFreshFramesWithField14) {
     welcome w;
     w.fresh_frames = true;

@@ -146,9 +146,23 @@ TEST(Frame, UnknownKindCodecAndReservedBitsAreRefused) {
         return parse_bytes(b).error;
     };
     EXPECT_EQ(with(0, 99), proto_errc::unknown_frame_kind);
+    EXPECT_EQ(with(0, 12), proto_errc::unknown_frame_kind);  // one past cursor_list
     EXPECT_EQ(with(1, 1), proto_errc::bad_reserved);
     EXPECT_EQ(with(2, 9), proto_errc::bad_codec);
     EXPECT_EQ(with(3, 1), proto_errc::bad_reserved);
+}
+
+// The kinds are wire values: each has its own number, and the last defined one parses.
+TEST(Frame, KindsAreDistinctWireValues) {
+    EXPECT_EQ(static_cast<int>(frame_kind::mark), 9);
+    EXPECT_EQ(static_cast<int>(frame_kind::gap), 10);
+    EXPECT_EQ(static_cast<int>(frame_kind::cursor_list), 11);
+    byte_buffer out;
+    const std::uint8_t payload[] = {1, 1, 'a', 2, 1, 7};
+    append_frame(out, frame_kind::cursor_list, 0, payload);
+    auto r = parse_bytes(out);
+    ASSERT_EQ(r.state, frame_parser::status::frame);
+    EXPECT_EQ(r.frame.header.kind, frame_kind::cursor_list);
 }
 
 }  // namespace

@@ -1,0 +1,59 @@
+// Named reader cursors (docs/PROTOCOL.md 1.2): for each name, the offset up to which a reader
+// with that name has acknowledged writing the objects out. Kept in the data directory, in a
+// `cursors` subdirectory the journal never looks at, one small file per name, replaced by
+// write + fsync + rename + fsync of the directory, so a position survives kill -9 and power
+// loss and a reader never finds a half-written one. One reader at a time holds a name.
+//
+//   auto& store = cursor_store::for_data_dir(dir);
+//   if (!store.claim("etl")) refuse("in use");
+//   auto at = store.get("etl", ec);      // std::nullopt: no such cursor yet
+//   store.save("etl", 1200);              // after the reader's acknowledgement
+//   store.release("etl");
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "proto/control.hpp"
+
+namespace objwire::daemon {
+
+class cursor_store {
+  public:
+    // The store of the daemon whose data directory is `data_dir`: one per directory in the
+    // process, so that readers of one daemon share the in-use names.
+    static cursor_store& for_data_dir(const std::filesystem::path& data_dir);
+
+    explicit cursor_store(std::filesystem::path data_dir);
+
+    // The stored position of `name`; nullopt when there is none (or on an error, in ec).
+    std::optional<std::uint64_t> get(const std::string& name, std::error_code& ec) const;
+    std::error_code save(const std::string& name, std::uint64_t next_offset);
+    // Deletes `name`; not_found (proto_errc) when there was none.
+    std::error_code remove(const std::string& name);
+    // Every stored cursor, by name.
+    std::vector<cursor_entry> list(std::error_code& ec) const;
+
+    // A reader holds `name` while it reads: false when another does.
+    bool claim(const std::string& name);
+    void release(const std::string& name);
+    bool in_use(const std::string& name) const;
+
+    // <data_dir>/cursors, for messages.
+    const std::filesystem::path& dir() const { return dir_; }
+
+  private:
+    std::filesystem::path file_of(const std::string& name) const { return dir_ / name; }
+
+    std::filesystem::path dir_;
+    mutable std::mutex mutex_;
+    std::set<std::string> in_use_;
+};
+
+}  // namespace objwire::daemon
