@@ -246,20 +246,29 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     }
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
-    // decode_value's depth check, made once for all the fields; each field then goes straight
-    // to the dispatch on its tag.
-    const bool too_deep = depth + 1 > limits_.max_depth;
-    proto_errc e = proto_errc::ok;
-    for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
-        byte_reader* from = Split ? field_in(i) : &in;
-        value* field = nullptr;
-        if constexpr (Build) field = &r->fields[i];
-        e = !from      ? proto_errc::bad_columns
-            : too_deep ? proto_errc::depth_exceeded
-                       : decode_tag<Build>(*from, field, depth + 1, place{type_id, i});
-    }
+    const proto_errc e = decode_fields<Build, Split>(in, r, n, depth, type_id);
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return e;
+}
+
+// A record's fields, in either mode: decode_value's depth check made once for all of them,
+// then each straight to the dispatch on its tag. Out of decode_record, so that the loop keeps
+// its few variables in registers.
+template <bool Build, bool Split>
+proto_errc stream_decoder::decode_fields(byte_reader& in, record* r, std::size_t n,
+                                         std::uint32_t depth, std::int64_t type_id) {
+    const bool too_deep = depth + 1 > limits_.max_depth;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        byte_reader* from = Split ? field_in(i) : &in;
+        if (!from) return proto_errc::bad_columns;
+        if (too_deep) return proto_errc::depth_exceeded;
+        value* field = nullptr;
+        if constexpr (Build) field = &r->fields[i];
+        if (auto e = decode_tag<Build>(*from, field, depth + 1, place{type_id, i});
+            e != proto_errc::ok)
+            return e;
+    }
+    return proto_errc::ok;
 }
 
 // Absolute integers anywhere; changes from the field's last integer only in a record field.

@@ -106,6 +106,9 @@ class stream_decoder {
     template <bool Build, bool Split>
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value* out, std::uint32_t depth);
     template <bool Build, bool Split>
+    [[gnu::noinline]] proto_errc decode_fields(byte_reader& in, record* r, std::size_t n,
+                                               std::uint32_t depth, std::int64_t type_id);
+    template <bool Build, bool Split>
     proto_errc decode_root(byte_reader& in, value* out);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);
     template <bool Build>
