@@ -258,7 +258,7 @@ TEST(Check, ColumnPayloadsCheckAsTheyDecode) {
     }
 }
 
-// A record's fields skip decode_value's depth check (decode_record makes it once for all)
+// A record's fields skip decode_value's depth check (decode_fields makes it once for all)
 // and go straight to the dispatch on their tag: every tag byte as a field, after the fields
 // before it, with each of a few tails, in records of a kept type (integer history) and of an
 // inline type (none), at depths that allow and refuse the fields - each fails or passes in
