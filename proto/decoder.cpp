@@ -91,7 +91,6 @@ proto_errc stream_decoder::decode_literal(byte_reader& in, std::string_view& out
     return proto_errc::ok;
 }
 
-// The string forms, each on its own so check_field can go straight to the one its tag names.
 // A back-reference to string entry `id`: marked used and charged like any reference.
 template <bool Build>
 inline proto_errc stream_decoder::string_ref(std::uint64_t id, std::string* out) {
@@ -129,8 +128,11 @@ inline proto_errc stream_decoder::literal_string(byte_reader& in, std::uint8_t t
     return proto_errc::ok;
 }
 
+// The string forms by tag, for a place that holds only a string (a map key, a descriptor's
+// names) and for decode_tag's string tags: inlined there, its tests fold into decode_tag's.
 template <bool Build>
-proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag, std::string* out) {
+inline proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t tag,
+                                                std::string* out) {
     if (!in.ok()) return in.error();
     if (tag >= wire::short_string_ref && tag < wire::short_record)
         return string_ref<Build>(tag - wire::short_string_ref, out);
@@ -244,83 +246,35 @@ proto_errc stream_decoder::decode_record(byte_reader& in, std::uint8_t tag, valu
     }
     // Pinned while its fields decode, exactly as the sender pinned it while encoding them.
     if (type_id >= 0) table_.pin(static_cast<std::uint32_t>(type_id));
-    proto_errc e = proto_errc::ok;
-    if constexpr (Build) {
-        for (std::uint32_t i = 0; i < n && e == proto_errc::ok; ++i) {
-            byte_reader* from = Split ? field_in(i) : &in;
-            e = from ? decode_value<Build>(*from, &r->fields[i], depth + 1, place{type_id, i})
-                     : proto_errc::bad_columns;
-        }
-    } else {
-        e = check_fields<Split>(in, n, depth, type_id);
-    }
+    const proto_errc e = decode_fields<Build, Split>(in, r, n, depth, type_id);
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return e;
 }
 
-// Check mode walks a record's fields here instead of through decode_value: the checks
-// decode_value makes first (the section, the depth) are the same for every field, and the
-// tags fields mostly hold are dispatched commonest first. Each field still gets exactly
-// decode_value's checks, in its order: anything else goes through decode_value itself.
-template <bool Split>
-proto_errc stream_decoder::check_fields(byte_reader& in, std::size_t n, std::uint32_t depth,
-                                        std::int64_t type_id) {
+// A record's fields, in either mode: decode_value's depth check made once for all of them,
+// then each straight to the dispatch on its tag. Out of decode_record, so that the loop keeps
+// its few variables in registers.
+template <bool Build, bool Split>
+proto_errc stream_decoder::decode_fields(byte_reader& in, record* r, std::size_t n,
+                                         std::uint32_t depth, std::int64_t type_id) {
     const bool too_deep = depth + 1 > limits_.max_depth;
     for (std::uint32_t i = 0; i < n; ++i) {
         byte_reader* from = Split ? field_in(i) : &in;
         if (!from) return proto_errc::bad_columns;
         if (too_deep) return proto_errc::depth_exceeded;
-        if (auto e = check_field(*from, depth, place{type_id, i}); e != proto_errc::ok) return e;
+        value* field = nullptr;
+        if constexpr (Build) field = &r->fields[i];
+        if (auto e = decode_tag<Build>(*from, field, depth + 1, place{type_id, i});
+            e != proto_errc::ok)
+            return e;
     }
     return proto_errc::ok;
 }
 
-// One field of a record at `depth` (its value at depth + 1, known not too deep): what
-// decode_value<false> does for it, the commonest tags first and straight to their form.
-inline proto_errc stream_decoder::check_field(byte_reader& in, std::uint32_t depth, place at) {
-    if (in.at_end()) return decode_value<false>(in, nullptr, depth + 1, at);  // truncated
-    const std::uint8_t tag = *in.position();
-    if (tag >= wire::short_string_ref) {
-        if (tag >= wire::short_int) return in.u8(), int_value<false>(in, tag, nullptr, at);
-        if (tag < wire::short_record)
-            return in.u8(), string_ref<false>(tag - wire::short_string_ref, nullptr);
-        return decode_value<false>(in, nullptr, depth + 1, at);  // a record
-    }
-    if (tag >= wire::short_delta) return in.u8(), int_value<false>(in, tag, nullptr, at);
-    switch (tag) {
-        case wire::tag_float64:
-            in.u8();
-            in.fixed<std::uint64_t>();
-            return in.error();
-        case wire::tag_string:
-        case wire::tag_string_new:
-            return in.u8(), literal_string<false>(in, tag, nullptr);
-        case wire::tag_string_ref: {
-            in.u8();
-            const std::uint64_t id = in.varint();
-            if (!in.ok()) return in.error();
-            return string_ref<false>(id, nullptr);
-        }
-        case wire::tag_hex_string:
-            return in.u8(), hex_string<false>(in, nullptr);
-        case wire::tag_int:
-        case wire::tag_int_delta:
-            return in.u8(), int_value<false>(in, tag, nullptr, at);
-        default:
-            return decode_value<false>(in, nullptr, depth + 1, at);
-    }
-}
-
 // Absolute integers anywhere; changes from the field's last integer only in a record field.
 template <bool Build>
-proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value* out, place at) {
-    return int_value<Build>(in, tag, out, at);
-}
-
-// decode_int's body, inlined into check_field, where the tag's range is known.
-template <bool Build>
-inline proto_errc stream_decoder::int_value(byte_reader& in, std::uint8_t tag, value* out,
-                                            place at) {
+inline proto_errc stream_decoder::decode_int(byte_reader& in, std::uint8_t tag, value* out,
+                                             place at) {
     std::int64_t v = 0;
     std::uint64_t delta = 0;
     const bool is_delta =
@@ -424,6 +378,15 @@ template <bool Build>
 proto_errc stream_decoder::decode_value(byte_reader& in, value* out, std::uint32_t depth,
                                         place at) {
     if (depth > limits_.max_depth) return proto_errc::depth_exceeded;
+    return decode_tag<Build>(in, out, depth, at);
+}
+
+// The one dispatch on a value's tag, for both modes, the commonest tags first (short ints,
+// short records, short string references); record fields come here straight from
+// decode_record, which checked their depth.
+template <bool Build>
+inline proto_errc stream_decoder::decode_tag(byte_reader& in, value* out, std::uint32_t depth,
+                                             place at) {
     const std::uint8_t tag = in.u8();
     if (!in.ok()) return in.error();
     if (tag >= wire::short_int) return decode_int<Build>(in, tag, out, at);

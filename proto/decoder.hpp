@@ -84,16 +84,18 @@ class stream_decoder {
     template <bool Build>
     proto_errc decode_value(byte_reader& in, value* out, std::uint32_t depth, place at);
     template <bool Build>
+    [[gnu::always_inline]] proto_errc decode_tag(byte_reader& in, value* out, std::uint32_t depth,
+                                                 place at);
+    template <bool Build>
     [[gnu::noinline]] proto_errc decode_list(byte_reader& in, value* out, std::uint32_t depth);
     template <bool Build>
     [[gnu::noinline]] proto_errc decode_map(byte_reader& in, value* out, std::uint32_t depth);
     template <bool Build>
-    proto_errc decode_int(byte_reader& in, std::uint8_t tag, value* out, place at);
+    [[gnu::always_inline]] proto_errc decode_int(byte_reader& in, std::uint8_t tag, value* out,
+                                                 place at);
     template <bool Build>
-    [[gnu::always_inline]] proto_errc int_value(byte_reader& in, std::uint8_t tag, value* out,
-                                                place at);
-    template <bool Build>
-    proto_errc decode_string(byte_reader& in, std::uint8_t tag, std::string* out);
+    [[gnu::always_inline]] proto_errc decode_string(byte_reader& in, std::uint8_t tag,
+                                                    std::string* out);
     template <bool Build>
     proto_errc string_ref(std::uint64_t id, std::string* out);
     template <bool Build>
@@ -103,11 +105,9 @@ class stream_decoder {
     proto_errc decode_literal(byte_reader& in, std::string_view& out);
     template <bool Build, bool Split>
     proto_errc decode_record(byte_reader& in, std::uint8_t tag, value* out, std::uint32_t depth);
-    // Check mode's loop over a record's fields (decode_record<false, Split>).
-    template <bool Split>
-    proto_errc check_fields(byte_reader& in, std::size_t n, std::uint32_t depth,
-                            std::int64_t type_id);
-    proto_errc check_field(byte_reader& in, std::uint32_t depth, place at);
+    template <bool Build, bool Split>
+    [[gnu::noinline]] proto_errc decode_fields(byte_reader& in, record* r, std::size_t n,
+                                               std::uint32_t depth, std::int64_t type_id);
     template <bool Build, bool Split>
     proto_errc decode_root(byte_reader& in, value* out);
     proto_errc decode_descriptor(byte_reader& in, record_type_ptr& out);

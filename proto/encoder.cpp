@@ -12,15 +12,6 @@
 namespace objwire {
 namespace {
 
-// Usage counts are halved past this many events, so old behaviour fades.
-constexpr std::uint32_t usage_decay_at = 8192;
-// A field's first inserts are always made: there is nothing to judge by yet. Enough for a
-// field of a few hundred values (hosts, services) to show its hits before it is judged; paid
-// once per type, as what a field taught outlives resets.
-constexpr std::uint32_t usage_warmup_inserts = 256;
-// A declined field still indexes one miss in this many, to notice when values start recurring.
-constexpr std::uint32_t usage_probe_every = 64;
-
 void put_id(byte_buffer& out, std::uint32_t id, std::uint8_t short_base, std::uint8_t long_tag) {
     if (id < wire::short_id_limit) {
         out.put_u8(static_cast<std::uint8_t>(short_base + id));
@@ -107,7 +98,9 @@ proto_errc put_string_literal(byte_buffer& out, std::string_view s, bool checked
 }  // namespace
 
 stream_encoder::stream_encoder(encoder_options options)
-    : options_(std::move(options)), table_(options_.peer.table_budget) {
+    : options_(std::move(options)),
+      table_(options_.peer.table_budget),
+      indexing_(options_.reset.indexes_selectively()) {
     if (options_.lazy.active())
         packer_ = std::make_unique<lazy_packer>(options_.lazy, options_.transient);
 }
@@ -118,9 +111,9 @@ void stream_encoder::reset(byte_buffer& out) {
 }
 
 void stream_encoder::start_fresh() {
-    keep_learnt_usage();
+    save_learnt_counts();
     table_.reset();
-    field_usage_.clear();
+    field_strings_.clear();
     since_reset_messages_ = 0;
     since_reset_bytes_ = 0;
 }
@@ -229,117 +222,70 @@ bool stream_encoder::charge_reference(std::uint64_t bytes) {
     return true;
 }
 
-stream_encoder::field_usage& stream_encoder::usage(place at) {
-    if (at.type_id < 0) return other_usage_;
-    return field_usage_[static_cast<std::size_t>(at.type_id)][at.field];
+index_counts& stream_encoder::counts(place at) {
+    if (at.type_id < 0) return other_counts_;
+    return field_strings_[static_cast<std::size_t>(at.type_id)][at.field].counts;
 }
 
-// Whether a field indexes only a sample of its values: past its first inserts, and they did
-// not earn a quarter of a hit each.
-bool stream_encoder::declines(const field_usage& u) const {
-    return options_.reset.indexes_selectively() && u.inserts >= usage_warmup_inserts &&
-           u.hits * 4 < u.inserts;
+proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at) {
+    if (at.direct && at.type_id >= 0)
+        return encode_field_string(s, out,
+                                   field_strings_[static_cast<std::size_t>(at.type_id)][at.field]);
+    return encode_other_string(s, out, counts(at), string_route::look_up);
 }
 
-// Counts one lookup of a string in its field; for a miss, says whether to index it.
-bool stream_encoder::should_index(field_usage& u, bool hit) {
-    if (!options_.reset.indexes_selectively()) return !hit;
-    if (u.inserts + u.hits >= usage_decay_at) {
-        u.inserts /= 2;
-        u.hits /= 2;
-    }
-    if (hit) {
-        ++u.hits;
-        return false;
-    }
-    // Index while every value indexed in this field has earned a quarter of a hit on average.
-    const bool earns = u.inserts < usage_warmup_inserts || u.hits * 4 >= u.inserts;
-    const bool probe = !earns && ++u.declined % usage_probe_every == 0;
-    if (!earns && !probe) return false;
-    ++u.inserts;
-    return true;
-}
-
-// A field whose values do not recur (ids, free text) is looked up only once in
-// usage_probe_every values: the lookups would miss, and each costs a hash and a probe of a
-// table that such fields fill with probes. The sampled ones still see recurrence begin. True
-// when `s` is one of the others, written as a literal (ec says whether it could be).
-[[gnu::always_inline]] inline bool stream_encoder::put_unsampled(std::string_view s,
-                                                                 byte_buffer& out, field_usage& u,
-                                                                 proto_errc& ec) {
-    if (!declines(u) || (u.declined + 1) % usage_probe_every == 0) return false;
-    ++u.declined;
-    u.last_id = -1;
-    table_.count_miss();
-    ec = put_string_literal(out, s, options_.strings_checked);
-    return true;
-}
-
-// A string field of a record whose type is in the table, the commonest string: its field's
-// usage counts decide whether to look it up at all, and its memo answers a field that repeats
-// its value. The memo costs no look at the table entry unless a string longer than 8 bytes
-// matches its length and last word.
+// A record field's own string, the commonest string: the field's counts decide whether to
+// look it up at all, and its memo answers a field that repeats its value.
 proto_errc stream_encoder::encode_field_string(std::string_view s, byte_buffer& out,
-                                               field_usage& u) {
+                                               field_strings& f) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    if (proto_errc ec; put_unsampled(s, out, u, ec)) return ec;
-    // What a declining field does not skip is its sample, counted here.
-    const bool sampled = declines(u);
-    if (sampled) ++u.declined;
-    // The memo holds while no string entry went since it was taken (the epoch), so its entry
-    // is live and holds the string it held; length and print then decide a short string.
+    const string_route how = indexing_.decide(f.counts);
+    if (how == string_route::literal) {
+        // Not looked up: in a field whose values do not recur (ids, free text) a lookup would
+        // miss, and each costs a hash and a probe of a table such fields fill with probes.
+        f.memo.forget();
+        table_.count_miss();
+        return put_string_literal(out, s, options_.strings_checked);
+    }
     const std::uint64_t print = string_print(s);
-    std::optional<std::uint32_t> id;
-    if (u.last_id >= 0 && u.last_print == print && u.last_size == s.size() &&
-        u.last_epoch == table_.string_epoch() &&
-        (s.size() <= whole_print_max ||
-         same_string(table_.string_key(static_cast<std::uint32_t>(u.last_id)), s)))
-        id = static_cast<std::uint32_t>(u.last_id);
-    else
-        id = table_.find_string(s, print);
+    const std::optional<std::uint32_t> id = lookup_.find(table_, s, print, f.memo);
     if (id && charge_reference(s.size())) {
-        table_.use_string_id(*id);
-        u.last_id = *id;
-        u.last_print = print;
-        u.last_size = static_cast<std::uint32_t>(s.size());
-        u.last_epoch = table_.string_epoch();
-        should_index(u, true);
-        put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
-        return {};
+        string_lookup::remember(f.memo, table_, *id, s, print);
+        return put_string_ref(*id, out, f.counts, how);
     }
-    u.last_id = -1;
+    f.memo.forget();
     // Over the receiver's reference allowance: the copy travels, the entry is not used.
     if (id) return put_string_literal(out, s, options_.strings_checked);
-    return encode_string_miss(s, out, u, sampled, false);
+    return encode_string_miss(s, out, f.counts, how);
 }
 
-proto_errc stream_encoder::encode_string(std::string_view s, byte_buffer& out, place at,
-                                         bool always_index) {
-    // Descriptor strings (always_index) have no place; a direct field string is never one.
-    if (at.direct && at.type_id >= 0 && !always_index)
-        return encode_field_string(s, out, usage(at));
+// Any other string: nested in a field or outside any (counted with `counts`), or naming a type
+// or its fields (string_route::always).
+proto_errc stream_encoder::encode_other_string(std::string_view s, byte_buffer& out,
+                                               index_counts& counts, string_route how) {
     if (s.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
-    field_usage& u = usage(at);
     const std::optional<std::uint32_t> id = table_.find_string(s);
-    if (id && charge_reference(s.size())) {
-        table_.use_string_id(*id);
-        if (!always_index) should_index(u, true);
-        put_id(out, *id, wire::short_string_ref, wire::tag_string_ref);
-        return {};
-    }
+    if (id && charge_reference(s.size())) return put_string_ref(*id, out, counts, how);
     // Over the receiver's reference allowance: the copy travels, the entry is not used.
     if (id) return put_string_literal(out, s, options_.strings_checked);
-    return encode_string_miss(s, out, u, false, always_index);
+    return encode_string_miss(s, out, counts, how);
 }
 
-// A string not in the table: indexed (sent as a new entry) if its field's usage says so, a
-// literal otherwise.
-proto_errc stream_encoder::encode_string_miss(std::string_view s, byte_buffer& out, field_usage& u,
-                                              bool sampled, bool always_index) {
+// A reference to the string entry `id`, which the receiver's allowance took.
+proto_errc stream_encoder::put_string_ref(std::uint32_t id, byte_buffer& out, index_counts& counts,
+                                          string_route how) {
+    table_.use_string_id(id);
+    indexing_.on_hit(counts, how);
+    put_id(out, id, wire::short_string_ref, wire::tag_string_ref);
+    return {};
+}
+
+// A string not in the table: indexed (sent as a new entry) when the rule says so and it fits,
+// a literal otherwise.
+proto_errc stream_encoder::encode_string_miss(std::string_view s, byte_buffer& out,
+                                              index_counts& counts, string_route how) {
     table_.count_miss();
-    if (sampled) ++u.inserts;  // a sampled miss is indexed: the probe that notices recurrence
-    const bool index = always_index || sampled || should_index(u, false);
-    if (index && !s.empty() && s.size() <= options_.max_indexed_string &&
+    if (indexing_.on_miss(counts, how) && !s.empty() && s.size() <= options_.max_indexed_string &&
         table_.can_insert_string(s)) {
         if (const proto_errc ec = put_text(out, wire::tag_string_new, s, options_.strings_checked);
             ec != proto_errc::ok)
@@ -357,15 +303,18 @@ void stream_encoder::encode_int(std::int64_t v, byte_buffer& out, place at) {
 
 proto_errc stream_encoder::encode_descriptor(const record_type& t, byte_buffer& out) {
     if (t.fields.size() > options_.peer.max_elements) return proto_errc::too_many_elements;
-    if (auto err = encode_string(t.name, out, place{}, true); err != proto_errc::ok) return err;
+    const auto name = [&](std::string_view s) {
+        return encode_other_string(s, out, other_counts_, string_route::always);
+    };
+    if (auto err = name(t.name); err != proto_errc::ok) return err;
     out.put_varint(t.fields.size());
     for (const auto& f : t.fields)
-        if (auto err = encode_string(f, out, place{}, true); err != proto_errc::ok) return err;
+        if (auto err = name(f); err != proto_errc::ok) return err;
     return {};
 }
 
 const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
-                                                 const std::vector<std::uint32_t>*& kept) {
+                                                 const std::vector<std::uint32_t>*& sent_fields) {
     auto it = reduced_.find(t.get());
     if (it == reduced_.end()) {
         if (reduced_.size() > 4096) reduced_.clear();
@@ -377,28 +326,29 @@ const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
                     tr->second.end())
                     continue;
                 fields.push_back(t->fields[i]);
-                r.kept.push_back(i);
+                r.sent_fields.push_back(i);
             }
             r.sent = make_record_type(t->name, std::move(fields));
         }
         it = reduced_.emplace(t.get(), std::move(r)).first;
     }
-    kept = it->second.sent == t ? nullptr : &it->second.kept;
+    sent_fields = it->second.sent == t ? nullptr : &it->second.sent_fields;
     return it->second.sent;
 }
 
 proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std::uint32_t depth) {
     if (!r.type || r.type->fields.size() != r.fields.size()) return proto_errc::bad_record;
-    const std::vector<std::uint32_t>* kept = nullptr;
+    const std::vector<std::uint32_t>* sent_fields = nullptr;
     std::int64_t type_id = -1;
-    if (auto err = put_record_type(r.type, out, kept, type_id); err != proto_errc::ok) return err;
-    return encode_fields(r, kept, type_id, out, depth);
+    if (auto err = put_record_type(r.type, out, sent_fields, type_id); err != proto_errc::ok)
+        return err;
+    return encode_fields(r, sent_fields, type_id, out, depth);
 }
 
 proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buffer& out,
-                                           const std::vector<std::uint32_t>*& kept,
+                                           const std::vector<std::uint32_t>*& sent_fields,
                                            std::int64_t& type_id) {
-    const record_type_ptr& t = options_.transient.empty() ? type : sent_type(type, kept);
+    const record_type_ptr& t = options_.transient.empty() ? type : sent_type(type, sent_fields);
     if (auto id = table_.use_type(t)) {
         put_id(out, *id, wire::short_record, wire::tag_record);
         type_id = *id;
@@ -409,7 +359,7 @@ proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buf
         if (auto err = encode_descriptor(*t, out); err != proto_errc::ok) return err;
         if (table_.can_insert_type(*t)) {
             type_id = table_.insert_type(t);
-            learn_usage(static_cast<std::uint32_t>(type_id), t->fields.size());
+            start_field_strings(static_cast<std::uint32_t>(type_id), t->fields.size());
         } else {
             out.data()[tag_at] = wire::tag_record_inline;
         }
@@ -418,32 +368,36 @@ proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buf
 }
 
 // Before the table forgets its types: what each live type's fields taught, by type key.
-// Bounded: a sender of ever new types keeps what the last 1024 taught.
-void stream_encoder::keep_learnt_usage() {
-    if (learned_usage_.size() > 1024) learned_usage_.clear();
-    for (std::uint32_t id = 0; id < field_usage_.size(); ++id) {
+// Bounded: a sender of ever new types keeps what the last 1024 taught. The memos need no
+// clearing: the reset moves the table to a new string epoch (proto/string_lookup.hpp).
+void stream_encoder::save_learnt_counts() {
+    if (learnt_counts_.size() > 1024) learnt_counts_.clear();
+    for (std::uint32_t id = 0; id < field_strings_.size(); ++id) {
         const std::string* key = table_.type_key_of(id);
         if (key == nullptr) continue;
-        for (auto& u : field_usage_[id])
-            u.last_id = -1;  // ids mean nothing after the reset
-        learned_usage_[*key] = std::move(field_usage_[id]);
+        std::vector<index_counts>& saved = learnt_counts_[*key];
+        saved.clear();
+        for (const field_strings& f : field_strings_[id])
+            saved.push_back(f.counts);
     }
 }
 
 // A newly inserted type starts from what its fields taught before the last reset, if anything.
-void stream_encoder::learn_usage(std::uint32_t type_id, std::size_t fields) {
-    if (field_usage_.size() <= type_id) field_usage_.resize(type_id + 1);
-    const auto learned = learned_usage_.find(*table_.type_key_of(type_id));
-    if (learned != learned_usage_.end() && learned->second.size() == fields)
-        field_usage_[type_id] = learned->second;
-    else
-        field_usage_[type_id].assign(fields, {});
+void stream_encoder::start_field_strings(std::uint32_t type_id, std::size_t fields) {
+    if (field_strings_.size() <= type_id) field_strings_.resize(type_id + 1);
+    std::vector<field_strings>& strings = field_strings_[type_id];
+    strings.assign(fields, {});
+    const auto learnt = learnt_counts_.find(*table_.type_key_of(type_id));
+    if (learnt == learnt_counts_.end() || learnt->second.size() != fields) return;
+    for (std::size_t i = 0; i < fields; ++i)
+        strings[i].counts = learnt->second[i];
 }
 
-proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+proto_errc stream_encoder::encode_fields(const record& r,
+                                         const std::vector<std::uint32_t>* sent_fields,
                                          std::int64_t type_id, byte_buffer& out,
                                          std::uint32_t depth) {
-    const std::size_t n = kept ? kept->size() : r.fields.size();
+    const std::size_t n = sent_fields ? sent_fields->size() : r.fields.size();
     // encode_value's depth check, made once for the fields that bypass it below.
     if (n > 0 && depth + 1 > options_.peer.max_depth) return proto_errc::depth_exceeded;
     // The type stays in the table while its fields are coded: their delta state lives there.
@@ -453,9 +407,9 @@ proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std:
     const proto_errc ec =
         depth == 1 && !columns_.empty()
             ? encode_field_values(
-                  r, kept, n, type_id, depth,
+                  r, sent_fields, n, type_id, depth,
                   [this](std::uint32_t i) -> byte_buffer& { return columns_[field_section(i)]; })
-            : encode_field_values(r, kept, n, type_id, depth,
+            : encode_field_values(r, sent_fields, n, type_id, depth,
                                   [&out](std::uint32_t) -> byte_buffer& { return out; });
     if (type_id >= 0) table_.unpin(static_cast<std::uint32_t>(type_id));
     return ec;
@@ -463,28 +417,18 @@ proto_errc stream_encoder::encode_fields(const record& r, const std::vector<std:
 
 template <class Destination>
 proto_errc stream_encoder::encode_field_values(const record& r,
-                                               const std::vector<std::uint32_t>* kept,
+                                               const std::vector<std::uint32_t>* sent_fields,
                                                std::size_t n, std::int64_t type_id,
                                                std::uint32_t depth, Destination to) {
     proto_errc ec = proto_errc::ok;
     for (std::uint32_t i = 0; i < n && ec == proto_errc::ok; ++i) {
-        const value& f = r.fields[kept ? (*kept)[i] : i];
+        const value& f = r.fields[sent_fields ? (*sent_fields)[i] : i];
         const place at{type_id, i, true};
         byte_buffer& out = to(i);
         // Strings, integers and floats, most fields, skip the general dispatch.
         switch (f.type()) {
             case value::kind::string: {
-                const std::string& s = *f.get_if<std::string>();
-                if (type_id < 0) {
-                    ec = encode_string(s, out, at, false);
-                    break;
-                }
-                field_usage& u = field_usage_[static_cast<std::size_t>(type_id)][i];
-                // encode_field_string's first case, here for the values of a declined field
-                // (most of free text and ids): no call, no lookup. The sampled ones go on.
-                if (s.size() <= options_.peer.max_string_bytes && put_unsampled(s, out, u, ec))
-                    break;
-                ec = encode_field_string(s, out, u);
+                ec = encode_string(*f.get_if<std::string>(), out, at);
                 break;
             }
             case value::kind::integer:
@@ -572,7 +516,7 @@ proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::u
             put_float(out, *v.get_if<double>());
             return {};
         case value::kind::string:
-            return encode_string(v.get<std::string>(), out, at, false);
+            return encode_string(v.get<std::string>(), out, at);
         case value::kind::bytes: {
             const auto& b = v.get<bytes>().data;
             if (b.size() > options_.peer.max_string_bytes) return proto_errc::string_too_long;
@@ -595,8 +539,7 @@ proto_errc stream_encoder::encode_value(const value& v, byte_buffer& out, std::u
             out.put_u8(wire::tag_map);
             out.put_varint(m.size());
             for (const auto& [k, e] : m) {
-                if (auto err = encode_string(k, out, place{}, false); err != proto_errc::ok)
-                    return err;
+                if (auto err = encode_string(k, out, place{}); err != proto_errc::ok) return err;
                 if (auto err = encode_value(e, out, depth + 1, inside); err != proto_errc::ok)
                     return err;
             }

@@ -18,10 +18,12 @@
 
 #include "proto/byte_buffer.hpp"
 #include "proto/columns.hpp"
+#include "proto/index_rule.hpp"
 #include "proto/lazy_value.hpp"
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
 #include "proto/reset_policy.hpp"
+#include "proto/string_lookup.hpp"
 #include "proto/typed_writer.hpp"
 #include "proto/value.hpp"
 
@@ -76,23 +78,15 @@ class stream_encoder {
 
   private:
     friend class typed_writer;
-    // Whether a string seen in a field should enter the table: counts of inserts and hits
-    // per field, decayed so a field whose values change character is re-learnt.
-    struct field_usage {
-        std::uint32_t inserts = 0;
-        std::uint32_t hits = 0;
-        std::uint32_t declined = 0;
-        // The table id of the string this field carried last: a field that repeats its value
-        // is answered by a comparison instead of a hash lookup: of its length and print
-        // (string_print, every byte of a string up to 8 bytes), and the table's string epoch
-        // when it was taken (the entry is still there).
-        std::int64_t last_id = -1;
-        std::uint64_t last_print = 0;
-        std::uint64_t last_epoch = 0;
-        std::uint32_t last_size = 0;
+    // What a record field's strings need across its values: the counts index_rule judges
+    // them by, and the memo of the last one.
+    struct field_strings {
+        index_counts counts;
+        string_memo memo;
     };
     // Where a value sits: a record field (type id, field index) gets delta-coded integers and
-    // its own usage counts; anything else shares one usage record.
+    // its own index counts, for its own value and what is nested in it; anything else shares
+    // other_counts_.
     struct place {
         std::int64_t type_id = -1;
         std::uint32_t field = 0;
@@ -100,31 +94,35 @@ class stream_encoder {
     };
 
     proto_errc encode_value(const value& v, byte_buffer& out, std::uint32_t depth, place at);
-    proto_errc encode_string(std::string_view s, byte_buffer& out, place at, bool always_index);
-    proto_errc encode_field_string(std::string_view s, byte_buffer& out, field_usage& u);
-    bool put_unsampled(std::string_view s, byte_buffer& out, field_usage& u, proto_errc& ec);
-    proto_errc encode_string_miss(std::string_view s, byte_buffer& out, field_usage& u,
-                                  bool sampled, bool always_index);
+    proto_errc encode_string(std::string_view s, byte_buffer& out, place at);
+    proto_errc encode_field_string(std::string_view s, byte_buffer& out, field_strings& f);
+    proto_errc encode_other_string(std::string_view s, byte_buffer& out, index_counts& counts,
+                                   string_route how);
+    proto_errc put_string_ref(std::uint32_t id, byte_buffer& out, index_counts& counts,
+                              string_route how);
+    proto_errc encode_string_miss(std::string_view s, byte_buffer& out, index_counts& counts,
+                                  string_route how);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
     proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
-    // A record's type: its id, or its descriptor; `kept` and `type_id` as encode_fields takes.
+    // A record's type: its id, or its descriptor; `sent_fields` and `type_id` as
+    // encode_fields takes.
     proto_errc put_record_type(const record_type_ptr& type, byte_buffer& out,
-                               const std::vector<std::uint32_t>*& kept, std::int64_t& type_id);
-    proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
+                               const std::vector<std::uint32_t>*& sent_fields,
+                               std::int64_t& type_id);
+    // sent_fields: the indexes of the record's fields that travel (null: all of them).
+    proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* sent_fields,
                              std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
     template <class Destination>
-    proto_errc encode_field_values(const record& r, const std::vector<std::uint32_t>* kept,
+    proto_errc encode_field_values(const record& r, const std::vector<std::uint32_t>* sent_fields,
                                    std::size_t n, std::int64_t type_id, std::uint32_t depth,
                                    Destination to);
     proto_errc encode_descriptor(const record_type& t, byte_buffer& out);
     [[gnu::noinline]] proto_errc encode_lazy(const lazy_value& l, byte_buffer& out);
     proto_errc encode_object_ref(std::uint32_t index, byte_buffer& out, std::uint32_t depth);
-    bool declines(const field_usage& u) const;
-    bool should_index(field_usage& u, bool hit);
     bool charge_reference(std::uint64_t bytes);
-    field_usage& usage(place at);
-    void keep_learnt_usage();
-    void learn_usage(std::uint32_t type_id, std::size_t fields);
+    index_counts& counts(place at);
+    void save_learnt_counts();
+    void start_field_strings(std::uint32_t type_id, std::size_t fields);
     void begin_message(byte_buffer& out);
     proto_errc encode_root(const message& m, byte_buffer& out);
     proto_errc encode_typed_root(const typed_source& src, byte_buffer& out);
@@ -135,25 +133,28 @@ class stream_encoder {
     template <class Root>
     std::error_code encode_message(byte_buffer& out, column_sections& sections, Root&& root);
     void count_message(std::size_t bytes);
-    // The type actually sent for `t` (without its transient fields) and the field indexes kept.
+    // The type actually sent for `t` (without its transient fields) and the indexes of the
+    // fields sent.
     const record_type_ptr& sent_type(const record_type_ptr& t,
-                                     const std::vector<std::uint32_t>*& kept);
+                                     const std::vector<std::uint32_t>*& sent_fields);
 
     encoder_options options_;
     encode_table table_;
+    string_lookup lookup_;
+    index_rule indexing_;
     std::uint64_t messages_ = 0;
     std::uint64_t since_reset_messages_ = 0;
     std::uint64_t since_reset_bytes_ = 0;
-    std::vector<std::vector<field_usage>> field_usage_;  // by type id, then field
-    // What each type's fields taught, kept across resets by type (name and field names): a
+    std::vector<std::vector<field_strings>> field_strings_;  // by type id, then field
+    // What each type's fields taught, saved across resets by type (name and field names): a
     // table that starts over - every frame, for a receiver that stores fresh frames - must
     // not start over learning that `host` recurs and `user` does not.
-    std::unordered_map<std::string, std::vector<field_usage>> learned_usage_;
-    field_usage other_usage_;
+    std::unordered_map<std::string, std::vector<index_counts>> learnt_counts_;
+    index_counts other_counts_;
     struct reduced_type {
         record_type_ptr source;  // keeps the key pointer alive
         record_type_ptr sent;
-        std::vector<std::uint32_t> kept;
+        std::vector<std::uint32_t> sent_fields;
     };
     std::unordered_map<const record_type*, reduced_type> reduced_;
     // Per message: wire handle of each of message::objects, or -1 before its definition.

@@ -157,7 +157,8 @@ class encode_table {
     }
     // Changes whenever a string entry may have gone (evicted, or the table reset): an id found
     // for a string at one epoch still names a live entry holding that string while the epoch
-    // is the same, so the encoder's memo of it needs no look at the entry.
+    // is the same, so the encoder's shortcuts to it (proto/string_lookup.hpp) need no look at
+    // the entry.
     std::uint64_t string_epoch() const { return string_epoch_; }
     // The string of a live string entry.
     std::string_view string_key(std::uint32_t id) const { return entries_[id].key; }
@@ -173,21 +174,8 @@ class encode_table {
         return strings_.find(
             s, [this](std::uint32_t id) -> std::string_view { return entries_[id].key; });
     }
-    // The same for a string whose print (string_print) the caller has: one of up to
-    // whole_print_max bytes is answered from a small cache when it was found before, with no
-    // hash, probe or comparison of the entry (the print and length are the whole string).
-    std::optional<std::uint32_t> find_string(std::string_view s, std::uint64_t print) {
-        // A small table (a fresh encoder's, one per lazy value) does without: the cache's
-        // memory would cost more than it saves.
-        if (s.size() > whole_print_max || strings_.size() < short_strings_from)
-            return find_string(s);
-        if (short_strings_.empty()) short_strings_.resize(std::size_t{1} << short_strings_bits);
-        short_string& c = short_strings_[short_slot(print, s.size())];
-        if (c.print == print && c.size == s.size() && c.epoch == string_epoch_) return c.id;
-        const std::optional<std::uint32_t> id = find_string(s);
-        if (id) c = short_string{print, string_epoch_, *id, static_cast<std::uint32_t>(s.size())};
-        return id;
-    }
+    // String entries in the table.
+    std::size_t string_count() const { return strings_.size(); }
     void count_miss() { ++slots_.stats().misses; }
     bool can_insert_string(std::string_view s) const {
         return slots_.can_insert(string_entry_cost(s));
@@ -232,19 +220,6 @@ class encode_table {
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
-    // A cached find_string() answer: valid while the string epoch is the one it was found at.
-    struct short_string {
-        std::uint64_t print = 0;
-        std::uint64_t epoch = 0;  // 0: empty (the epoch starts at 1)
-        std::uint32_t id = 0;
-        std::uint32_t size = 0;
-    };
-    static constexpr unsigned short_strings_bits = 10;
-    static constexpr std::size_t short_strings_from = 64;  // string entries
-    static std::size_t short_slot(std::uint64_t print, std::size_t size) {
-        return static_cast<std::size_t>(((print + size) * 0x9E3779B97F4A7C15ull) >>
-                                        (64 - short_strings_bits));
-    }
     static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
     // The entry for a new id, charged `cost` (evicting as needed); emptied as claim() above.
@@ -261,7 +236,6 @@ class encode_table {
     const record_type* last_type_ = nullptr;
     std::uint32_t last_type_id_ = 0;
     std::uint64_t string_epoch_ = 1;
-    std::vector<short_string> short_strings_;  // 24 KiB once a short string is looked up
 };
 
 }  // namespace objwire

@@ -35,7 +35,7 @@ void typed_writer::floating(const typed_slot& s, double d) {
 }
 
 proto_errc typed_writer::string(const typed_slot& s, std::string_view text) {
-    return e_.encode_string(text, *s.out, {s.type_id, s.field, s.direct}, false);
+    return e_.encode_string(text, *s.out, {s.type_id, s.field, s.direct});
 }
 
 proto_errc typed_writer::bytes(const typed_slot& s, std::span<const std::uint8_t> b) {
@@ -71,7 +71,7 @@ proto_errc typed_writer::begin_map(const typed_slot& s, std::size_t n, typed_slo
 }
 
 proto_errc typed_writer::map_key(const typed_slot& element, std::string_view key) {
-    return e_.encode_string(key, *element.out, {}, false);
+    return e_.encode_string(key, *element.out, {});
 }
 
 proto_errc typed_writer::begin_record(const typed_slot& s, const record_type_ptr& type,

@@ -258,10 +258,11 @@ TEST(Check, ColumnPayloadsCheckAsTheyDecode) {
     }
 }
 
-// Check mode walks a record's fields in its own loop (check_field), the commonest tags
-// straight to their form: every tag byte as a field, after the fields before it, with each
-// of a few tails, in records of a kept type (integer history) and of an inline type (none),
-// at depths that allow and refuse the fields - each fails or passes as decode_value does.
+// A record's fields skip decode_value's depth check (decode_fields makes it once for all)
+// and go straight to the dispatch on their tag: every tag byte as a field, after the fields
+// before it, with each of a few tails, in records of a kept type (integer history) and of an
+// inline type (none), at depths that allow and refuse the fields - each fails or passes in
+// check mode as it does when decoded.
 TEST(Check, EveryTagAsARecordFieldChecksAsItDecodes) {
     const auto frames = payloads(messages_of("events", 20), 1);
     // A type of three fields "a", "b", "c", as a new type or an inline one.

@@ -1,6 +1,6 @@
 // The encoder's fast paths against their plain definitions: hex packing a word at a
 // time against try_pack_hex, the short-string copy against memcpy and the UTF-8 check, the
-// table's short-string cache and the fields' memos against the hash index under evictions and
+// lookup's short-string cache and the fields' memos against the hash index under evictions and
 // resets, and the encoder's output bytes against digests of the encoder before them.
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 #include "proto/encoder_literals.hpp"
 #include "proto/reference_table.hpp"
 #include "proto/string_hash.hpp"
+#include "proto/string_lookup.hpp"
 #include "proto/utf8.hpp"
 #include "test_support.hpp"
 #include "tests/bench/codec_digest.hpp"
@@ -108,13 +109,14 @@ TEST(EncoderFastPaths, PrintHoldsEveryByteOfAShortString) {
 // slots, so slots collide; a small budget evicts all the time and resets come now and then.
 TEST(EncoderFastPaths, ShortStringCacheAgreesWithTheIndexUnderEvictionAndReset) {
     encode_table table(8000);  // about 200 entries: over short_strings_from, and evicting
+    string_lookup lookup;
     std::mt19937 rng(11);
     for (int step = 0; step < 300000; ++step) {
         const unsigned k = rng() % 5000;
         std::string s = std::to_string(k);
         if (k % 3 == 0) s += "-long-enough";  // over whole_print_max
         const auto plain = table.find_string(s);
-        ASSERT_EQ(table.find_string(s, string_print(s)), plain) << step << " " << s;
+        ASSERT_EQ(lookup.find(table, s, string_print(s)), plain) << step << " " << s;
         if (plain)
             table.use_string_id(*plain);
         else if (table.can_insert_string(s))
