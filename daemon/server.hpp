@@ -16,6 +16,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
+#include "daemon/store_allowance.hpp"
 #include "daemon/table_budget_pool.hpp"
 #include "daemon/tls_context.hpp"
 #include "proto/control.hpp"
@@ -67,6 +68,7 @@ class server {
     sender_registry& senders() { return senders_; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
+    sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
     // Whether a peer whose hello this is may go on ([auth], daemon/access.cpp); on refusal the
     // error for the peer, with `why` for the log.
     std::error_code check_access(const hello& h, std::string& why) const;
@@ -90,6 +92,7 @@ class server {
     std::unique_ptr<daemon::sink> sink_;
     server_counters counters_;
     table_budget_pool table_budgets_;
+    sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;

@@ -510,9 +510,9 @@ proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& o
     out.put_u8(wire::tag_object_keep);
     if (auto err = encode_value(body, out, depth + 1, place{}); err != proto_errc::ok) return err;
     const std::uint64_t wire_bytes = out.size() - tag_at - 1;
-    if (table_.can_insert_object(wire_bytes)) {
-        table_.insert_object(key, body, wire_bytes,
-                             wire_bytes + (reference_bytes_ - charged_before));
+    // Charged what the receiver's decoded copy costs it, as its decoder computes it.
+    if (const std::uint64_t cost = object_entry_cost(body); table_.can_insert_object(cost)) {
+        table_.insert_object(key, body, cost, wire_bytes + (reference_bytes_ - charged_before));
     } else {
         out.data()[tag_at] = wire::tag_object_def;
         table_.forget_object(key);

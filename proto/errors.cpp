@@ -72,6 +72,8 @@ class proto_category_impl final : public std::error_category {
                 return "frame decodes to more bytes by reference than announced";
             case proto_errc::bad_columns:
                 return "column directory does not match its payload";
+            case proto_errc::store_limit_exceeded:
+                return "more stored than the receiver allows for the bytes received";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -149,6 +151,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "reference_bytes_exceeded";
         case proto_errc::bad_columns:
             return "bad_columns";
+        case proto_errc::store_limit_exceeded:
+            return "store_limit_exceeded";
     }
     return "unknown";
 }

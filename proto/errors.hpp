@@ -38,6 +38,7 @@ enum class proto_errc {
     not_available,             // the daemon cannot serve what the hello asks for (role, sink)
     reference_bytes_exceeded,  // a frame's back-references decode to more than announced
     bad_columns,               // a column directory that does not describe its payload
+    store_limit_exceeded,      // the receiver will not store more for what this peer sent
 };
 
 const std::error_category& proto_category() noexcept;
