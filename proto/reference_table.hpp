@@ -166,6 +166,14 @@ class decode_table {
         std::string str;
         std::unique_ptr<held> more;
         enum class kind : std::uint8_t { string, type, object } what = kind::string;
+
+        entry() = default;
+        entry(entry&&) = default;
+        entry& operator=(entry&&) = default;
+        // A copied decoder (tests compare two) gets its own held parts.
+        entry(const entry& o)
+            : str(o.str), more(o.more ? std::make_unique<held>(*o.more) : nullptr), what(o.what) {}
+        entry& operator=(const entry& o) { return *this = entry(o); }
     };
     // Both must stay within what the accounting rule charges for them.
     static_assert(sizeof(entry) + 16 <= table_entry_overhead);
