@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "config/env_names.hpp"
 #include "config/settings.hpp"
 
 namespace objwire::client {
@@ -70,7 +71,7 @@ bool apply_environment(S& s, const std::vector<cfg::key_info>& keys, F&& on_appl
     bool good = true;
     for (const auto& key : keys) {
         const char* text = std::getenv(key.env_var.c_str());
-        if (text == nullptr || *text == '\0') continue;
+        if (text == nullptr || (*text == '\0' && !key.empty_turns_off)) continue;
         if (auto e = program<S>::apply(s, key.name, text, key.env_var)) {
             std::cerr << e->message << "\n";
             good = false;
@@ -103,6 +104,10 @@ int check_as(const config_flags& f) {
     if (!apply_environment(s, keys, [&](const std::string&) { ++variables; })) {
         return exit_codes::bad_input;
     }
+    const auto unknown = cfg::unknown_env_variables(cfg::process_environment());
+    for (const auto& u : unknown)
+        std::cerr << "objwire: " << u.message() << "\n";
+    if (!unknown.empty()) return exit_codes::bad_input;
     std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
               << " settings";
     if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";

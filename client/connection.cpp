@@ -1,5 +1,7 @@
 #include "client/connection.hpp"
 
+#include <type_traits>
+
 #include <poll.h>
 #include <time.h>
 
@@ -51,6 +53,8 @@ class client_category_impl final : public std::error_category {
                 return "connection lost";
             case client_errc::not_open:
                 return "connection is not open";
+            case client_errc::input_mismatch:
+                return "the input is not the one its sender id stored";
         }
         return "objwire.client error " + std::to_string(ev);
     }
@@ -68,8 +72,10 @@ config::client_settings with_sender_id(config::client_settings s) {
     return s;
 }
 
-sender::options sender_options(const config::client_settings& s, std::string name) {
+sender::options sender_options(const config::client_settings& s, std::string name, bool named_id) {
     sender::options o;
+    // A named stream can be rerun: its input digest is reported for the check.
+    o.input_digests = named_id;
     o.greeting.client_name = std::move(name);
     o.greeting.max_frame_bytes = s.max_frame_bytes;
     o.batch_max_bytes = s.batch_max_bytes;
@@ -100,9 +106,10 @@ const std::error_category& client_category() noexcept {
 }
 
 connection::connection(config::client_settings settings, std::string client_name)
-    : settings_(with_sender_id(std::move(settings))),
+    : named_id_(!settings.sender_id.empty()),
+      settings_(with_sender_id(std::move(settings))),
       socket_(io_),
-      core_(sender_options(settings_, std::move(client_name))) {}
+      core_(sender_options(settings_, std::move(client_name), named_id_)) {}
 
 connection::~connection() {
     std::error_code ignored;
@@ -159,6 +166,7 @@ std::error_code connection::open() {
     interval_start_ns_ = steady_now_ns();
     auto ec = handshake();
     welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
+    if (!ec) learn_stored();
     return ec;
 }
 
@@ -207,7 +215,24 @@ std::error_code connection::handshake() {
 }
 
 std::error_code connection::send(const message& m) {
+    return send_source(m);
+}
+
+std::error_code connection::send(const typed_source& m) {
+    return send_source(m);
+}
+
+template <class Source>
+std::error_code connection::send_source(const Source& m) {
     if (!open_) return client_errc::not_open;
+    if (skipped_ < to_skip_) {
+        // Reruns compare digests of messages; a typed source is not skipped by itself.
+        if constexpr (std::is_same_v<Source, message>) {
+            return skip_message(m);
+        } else {
+            return client_errc::input_mismatch;
+        }
+    }
     const bool was_empty = core_.open_batch_bytes() == 0;
     if (auto ec = core_.add(m)) {
         if (core_.current() == sender::state::failed) return fail(ec, core_.error_detail());
@@ -374,6 +399,9 @@ std::error_code connection::close() {
     if (!open_)
         return last_error_.empty() ? client_errc::not_open
                                    : std::error_code(client_errc::connection_lost);
+    // A rerun's input that is not the stored one sent nothing: the connection still ends
+    // with a goodbye, and close() reports the mismatch.
+    check_skipped_all();
     core_.finish();
     while (core_.current() == sender::state::closing) {
         // After a resume, frames may again wait for room in the window.
@@ -388,6 +416,7 @@ std::error_code connection::close() {
     open_ = false;
     if (!core_.all_acked())
         return fail(client_errc::connection_lost, "daemon closed before acknowledging everything");
+    if (input_mismatch_) return client_errc::input_mismatch;
     return {};
 }
 

@@ -15,11 +15,17 @@
 #include <cstdint>
 #include <string>
 #include <system_error>
+#include <type_traits>
 
 #include "client/link_meter.hpp"
 #include "client/transport.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
+
+namespace objwire::typed {
+template <class T>
+class record_source;  // client/typed.hpp
+}
 
 namespace objwire::client {
 
@@ -29,6 +35,7 @@ enum class client_errc {
     timed_out,
     connection_lost,
     not_open,
+    input_mismatch,  // a rerun's input is not the one its sender id stored (skip_stored)
 };
 const std::error_category& client_category() noexcept;
 inline std::error_code make_error_code(client_errc e) noexcept {
@@ -66,6 +73,15 @@ class connection {
 
     std::error_code open();
     std::error_code send(const message& m);
+    // A message written straight from the program's data (proto/typed_writer.hpp).
+    std::error_code send(const typed_source& m);
+    // A described struct (client/typed.hpp, which must be included): encoded from its fields
+    // into the frame, the same bytes as send(typed::to_message(object)).
+    template <class T>
+    requires(!std::is_convertible_v<const T&, const message&> &&
+             !std::is_base_of_v<typed_source, T>) std::error_code send(const T& object) {
+        return send(static_cast<const typed_source&>(typed::record_source<T>(object)));
+    }
     // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
     std::error_code flush();
     // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
@@ -84,10 +100,31 @@ class connection {
     compression_stats compression() const { return core_.compression().stats(); }
     // What went wrong, for people: the daemon's reason when it refused us.
     std::string last_error() const { return last_error_; }
+    // Whether send() can go on: false before open(), after close(), and once the connection
+    // broke and could not be resumed (an error of send() for one message leaves it open).
+    bool is_open() const { return open_; }
     // The stream's id in the daemon (client.sender_id, or the random one it got).
     const std::string& sender_id() const { return settings_.sender_id; }
 
+    // Reruns (docs/PROTOCOL.md 1.1, "Reruns"; client/connection_rerun.cpp). Called before
+    // open(): the messages given to send() are the whole stream of the configured sender id,
+    // from its first object - a rerun of an input, or of an input that grew since. open()
+    // learns how many objects the id has stored (stored_objects()); send() then takes that
+    // many first messages as already stored - it checks their digest against the one stored
+    // with them and sends nothing for them - and sends the rest. An input that is not the one
+    // stored (another file, an edited prefix, fewer objects) fails with input_mismatch before
+    // any of its objects is sent: with that many messages (or at close(), for a shorter one).
+    // Each input object is then stored exactly once in all. A digest cannot be checked for
+    // objects stored without one (by a client that reported none): those are skipped unchecked.
+    void skip_stored(bool on) { skip_stored_ = on; }
+    // At open(): objects of this sender id the daemon held (welcome field 17).
+    std::uint64_t stored_objects() const { return stored_at_open_; }
+    // Messages send() took as already stored so far.
+    std::uint64_t skipped_objects() const { return skipped_; }
+
   private:
+    template <class Source>  // message or typed_source
+    std::error_code send_source(const Source& m);
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
@@ -110,6 +147,13 @@ class connection {
     std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
                                       std::size_t* bytes = nullptr);
 
+    // Reruns (client/connection_rerun.cpp): a message the daemon already holds, checked and
+    // dropped; at open(), what the welcome says is stored.
+    std::error_code skip_message(const message& m);
+    void learn_stored();
+    std::error_code check_skipped_all();
+
+    bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
     config::client_settings settings_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
@@ -129,6 +173,13 @@ class connection {
     bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
     bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
     std::string attempt_error_;  // why the last reconnect attempt failed
+    bool skip_stored_ = false;
+    bool input_mismatch_ = false;
+    std::uint64_t stored_at_open_ = 0;
+    std::uint64_t stored_digest_ = 0;  // welcome field 18 at open(): 0 unknown
+    std::uint64_t to_skip_ = 0;
+    std::uint64_t skipped_ = 0;
+    std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
 };
 
 }  // namespace objwire::client

@@ -15,11 +15,13 @@ namespace {
 constexpr std::chrono::milliseconds first_backoff{50};
 constexpr std::chrono::milliseconds max_backoff{1000};
 
-// A broken or hung connection, or a daemon still finishing the old connection of our sender
-// id; anything else (a refusal, a protocol error) would only happen again.
+// A broken or hung connection, a daemon still finishing the old connection of our sender id,
+// or one at its connection cap (the old connection may still hold our slot); anything else
+// (a refusal, a protocol error) would only happen again.
 bool retryable(std::error_code ec) {
     return ec == client_errc::connection_lost || ec == client_errc::timed_out ||
-           ec == client_errc::connect_failed || ec == proto_errc::sender_busy;
+           ec == client_errc::connect_failed || ec == proto_errc::sender_busy ||
+           ec == proto_errc::too_many_connections;
 }
 
 }  // namespace
@@ -43,8 +45,18 @@ std::error_code connection::resume_after(std::error_code ec, std::string text) {
         }
         if (core_.restart()) break;
         if (connect_socket()) continue;
-        if (auto e = handshake(); e && retryable(e)) continue;
-        if (!welcomed(core_.current())) break;  // refused for good
+        const auto e = handshake();
+        if (e && retryable(e)) continue;
+        if (!welcomed(core_.current())) {  // refused for good
+            if (e == proto_errc::sender_fenced) {
+                // Another stream owns the id now: what it stored is not ours to count, and
+                // going on would mix two streams (docs/PROTOCOL.md 1.1, "Ownership").
+                resuming_ = false;
+                socket_.close(ignored);
+                return fail(e, text + "; resuming refused: " + attempt_error_);
+            }
+            break;
+        }
         // The resent frames go out at once: they are what the daemon is missing.
         if (write_all(core_.output())) continue;
         core_.consume_output();

@@ -1,10 +1,14 @@
-// Reading the CLI's input files: a whole file (or stdin for "-") in large blocks, never byte
-// by byte, with a message that names the file when it cannot be read.
+// Reading the CLI's input files (or stdin for "-") in large blocks, never byte by byte, with a
+// message that names the file when it cannot be read: whole (input_text) or as a stream of
+// line blocks (line_blocks).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace objwire::client {
 
@@ -34,6 +38,47 @@ class input_text {
     void* map_ = nullptr;
     std::size_t size_ = 0;
     std::string copy_;
+};
+
+// An input read block by block, for `send`: a file or stdin (a pipe, a terminal, a growing
+// log behind `tail -F`), handed out as runs of whole lines from one reused buffer, so memory
+// stays at a block (plus the longest line) whatever the input's size. Reading may wait for
+// more input; cancel(), from another thread, ends such a wait.
+class line_blocks {
+  public:
+    // `block`: bytes asked for per read.
+    explicit line_blocks(std::size_t block = std::size_t{1} << 20);
+    ~line_blocks();
+    line_blocks(const line_blocks&) = delete;
+    line_blocks& operator=(const line_blocks&) = delete;
+
+    // Same errors as read_input().
+    bool open(const std::string& path, std::string& error);
+    // The next lines: whole lines, ending in a newline but at the input's end, followed by
+    // `padding` readable bytes. Valid until the next call. Waits for input as needed; false at
+    // the end of the input, after cancel(), or on a read error (then error() says so).
+    bool next(std::string_view& lines, std::size_t padding);
+    // Whether next() has input to work with now, without waiting.
+    bool ready() const;
+    // Makes a next() that waits, or the next one, return false. Safe from any thread.
+    void cancel();
+    const std::string& error() const { return error_; }
+    // Bytes handed out by next() so far.
+    std::uint64_t offset() const { return offset_; }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+    bool regular_ = false;  // a regular file: never waits, poll() is not needed
+    int cancel_pipe_[2] = {-1, -1};
+    std::vector<char> buf_;
+    std::size_t block_;
+    std::size_t given_ = 0;  // bytes at the buffer's start handed out by the last next()
+    std::size_t held_ = 0;   // bytes in the buffer (given_ included)
+    std::uint64_t offset_ = 0;
+    bool eof_ = false;
+    std::atomic<bool> cancelled_{false};
+    std::string error_;
 };
 
 // What the user calls an input: "<stdin>" for "-".

@@ -459,6 +459,8 @@ struct jsonl_reader::impl {
     bool fail_trailing(const char* at);
 
     std::string_view text_;
+    std::size_t padding_ = 0;  // readable bytes after text_ (continue_with)
+    bool input_start_ = true;  // text_ starts the input: it may open with a byte order mark
     std::size_t pos_ = 0;
     std::size_t next_line_;
     std::size_t line_ = 0;
@@ -543,7 +545,8 @@ bool jsonl_reader::impl::next(message& out) {
         std::size_t number = next_line_++;
         if (size > 0 && begin[size - 1] == '\r') --size;
         column_bias_ = 0;
-        if (begin == text_.data() && size >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) {
+        if (input_start_ && begin == text_.data() && size >= 3 &&
+            std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) {
             begin += 3;  // a UTF-8 byte order mark at the start of the text
             size -= 3;
             column_bias_ = 3;
@@ -573,14 +576,16 @@ bool jsonl_reader::impl::next(message& out) {
 void jsonl_reader::impl::start_block() {
     streaming_ = false;
     const std::size_t size = text_.size();
-    if (size - pos_ <= simdjson::SIMDJSON_PADDING) {
+    if (size + padding_ - pos_ <= simdjson::SIMDJSON_PADDING) {
         block_end_ = size;
         return;
     }
     block_end_ = pos_ + 1;  // unless a block starts: the next line alone
-    if (pos_ == 0 && size >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) return;
+    if (input_start_ && pos_ == 0 && size >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0)
+        return;
     const char* begin = text_.data() + pos_;
-    const std::size_t limit = std::min(block_bytes, size - simdjson::SIMDJSON_PADDING - pos_);
+    const std::size_t limit =
+        std::min(block_bytes, size + padding_ - simdjson::SIMDJSON_PADDING - pos_);
     const auto* last_nl = static_cast<const char*>(::memrchr(begin, '\n', limit));
     if (last_nl == nullptr) return;
     const auto len = static_cast<std::size_t>(last_nl + 1 - begin);
@@ -662,7 +667,8 @@ void jsonl_reader::impl::begin_line(const char* base, std::size_t size, message&
 jsonl_reader::impl::outcome jsonl_reader::impl::parse_line(std::string_view line, message& out) {
     // simdjson reads up to SIMDJSON_PADDING bytes past the end; the following lines serve as
     // padding, only a line near the end of the text is copied.
-    std::size_t available = static_cast<std::size_t>(text_.data() + text_.size() - line.data());
+    std::size_t available =
+        static_cast<std::size_t>(text_.data() + text_.size() + padding_ - line.data());
     simdjson::padded_string_view view;
     if (available >= line.size() + simdjson::SIMDJSON_PADDING) {
         view = simdjson::padded_string_view(line.data(), line.size(), available);
@@ -1174,13 +1180,11 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
     }
     auto it = types_.find(signature_);
     if (it == types_.end()) {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            for (std::size_t j = 0; j < i; ++j)
-                if (names[i] == names[j]) {
-                    // Points at the record's "$type": the field's own position is gone by now.
-                    return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
-                                             names[i] + "\" twice; field names must be unique");
-                }
+        if (const auto i = first_duplicate_field(names); i != names.size()) {
+            // Points at the record's "$type": the field's own position is gone by now.
+            return fail(type_at, "record \"" + std::string(name) + "\" has the field \"" +
+                                     names[i] + "\" twice; field names must be unique");
+        }
         interned_type entry{make_record_type(std::string(name), names), {}};
         entry.keys.reserve(names.size());
         for (const auto& f : names)
@@ -1191,9 +1195,12 @@ bool jsonl_reader::impl::finish_record(std::string_view name, const std::vector<
     // The next record of this name is compared against this shape first.
     // Raw keys can be compared as they are unless a name needs escaping or '$' doubling.
     known_type k{&it->second, true};
+    // One pass over each name (find_first_of with a set costs a memchr per character).
+    const auto needs_escaping = [](const std::string& f) {
+        return std::any_of(f.begin(), f.end(), [](char c) { return c == '"' || c == '\\'; });
+    };
     for (const auto& f : names)
-        if ((!f.empty() && f[0] == '$') || f.find_first_of("\"\\") != std::string::npos)
-            k.plain_names = false;
+        if ((!f.empty() && f[0] == '$') || needs_escaping(f)) k.plain_names = false;
     auto last = known_types_.find(name);
     if (last == known_types_.end())
         known_types_.emplace(std::string(name), std::move(k));
@@ -1334,6 +1341,17 @@ std::size_t jsonl_reader::line() const {
 }
 std::size_t jsonl_reader::offset() const {
     return impl_->pos_;
+}
+static_assert(jsonl_reader::padding >= simdjson::SIMDJSON_PADDING);
+void jsonl_reader::continue_with(std::string_view text, bool padded) {
+    impl& r = *impl_;
+    r.input_start_ = r.input_start_ && r.text_.empty();  // nothing was given before
+    r.text_ = text;
+    r.padding_ = padded ? padding : 0;
+    r.pos_ = 0;
+    r.block_end_ = 0;
+    r.streaming_ = false;
+    r.error_.reset();
 }
 
 }  // namespace objwire

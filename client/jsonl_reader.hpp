@@ -67,6 +67,17 @@ class jsonl_reader {
     // Bytes of the text read so far: the end of the last line read (its newline included).
     std::size_t offset() const;
 
+    // Bytes after a text given to continue_with(..., padded = true) that the reader may read
+    // (never use): a text with them is parsed in blocks to its very end.
+    static constexpr std::size_t padding = 64;
+
+    // Goes on with the next part of the same input (a caller reading it in blocks): `text`
+    // holds whole lines (the last one may lack its newline only at the input's end), numbered
+    // from the line after the last one read; kept caches make this cheap. `padded`: `padding`
+    // bytes after `text` are readable. A reader made with an empty text takes its input this
+    // way from the start (a byte order mark is skipped in the first text only).
+    void continue_with(std::string_view text, bool padded);
+
   private:
     struct impl;
     std::unique_ptr<impl> impl_;

@@ -8,12 +8,14 @@
 //       [&](const json_error& e) { ...report...; return keep_going; });
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "client/input_file.hpp"
 #include "client/jsonl_reader.hpp"
 #include "client/pipeline.hpp"
 #include "proto/value.hpp"
@@ -71,6 +73,34 @@ std::size_t read_jsonl_pipelined(std::string_view text, bool stop_at_error, OnMe
     batch_pipeline<message_batch> p(o.batches);
     p.run([&](message_batch& b) { return fill_from_reader(reader, stop_at_error, o, b); },
           [&](const message_batch& b) { return deliver(b, on_message, on_error); });
+    return p.peak_in_flight();
+}
+
+// Where fill_from_blocks() reads: the input's blocks and the reader going through them.
+struct block_input {
+    line_blocks& in;
+    jsonl_reader reader{std::string_view{}};
+};
+
+// As fill_from_reader(), reading `in.in` block by block as the reader needs more text; the
+// batch is handed over early, with what it has, when the input has nothing more to give
+// without waiting, so a quiet input's lines are not held back. False at the end of the input
+// (or its read error, or cancel()).
+bool fill_from_blocks(block_input& in, bool stop_at_error, const pipeline_options& o,
+                      message_batch& b);
+
+// As read_jsonl_pipelined(), reading JSON lines from `in` block by block while they are
+// parsed and used, so memory stays bounded whatever the input's size; on_idle() is called
+// (on this thread) when no message came for `idle_after`.
+template <class OnMessage, class OnError, class OnIdle>
+std::size_t stream_jsonl_pipelined(line_blocks& in, bool stop_at_error, OnMessage&& on_message,
+                                   OnError&& on_error, OnIdle&& on_idle,
+                                   std::chrono::nanoseconds idle_after, pipeline_options o = {}) {
+    block_input input{in};
+    batch_pipeline<message_batch> p(o.batches);
+    p.run([&](message_batch& b) { return fill_from_blocks(input, stop_at_error, o, b); },
+          [&](const message_batch& b) { return deliver(b, on_message, on_error); }, on_idle,
+          idle_after);
     return p.peak_in_flight();
 }
 

@@ -9,8 +9,12 @@
 //   batch_pipeline<my_batch> p(16);
 //   p.run([&](my_batch& b) { ...fill b...; return more; },      // on its own thread
 //         [&](my_batch& b) { ...use b...; return keep_going; });  // here, in order
+//
+// A producer that waits for its own input (a pipe) hands over the batch it has first, so what
+// it read is used without waiting for more.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -45,6 +49,16 @@ class batch_pipeline {
     // is rethrown here once the producer's thread has ended. Runs once per pipeline.
     template <class Produce, class Consume>
     void run(Produce&& produce, Consume&& consume) {
+        run(
+            produce, consume, [] {}, std::chrono::nanoseconds::zero());
+    }
+
+    // As run(), and when the consumer has waited `idle_after` (> 0) for a batch, it calls
+    // idle() once, then waits on: a consumer that holds a part of its work back (a connection's
+    // open batch) lets it go when its input goes quiet.
+    template <class Produce, class Consume, class Idle>
+    void run(Produce&& produce, Consume&& consume, Idle&& idle,
+             std::chrono::nanoseconds idle_after) {
         std::exception_ptr producer_failure;
         std::thread producer([&] {
             try {
@@ -61,7 +75,7 @@ class batch_pipeline {
         });
         try {
             // Ends when the producer has closed the queue and every batch was consumed.
-            while (Batch* b = take_ready()) {
+            while (Batch* b = take_ready(idle, idle_after)) {
                 const bool go = consume(*b);
                 hand_over(free_, room_, producer_wake_at_, b);  // back to the producer
                 if (!go) break;
@@ -148,11 +162,19 @@ class batch_pipeline {
         }
         cv.notify_one();
     }
-    // Consumer: the next batch in order, waiting for the producer; nullptr once the producer
-    // closed the queue and every batch was taken.
-    Batch* take_ready() {
+    // Consumer: the next batch in order, waiting for the producer (calling idle() once the
+    // wait reached idle_after, if > 0); nullptr once the producer closed the queue and every
+    // batch was taken.
+    template <class Idle>
+    Batch* take_ready(Idle& idle, std::chrono::nanoseconds idle_after) {
         std::unique_lock lock(mutex_);
-        if (ready_.size() == 0) filled_.wait(lock, [&] { return closed_ || ready_.size() > 0; });
+        auto filled = [&] { return closed_ || ready_.size() > 0; };
+        if (idle_after.count() > 0 && !filled() && !filled_.wait_for(lock, idle_after, filled)) {
+            lock.unlock();
+            idle();
+            lock.lock();
+        }
+        filled_.wait(lock, filled);
         if (ready_.size() == 0) return nullptr;
         return ready_.pop();
     }

@@ -22,6 +22,7 @@ constexpr std::size_t write_chunk = 1 << 20;
 struct read_flags {
     std::string config_file;
     std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
     std::uint64_t from = 0;
     bool follow = false;
     std::string sender;
@@ -30,7 +31,7 @@ struct read_flags {
 
 // Defaults < file < environment < --to, as for the other subcommands.
 bool load(const read_flags& f, config::client_settings& s) {
-    return load_client_settings(f.config_file, f.to, s);
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
 }
 
 // JSON lines out, in large writes; a follower flushes whenever it is about to wait.
@@ -92,7 +93,17 @@ int run_read(const read_flags& f) {
     const bool show = progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1));
     progress_line progress("read", "in", show);
     stored_message m;
+    std::size_t gaps_told = 0;
+    const auto tell_gaps = [&] {
+        for (; gaps_told < r.gaps().size(); ++gaps_told) {
+            const auto& g = r.gaps()[gaps_told];
+            std::cerr << "objwire: gap: offsets " << g.first << " to " << g.end - 1
+                      << " are lost (damaged in the daemon's journal); reading goes on at " << g.end
+                      << "\n";
+        }
+    };
     while (r.next(m)) {
+        tell_gaps();
         progress.tick([&] {
             const auto& s = r.stats();
             return progress_sample{s.objects, s.wire_bytes_in, s.objects, false};
@@ -100,6 +111,7 @@ int run_read(const read_flags& f) {
         if (!out.add(m.value)) return exit_codes::usage;
         if (f.follow && r.ready() == 0 && !out.flush()) return exit_codes::usage;
     }
+    tell_gaps();
     progress.finish();
     if (!out.close()) return exit_codes::usage;
     const auto& s = r.stats();
@@ -109,6 +121,11 @@ int run_read(const read_flags& f) {
     }
     std::cerr << "objwire: read " << s.objects << " objects in " << s.blocks << " blocks from "
               << r.server().sink << "\n";
+    if (!r.gaps().empty()) {
+        std::cerr << "objwire: " << r.gaps().size()
+                  << " range(s) of offsets were lost in the journal (see above)\n";
+        return exit_codes::data_lost;
+    }
     return exit_codes::ok;
 }
 
@@ -119,6 +136,7 @@ subcommand add_read_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "read", "print the daemon's stored objects as JSON lines (what `send` accepts)");
     cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
     cmd->add_option("--from", flags->from,

@@ -169,6 +169,12 @@ bool reader::next(stored_message& out) {
             case frame_kind::journal_block:
                 if (!on_block(f)) return false;
                 break;
+            case frame_kind::gap:
+                if (f.payload.size() != 16)
+                    return fail(proto_errc::bad_message, "malformed gap frame from the daemon");
+                gaps_.push_back({load_le<std::uint64_t>(f.payload.data()),
+                                 load_le<std::uint64_t>(f.payload.data() + 8)});
+                break;
             case frame_kind::goodbye:
                 finished_ = true;
                 close();

@@ -51,6 +51,12 @@ struct stored_message {
     message value;
 };
 
+// Offsets the daemon's journal lost to damage: [first, end). The objects around them read.
+struct lost_offsets {
+    std::uint64_t first = 0;
+    std::uint64_t end = 0;
+};
+
 struct read_stats {
     std::uint64_t objects = 0;  // handed out by next()
     std::uint64_t blocks = 0;   // journal_block frames received
@@ -81,6 +87,8 @@ class reader {
     // The daemon said goodbye: everything asked for was delivered.
     bool finished() const { return finished_; }
     const read_stats& stats() const { return stats_; }
+    // Gaps the daemon reported so far, in order (a gap frame, docs/PROTOCOL.md 1.2).
+    const std::vector<lost_offsets>& gaps() const { return gaps_; }
 
   private:
     bool fail(std::error_code ec, std::string text);
@@ -100,6 +108,7 @@ class reader {
     std::size_t next_ = 0;
     std::uint64_t expected_sequence_ = 1;
     read_stats stats_;
+    std::vector<lost_offsets> gaps_;
     std::error_code error_;
     std::string last_error_;
     bool open_ = false;

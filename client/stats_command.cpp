@@ -20,11 +20,12 @@ namespace {
 struct stats_flags {
     std::string config_file;
     std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
     bool json = false;
 };
 
 bool load(const stats_flags& f, config::client_settings& s) {
-    return load_client_settings(f.config_file, f.to, s);
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
 }
 
 // The samples by name (unlabelled) and by name and label value, remembering which were shown
@@ -272,6 +273,7 @@ subcommand add_stats_command(CLI::App& app) {
                                    "print the daemon's metrics (connections, traffic, "
                                    "compression, tables, ack latency, errors)");
     cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
     cmd->add_flag("--json", flags->json,

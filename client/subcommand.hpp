@@ -4,10 +4,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <functional>
-#include <iostream>
+#include <span>
 #include <string>
+#include <utility>
 
 #include "config/settings.hpp"
 
@@ -19,6 +19,8 @@ inline constexpr int usage = 1;
 inline constexpr int cannot_connect = 2;
 inline constexpr int not_acknowledged = 3;
 inline constexpr int bad_input = 4;
+// read: the daemon's journal lost some of the offsets asked for (the rest was printed)
+inline constexpr int data_lost = 5;
 }  // namespace exit_codes
 
 struct subcommand {
@@ -26,24 +28,52 @@ struct subcommand {
     std::function<int()> run;
 };
 
-// Client settings for a subcommand with -c/--config and --to: defaults < file < environment
-// < --to. False (the reason printed) when any layer is bad.
+// A flag that sets a settings key: its text (empty: not given), the key and the flag's name
+// (for messages).
+struct setting_flag {
+    const std::string& text;
+    const char* key;
+    const char* flag;
+};
+
+// Client settings for a subcommand: defaults < file (-c/--config) < environment < flags.
+// False (the reason printed) when any layer is bad.
+bool load_client_settings(const std::string& config_file, std::span<const setting_flag> flags,
+                          config::client_settings& s);
+
+// The same for a subcommand whose only setting flag is --to.
 inline bool load_client_settings(const std::string& config_file, const std::string& to,
                                  config::client_settings& s) {
-    if (!config_file.empty()) {
-        auto loaded = config::load_client_file(config_file);
-        if (!loaded) {
-            std::cerr << "objwire: " << loaded.error().message << "\n";
-            return false;
-        }
-        s = std::move(*loaded);
-    }
-    if (auto e = config::apply_client_env(s, [](const char* n) { return std::getenv(n); })) {
-        std::cerr << "objwire: " << e->message << "\n";
-        return false;
-    }
-    if (!to.empty()) {
-        if (auto e = config::apply_client_override(s, "client.to", to, "--to")) {
+    const setting_flag flags[] = {{to, "client.to", "--to"}};
+    return load_client_settings(config_file, flags, s);
+}
+
+// --tls, --tls-ca and --token-file, for a subcommand that talks to the daemon as `send` does.
+struct access_flags {
+    bool tls = false;
+    std::string tls_ca;
+    std::string token_file;
+};
+
+inline void add_access_flags(CLI::App* cmd, access_flags& f) {
+    cmd->add_flag("--tls", f.tls, "talk TLS to the daemon (config: tls.enabled)");
+    cmd->add_option("--tls-ca", f.tls_ca,
+                    "PEM CA file the daemon's certificate must chain to (config: tls.ca_file)");
+    cmd->add_option("--token-file", f.token_file,
+                    "file holding the daemon's shared token (config: auth.token_file)");
+}
+
+// After load_client_settings: the flags given override the keys they name. False (the reason
+// printed) when a value is bad.
+inline bool apply_access_flags(const access_flags& f, config::client_settings& s) {
+    const std::pair<std::string, const char*> given[] = {{f.tls ? "true" : "", "tls.enabled"},
+                                                         {f.tls_ca, "tls.ca_file"},
+                                                         {f.token_file, "auth.token_file"}};
+    const char* flag_of[] = {"--tls", "--tls-ca", "--token-file"};
+    for (std::size_t i = 0; i < std::size(given); ++i) {
+        if (given[i].first.empty()) continue;
+        if (auto e =
+                config::apply_client_override(s, given[i].second, given[i].first, flag_of[i])) {
             std::cerr << "objwire: " << e->message << "\n";
             return false;
         }

@@ -12,13 +12,18 @@
 #include <climits>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "client/connection.hpp"
+#include "proto/control.hpp"
+#include "proto/errors.hpp"
+#include "proto/frame.hpp"
 
 namespace objwire::client {
 namespace {
 
 using clock = std::chrono::steady_clock;
+constexpr std::uint32_t max_refusal_bytes = 64 * 1024;  // an error frame's text is short
 
 std::chrono::milliseconds left_until(clock::time_point deadline) {
     const auto left =
@@ -221,7 +226,19 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
     }
 
     const auto deadline = clock::now() + s.connect_timeout;
+    bool answered = false;  // the daemon's first byte was looked at
     for (;;) {
+        // Before OpenSSL reads: a refusal may already be there (it is sent at accept).
+        if (!answered) {
+            std::uint8_t first = 0;
+            if (::recv(socket_.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT) == 1) {
+                answered = true;
+                if (auto refused = read_refusal(deadline, why)) {
+                    reset();
+                    return refused;
+                }
+            }
+        }
         ERR_clear_error();
         const int r = SSL_connect(ssl_);
         if (r == 1) return {};
@@ -240,6 +257,38 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
     why = "TLS handshake with " + name + " failed: " + reason;
     reset();
     return client_errc::connect_failed;
+}
+
+// A daemon that turns the connection away before any TLS (a connection cap) answers with an
+// objwire error frame in clear where the server hello would be: a TLS record never starts
+// with the error frame's kind byte. Nothing is taken from the socket unless it is such a frame.
+std::error_code transport::read_refusal(clock::time_point deadline, std::string& why) {
+    std::uint8_t first = 0;
+    if (::recv(socket_.native_handle(), &first, 1, MSG_PEEK) != 1 ||
+        first != static_cast<std::uint8_t>(frame_kind::error))
+        return {};
+    const frame_parser parser(max_refusal_bytes);
+    std::vector<std::uint8_t> in;
+    for (;;) {
+        const auto r = parser.parse(in);
+        if (r.state == frame_parser::status::frame) {
+            auto e = decode_error(r.frame.payload);
+            if (!e) break;
+            why = "refused by the daemon: " + e->text;
+            return std::error_code(static_cast<int>(e->code), proto_category());
+        }
+        if (r.state == frame_parser::status::error) break;
+        std::uint8_t chunk[1024];
+        const ssize_t n = ::recv(socket_.native_handle(), chunk, sizeof chunk, 0);
+        if (n > 0) {
+            in.insert(in.end(), chunk, chunk + n);
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) break;
+        if (wait(POLLIN, left_until(deadline))) break;
+    }
+    why = "the daemon answered the TLS handshake with a damaged objwire error frame";
+    return proto_errc::bad_message;
 }
 
 std::size_t transport::write_some(std::span<const std::uint8_t> bytes, std::error_code& ec) {

@@ -60,6 +60,9 @@ class transport {
   private:
     void reset();
     std::error_code wait(short events, std::chrono::milliseconds timeout);
+    // An objwire error frame in clear instead of the TLS server hello: its code, `why` its
+    // text. No error when the daemon's answer is TLS.
+    std::error_code read_refusal(std::chrono::steady_clock::time_point deadline, std::string& why);
 
     asio::ip::tcp::socket& socket_;
     ssl_ctx_st* ctx_ = nullptr;

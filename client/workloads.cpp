@@ -18,7 +18,7 @@
 namespace objwire::workloads {
 namespace {
 
-// shared/workloads/events.md: all arithmetic unsigned 64-bit with wrap-around.
+// docs/WORKLOADS.md: all arithmetic unsigned 64-bit with wrap-around.
 class splitmix64 {
   public:
     explicit splitmix64(std::uint64_t seed) : state_(seed) {}
@@ -350,7 +350,7 @@ class person_workload final : public workload {
     std::int64_t age_ = 0;
 };
 
-// --- events (shared/workloads/events.md, exactly) ---
+// --- events (docs/WORKLOADS.md, exactly) ---
 
 constexpr std::array<std::string_view, 50> event_templates = {
     "user {n} logged in from session {x}",

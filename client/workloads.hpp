@@ -1,12 +1,12 @@
-// Deterministic generators of the four benchmark workloads of DESIGN.md section 4 (person,
+// Deterministic generators of the four benchmark workloads of docs/WORKLOADS.md (person,
 // events, graph, blobs). For a given seed each yields the same messages, and the same JSON
 // lines, on every machine and standard library (all randomness is splitmix64, as defined in
-// shared/workloads/events.md), so bytes on the wire compare between runs and implementations.
+// docs/WORKLOADS.md), so bytes on the wire compare between runs and implementations.
 //
 // Definitions (message i = 0, 1, 2, ...; `rng` is one splitmix64 stream whose initial state is
 // the seed, drawn in the order written; below(n) = next() mod n):
 //   person  Person{firstName:"Heinz", surname:"Kabutz", age:i}; no draws.
-//   events  exactly shared/workloads/events.md.
+//   events  exactly docs/WORKLOADS.md, "`events`, exactly".
 //   graph   Trip{id:i, stops, back}: draws 100 points (x = below(10000), y = below(10000)),
 //           then 1,000 stops, each below(100) naming one of them. Object 0 is the Trip (the
 //           root is a reference to it, `back` refers to it), objects 1.. are the points in

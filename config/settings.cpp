@@ -2,6 +2,7 @@
 // default, allowed range, doc line and field binding - and everything driven by it: applying
 // a parsed TOML document, command-line and environment overrides, printing, did-you-mean.
 #include "config/settings.hpp"
+#include "config/suggest.hpp"
 
 #include "proto/reset_policy.hpp"
 
@@ -870,16 +871,6 @@ const schema<cs>& client_schema() {
 
 // ---- names --------------------------------------------------------------------------------
 
-std::string_view section_of(std::string_view name) {
-    const auto dot = name.find('.');
-    return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
-}
-
-std::string_view leaf_of(std::string_view name) {
-    const auto dot = name.rfind('.');
-    return dot == std::string_view::npos ? name : name.substr(dot + 1);
-}
-
 template <class S>
 std::vector<std::string_view> sections(std::span<const key_def<S>> keys) {
     std::vector<std::string_view> out;
@@ -1026,61 +1017,6 @@ std::string path_text(const std::vector<std::string>& path) {
 }
 
 // ---- did you mean -------------------------------------------------------------------------
-
-// Optimal string alignment distance: edits plus adjacent transpositions ("lsiten").
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-    for (std::size_t i = 0; i <= a.size(); ++i)
-        d[i][0] = i;
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        d[0][j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    return d[a.size()][b.size()];
-}
-
-// The candidate the user most likely meant, if any is close enough: the same leaf in another
-// section ("server.max_depth" -> "limits.max_depth"), a small edit distance, or a leaf that
-// extends or shortens the candidate's ("server.listen_addr" -> "server.listen").
-std::optional<std::string_view> suggest(std::string_view wrong,
-                                        const std::vector<std::string_view>& candidates) {
-    const auto wrong_leaf = leaf_of(wrong);
-    if (wrong_leaf != wrong) {
-        for (const auto c : candidates) {
-            if (leaf_of(c) == wrong_leaf && c != wrong) return c;
-        }
-    } else {
-        for (const auto c : candidates) {
-            if (leaf_of(c) == wrong) return c;
-        }
-    }
-    const std::size_t limit = std::max<std::size_t>(1, wrong.size() / 3);
-    std::optional<std::string_view> best;
-    std::size_t best_distance = limit + 1;
-    for (const auto c : candidates) {
-        const auto distance = edit_distance(wrong, c);
-        if (distance < best_distance) {
-            best = c;
-            best_distance = distance;
-        }
-    }
-    if (best) return best;
-    for (const auto c : candidates) {
-        if (section_of(c) != section_of(wrong)) continue;
-        const auto a = leaf_of(c);
-        const auto b = wrong_leaf;
-        const auto shorter = std::min(a.size(), b.size());
-        if (shorter >= 3 && (a.starts_with(b) || b.starts_with(a))) return c;
-    }
-    return std::nullopt;
-}
 
 template <class S>
 std::string unknown_key_message(const schema<S>& sc, std::string_view name) {
@@ -1408,8 +1344,14 @@ outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
         return error{name + " must be " + expected_text(key) + ", got " + got(v)};
     };
     const auto out_of_range = [&] {
-        return error{name + " = " + v.display + " is out of range (allowed " + allowed_text(key) +
-                     ")"};
+        std::string msg =
+            name + " = " + v.display + " is out of range (allowed " + allowed_text(key) + ")";
+        if (key.kind == value_kind::size && v.type == toml_type::string) {
+            if (const auto note = decimal_size_note(v.string_value); !note.empty()) {
+                msg += ": " + note;
+            }
+        }
+        return error{msg};
     };
     const auto bad_text = [&](const error& e) { return error{name + ": " + e.message}; };
     const bool is_string = v.type == toml_type::string;
@@ -1625,13 +1567,21 @@ std::optional<error> apply_override(const schema<S>& sc, S& settings, std::strin
     return std::nullopt;
 }
 
+// An empty OBJWIRE_* variable is as if unset, except for an address that "" turns off
+// (metrics.listen, forward.to): there it means "" - a container turns metrics off with
+// OBJWIRE_METRICS_LISTEN= when its image sets an address.
+template <class S>
+bool empty_turns_off(const key_def<S>& key) {
+    return key.check == &check_optional_host_port;
+}
+
 template <class S>
 std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_function& getenv_fn) {
     std::string messages;
     for (const auto& key : sc.keys) {
         const std::string var = env_var_for(key);
         const char* text = getenv_fn(var.c_str());
-        if (text == nullptr || *text == '\0') continue;
+        if (text == nullptr || (*text == '\0' && !empty_turns_off(key))) continue;
         if (auto e = apply_override(sc, settings, key.name, text, var)) {
             if (!messages.empty()) messages += '\n';
             messages += e->message;
@@ -1745,7 +1695,7 @@ std::vector<key_info> describe(const schema<S>& sc) {
     for (const auto& key : sc.keys) {
         out.push_back({std::string(key.name), std::string(kind_name(key.kind)),
                        std::string(key.default_text), allowed_text(key), std::string(key.doc),
-                       env_var_for(key)});
+                       env_var_for(key), empty_turns_off(key)});
     }
     return out;
 }

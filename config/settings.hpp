@@ -236,12 +236,13 @@ outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view
 
 // ---- the schema, for help texts ------------------------------------------------------
 struct key_info {
-    std::string name;          // "server.listen"
-    std::string kind;          // string|int|bool|size|duration|bandwidth|host_port|enum
-    std::string default_text;  // as written in TOML: "\"127.0.0.1:7878\"", "\"16MiB\"", "64"
-    std::string allowed;       // "1..10000", "1KiB..1GiB", "trace|debug|...", "" if anything
-    std::string doc;           // one line
-    std::string env_var;       // "OBJWIRE_SERVER_LISTEN"
+    std::string name;              // "server.listen"
+    std::string kind;              // string|int|bool|size|duration|bandwidth|host_port|enum
+    std::string default_text;      // as written in TOML: "\"127.0.0.1:7878\"", "\"16MiB\"", "64"
+    std::string allowed;           // "1..10000", "1KiB..1GiB", "trace|debug|...", "" if anything
+    std::string doc;               // one line
+    std::string env_var;           // "OBJWIRE_SERVER_LISTEN"
+    bool empty_turns_off = false;  // OBJWIRE_X= (empty) sets "", else an empty one is unset
 };
 std::vector<key_info> daemon_keys();
 std::vector<key_info> client_keys();
@@ -255,8 +256,13 @@ std::vector<key_info> client_keys();
 outcome<std::uint64_t> parse_size(std::string_view text);
 // An integer with a unit: us (or µs), ms, s, m (or min), h. A bare integer is milliseconds.
 outcome<std::chrono::microseconds> parse_duration(std::string_view text);
+// For a size written with a decimal unit ("64KB"): what it was read as and how to write the
+// power of 1024 probably meant. Empty for any other text.
+std::string decimal_size_note(std::string_view text);
 // Bits per second: an integer, or with a unit bit, kbit, Mbit, Gbit, Tbit (powers of 1000,
-// case-insensitive), also written kbps/Mbps/... or with "/s".
+// case-insensitive), also written kbps/Mbps/... or with "/s"; or bytes per second with a
+// capital B ("MB/s", "125MBps", "64KB/s", binary "MiB/s" too), times 8. A lowercase "mb"
+// could mean either and is refused, naming both spellings.
 outcome<std::uint64_t> parse_bandwidth(std::string_view text);
 
 struct host_port {

@@ -87,8 +87,8 @@ struct quantity {
 constexpr quantity size_quantity{"size", "B, KiB, MiB, GiB, TiB, KB, MB, GB or TB", "64KiB"};
 constexpr quantity duration_quantity{"duration", "us, ms, s, m or h (a bare number is ms)",
                                      "250ms"};
-constexpr quantity bandwidth_quantity{"bandwidth", "bit, kbit, Mbit, Gbit or Tbit (per second)",
-                                      "100Mbit"};
+constexpr quantity bandwidth_quantity{
+    "bandwidth", "bit, kbit, Mbit, Gbit or Tbit per second, or KB/s, MB/s, GB/s", "100Mbit"};
 
 error invalid(std::string_view text, const quantity& q, std::string_view why) {
     return error{quote_toml(text) + " is not a valid " + std::string(q.what) + ": " +
@@ -176,20 +176,61 @@ outcome<std::chrono::microseconds> parse_duration(std::string_view text) {
 }
 
 outcome<std::uint64_t> parse_bandwidth(std::string_view text) {
-    // A capital B means bytes ("MB/s", "MBps"); refuse rather than guess by a factor of 8.
     const std::string_view t = trim(text);
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        if (t[i] == 'B' && lowercase(t.substr(i + 1, 2)) != "it") {
-            return invalid(text, bandwidth_quantity,
-                           "bandwidth is in bits per second, not bytes (1 MB/s = 8 Mbit; e.g. "
-                           "\"100Mbit\")");
-        }
-    }
     std::string_view stripped = t;
     if (stripped.size() > 2 && stripped.substr(stripped.size() - 2) == "/s") {
         stripped.remove_suffix(2);
     }
+    // A capital B means bytes ("MB/s", "MBps", "KB"): read as bytes per second, times 8.
+    std::size_t digits = 0;
+    while (digits < stripped.size() && is_digit(stripped[digits]))
+        ++digits;
+    const std::string_view unit_text = trim(stripped.substr(digits));
+    const bool bytes = !unit_text.empty() && unit_text.find('B') != std::string_view::npos &&
+                       lowercase(unit_text).find("bit") == std::string::npos;
+    if (bytes) {
+        std::string as_size(stripped.substr(0, digits));
+        std::string unit(unit_text);
+        if (unit.size() > 2 && lowercase(unit.substr(unit.size() - 2)) == "ps")
+            unit.resize(unit.size() - 2);
+        as_size += unit;
+        auto per_second = parse_quantity(text, as_size, bandwidth_quantity, size_units);
+        if (!per_second) return per_second;
+        if (*per_second > std::numeric_limits<std::uint64_t>::max() / 8) {
+            return invalid(text, bandwidth_quantity, "it is too large");
+        }
+        return *per_second * 8;
+    }
+    // "100mb" could be either; a factor of 8 is too much to guess.
+    const std::string lower = lowercase(unit_text);
+    if (lower == "kb" || lower == "mb" || lower == "gb" || lower == "tb") {
+        const std::string n(stripped.substr(0, digits));
+        const std::string p(1,
+                            static_cast<char>(std::toupper(static_cast<unsigned char>(lower[0]))));
+        return invalid(text, bandwidth_quantity,
+                       "'" + std::string(unit_text) + "' is ambiguous: write \"" + n +
+                           (p == "K" ? "k" : p) + "bit\" (bits per second) or \"" + n + p +
+                           "B/s\" (bytes per second)");
+    }
     return parse_quantity(text, stripped, bandwidth_quantity, bandwidth_units);
+}
+
+std::string decimal_size_note(std::string_view text) {
+    const std::string_view t = trim(text);
+    std::size_t digits = 0;
+    while (digits < t.size() && is_digit(t[digits]))
+        ++digits;
+    const std::string unit = lowercase(trim(t.substr(digits)));
+    constexpr std::array<std::string_view, 4> decimal{"kb", "mb", "gb", "tb"};
+    constexpr std::array<std::string_view, 4> binary{"KiB", "MiB", "GiB", "TiB"};
+    const auto at = std::find(decimal.begin(), decimal.end(), unit);
+    const auto bytes = parse_size(text);
+    if (at == decimal.end() || !bytes) return {};
+    const auto i = static_cast<std::size_t>(at - decimal.begin());
+    const std::string n(t.substr(0, digits));
+    return quote_toml(text) + " is read as " + std::to_string(*bytes) +
+           " bytes (KB, MB, GB and TB are powers of 1000); for powers of 1024 write \"" + n +
+           std::string(binary[i]) + "\"";
 }
 
 outcome<host_port> parse_host_port(std::string_view original) {
@@ -250,7 +291,14 @@ std::string format_size(std::uint64_t bytes) {
     static constexpr std::array<std::string_view, 5> names{"", "KiB", "MiB", "GiB", "TiB"};
     static constexpr std::array<std::uint64_t, 5> factors{1, kibibyte, mebibyte, gibibyte,
                                                           1024 * gibibyte};
-    return format_quantity(bytes, names, factors);
+    static constexpr std::array<std::string_view, 5> decimal_names{"", "KB", "MB", "GB", "TB"};
+    static constexpr std::array<std::uint64_t, 5> decimal_factors{
+        1, 1000, 1000 * 1000, 1000 * 1000 * 1000, 1000ULL * 1000 * 1000 * 1000};
+    // The shorter of the two spellings, as the value was most likely written: 64000000 is
+    // "64MB", not "62500KiB"; a tie goes to the binary units.
+    auto binary = format_quantity(bytes, names, factors);
+    auto decimal = format_quantity(bytes, decimal_names, decimal_factors);
+    return decimal.size() < binary.size() ? decimal : binary;
 }
 
 std::string format_duration(std::chrono::microseconds d) {

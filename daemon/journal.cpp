@@ -17,58 +17,7 @@ std::error_code last_errno() {
 }
 
 constexpr auto retention_check_every = std::chrono::minutes(1);
-
-std::error_code write_all(int fd, std::span<const std::uint8_t> bytes, std::uint64_t at) {
-    while (!bytes.empty()) {
-        const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at));
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return last_errno();
-        }
-        bytes = bytes.subspan(static_cast<std::size_t>(n));
-        at += static_cast<std::uint64_t>(n);
-    }
-    return {};
-}
-
-// Reads [from, to) of a file in chunks: whether it is all zero bytes (what a file system can
-// leave of unsynced appends after a power loss), and optionally a copy into another file.
-std::error_code inspect_tail(const std::filesystem::path& path, std::uint64_t from,
-                             std::uint64_t to, const std::filesystem::path* copy_to,
-                             bool& all_zero) {
-    all_zero = true;
-    const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in < 0) return last_errno();
-    int out = -1;
-    if (copy_to) {
-        out = ::open(copy_to->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (out < 0) {
-            auto ec = last_errno();
-            ::close(in);
-            return ec;
-        }
-    }
-    std::error_code ec;
-    std::vector<std::uint8_t> chunk(1 << 20);
-    for (std::uint64_t at = from; at < to && !ec;) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), to - at));
-        const ssize_t n = ::pread(in, chunk.data(), want, static_cast<off_t>(at));
-        if (n < 0) {
-            if (errno != EINTR) ec = last_errno();
-            continue;
-        }
-        if (n == 0) break;
-        const std::span<const std::uint8_t> got(chunk.data(), static_cast<std::size_t>(n));
-        for (auto b : got)
-            all_zero = all_zero && b == 0;
-        if (out >= 0) ec = write_all(out, got, at - from);
-        at += got.size();
-    }
-    if (out >= 0 && !ec && ::fsync(out) != 0) ec = last_errno();
-    if (out >= 0) ::close(out);
-    ::close(in);
-    return ec;
-}
+constexpr auto checkpoint_sync_every = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -103,6 +52,13 @@ std::unique_ptr<journal> journal::open(journal_options options, std::error_code&
     std::unique_ptr<journal> j(new journal(std::move(options)));
     std::filesystem::create_directories(j->options_.dir, ec);
     if (ec) return nullptr;
+    std::string why;
+    j->lock_ = data_dir_lock::acquire(j->options_.dir, ec, why);
+    if (ec) {
+        spdlog::error("journal: {}", why);
+        if (ec == std::errc::resource_unavailable_try_again) ec = journal_open_errc::locked;
+        return nullptr;
+    }
     j->dir_fd_ = ::open(j->options_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (j->dir_fd_ < 0) {
         ec = last_errno();
@@ -113,6 +69,18 @@ std::unique_ptr<journal> journal::open(journal_options options, std::error_code&
     if ((ec = j->recover(std::move(found)))) return nullptr;
     j->sync_thread_ = std::thread([p = j.get()] { p->sync_loop(); });
     return j;
+}
+
+// The checkpoint follows every sync in the page cache (a crash of objwired loses none of it)
+// and is itself synced at most once a second and at the last sync: after a power loss it may
+// be a second behind, which only makes recovery call a little more of a cut "torn".
+std::error_code journal::advance_checkpoint(const sync_checkpoint& reached,
+                                            std::chrono::steady_clock::time_point now,
+                                            bool final_sync) {
+    if (auto ec = checkpoint_.write(reached)) return ec;
+    if (!final_sync && now - checkpoint_synced_ < checkpoint_sync_every) return {};
+    checkpoint_synced_ = now;
+    return checkpoint_.sync();
 }
 
 int journal::run_sync(int fd) {
@@ -130,70 +98,6 @@ std::error_code journal::open_segment(std::uint64_t first_offset, bool create) {
         segments_.push_back({path, first_offset, 0});
         dir_dirty_ = true;
     }
-    return {};
-}
-
-// The last segment is verified block by block; from the first block that is not whole and
-// good to the end of the file everything is cut. A torn append - the file ends inside the
-// block, or the block is bad and ends exactly at the end of the file, or only zero bytes
-// follow - is expected after a crash and only logged; anything else is kept aside first.
-std::error_code journal::recover(std::vector<segment_info> found) {
-    const bool syncing = options_.fsync != fsync_policy::never;
-    if (found.empty()) {
-        if (auto ec = open_segment(0, true)) return ec;
-        recovery_.segment = segments_.back().path;
-        if (syncing && ::fsync(dir_fd_) != 0) return last_errno();
-        dir_dirty_ = false;
-        return {};
-    }
-    segments_ = std::move(found);
-    auto& last = segments_.back();
-    recovery_.segment = last.path;
-    segment_reader reader;
-    if (auto ec = reader.open(last.path, last.first_offset)) return ec;
-    journal_block_view block;
-    segment_reader::status st;
-    while ((st = reader.next(block)) == segment_reader::status::block) {
-        ++recovery_.blocks;
-        recovery_.messages += block.header.message_count;
-    }
-    if (st == segment_reader::status::io_error) return reader.error();
-    reader.close();
-    const std::uint64_t keep = reader.good_end();
-    if (keep < last.bytes) {
-        recovery_.cut_at = keep;
-        recovery_.cut_bytes = last.bytes - keep;
-        recovery_.reason = reader.error();
-        bool all_zero = false;
-        if (auto ec = inspect_tail(last.path, keep, last.bytes, nullptr, all_zero)) return ec;
-        const bool torn = st == segment_reader::status::end || all_zero ||
-                          (reader.error() == journal_errc::bad_checksum &&
-                           keep + reader.bad_size() == last.bytes);
-        if (!torn) {
-            recovery_.saved_to = last.path;
-            recovery_.saved_to += ".corrupt-" + std::to_string(keep);
-            if (auto ec = inspect_tail(last.path, keep, last.bytes, &recovery_.saved_to, all_zero))
-                return ec;
-            spdlog::error(
-                "journal: {}: bad block at position {} ({}) with more data after it: cut {} "
-                "bytes, kept a copy in {}; {} blocks ({} messages) before it are kept",
-                last.path.string(), keep, recovery_.reason.message(), recovery_.cut_bytes,
-                recovery_.saved_to.string(), recovery_.blocks, recovery_.messages);
-        } else {
-            spdlog::warn(
-                "journal: {}: torn tail cut: {} bytes at position {} ({}); {} blocks ({} "
-                "messages) kept",
-                last.path.string(), recovery_.cut_bytes, keep, recovery_.reason.message(),
-                recovery_.blocks, recovery_.messages);
-        }
-        if (::truncate(last.path.c_str(), static_cast<off_t>(keep)) != 0) return last_errno();
-        last.bytes = keep;
-    }
-    next_offset_ = durable_offset_ = last.first_offset + recovery_.messages;
-    if (auto ec = open_segment(last.first_offset, false)) return ec;
-    if (recovery_.cut_bytes > 0 && syncing && run_sync(fd_) != 0) return last_errno();
-    spdlog::info("journal: {} segments, next offset {}, open segment {} ({} bytes)",
-                 segments_.size(), next_offset_, last.path.filename().string(), last.bytes);
     return {};
 }
 
@@ -233,7 +137,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
     }
     seal_journal_block(block, next_offset_);
     auto& seg = segments_.back();
-    if ((ec = injected_write_fault()) || (ec = write_all(fd_, block, seg.bytes))) {
+    if ((ec = injected_write_fault()) || (ec = write_all_at(fd_, block, seg.bytes))) {
         // Nothing of a failed append may stay, or the next one would follow garbage.
         if (::ftruncate(fd_, static_cast<off_t>(seg.bytes)) != 0) {
             spdlog::error("journal: {}: cannot cut a failed append: {}", seg.path.string(),
@@ -303,12 +207,15 @@ void journal::sync_loop() {
         }
         if (sync_now) {
             const std::uint64_t target = next_offset_;
+            const sync_checkpoint reached{segments_.back().first_offset, segments_.back().bytes,
+                                          target};
             unsynced_bytes_ = 0;
             const int fd = fd_;
             auto rotated = std::move(closed_fds_);
             closed_fds_.clear();
             const bool dir = std::exchange(dir_dirty_, false);
             const std::uint64_t serving = sync_requested_;
+            const bool final_sync = stopping_;
             lock.unlock();
             std::error_code ec;
             for (const int old : rotated) {
@@ -318,6 +225,7 @@ void journal::sync_loop() {
             if (!ec && run_sync(fd) != 0) ec = last_errno();
             if (!ec && dir && ::fsync(dir_fd_) != 0) ec = last_errno();
             last_sync = std::chrono::steady_clock::now();
+            if (!ec) ec = advance_checkpoint(reached, last_sync, final_sync);
             lock.lock();
             if (ec) {
                 fail(ec, lock);
@@ -427,6 +335,12 @@ void journal::close() {
     wake_sync_.notify_all();
     synced_.notify_all();
     if (sync_thread_.joinable()) sync_thread_.join();
+    // The last sync's checkpoint may still wait for its own sync (at most a second old).
+    if (options_.fsync != fsync_policy::never && !failed_) {
+        if (auto ec = checkpoint_.sync())
+            spdlog::warn("journal: cannot sync {}: {}", checkpoint_file_name, ec.message());
+    }
+    checkpoint_.close();
     std::deque<waiter> left;
     std::error_code ec = std::make_error_code(std::errc::operation_canceled);
     {

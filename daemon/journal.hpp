@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/data_dir_lock.hpp"
+#include "daemon/journal_checkpoint.hpp"
 #include "daemon/journal_segments.hpp"
 
 namespace objwire::daemon {
@@ -51,7 +53,19 @@ struct journal_options {
     std::function<int(int fd)> sync;
     // The time for block stamps and retention by age; system_clock::now unless a test moves it.
     std::function<std::chrono::system_clock::time_point()> clock;
+    // Recovery may accept the loss of synced data (docs/JOURNAL.md 4): it keeps a copy of
+    // what it cuts, records the lost offsets as a gap and numbers on after them. Without it,
+    // opening a journal that lost synced data fails (synced_data_lost).
+    bool repair = false;
 };
+
+// Why opening a journal failed beyond an errno: the log says the details.
+enum class journal_open_errc {
+    synced_data_lost = 1,  // the sync checkpoint covers offsets the files no longer hold
+    segments_overlap,      // a segment's blocks run into the next segment's offsets
+    locked,                // another process holds the data directory's lock
+};
+std::error_code make_error_code(journal_open_errc e) noexcept;
 
 // What opening the journal found in the last segment.
 struct journal_recovery {
@@ -61,9 +75,19 @@ struct journal_recovery {
     std::uint64_t cut_at = 0;     // file position of the first bad block
     std::uint64_t cut_bytes = 0;  // bytes removed from there to the end (0: nothing was wrong)
     std::error_code reason;       // why the first cut block was bad (a journal_errc)
-    // Set when the cut did not look like a torn append (a bad block with data after it): the
-    // cut bytes were kept in this file for inspection.
+    // Set when the cut did not look like a torn append (a bad block with data after it) or
+    // cut synced data (a repair): the cut bytes were kept in this file for inspection.
     std::filesystem::path saved_to;
+    // Offsets lost to damage found at this start (not counting gaps recorded before).
+    std::vector<offset_gap> new_gaps;
+    bool repaired = false;           // synced data was found lost and the loss accepted
+    std::uint64_t files_synced = 0;  // segment files synced before the journal took appends
+};
+
+struct journal_gap_stats {
+    std::uint64_t gaps = 0;          // ranges of lost offsets known (the gap log)
+    std::uint64_t lost_offsets = 0;  // offsets in them
+    std::uint64_t repairs = 0;       // recoveries that accepted lost synced data (this start)
 };
 
 class journal {
@@ -104,6 +128,11 @@ class journal {
     std::uint64_t syncs() const;  // calls of the sync function so far
     std::vector<segment_info> segments() const;
     const journal_recovery& recovery() const { return recovery_; }
+    journal_gap_stats gap_stats() const;
+    // Records offsets found lost (by recovery, or by a reader meeting damage in a closed
+    // segment): logged as an error and appended to the gap log the first time, a warning when
+    // the gap log already holds them. `where` names the file and position.
+    void note_gap(const offset_gap& gap, const std::string& where);
     const journal_options& options() const { return options_; }
     std::string describe() const;
 
@@ -119,12 +148,19 @@ class journal {
   private:
     explicit journal(journal_options options);
     std::error_code recover(std::vector<segment_info> found);
+    std::error_code check_closed_segments();
+    std::error_code recover_open_segment(const std::optional<sync_checkpoint>& checkpoint);
+    std::error_code sync_recovered();
+    bool gap_known(const offset_gap& gap) const;
+    std::uint64_t known_gap_end() const;
     std::error_code open_segment(std::uint64_t first_offset, bool create);
     std::error_code rotate();
     void sync_loop();
     void fail(std::error_code ec, std::unique_lock<std::mutex>& lock);
     void notify_listeners(std::uint64_t durable_offset);
     int run_sync(int fd);
+    std::error_code advance_checkpoint(const sync_checkpoint& reached,
+                                       std::chrono::steady_clock::time_point now, bool final_sync);
 
     struct waiter {
         std::uint64_t end_offset;
@@ -133,7 +169,14 @@ class journal {
 
     journal_options options_;
     journal_recovery recovery_;
+    data_dir_lock lock_;
     int dir_fd_ = -1;
+    checkpoint_writer checkpoint_;  // written by recovery, then by the sync thread only
+    std::chrono::steady_clock::time_point checkpoint_synced_;
+
+    mutable std::mutex gaps_mutex_;
+    std::vector<recorded_gap> known_gaps_;
+    std::uint64_t repairs_ = 0;
 
     mutable std::mutex mutex_;
     std::condition_variable wake_sync_;   // work for the sync thread
@@ -170,3 +213,6 @@ struct journal_testing {
 };
 
 }  // namespace objwire::daemon
+
+template <>
+struct std::is_error_code_enum<objwire::daemon::journal_open_errc> : std::true_type {};

@@ -1,6 +1,7 @@
 #include "daemon/journal_cursor.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +58,21 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
             skipped_ += pick->first_offset - offset;
         }
         if (!pick) {
+            // A segment is missing (or damage ran to the end of the last one read): the
+            // offsets up to the next segment are lost.
+            for (const auto& s : segments) {
+                if (s.first_offset > offset) {
+                    pick = &s;
+                    gap_ = {offset, s.first_offset, 0, 0};
+                    gap_detail_ = s.path.filename().string() +
+                                  " is the next segment after offset " + std::to_string(offset) +
+                                  " (a segment file is missing or damaged)";
+                    gap_pending_ = true;
+                    break;
+                }
+            }
+        }
+        if (!pick) {
             fail(journal_errc::offset_gap,
                  dir_.string() + ": no segment holds offset " + std::to_string(offset));
             return false;
@@ -96,10 +112,32 @@ bool journal_cursor::fill(std::size_t need) {
     return true;
 }
 
+bool journal_cursor::skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return false;
+    const std::uint64_t at = buf_file_ + pos_;
+    std::error_code ec;
+    const auto found = find_intact_block(fd_, offset_jump ? at : at + 1,
+                                         static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
+    if (!found || found->first_offset >= limit) return false;
+    gap_ = {next_offset_, found->first_offset, at, found->position - at};
+    gap_detail_ =
+        segment_.filename().string() + " at position " + std::to_string(at) + ": " + why.message();
+    buf_.clear();
+    pos_ = 0;
+    buf_file_ = found->position;
+    next_offset_ = found->first_offset;
+    return true;
+}
+
 journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_view& view,
                                             std::span<const std::uint8_t>& bytes) {
     bool reread = false;  // the bytes at pos_ were read again from the file once
     for (;;) {
+        if (gap_pending_) {
+            gap_pending_ = false;
+            if (gap_.end > from_) return status::gap;
+        }
         if (limit == 0 || (started_ && next_offset_ >= limit)) return status::caught_up;
         if (fd_ < 0) {
             if (!open_segment_holding(next_offset_))
@@ -114,8 +152,12 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
         if (r.state == journal_block_parse::status::need_more) {
             if (fill(r.size)) continue;
             if (error_) return fail(error_, where());
-            // Below the durable limit every block is whole: the segment's end is a rotation.
-            if (buf_.size() > pos_) return fail(r.error, where());
+            // Below the durable limit every block is whole: the segment's end is a rotation,
+            // and a partial block is damage (the offsets up to the next segment are lost).
+            if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) {
+                if (gap_.end > from_) return status::gap;
+                continue;
+            }
             close_segment();
             continue;
         }
@@ -128,10 +170,19 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
                 buf_.resize(pos_);
                 continue;
             }
-            return fail(r.state == journal_block_parse::status::bad
-                            ? r.error
-                            : std::error_code(journal_errc::offset_gap),
-                        where());
+            const bool jump = r.state == journal_block_parse::status::block &&
+                              r.block.header.first_offset > next_offset_;
+            const std::error_code why = jump ? std::error_code(journal_errc::offset_gap) : r.error;
+            if (skip_damage(limit, jump, why)) {
+                if (gap_.end > from_) return status::gap;
+                continue;
+            }
+            // Damage with nothing intact after it in this segment: a later segment goes on.
+            if (r.state == journal_block_parse::status::bad) {
+                close_segment();
+                continue;
+            }
+            return fail(why, where());
         }
         bytes = buf_.span().subspan(pos_, r.size);
         view = r.block;

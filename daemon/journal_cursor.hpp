@@ -33,6 +33,7 @@ class journal_cursor {
     enum class status {
         block,      // `view` and `bytes` are the next block, valid until the next call
         caught_up,  // nothing stored below `limit` is left
+        gap,        // offsets lost to damage (gap()); the next call goes on after them
         error,      // the journal's files are not what they should be: error_detail() says
     };
     status next(std::uint64_t limit, journal_block_view& view,
@@ -44,6 +45,9 @@ class journal_cursor {
     std::uint64_t skipped_by_retention() const { return skipped_; }
     std::error_code error() const { return error_; }
     const std::string& error_detail() const { return detail_; }
+    // After `gap`: the offsets lost, and where ("journal-...owj at position 1234: why").
+    const offset_gap& gap() const { return gap_; }
+    const std::string& gap_detail() const { return gap_detail_; }
 
   private:
     bool open_segment_holding(std::uint64_t offset);
@@ -51,6 +55,9 @@ class journal_cursor {
     bool fill(std::size_t need);
     void close_segment();
     status fail(std::error_code ec, std::string detail);
+    // Damage below the limit: goes on at the next intact block of the segment (or the next
+    // segment) when there is one.
+    bool skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why);
 
     std::filesystem::path dir_;
     std::uint64_t from_;
@@ -64,6 +71,9 @@ class journal_cursor {
     std::uint64_t skipped_ = 0;
     std::error_code error_;
     std::string detail_;
+    offset_gap gap_;
+    std::string gap_detail_;
+    bool gap_pending_ = false;
 };
 
 }  // namespace objwire::daemon

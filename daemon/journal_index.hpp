@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/journal_segments.hpp"
+#include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
 
@@ -20,13 +21,20 @@ struct journal_index_scan {
     std::uint64_t bytes_read = 0;  // header and sender-id bytes read (payloads skipped)
 };
 
-// Calls found(sender_id, last_sequence) for every block with a sender id, oldest first. A
+// The newest state of one sender id's stream as a block header tells it: its last frame and,
+// for a block with a stream record (docs/JOURNAL.md 2.1), the record.
+struct sender_index_entry {
+    std::string_view sender_id;
+    std::uint64_t last_sequence = 0;
+    const journal_stream_record* record = nullptr;  // null: the block has none
+};
+
+// Calls found(entry) for every block with a sender id, oldest first. A
 // segment's scan ends at the first header that is not a block header or runs past the file
 // (the open segment was verified by recovery; a bad closed one is logged and the rest of it
 // skipped). Only a failed read is an error.
-std::error_code scan_sender_index(
-    const std::vector<segment_info>& segments,
-    const std::function<void(std::string_view sender_id, std::uint64_t last_sequence)>& found,
-    journal_index_scan& stats);
+std::error_code scan_sender_index(const std::vector<segment_info>& segments,
+                                  const std::function<void(const sender_index_entry&)>& found,
+                                  journal_index_scan& stats);
 
 }  // namespace objwire::daemon

@@ -27,6 +27,11 @@ bool journal_reader::fail(std::error_code ec, const std::string& where) {
     return false;
 }
 
+void journal_reader::add_gap(const offset_gap& lost, std::string where) {
+    if (lost.end <= from_ || lost.end <= lost.first) return;
+    gaps_.push_back({lost, std::move(where)});
+}
+
 bool journal_reader::next(message& out) {
     while (next_ >= pending_.size()) {
         if (done_ || !load_block()) return false;
@@ -57,7 +62,8 @@ bool journal_reader::load_block() {
                    std::to_string(reader_.position());
         };
         journal_block_view b;
-        switch (reader_.next(b)) {
+        const auto st = reader_.next(b);
+        switch (st) {
             case segment_reader::status::block: {
                 if (b.end_offset() <= from_) continue;  // verified, not decoded
                 pending_.clear();
@@ -72,25 +78,50 @@ bool journal_reader::load_block() {
                 pending_sender_ = std::string(b.sender_id);
                 return true;
             }
-            case segment_reader::status::end: {
+            case segment_reader::status::end:
+            case segment_reader::status::bad: {
                 const bool last = segment_ + 1 == segments_.size();
-                if (reader_.leftover() > 0) {
-                    if (!last) return fail(reader_.error(), where());
-                    tail_bytes_ = reader_.leftover();
+                const bool bad = st == segment_reader::status::bad;
+                bool damaged_end = false;
+                if (bad || reader_.leftover() > 0) {
+                    const auto why = where() + ": " + reader_.error().message();
+                    if (reader_.skip_damage()) {
+                        add_gap(reader_.lost(), why);
+                        continue;
+                    }
+                    if (reader_.error().category() == std::generic_category())
+                        return fail(reader_.error(), where());
+                    if (last && !bad) {
+                        tail_bytes_ = reader_.leftover();
+                    } else if (last) {
+                        return fail(reader_.error(), where());
+                    } else {
+                        // Damage to the end of a closed segment: lost up to the next one.
+                        damaged_end = true;
+                        add_gap({reader_.next_offset(), segments_[segment_ + 1].first_offset,
+                                 reader_.position(), 0},
+                                why);
+                    }
                 }
-                if (!last && segments_[segment_ + 1].first_offset != reader_.next_offset()) {
-                    return fail(journal_errc::offset_gap,
+                if (!last) {
+                    const auto next_first = segments_[segment_ + 1].first_offset;
+                    if (next_first < reader_.next_offset())
+                        return fail(journal_errc::offset_gap,
+                                    segments_[segment_ + 1].path.filename().string() +
+                                        " overlaps " + seg.path.filename().string() +
+                                        " (its messages end at offset " +
+                                        std::to_string(reader_.next_offset()) + ")");
+                    if (!damaged_end)
+                        add_gap({reader_.next_offset(), next_first, 0, 0},
                                 segments_[segment_ + 1].path.filename().string() +
                                     " does not continue " + seg.path.filename().string() +
-                                    " (its messages end at offset " +
-                                    std::to_string(reader_.next_offset()) + ")");
+                                    " (a segment file is missing)");
                 }
                 reader_.close();
                 opened_ = false;
                 ++segment_;
                 continue;
             }
-            case segment_reader::status::bad:
             case segment_reader::status::io_error:
                 return fail(reader_.error(), where());
         }

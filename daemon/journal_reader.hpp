@@ -1,8 +1,9 @@
 // Reads a journal directory offline: every stored message in offset order, from any offset,
-// across segments. For tests and tools (`objwired --dump-journal`, later `objwire read`). It
-// verifies each block as the daemon's recovery does and stops at the first bad one, saying
-// where and why; a partial block at the very end (a torn tail not yet recovered, or an append
-// in progress) is the end, not an error.
+// across segments. For tests and tools (`objwired --dump-journal`). It verifies each block as
+// the daemon's recovery does; a damaged block (or a missing segment) costs its offsets only:
+// reading goes on at the next intact block and gaps() lists what was lost. A partial block at
+// the very end (a torn tail not yet recovered, or an append in progress) is the end, not an
+// error; offsets that run backwards are an error.
 //
 //   journal_reader r(dir);             // or journal_reader(dir, from_offset)
 //   message m;
@@ -43,9 +44,17 @@ class journal_reader {
     // The error with its place: "journal-...owj at position 1234: block checksum mismatch".
     const std::string& error_detail() const { return detail_; }
 
+    struct gap {
+        offset_gap lost;
+        std::string where;  // "journal-...owj at position 1234: block checksum mismatch"
+    };
+    // Offsets lost to damage met so far (at or after the offset asked for), in order.
+    const std::vector<gap>& gaps() const { return gaps_; }
+
   private:
     bool load_block();
     bool fail(std::error_code ec, const std::string& where);
+    void add_gap(const offset_gap& lost, std::string where);
 
     std::filesystem::path dir_;
     std::vector<segment_info> segments_;
@@ -65,6 +74,7 @@ class journal_reader {
     std::uint64_t tail_bytes_ = 0;
     std::error_code error_;
     std::string detail_;
+    std::vector<gap> gaps_;
     bool done_ = false;
 };
 

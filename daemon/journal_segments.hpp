@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -28,6 +29,32 @@ std::string segment_file_name(std::uint64_t first_offset);
 std::optional<std::uint64_t> parse_segment_file_name(std::string_view name);
 // Every segment in `dir`, oldest first. A missing directory has none.
 std::vector<segment_info> list_segments(const std::filesystem::path& dir, std::error_code& ec);
+
+// Reads [at, at + n) of a file into `out`, fewer bytes at its end; ec on a failed read.
+std::size_t read_at(int fd, std::uint8_t* out, std::size_t n, std::uint64_t at,
+                    std::error_code& ec);
+// Writes all of `bytes` at position `at` (pwrite, retried until done).
+std::error_code write_all_at(int fd, std::span<const std::uint8_t> bytes, std::uint64_t at);
+
+// An intact block found after damage: where it starts and the offset it starts at.
+struct intact_block {
+    std::uint64_t position = 0;
+    std::uint64_t first_offset = 0;
+};
+// The first position in [from, end) of the file where a whole block with a good checksum
+// starts whose first offset is at least min_offset: where reading goes on after a damaged
+// block (every block is self-contained, so one lost block costs only its own messages).
+// Nothing if there is none before `end`; ec on a failed read.
+std::optional<intact_block> find_intact_block(int fd, std::uint64_t from, std::uint64_t end,
+                                              std::uint64_t min_offset, std::error_code& ec);
+
+// Offsets lost between two intact blocks: [first, end).
+struct offset_gap {
+    std::uint64_t first = 0;
+    std::uint64_t end = 0;
+    std::uint64_t position = 0;  // file position of the damage (or of the block after the gap)
+    std::uint64_t bytes = 0;     // damaged bytes skipped (0: the offsets jump, nothing damaged)
+};
 
 // Reads one segment front to back in large chunks and hands out its blocks, verified and
 // checked to continue the offsets from the segment's first one.
@@ -60,6 +87,12 @@ class segment_reader {
     std::uint64_t bad_size() const { return bad_size_; }
     std::error_code error() const { return error_; }
 
+    // After `bad`: looks for the next intact block after the bad one (docs/JOURNAL.md 4) and
+    // goes on from it; the offsets between are lost(). False when nothing intact follows (a
+    // torn tail, or damage to the end) or on a read error (error() then is the errno).
+    bool skip_damage();
+    const offset_gap& lost() const { return lost_; }
+
   private:
     bool fill(std::size_t need);
 
@@ -73,6 +106,7 @@ class segment_reader {
     std::uint64_t next_offset_ = 0;
     std::uint64_t bad_size_ = 0;
     std::error_code error_;
+    offset_gap lost_;
 };
 
 }  // namespace objwire::daemon

@@ -16,7 +16,7 @@ class journal_stream final : public sink_stream {
   public:
     // What a session adds was accepted by its decoder: its strings are valid UTF-8.
     journal_stream(journal& j, std::string sender_id)
-        : journal_(j), block_(std::move(sender_id), true) {}
+        : journal_(j), block_(sender_id, true, !sender_id.empty()) {}
 
     std::error_code add(const message& m) override { return block_.add(m); }
     std::error_code add_payload(std::span<const std::uint8_t> payload,
@@ -28,6 +28,7 @@ class journal_stream final : public sink_stream {
     void mark() override { block_.mark(); }
     void rollback() override { block_.rollback(); }
     void expedite() override { journal_.request_sync(); }
+    void set_record(const journal_stream_record& r) override { block_.set_record(r); }
     std::error_code commit(std::uint64_t first_sequence, std::uint64_t last_sequence,
                            durable_handler on_durable) override {
         const auto now = journal_.options().clock().time_since_epoch();
@@ -58,7 +59,9 @@ std::error_code journal_sink::recall_senders(sender_registry& senders) {
     journal_index_scan stats;
     auto ec = scan_sender_index(
         journal_->segments(),
-        [&](std::string_view id, std::uint64_t last) { senders.remember(std::string(id), last); },
+        [&](const sender_index_entry& e) {
+            senders.remember(std::string(e.sender_id), e.last_sequence, e.record);
+        },
         stats);
     if (ec) return ec;
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;

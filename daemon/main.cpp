@@ -13,10 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "config/env_names.hpp"
 #include "config/settings.hpp"
-#include "daemon/journal_reader.hpp"
+#include "daemon/journal_tools.hpp"
 #include "daemon/server.hpp"
 #include "daemon/service_notify.hpp"
+#include "objwire/version.hpp"
 #include "proto/json_writer.hpp"
 
 namespace {
@@ -28,6 +30,8 @@ struct flags {
     std::string data_dir;
     std::string log_level;
     bool dump_journal = false;
+    bool verify_journal = false;
+    bool repair_journal = false;
     std::uint64_t from = 0;
 };
 
@@ -46,6 +50,9 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
         std::cerr << "objwired: " << e->message << "\n";
         return false;
     }
+    // A misspelt variable would otherwise be ignored without a word.
+    for (const auto& u : unknown_env_variables(process_environment()))
+        std::cerr << "objwired: warning: " << u.message() << "\n";
     struct flag_override {
         const std::string& text;
         const char* key;
@@ -62,33 +69,6 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
         }
     }
     return true;
-}
-
-// Prints the journal of the data directory as JSON lines, offline (a running daemon may be
-// appending: what is whole is printed). Exit 1 at a bad block, after what came before it.
-int dump_journal(const std::string& data_dir, std::uint64_t from) {
-    objwire::daemon::journal_reader reader(data_dir, from);
-    objwire::message m;
-    std::string out;
-    while (reader.next(m)) {
-        objwire::append_json(m, out);
-        out.push_back('\n');
-        if (out.size() >= (1u << 20)) {
-            std::fwrite(out.data(), 1, out.size(), stdout);
-            out.clear();
-        }
-    }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-    if (reader.error()) {
-        std::cerr << "objwired: " << data_dir << ": " << reader.error_detail() << "\n";
-        return 1;
-    }
-    if (reader.tail_bytes() > 0)
-        std::cerr << "objwired: " << data_dir << ": " << reader.tail_bytes()
-                  << " bytes at the end are not a whole block (an append in progress, or a torn "
-                     "tail that objwired cuts when it next starts)\n";
-    return 0;
 }
 
 // SIGHUP: builds the settings again as at start (file, environment, flags) and lets the
@@ -128,6 +108,7 @@ int check_config(const std::string& file) {
 
 int main(int argc, char** argv) {
     CLI::App app{"objwired - receives, stores and serves objwire object streams", "objwired"};
+    app.set_version_flag("--version", objwire::version_text("objwired"));
     flags f;
     app.add_option("-c,--config", f.config_file, "TOML settings file (see config/objwired.toml)");
     app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
@@ -137,20 +118,29 @@ int main(int argc, char** argv) {
     app.add_flag("--dump-journal", f.dump_journal,
                  "print the stored objects of the data directory's journal as JSON lines and exit");
     app.add_option("--from", f.from, "with --dump-journal: the first offset to print");
+    app.add_flag("--verify-journal", f.verify_journal,
+                 "verify every block of the data directory's journal and exit (0 intact, 1 "
+                 "unreadable, 2 offsets lost)");
+    app.add_flag("--repair-journal", f.repair_journal,
+                 "recover the journal accepting a loss of synced data (cut bytes kept aside, "
+                 "lost offsets recorded) and exit");
     app.footer(
         "Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
-        "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000");
+        "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000\n"
+        "  objwired --data-dir /var/lib/objwire --verify-journal");
     CLI11_PARSE(app, argc, argv);
 
     if (!f.check_config.empty()) return check_config(f.check_config);
 
     objwire::config::daemon_settings settings;
     if (!load_settings(f, settings)) return 1;
-    if (f.dump_journal) return dump_journal(settings.data_dir, f.from);
+    if (f.dump_journal) return objwire::daemon::dump_journal(settings.data_dir, f.from);
+    if (f.verify_journal) return objwire::daemon::verify_journal(settings.data_dir);
     // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
     spdlog::set_default_logger(spdlog::stderr_color_mt("objwired"));
     spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ objwired: %v");
     spdlog::set_level(spdlog::level::from_str(settings.log_level));
+    if (f.repair_journal) return objwire::daemon::repair_journal(settings);
 
     asio::io_context io;
     // Both signal sets on one strand: a reload and the stop never run at once (io runs on
@@ -167,6 +157,9 @@ int main(int argc, char** argv) {
                           std::to_string(bound.port()));
     reload_on_sighup(hup, f, srv, stopping);
 
+    // Stop: sessions finish what they received within server.shutdown_grace; then every
+    // connection left is closed, and a second later, should anything still run, the io
+    // stops. So SIGTERM always ends objwired within the grace and a second.
     asio::steady_timer grace(io);
     asio::signal_set signals(signal_strand, SIGINT, SIGTERM);
     signals.async_wait([&](std::error_code ec, int signo) {
@@ -183,7 +176,13 @@ int main(int argc, char** argv) {
             if (gec) return;
             spdlog::warn("shutdown grace of {} ms over: closing what is left",
                          shutdown_grace.count());
-            io.stop();
+            srv.abort();
+            grace.expires_after(std::chrono::seconds(1));
+            grace.async_wait([&](std::error_code last) {
+                if (last) return;
+                spdlog::error("still running a second after the shutdown grace: stopping now");
+                io.stop();
+            });
         });
         // Once the last session has ended only the grace timer is left: cancel it.
         asio::co_spawn(

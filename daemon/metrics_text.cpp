@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "daemon/journal_sink.hpp"
 #include "daemon/nats_sink.hpp"
 #include "daemon/server.hpp"
 
@@ -59,6 +60,9 @@ void connections(exposition& x, server_counters& c) {
     x.one("objwire_connections_refused_total", "counter",
           "Connections refused at accept (server.max_connections and per-address limits).",
           c.connections_refused.load());
+    x.one("objwire_accept_errors_total", "counter",
+          "Failed accepts (out of file descriptors: accepting pauses, docs/SECURITY.md).",
+          c.accept_errors.load());
 }
 
 void traffic(exposition& x, server_counters& c, const metrics& m) {
@@ -139,6 +143,19 @@ void storage(exposition& x, server& srv, const metrics& m) {
           "The most bytes one connection held not yet durable (capped near "
           "limits.max_buffered_bytes).",
           m.held_bytes_peak.load());
+    if (auto* stored = dynamic_cast<journal_sink*>(&srv.sink())) {
+        const auto g = stored->stored_journal().gap_stats();
+        x.one("objwire_journal_gaps", "gauge",
+              "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);
+        x.one("objwire_journal_lost_objects", "gauge", "Journal offsets in those ranges.",
+              g.lost_offsets);
+        x.one("objwire_journal_repairs_total", "counter",
+              "Recoveries at this start that accepted lost synced data (--repair-journal).",
+              g.repairs);
+        x.one("objwire_journal_gaps_served_total", "counter",
+              "Gaps reported to readers (each reader that read past a lost range).",
+              m.journal_gaps_served.load());
+    }
 }
 
 void errors(exposition& x, const metrics& m) {

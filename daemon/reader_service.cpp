@@ -75,6 +75,17 @@ reader_stream::outcome reader_stream::gather() {
         switch (cursor_.next(limit_, view, bytes)) {
             case journal_cursor::status::caught_up:
                 return outcome::caught_up;
+            case journal_cursor::status::gap: {
+                // The reader learns what is lost and reads on after it.
+                const auto g = cursor_.gap();
+                journal_.note_gap(g, cursor_.gap_detail());
+                std::uint8_t payload[16];
+                store_le<std::uint64_t>(payload, g.first);
+                store_le<std::uint64_t>(payload + 8, g.end);
+                append_frame(out_, frame_kind::gap, 0, payload);
+                ++srv_.metrics().journal_gaps_served;
+                continue;
+            }
             case journal_cursor::status::error:
                 failure_code_ = proto_errc::not_available;
                 failure_ = "the journal cannot be read: " + cursor_.error_detail();

@@ -1,10 +1,14 @@
 #include "daemon/server.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
+#include <cstdlib>
 
+#include "daemon/accept_backoff.hpp"
 #include "daemon/session.hpp"
+#include "proto/errors.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -21,6 +25,8 @@ server::server(asio::io_context& io, config::daemon_settings settings)
 server::~server() = default;
 
 std::error_code server::start() {
+    // Test-only: makes a chosen failure happen (session.cpp), to check the daemon survives it.
+    if (const char* fault = std::getenv("OBJWIRED_TEST_FAULT")) fault_ = fault;
     if (auto access_error = load_access()) return access_error;
     std::error_code ec;
     std::filesystem::create_directories(settings_.data_dir, ec);
@@ -73,56 +79,84 @@ asio::ip::tcp::endpoint server::local_endpoint() const {
 }
 
 asio::awaitable<void> server::accept_loop() {
+    accept_backoff backoff;
+    asio::steady_timer pause(io_);
     while (!stopping_) {
-        auto [ec, socket] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
+        auto [ec, accepted] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || stopping_) break;
-            spdlog::warn("accept failed: {}", ec.message());
-            continue;
-        }
-        if (counters_.connections_open >= settings().max_connections) {
-            ++counters_.connections_refused;
-            std::error_code ignored;
-            auto ep = socket.remote_endpoint(ignored);
-            spdlog::warn("{}:{}: refused: {} connections open (server.max_connections)",
-                         ep.address().to_string(), ep.port(), settings().max_connections);
-            socket.close(ignored);
-            continue;
-        }
-        std::error_code no_peer;
-        const auto remote = socket.remote_endpoint(no_peer);
-        const std::string address = remote.address().to_string();
-        if (!addresses_.try_acquire(address, settings().max_connections_per_address)) {
-            ++counters_.connections_refused;
-            spdlog::warn(
-                "{}:{}: refused: {} connections open from {} "
-                "(limits.max_connections_per_address)",
-                address, remote.port(), settings().max_connections_per_address, address);
-            std::error_code ignored;
-            socket.close(ignored);
-            continue;
-        }
-        socket.set_option(asio::ip::tcp::no_delay(true), ec);
-        auto s = std::make_shared<session>(*this, std::move(socket));
-        {
-            std::lock_guard lock(sessions_mutex_);
-            sessions_.insert(s);
-        }
-        ++counters_.connections_total;
-        ++counters_.connections_open;
-        auto executor = s->run_executor();
-        asio::co_spawn(executor, s->run(), [this, s, address](std::exception_ptr e) {
-            if (e) {
-                try {
-                    std::rethrow_exception(e);
-                } catch (const std::exception& ex) {
-                    spdlog::error("{}: session ended by exception: {}", s->peer(), ex.what());
-                }
+            const auto d = backoff.on_error(ec, accept_backoff::clock::now());
+            ++counters_.accept_errors;
+            if (d.log) {
+                const std::string then = accept_backoff::exhausted(ec)
+                                             ? "pausing accepting for " +
+                                                   std::to_string(d.pause.count()) +
+                                                   " ms (connections wait in the listen backlog)"
+                                             : std::string("retrying");
+                const std::string what = ec.message();
+                spdlog::warn("accept failed {} time{} since the last report: {}; {}", d.failures,
+                             d.failures == 1 ? "" : "s", what, then);
             }
-            addresses_.release(address);
-            forget(s);
-        });
+            pause.expires_after(d.pause);
+            co_await pause.async_wait(use_tuple);
+            continue;
+        }
+        if (const auto failures = backoff.on_success(); failures > 0)
+            spdlog::info("accepting again after {} failed accepts", failures);
+        asio::ip::tcp::socket socket(std::move(accepted));
+        if (!admit_connection(socket)) continue;
+        socket.set_option(asio::ip::tcp::no_delay(true), ec);
+        start_session(std::move(socket));
     }
+}
+
+bool server::admit_connection(asio::ip::tcp::socket& socket) {
+    std::error_code no_peer;
+    const auto remote = socket.remote_endpoint(no_peer);
+    const std::string address = remote.address().to_string();
+    const auto& s = settings();
+    std::string detail;
+    if (counters_.connections_open >= s.max_connections) {
+        spdlog::warn("{}:{}: refused: {} connections open (server.max_connections)", address,
+                     remote.port(), s.max_connections);
+        detail = fmt::format(
+            "{} connections open, the daemon's limit (server.max_connections = {}); retry when "
+            "one has closed",
+            counters_.connections_open.load(), s.max_connections);
+    } else if (!addresses_.try_acquire(address, s.max_connections_per_address)) {
+        spdlog::warn(
+            "{}:{}: refused: {} connections open from {} (limits.max_connections_per_address)",
+            address, remote.port(), s.max_connections_per_address, address);
+        detail = fmt::format(
+            "{} connections open from {}, the limit per address "
+            "(limits.max_connections_per_address = {}); retry when one has closed",
+            addresses_.open(address), address, s.max_connections_per_address);
+    } else {
+        return true;
+    }
+    ++counters_.connections_refused;
+    refusals_.refuse(std::move(socket), proto_errc::too_many_connections, detail);
+    return false;
+}
+
+void server::start_session(asio::ip::tcp::socket socket) {
+    std::error_code no_peer;
+    const std::string address = socket.remote_endpoint(no_peer).address().to_string();
+    auto s = std::make_shared<session>(*this, std::move(socket));
+    {
+        std::lock_guard lock(sessions_mutex_);
+        sessions_.insert(s);
+    }
+    ++counters_.connections_total;
+    ++counters_.connections_open;
+    auto executor = s->run_executor();
+    // run() catches what its session throws and always closes the socket (session::end()):
+    // this handler only gives the slots back.
+    asio::co_spawn(executor, s->run(), [this, s, address](std::exception_ptr e) {
+        if (e) spdlog::error("{}: session ended by an exception out of its end", s->peer());
+        addresses_.release(address);
+        forget(s);
+    });
 }
 
 void server::forget(const std::shared_ptr<session>& s) {
@@ -142,6 +176,18 @@ void server::stop() {
     spdlog::info("stopping: {} connections to finish", sessions_.size());
     for (const auto& s : sessions_)
         s->stop();
+}
+
+void server::abort() {
+    std::lock_guard lock(sessions_mutex_);
+    if (!sessions_.empty())
+        spdlog::warn("closing {} connections that did not finish in time", sessions_.size());
+    for (const auto& s : sessions_)
+        s->abort();
+}
+
+bool server::fault_injected(std::string_view name) const {
+    return !fault_.empty() && fault_ == name;
 }
 
 }  // namespace objwire::daemon

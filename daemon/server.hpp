@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "daemon/access_token.hpp"
 #include "daemon/address_limiter.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/refusal.hpp"
 #include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/store_allowance.hpp"
@@ -30,6 +32,8 @@ struct server_counters {
     std::atomic<std::uint64_t> connections_total{0};
     std::atomic<std::uint64_t> connections_open{0};
     std::atomic<std::uint64_t> connections_refused{0};
+    std::atomic<std::uint64_t> accept_errors{0};
+    // Objects stored: counted when their batch is durable in the sink.
     std::atomic<std::uint64_t> objects_in{0};
     std::atomic<std::uint64_t> frames_in{0};
     // Fresh frames the sink took as they came, without encoding their objects again.
@@ -49,6 +53,11 @@ class server {
     asio::ip::tcp::endpoint local_endpoint() const;
     // Graceful stop; safe to call from any thread, more than once.
     void stop();
+    // After stop(), when the grace is over: closes every connection still open; their
+    // sessions end at once. Any thread.
+    void abort();
+    // Whether OBJWIRED_TEST_FAULT names this failure to inject (tests only).
+    bool fault_injected(std::string_view name) const;
     // Whether stop() was called: services that wait (followers) end when it is.
     bool stopping() const { return stopping_; }
 
@@ -80,6 +89,9 @@ class server {
     // Reads [auth] token_file and builds the [tls] context; an error stops start().
     std::error_code load_access();
     asio::awaitable<void> accept_loop();
+    // Checks the connection caps; a refused socket gets its reason (daemon/refusal.hpp).
+    bool admit_connection(asio::ip::tcp::socket& socket);
+    void start_session(asio::ip::tcp::socket socket);
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.
     void start_metrics_http(const std::string& listen);
@@ -94,6 +106,7 @@ class server {
     table_budget_pool table_budgets_;
     sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
+    refusals refusals_;
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
     std::atomic<bool> stopping_{false};
@@ -105,6 +118,7 @@ class server {
     double start_time_seconds_ = 0;
     std::optional<access_token> token_;  // [auth] token_file
     std::unique_ptr<asio::ssl::context> tls_;
+    std::string fault_;  // OBJWIRED_TEST_FAULT
 };
 
 }  // namespace objwire::daemon

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
+#include <stdexcept>
 
 #include "daemon/roles.hpp"
 #include "daemon/server.hpp"
@@ -110,7 +111,53 @@ bool session::all_durable() const {
     return true;
 }
 
+// The one way a session ends, whatever ended it: serve() returning, an exception out of it,
+// a stop or an abort. end() closes the socket and cancels every timer, so no coroutine of the
+// session is left waiting and the server's count drops only for a connection really closed.
 asio::awaitable<void> session::run() {
+    auto self = shared_from_this();
+    try {
+        co_await serve();
+    } catch (const std::exception& e) {
+        spdlog::error("{}: session ended by exception: {}", peer_, e.what());
+        broken_ = true;
+    } catch (...) {
+        spdlog::error("{}: session ended by an unknown exception", peer_);
+        broken_ = true;
+    }
+    end();
+}
+
+void session::end() {
+    ended_ = true;
+    closing_ = true;
+    handshake_timer_.cancel();
+    guard_timer_.cancel();
+    claim_wake_.cancel();
+    wake();
+    release_sender();
+    server_.counters().frames_in += receiver_.frames() - resumed_after_;
+    meter_.close(server_.metrics());
+    server_.metrics().drop_link_estimate(reinterpret_cast<std::uintptr_t>(this));
+    // Replies that never became durable (a broken sink or socket) hold nothing any more.
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
+    stream_io_.close();
+}
+
+// Forced end (the shutdown grace is over): the socket is closed under whatever waits on it,
+// and run() ends through end() as for any failure.
+void session::abort() {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
+        self->stopping_ = true;
+        self->broken_ = true;
+        self->cancel_read();
+        self->wake();
+        self->claim_wake_.cancel();
+        self->stream_io_.close();
+    });
+}
+
+asio::awaitable<void> session::serve() {
     auto self = shared_from_this();
     spdlog::debug("{}: connected", peer_);
     std::string tls_why;  // TLS first (daemon/transport.cpp): no byte of objwire before it
@@ -158,6 +205,8 @@ asio::awaitable<void> session::run() {
         measure_link(n, n == space.size());
         if (step == receiver::step::admit) {
             if (!co_await admit()) break;
+            if (server_.fault_injected("session_exception"))
+                throw std::runtime_error("injected fault (OBJWIRED_TEST_FAULT)");
             step = consume(0);  // frames that came with the hello
         }
         // A stalled batch is stored before the connection ends, even after a goodbye.
@@ -169,13 +218,7 @@ asio::awaitable<void> session::run() {
     guard_timer_.cancel();
     release_sender();  // no more batches: a resuming connection waits only for their syncs
     co_await finish();
-    server_.counters().frames_in += receiver_.frames() - resumed_after_;
-    meter_.close(server_.metrics());
-    server_.metrics().drop_link_estimate(reinterpret_cast<std::uintptr_t>(this));
     if (!handed_over_) log_close();
-    // Replies that never became durable (a broken sink or socket) hold nothing any more.
-    server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
-    stream_io_.close();
 }
 
 asio::awaitable<bool> session::admit() {
@@ -191,6 +234,11 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     const auto resume = co_await resume_point();
+    if (!resume && resume_fenced_) {
+        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        refuse(proto_errc::sender_fenced, resume_refusal_);  // for good: not worth retrying
+        co_return false;
+    }
     if (!resume && !resume_refusal_.empty()) {
         spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
         // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
@@ -205,7 +253,7 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
-    receiver_.admit(*resume);
+    receiver_.admit(*resume, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
     guard_.start(std::chrono::steady_clock::now());
@@ -252,17 +300,18 @@ receiver::step session::consume(std::size_t n) {
     receiver_.commit(n);
     counters.bytes_in += n;
     unreplied_bytes_ += n;
-    const auto messages_before = receiver_.messages();
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
     const auto deliver = [&](message&& m) {
         if (store_error || over_allowance_) return;
         begin_frame(store_error);
         if (!store_error) store_error = store([&] { return stream_->add(m); });
+        if (!store_error) ++batch_objects_;
     };
     // A fresh frame goes to the sink as it came (the journal skips encoding its objects
     // again): the receiver checked it without delivering its messages.
     const auto frame_done = [&](std::uint64_t messages) {
+        frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
         // No message (only reset ops): nothing to store.
         if (store_error || over_allowance_ || messages == 0 || !receiver_.frame_checked()) return;
         begin_frame(store_error);
@@ -271,7 +320,10 @@ receiver::step session::consume(std::size_t n) {
                 return stream_->add_payload(receiver_.frame_payload(),
                                             static_cast<std::uint32_t>(messages));
             });
-        if (!store_error) ++counters.frames_stored_whole;
+        if (!store_error) {
+            batch_objects_ += messages;
+            ++counters.frames_stored_whole;
+        }
     };
     const auto step = receiver_.process(deliver, frame_done);
     meter_.report(receiver_, server_.metrics());
@@ -282,12 +334,14 @@ receiver::step session::consume(std::size_t n) {
         broken_ = true;
         return receiver::step::close;
     }
-    counters.objects_in += receiver_.messages() - messages_before;
     if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
 
     // Messages are delivered as they decode: the first objects of a frame that failed
     // part-way are in the open batch, after this read's good frames.
-    if (stream_ && adding_sequence_ > receiver_.frames()) stream_->rollback();
+    if (stream_ && adding_sequence_ > receiver_.frames()) {
+        stream_->rollback();
+        batch_objects_ = marked_objects_;
+    }
     // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
     receiver_.acknowledge();
     auto& out = receiver_.output();
@@ -335,6 +389,7 @@ void session::begin_frame(std::error_code& store_error) {
         if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
     }
     stream_->mark();
+    marked_objects_ = batch_objects_;
 }
 
 void session::measure_link(std::size_t n, bool filled) {
@@ -353,22 +408,34 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
     auto* senders = resume_token_ ? &server_.senders() : nullptr;
     std::string id = senders ? receiver_.peer().sender_id : std::string();
     if (senders) senders->batch_committed(id);
-    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id,
-                       last_sequence](std::error_code ec) {
-        if (senders) senders->batch_done(id, last_sequence, !ec);
-        asio::post(exec, [weak, reply_id, ec] {
-            if (auto self = weak.lock()) self->on_durable(reply_id, ec);
+    // Where the stream stands once this batch is durable, stored with it (the block's record).
+    // Objects count as stored when their batch is durable, not when they were decoded.
+    const std::uint64_t objects = stream_objects_ + batch_objects_;
+    const std::uint64_t digest = frame_digest_;
+    stream_->set_record({stream_fence_, objects, digest});
+    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
+                       digest, batch = batch_objects_,
+                       stored = &server_.counters().objects_in](std::error_code ec) {
+        if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
+        if (!ec) *stored += batch;
+        asio::post(exec, [weak, reply_id, ec, batch] {
+            if (auto self = weak.lock()) self->on_durable(reply_id, ec, batch);
         });
     };
     const auto batch_bytes = stream_->bytes();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
-    if (!ec) stored_sequence_ = last_sequence;
+    if (!ec) {
+        stored_sequence_ = last_sequence;
+        stream_objects_ = objects;
+        stream_digest_ = digest;
+        batch_objects_ = marked_objects_ = 0;
+    }
     if (ec && senders) senders->batch_done(id, 0, false);  // nothing was stored
     if (!ec) server_.metrics().sink_bytes += batch_bytes;
     return ec;
 }
 
-void session::on_durable(std::uint64_t id, std::error_code ec) {
+void session::on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects) {
     if (ec) {
         if (!broken_)
             spdlog::error("{}: stored objects did not become durable, closing without ack: {}",
@@ -376,6 +443,7 @@ void session::on_durable(std::uint64_t id, std::error_code ec) {
         broken_ = true;
         cancel_read();
     } else {
+        stored_objects_ += objects;
         release_held(id);
     }
     wake();
@@ -401,8 +469,9 @@ asio::awaitable<void> session::write_loop() {
         auto [ec, n] = co_await asio::async_write(
             stream_io_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
         if (ec) {
-            if (peer_closed_)
-                spdlog::debug("{}: replies not sent, the peer is gone: {}", peer_, ec.message());
+            if (peer_closed_ || ended_)  // the peer is gone, or end() closed the socket
+                spdlog::debug("{}: replies not sent, the connection is over: {}", peer_,
+                              ec.message());
             else
                 spdlog::warn("{}: write failed: {}", peer_, ec.message());
             broken_ = true;
@@ -462,12 +531,13 @@ void session::log_close() {
             spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
             break;
         case receiver::state::finished:
-            spdlog::info("{}: done: {} objects in {} frames from '{}'", peer_, receiver_.messages(),
-                         receiver_.frames() - resumed_after_, receiver_.peer().client_name);
+            spdlog::info("{}: done: {} objects stored from {} frames of '{}'", peer_,
+                         stored_objects_, receiver_.frames() - resumed_after_,
+                         receiver_.peer().client_name);
             break;
         default:
-            spdlog::info("{}: closed after {} objects in {} frames", peer_, receiver_.messages(),
-                         receiver_.frames() - resumed_after_);
+            spdlog::info("{}: closed after {} objects stored from {} frames", peer_,
+                         stored_objects_, receiver_.frames() - resumed_after_);
     }
 }
 

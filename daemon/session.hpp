@@ -18,6 +18,7 @@
 #include "daemon/connection_guard.hpp"
 #include "daemon/link_estimator.hpp"
 #include "daemon/metrics.hpp"
+#include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
 #include "daemon/store_allowance.hpp"
 #include "daemon/table_budget_pool.hpp"
@@ -34,9 +35,13 @@ class session : public std::enable_shared_from_this<session> {
     session(server& srv, asio::ip::tcp::socket socket);
     ~session();  // lets go of the sender id if run() ended by an exception
 
+    // The connection's whole life; however it ends, the socket is closed when it returns.
     asio::awaitable<void> run();
     // Graceful stop: finish what is buffered, acknowledge it once durable, close. Any thread.
     void stop();
+    // Forced stop: close the socket now; what is not yet acknowledged the sender sends again.
+    // Any thread.
+    void abort();
     const std::string& peer() const { return peer_; }
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
@@ -50,6 +55,9 @@ class session : public std::enable_shared_from_this<session> {
         std::uint64_t read_bytes = 0;   // bytes read for it, held until it is durable
     };
 
+    asio::awaitable<void> serve();
+    // Closes the socket, cancels every wait of the session and settles its counts (once).
+    void end();
     // Takes in n bytes just read: decode, store, queue the replies. False when the
     // connection ends.
     receiver::step consume(std::size_t n);
@@ -79,13 +87,14 @@ class session : public std::enable_shared_from_this<session> {
     // After the last read: waits until every reply is durable and sent (unless the sink or
     // the socket failed).
     asio::awaitable<void> finish();
-    void on_durable(std::uint64_t id, std::error_code ec);
+    void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
     void cancel_read();
     void wake();
     bool all_durable() const;
     void on_read_error(const std::error_code& ec);
     void log_close();
-    // Issue 7's limits (daemon/session_limits.cpp). The guard's tick: idle and slow peers.
+    // Limits against hostile and slow peers (daemon/session_limits.cpp). The guard's tick: idle and
+    // slow peers.
     asio::awaitable<void> guard_loop();
     // Before each read: waits while the bytes read and not yet durable pass
     // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
@@ -118,6 +127,9 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t next_reply_id_ = 0;
     std::uint64_t stored_sequence_ = 0;  // the last frame a committed batch covers
     std::uint64_t adding_sequence_ = 0;  // the frame of the last object added
+    std::uint64_t batch_objects_ = 0;    // objects in the open batch
+    std::uint64_t marked_objects_ = 0;   // of them, those before the frame being added
+    std::uint64_t stored_objects_ = 0;   // objects of this connection durable in the sink
     byte_buffer writing_;
     bool reading_ = false;
     bool stopping_ = false;
@@ -127,7 +139,7 @@ class session : public std::enable_shared_from_this<session> {
     bool expedited_ = false;    // the sink was asked to make the finished stream durable
     bool peer_closed_ = false;  // the peer ended the connection
     bool handed_over_ = false;  // a role service ran the connection after the hello
-    // Issue 7's limits (daemon/session_limits.cpp).
+    // Limits against hostile and slow peers (daemon/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;
     std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink
@@ -143,6 +155,15 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t resume_token_ = 0;  // 0: holds no sender id
     std::uint64_t resumed_after_ = 0;
     std::string resume_refusal_;  // why no resume point could be learned ("": sender busy)
+    bool resume_fenced_ = false;  // the hello's token is not the id's owner's
+    // The stream's resume token (in the welcome) and its fence (in every block's record), and
+    // where the stream stands: objects stored through the last committed batch, and the input
+    // digest its sender reported for them.
+    std::string stream_token_;
+    stream_fence stream_fence_{};
+    std::uint64_t stream_objects_ = 0;
+    std::uint64_t stream_digest_ = 0;
+    std::uint64_t frame_digest_ = 0;  // the digest the last whole frame's mark gave
     asio::steady_timer claim_wake_;
 };
 

@@ -1,7 +1,7 @@
-// The parts of a session that issue 7's limits add (docs/SECURITY.md): the guard tick that
-// cuts idle and too slow peers, the pause of reading while too much read is not yet durable,
-// the stall while the sink is out of space - no acknowledgements, the batch retried until
-// the disk has room again - and the bound on bytes stored per byte received.
+// The parts of a session that the limits against hostile peers add (docs/SECURITY.md): the guard
+// tick that cuts idle and too slow peers, the pause of reading while too much read is not yet
+// durable, the stall while the sink is out of space - no acknowledgements, the batch retried
+// until the disk has room again - and the bound on bytes stored per byte received.
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>

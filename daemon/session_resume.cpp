@@ -20,17 +20,27 @@ namespace {
 // default, a slow disk a few seconds); after it the peer is refused with sender_busy and its
 // client retries with backoff.
 constexpr auto takeover_timeout = std::chrono::seconds(5);
+// A new stream waits this long for a connection that holds its id to end by itself (one that
+// is closing as the new one arrives: a rerun right after its predecessor was killed); a live
+// one is never stopped for it (docs/PROTOCOL.md 1.1, "Ownership").
+constexpr auto new_stream_wait = std::chrono::seconds(1);
 
 std::atomic<std::uint64_t> next_token{1};
 
 }  // namespace
 
 asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
-    const std::string& id = receiver_.peer().sender_id;
+    const hello& h = receiver_.peer();
+    const std::string& id = h.sender_id;
     if (id.empty()) co_return std::uint64_t{0};  // anonymous: a new stream every time
     auto& senders = server_.senders();
     const std::uint64_t token = next_token++;
-    const auto deadline = std::chrono::steady_clock::now() + takeover_timeout;
+    const bool resuming = !h.resume_token.empty();
+    std::optional<stream_fence> resume;
+    if (resuming) resume = fence_of(h.resume_token);
+    std::string fresh_token = resuming ? h.resume_token : new_resume_token();
+    const auto started = std::chrono::steady_clock::now();
+    const auto deadline = started + (resuming ? takeover_timeout : new_stream_wait);
     auto exec = stream_io_.get_executor();
     for (int round = 0;; ++round) {
         auto stop = [weak = weak_from_this()] {
@@ -41,16 +51,35 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
                 if (auto self = weak.lock()) self->claim_wake_.cancel();
             });
         };
-        if (senders.try_claim(id, token, stop, on_free)) break;
-        if (round == 0)
+        const auto c = senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free);
+        if (c == sender_registry::claim::claimed) break;
+        if (c == sender_registry::claim::fenced) {
+            resume_refusal_ = "sender id '" + id +
+                              "' was taken by another stream since this one's welcome: it may "
+                              "not resume it (its objects after that are not stored)";
+            resume_fenced_ = true;
+            co_return std::nullopt;
+        }
+        if (round == 0 && resuming)
             spdlog::info("{}: sender id '{}' is still streaming on another connection: stopping it",
                          peer_, id);
-        if (std::chrono::steady_clock::now() >= deadline || stopping_) co_return std::nullopt;
+        if (std::chrono::steady_clock::now() >= deadline || stopping_) {
+            if (!resuming && senders.held(id))
+                resume_refusal_ = "sender id '" + id +
+                                  "' is held by a live connection: a new stream may not take it "
+                                  "over (ids must be unique per running stream)";
+            co_return std::nullopt;
+        }
         claim_wake_.expires_at(deadline);
         co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
     }
     resume_token_ = token;
-    std::uint64_t last = senders.last_durable(id);
+    stream_token_ = std::move(fresh_token);
+    stream_fence_ = fence_of(stream_token_);
+    const auto state = senders.state(id);
+    std::uint64_t last = state.last_durable;
+    stream_objects_ = state.objects;
+    stream_digest_ = state.digest;
     if (server_.sink().shared()) {
         const auto stored = co_await ask_sink_last_frame(id);
         if (!stored) {
@@ -61,7 +90,9 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         }
         last = std::max(last, *stored);
     }
-    if (last > 0) spdlog::info("{}: sender id '{}' resumes after frame {}", peer_, id, last);
+    if (last > 0)
+        spdlog::info("{}: sender id '{}' {} after frame {} ({} objects stored)", peer_, id,
+                     resuming ? "resumes" : "continues as a new stream", last, stream_objects_);
     co_return last;
 }
 

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "config/settings.hpp"
+#include "proto/journal_block.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::daemon {
@@ -46,6 +47,9 @@ class sink_stream {
     // The sender said goodbye: make what was committed durable soon rather than at the
     // policy's next interval (the journal syncs now). Sinks without an interval ignore it.
     virtual void expedite() {}
+    // The sender stream's record the next commit() stores with its batch, for sinks that keep
+    // one (the journal: docs/JOURNAL.md 2.1); others ignore it.
+    virtual void set_record(const journal_stream_record& /*record*/) {}
     // Stores the open batch - the objects of frames first_sequence..last_sequence of this
     // connection - with one write and starts the next. On error nothing was stored and
     // on_durable is not called.

@@ -9,7 +9,8 @@ namespace objwire {
 namespace {
 
 // Decompression speed assumed until the receiver reports one: about twice the compression
-// speed, the low end of LIMITS.md's codec table (2-10x).
+// speed, the low end of what the codecs measure (2-10x: docs/COMPRESSION.md, "The codecs on
+// this machine").
 constexpr double assumed_decompress_share = 0.5;
 // Receiver reports cover at least this many new raw bytes, so one small frame is not a sample.
 constexpr std::uint64_t min_receiver_bytes = 64 * 1024;
@@ -45,7 +46,8 @@ compression_policy::compression_policy(compression_options opts, compression_tun
 namespace {
 
 // The levels auto climbs through: each step costs about twice the CPU of the one before for
-// a few percent of ratio (LIMITS.md), and beyond these the ratio barely moves.
+// a few percent of ratio (docs/COMPRESSION.md, "The codecs on this machine"), and beyond these the
+// ratio barely moves.
 std::vector<int> ladder_levels(codec_id c) {
     switch (c) {
         case codec_id::zstd:
@@ -77,8 +79,9 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
         level = opts_.level;
     } else if (has_codec(usable, codec_id::zlib)) {
         c = codec_id::zlib;  // zlib is in every build: the fallback every peer can take
-        // Another codec's level means nothing to zlib: its fast level, which LIMITS.md shows
-        // pays far more often than 6 - or the climb, when the level was left to the policy.
+        // Another codec's level means nothing to zlib: its fast level, which pays far more
+        // often than 6 (docs/COMPRESSION.md, "The codecs on this machine") - or the climb, when the
+        // level was left to the policy.
         level = opts_.level == 0 ? 0 : 1;
     }
     std::vector<int> levels{level};
@@ -90,8 +93,8 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
     }
     ladder_.clear();
     // Auto with zstd chooses the codec too: lz4 is the rung below zstd's fastest level - it
-    // wins where the CPU or the daemon's acks, not the link, are the limit (LIMITS.md: twice
-    // zstd-1's speed for a third less ratio).
+    // wins where the CPU or the daemon's acks, not the link, are the limit (about twice
+    // zstd-1's speed for a third less ratio: docs/COMPRESSION.md, "The codecs on this machine").
     const bool zstd = c == codec_id::zstd || c == codec_id::zstd_stream;
     if (zstd && levels.size() > 1 && has_codec(usable, codec_id::lz4))
         ladder_.push_back({.codec = codec_id::lz4, .level = 1});

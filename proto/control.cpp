@@ -120,7 +120,8 @@ bool welcome::operator==(const welcome& o) const {
            sink == o.sink && next_sequence == o.next_sequence && credit_bytes == o.credit_bytes &&
            journal_first_offset == o.journal_first_offset &&
            journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames &&
-           columns == o.columns;
+           columns == o.columns && resume_token == o.resume_token &&
+           stored_objects == o.stored_objects && stored_digest == o.stored_digest;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -136,6 +137,7 @@ void encode_hello(const hello& h, byte_buffer& out) {
     if (h.read_from != 0) w.number(8, h.read_from);
     if (h.follow) w.number(9, 1);
     if (!h.read_sender.empty()) w.text(10, h.read_sender);
+    if (!h.resume_token.empty()) w.text(11, h.resume_token);
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -164,6 +166,8 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
                 return read_flag(f, h.follow);
             case 10:
                 return read_text(f, h.read_sender);
+            case 11:
+                return read_text(f, h.resume_token);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;
@@ -191,6 +195,9 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     if (w.journal_end_offset) f.number(13, w.journal_end_offset);
     if (w.fresh_frames) f.number(14, 1);
     if (w.columns) f.number(15, 1);
+    if (!w.resume_token.empty()) f.text(16, w.resume_token);
+    if (w.stored_objects) f.number(17, w.stored_objects);
+    if (w.stored_digest) f.number(18, w.stored_digest);
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -237,6 +244,12 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 w.columns = on != 0;
                 return e;
             }
+            case 16:
+                return read_text(f, w.resume_token);
+            case 17:
+                return read_into(f, w.stored_objects);
+            case 18:
+                return read_into(f, w.stored_digest);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;
@@ -284,6 +297,23 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload) {
     });
     if (e != proto_errc::ok) return e;
     return a;
+}
+
+void encode_mark(const mark& m, byte_buffer& out) {
+    field_writer f(out);
+    f.number(1, m.input_digest);
+}
+
+result<mark> decode_mark(std::span<const std::uint8_t> payload) {
+    byte_reader in(payload);
+    mark m;
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        if (key == 1) return read_into(f, m.input_digest);
+        f.take(f.remaining());
+        return proto_errc::ok;
+    });
+    if (e != proto_errc::ok) return e;
+    return m;
 }
 
 void encode_error(const error_message& m, byte_buffer& out) {

@@ -31,6 +31,10 @@ struct hello {
     std::uint64_t read_from = 0;  // reader: the first offset wanted
     bool follow = false;          // reader: stay for new objects after the stored ones
     std::string read_sender;      // reader: only this sender's objects (empty: every sender)
+    // Field 11: the resume token of this stream's earlier welcome (field 16), on a reconnect;
+    // empty for a new stream. Only the stream that holds the sender id's current token may
+    // resume it (docs/PROTOCOL.md 1.1, "Ownership").
+    std::string resume_token;
     bool operator==(const hello&) const = default;
 };
 
@@ -57,6 +61,13 @@ struct welcome {
     // Field 15: the receiver decodes payloads in column layout (proto/columns.hpp), and
     // zstd_stream frames compressed section by section. Absent (an older receiver): neither.
     bool columns = false;
+    // To a sender with an id: field 16, the stream's resume token (a new one for a new stream,
+    // the one its hello gave on a resume); fields 17 and 18, the objects of this sender id
+    // stored so far over all its connections and the input digest its sender reported for
+    // them (docs/PROTOCOL.md 1.1, "Reruns"; 0: none reported).
+    std::string resume_token;
+    std::uint64_t stored_objects = 0;
+    std::uint64_t stored_digest = 0;
     bool operator==(const welcome& o) const;
 };
 
@@ -72,6 +83,13 @@ struct ack {
     bool operator==(const ack&) const = default;
 };
 
+// A mark frame's payload: the sender's input digest after the objects of the data frame that
+// follows it (proto/input_digest.hpp).
+struct mark {
+    std::uint64_t input_digest = 0;
+    bool operator==(const mark&) const = default;
+};
+
 struct error_message {
     std::uint32_t code = 0;  // a proto_errc value
     std::string text;
@@ -82,10 +100,12 @@ void encode_hello(const hello& h, byte_buffer& out);
 void encode_welcome(const welcome& w, byte_buffer& out);
 void encode_ack(const ack& a, byte_buffer& out);
 void encode_error(const error_message& e, byte_buffer& out);
+void encode_mark(const mark& m, byte_buffer& out);
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload);
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload);
 result<ack> decode_ack(std::span<const std::uint8_t> payload);
 result<error_message> decode_error(std::span<const std::uint8_t> payload);
+result<mark> decode_mark(std::span<const std::uint8_t> payload);
 
 }  // namespace objwire

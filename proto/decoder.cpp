@@ -158,6 +158,8 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
     t.fields.resize(static_cast<std::size_t>(n));
     for (auto& f : t.fields)
         if (auto e = decode_string<true>(in, in.u8(), &f); e != proto_errc::ok) return e;
+    // As the JSON reader refuses: a record must not name a field twice.
+    if (first_duplicate_field(t.fields) != t.fields.size()) return proto_errc::duplicate_field;
     out = std::make_shared<const record_type>(std::move(t));
     return proto_errc::ok;
 }

@@ -67,19 +67,6 @@ void put_absolute(byte_buffer& out, std::int64_t v) {
     }
 }
 
-void put_float(byte_buffer& out, double d) {
-    std::uint8_t* p = out.prepare(9);
-    p[0] = wire::tag_float64;
-    store_le(p + 1, std::bit_cast<std::uint64_t>(d));
-    out.commit(9);
-}
-
-void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t n) {
-    out.put_u8(tag);
-    out.put_varint(n);
-    out.append(p, n);
-}
-
 // `tag`, the length and the bytes of a string, checked as UTF-8 unless `checked`; nothing is
 // written when it is not UTF-8. A short string is copied a word at a time, and only one with a
 // non-ASCII byte is checked further.
@@ -169,12 +156,11 @@ inline void stream_encoder::count_message(std::size_t bytes) {
     since_reset_bytes_ += bytes;
 }
 
-std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
-    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
-    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
+template <class Root>
+std::error_code stream_encoder::encode_message(byte_buffer& out, Root&& root) {
     begin_message(out);
     const std::size_t start = out.size();
-    if (const proto_errc ec = encode_root(m, out); ec != proto_errc::ok) {
+    if (const proto_errc ec = root(); ec != proto_errc::ok) {
         out.resize(start);
         reset(out);  // the table may hold entries the receiver will never see
         return ec;
@@ -183,15 +169,15 @@ std::error_code stream_encoder::encode(const message& original, byte_buffer& out
     return {};
 }
 
-std::error_code stream_encoder::encode(const message& original, byte_buffer& out,
-                                       column_sections& sections) {
-    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
+template <class Root>
+std::error_code stream_encoder::encode_message(byte_buffer& out, column_sections& sections,
+                                               Root&& root) {
     begin_message(out);
     const std::size_t start = out.size();
     const std::size_t sections_before = sections.bytes();
     const auto mark = sections.position();
     columns_ = sections.fields();
-    const proto_errc ec = encode_root(m, out);
+    const proto_errc ec = root();
     columns_ = {};
     if (ec != proto_errc::ok) {
         out.resize(start);
@@ -201,6 +187,38 @@ std::error_code stream_encoder::encode(const message& original, byte_buffer& out
     }
     count_message(out.size() - start + sections.bytes() - sections_before);
     return {};
+}
+
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out) {
+    // [lazy]: values to pack are packed first, in a copy (one test per message when off).
+    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
+    return encode_message(out, [&] { return encode_root(m, out); });
+}
+
+std::error_code stream_encoder::encode(const message& original, byte_buffer& out,
+                                       column_sections& sections) {
+    const message& m = packer_ ? packer_->apply(original, options_.peer) : original;
+    return encode_message(out, sections, [&] { return encode_root(m, out); });
+}
+
+// Lazy packing works on values: with it on, a typed message goes as its values.
+std::error_code stream_encoder::encode(const typed_source& src, byte_buffer& out) {
+    if (packer_) return encode(src.to_message(), out);
+    return encode_message(out, [&] { return encode_typed_root(src, out); });
+}
+
+std::error_code stream_encoder::encode(const typed_source& src, byte_buffer& out,
+                                       column_sections& sections) {
+    if (packer_) return encode(src.to_message(), out, sections);
+    return encode_message(out, sections, [&] { return encode_typed_root(src, out); });
+}
+
+proto_errc stream_encoder::encode_typed_root(const typed_source& src, byte_buffer& out) {
+    next_handle_ = 0;
+    reference_bytes_ = 0;
+    typed_handles_.clear();
+    typed_writer w(*this);
+    return src.write(w, typed_slot{&out, 1, -1, 0, false});
 }
 
 // Mirrors the receiver's account; false: the reference would take this message over the
@@ -372,8 +390,15 @@ const record_type_ptr& stream_encoder::sent_type(const record_type_ptr& t,
 proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std::uint32_t depth) {
     if (!r.type || r.type->fields.size() != r.fields.size()) return proto_errc::bad_record;
     const std::vector<std::uint32_t>* kept = nullptr;
-    const record_type_ptr& t = options_.transient.empty() ? r.type : sent_type(r.type, kept);
     std::int64_t type_id = -1;
+    if (auto err = put_record_type(r.type, out, kept, type_id); err != proto_errc::ok) return err;
+    return encode_fields(r, kept, type_id, out, depth);
+}
+
+proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buffer& out,
+                                           const std::vector<std::uint32_t>*& kept,
+                                           std::int64_t& type_id) {
+    const record_type_ptr& t = options_.transient.empty() ? type : sent_type(type, kept);
     if (auto id = table_.use_type(t)) {
         put_id(out, *id, wire::short_record, wire::tag_record);
         type_id = *id;
@@ -389,7 +414,7 @@ proto_errc stream_encoder::encode_record(const record& r, byte_buffer& out, std:
             out.data()[tag_at] = wire::tag_record_inline;
         }
     }
-    return encode_fields(r, kept, type_id, out, depth);
+    return proto_errc::ok;
 }
 
 // Before the table forgets its types: what each live type's fields taught, by type key.

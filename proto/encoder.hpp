@@ -22,6 +22,7 @@
 #include "proto/limits.hpp"
 #include "proto/reference_table.hpp"
 #include "proto/reset_policy.hpp"
+#include "proto/typed_writer.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
@@ -53,6 +54,10 @@ class stream_encoder {
     // The same in column layout (proto/columns.hpp): the fields of the root record go to
     // `sections`, the rest to `out`; on failure nothing of it stays in either.
     std::error_code encode(const message& m, byte_buffer& out, column_sections& sections);
+    // The message `src` writes straight from the program's data (proto/typed_writer.hpp): the
+    // bytes encode() writes for src.to_message(), without building it.
+    std::error_code encode(const typed_source& src, byte_buffer& out);
+    std::error_code encode(const typed_source& src, byte_buffer& out, column_sections& sections);
     // Clears both halves of the table: writes a reset op.
     void reset(byte_buffer& out);
     // Empties the table without writing anything, for a new payload that its decoder starts
@@ -70,6 +75,7 @@ class stream_encoder {
     const encoder_options& options() const { return options_; }
 
   private:
+    friend class typed_writer;
     // Whether a string seen in a field should enter the table: counts of inserts and hits
     // per field, decayed so a field whose values change character is re-learnt.
     struct field_usage {
@@ -101,6 +107,9 @@ class stream_encoder {
                                   bool sampled, bool always_index);
     void encode_int(std::int64_t v, byte_buffer& out, place at);
     proto_errc encode_record(const record& r, byte_buffer& out, std::uint32_t depth);
+    // A record's type: its id, or its descriptor; `kept` and `type_id` as encode_fields takes.
+    proto_errc put_record_type(const record_type_ptr& type, byte_buffer& out,
+                               const std::vector<std::uint32_t>*& kept, std::int64_t& type_id);
     proto_errc encode_fields(const record& r, const std::vector<std::uint32_t>* kept,
                              std::int64_t type_id, byte_buffer& out, std::uint32_t depth);
     template <class Destination>
@@ -118,6 +127,13 @@ class stream_encoder {
     void learn_usage(std::uint32_t type_id, std::size_t fields);
     void begin_message(byte_buffer& out);
     proto_errc encode_root(const message& m, byte_buffer& out);
+    proto_errc encode_typed_root(const typed_source& src, byte_buffer& out);
+    // One message written by `root` into out (and the column sections), rolled back whole on
+    // failure.
+    template <class Root>
+    std::error_code encode_message(byte_buffer& out, Root&& root);
+    template <class Root>
+    std::error_code encode_message(byte_buffer& out, column_sections& sections, Root&& root);
     void count_message(std::size_t bytes);
     // The type actually sent for `t` (without its transient fields) and the field indexes kept.
     const record_type_ptr& sent_type(const record_type_ptr& t,
@@ -144,6 +160,8 @@ class stream_encoder {
     const message* current_ = nullptr;
     std::vector<std::int64_t> handles_;
     std::uint32_t next_handle_ = 0;
+    // Per typed message: the wire handle of each shared object met, by its address.
+    std::unordered_map<const void*, std::uint32_t> typed_handles_;
     std::uint64_t reference_bytes_ = 0;    // of the message being encoded
     std::span<byte_buffer> columns_;       // of the message being encoded; empty: none
     std::unique_ptr<lazy_packer> packer_;  // only when options.lazy is active

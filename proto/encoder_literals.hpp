@@ -11,7 +11,9 @@
 #include <cstring>
 #include <string_view>
 
+#include "proto/byte_buffer.hpp"
 #include "proto/hex_string.hpp"
+#include "proto/wire.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -158,6 +160,21 @@ inline bool copy_short_ascii(std::string_view s, std::uint8_t* to) {
     to[n / 2] = middle;
     to[n - 1] = last;
     return ((first | middle | last) & 0x80) == 0;
+}
+
+// A float64 value: its tag and the 8 bytes of the double, little-endian.
+inline void put_float(byte_buffer& out, double d) {
+    std::uint8_t* p = out.prepare(9);
+    p[0] = wire::tag_float64;
+    store_le(p + 1, std::bit_cast<std::uint64_t>(d));
+    out.commit(9);
+}
+
+// `tag`, the length and the bytes of a literal (string or bytes).
+inline void put_literal(byte_buffer& out, std::uint8_t tag, const void* p, std::size_t n) {
+    out.put_u8(tag);
+    out.put_varint(n);
+    out.append(p, n);
 }
 
 }  // namespace objwire

@@ -63,7 +63,7 @@ class proto_category_impl final : public std::error_category {
             case proto_errc::bad_message:
                 return "malformed control message";
             case proto_errc::unauthorized:
-                return "not authorized: missing or wrong token";
+                return "not authorized";
             case proto_errc::sender_busy:
                 return "another connection is streaming for this sender id";
             case proto_errc::not_available:
@@ -72,6 +72,15 @@ class proto_category_impl final : public std::error_category {
                 return "frame decodes to more bytes by reference than announced";
             case proto_errc::bad_columns:
                 return "column directory does not match its payload";
+            case proto_errc::sender_fenced:
+                return "the sender id was taken by another stream: this one may not resume it";
+            case proto_errc::integer_out_of_range:
+                return "unsigned integer over 2^63-1: the value encoding holds signed 64-bit "
+                       "integers";
+            case proto_errc::too_many_connections:
+                return "too many connections";
+            case proto_errc::duplicate_field:
+                return "record type has the same field name twice";
             case proto_errc::store_limit_exceeded:
                 return "more stored than the receiver allows for the bytes received";
         }
@@ -151,6 +160,14 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "reference_bytes_exceeded";
         case proto_errc::bad_columns:
             return "bad_columns";
+        case proto_errc::sender_fenced:
+            return "sender_fenced";
+        case proto_errc::integer_out_of_range:
+            return "integer_out_of_range";
+        case proto_errc::too_many_connections:
+            return "too_many_connections";
+        case proto_errc::duplicate_field:
+            return "duplicate_field";
         case proto_errc::store_limit_exceeded:
             return "store_limit_exceeded";
     }

@@ -38,7 +38,11 @@ enum class proto_errc {
     not_available,             // the daemon cannot serve what the hello asks for (role, sink)
     reference_bytes_exceeded,  // a frame's back-references decode to more than announced
     bad_columns,               // a column directory that does not describe its payload
-    store_limit_exceeded,      // the receiver will not store more for what this peer sent
+    sender_fenced,         // the sender id was claimed by another stream since this one's welcome
+    integer_out_of_range,  // an unsigned integer over INT64_MAX, which the encoding cannot hold
+    too_many_connections,  // a connection cap (in all, or per address) is reached
+    duplicate_field,       // a record type names the same field twice
+    store_limit_exceeded,  // the receiver will not store more for what this peer sent
 };
 
 const std::error_category& proto_category() noexcept;

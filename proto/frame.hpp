@@ -22,6 +22,12 @@ enum class frame_kind : std::uint8_t {
     // server -> reader: one journal block exactly as stored (docs/JOURNAL.md section 2)
     journal_block = 7,
     stats = 8,  // server -> stats client: the daemon's metrics, Prometheus text format
+    // sender -> receiver, just before data frame `sequence`: the sender's input digest after
+    // that frame's objects (docs/PROTOCOL.md 1.1, "Reruns")
+    mark = 9,
+    // server -> reader: offsets lost to damage in the journal, payload two u64 LE: the first
+    // lost offset and the offset after the last (docs/JOURNAL.md 6.1)
+    gap = 10,
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each

@@ -70,8 +70,11 @@ decoder_limits journal_block_limits() {
     return l;
 }
 
-journal_block_writer::journal_block_writer(std::string sender_id, bool strings_checked)
-    : sender_id_(std::move(sender_id)), strings_checked_(strings_checked) {
+journal_block_writer::journal_block_writer(std::string sender_id, bool strings_checked,
+                                           bool with_record)
+    : sender_id_(std::move(sender_id)),
+      strings_checked_(strings_checked),
+      record_bytes_(with_record ? journal_stream_record_size : 0) {
     if (sender_id_.size() > journal_max_sender_id) sender_id_.resize(journal_max_sender_id);
     open();
 }
@@ -84,9 +87,14 @@ bool journal_block_can_hold(const decoder_limits& limits) {
 
 void journal_block_writer::open() {
     buf_.clear();
-    buf_.prepare(journal_block_header_size + sender_id_.size());
+    buf_.prepare(payload_start());
     buf_.commit(journal_block_header_size);
     buf_.append(std::string_view(sender_id_));
+    // The record's place, written by finish(): the payload after it is encoded as it comes.
+    if (record_bytes_) {
+        std::memset(buf_.prepare(record_bytes_), 0, record_bytes_);
+        buf_.commit(record_bytes_);
+    }
     count_ = 0;
     // Each block is self-contained; the encoder and its table's storage serve the next one.
     if (encoder_) encoder_->start_fresh();
@@ -159,11 +167,15 @@ std::span<std::uint8_t> journal_block_writer::finish(std::uint64_t first_sequenc
     std::uint8_t* h = buf_.data();
     std::memcpy(h, journal_block_magic, 4);
     h[at_version] = journal_format_version;
-    h[at_flags] = 0;
+    h[at_flags] = record_bytes_ ? journal_flag_stream_record : 0;
     store_le<std::uint16_t>(h + at_sender_len, static_cast<std::uint16_t>(sender_id_.size()));
-    const std::size_t body = buf_.size() - journal_block_header_size;
-    store_le<std::uint32_t>(h + at_payload_len,
-                            static_cast<std::uint32_t>(body - sender_id_.size()));
+    store_le<std::uint32_t>(h + at_payload_len, static_cast<std::uint32_t>(payload_bytes()));
+    if (record_bytes_) {
+        std::uint8_t* r = h + journal_block_header_size + sender_id_.size();
+        std::memcpy(r, record_.fence.data(), record_.fence.size());
+        store_le<std::uint64_t>(r + 16, record_.objects);
+        store_le<std::uint64_t>(r + 24, record_.digest);
+    }
     store_le<std::uint32_t>(h + at_count, count_);
     store_le<std::uint64_t>(h + at_first_offset, 0);
     store_le<std::uint64_t>(h + at_first_sequence, first_sequence);
@@ -187,6 +199,14 @@ void seal_journal_block(std::span<std::uint8_t> block, std::uint64_t first_offse
     store_le<std::uint32_t>(h + at_crc, crc32c({h, at_crc}, body_crc));
 }
 
+journal_stream_record parse_journal_stream_record(std::span<const std::uint8_t> bytes) {
+    journal_stream_record r;
+    std::memcpy(r.fence.data(), bytes.data(), r.fence.size());
+    r.objects = load_le<std::uint64_t>(bytes.data() + 16);
+    r.digest = load_le<std::uint64_t>(bytes.data() + 24);
+    return r;
+}
+
 journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     journal_block_parse r;
     const auto fail = [&](journal_errc e) {
@@ -202,7 +222,8 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     const std::uint8_t* h = in.data();
     if (std::memcmp(h, journal_block_magic, 4) != 0) return fail(journal_errc::bad_magic);
     if (h[at_version] != journal_format_version) return fail(journal_errc::unsupported_version);
-    if (h[at_flags] != 0) return fail(journal_errc::bad_reserved);
+    if ((h[at_flags] & ~journal_flag_stream_record) != 0) return fail(journal_errc::bad_reserved);
+    const std::size_t record_len = h[at_flags] ? journal_stream_record_size : 0;
     auto& bh = r.block.header;
     bh.version = h[at_version];
     const std::size_t sender_len = load_le<std::uint16_t>(h + at_sender_len);
@@ -215,7 +236,7 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     bh.crc = load_le<std::uint32_t>(h + at_crc);
     if (sender_len > journal_max_sender_id || bh.payload_len > journal_max_payload)
         return fail(journal_errc::too_large);
-    const std::size_t total = journal_block_header_size + sender_len + bh.payload_len;
+    const std::size_t total = journal_block_header_size + sender_len + record_len + bh.payload_len;
     if (in.size() < total) {
         r.size = total;
         r.error = journal_errc::short_block;
@@ -226,7 +247,8 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     if (crc32c({h, at_crc}, crc32c(body)) != bh.crc) return fail(journal_errc::bad_checksum);
     if (bh.message_count == 0) return fail(journal_errc::empty_block);
     r.block.sender_id = {reinterpret_cast<const char*>(body.data()), sender_len};
-    r.block.payload = body.subspan(sender_len);
+    if (record_len) r.block.record = parse_journal_stream_record(body.subspan(sender_len));
+    r.block.payload = body.subspan(sender_len + record_len);
     r.state = journal_block_parse::status::block;
     return r;
 }

@@ -14,6 +14,7 @@
 //   decode_journal_block(r.block, on_message);    // messages
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -79,9 +80,23 @@ struct journal_block_header {
     std::uint32_t crc = 0;
 };
 
+// A sender stream's resume record (header flags bit 0; docs/JOURNAL.md 2.1): where the sender
+// id's stream stood after this block. The daemon's sender index keeps the newest one per id.
+struct journal_stream_record {
+    // SHA-256 of the resume token of the stream that wrote the block, first 16 bytes: only that
+    // stream may resume the id (docs/PROTOCOL.md 1.1). The token itself is never stored.
+    std::array<std::uint8_t, 16> fence{};
+    std::uint64_t objects = 0;  // objects of the sender id stored through this block, in all
+    std::uint64_t digest = 0;   // the sender's input digest after them (0: none reported)
+    bool operator==(const journal_stream_record&) const = default;
+};
+inline constexpr std::size_t journal_stream_record_size = 32;
+inline constexpr std::uint8_t journal_flag_stream_record = 1;
+
 struct journal_block_view {
     journal_block_header header;
     std::string_view sender_id;
+    std::optional<journal_stream_record> record;  // flags bit 0
     std::span<const std::uint8_t> payload;
     std::uint64_t end_offset() const { return header.first_offset + header.message_count; }
 };
@@ -91,7 +106,11 @@ class journal_block_writer {
   public:
     // strings_checked: every string added was already checked as UTF-8 (the daemon stores
     // what its decoder accepted), so encoding skips the check.
-    explicit journal_block_writer(std::string sender_id = {}, bool strings_checked = false);
+    // with_record: every block carries a stream record (set_record(), zeros until then).
+    explicit journal_block_writer(std::string sender_id = {}, bool strings_checked = false,
+                                  bool with_record = false);
+    // The record the next finish() writes (with_record only).
+    void set_record(const journal_stream_record& r) { record_ = r; }
 
     // Encodes one message into the open block (a fresh encoder starts each block). On error
     // nothing of the message stays and the block is still usable; a message that would take
@@ -124,12 +143,15 @@ class journal_block_writer {
   private:
     void open();
     stream_encoder& encoder();
-    std::size_t payload_bytes() const {
-        return buf_.size() - journal_block_header_size - sender_id_.size();
+    std::size_t payload_start() const {
+        return journal_block_header_size + sender_id_.size() + record_bytes_;
     }
+    std::size_t payload_bytes() const { return buf_.size() - payload_start(); }
 
     std::string sender_id_;
     bool strings_checked_ = false;
+    std::size_t record_bytes_ = 0;  // journal_stream_record_size when with_record
+    journal_stream_record record_;
     byte_buffer buf_;
     std::optional<stream_encoder> encoder_;
     // A payload was appended since the encoder last wrote: its table no longer matches the
@@ -157,6 +179,9 @@ struct journal_block_parse {
     journal_block_view block;
     std::error_code error;  // need_more: short_header or short_block; bad: why
 };
+
+// The record's journal_stream_record_size bytes (after the sender id of a block with flags bit 0).
+journal_stream_record parse_journal_stream_record(std::span<const std::uint8_t> bytes);
 
 // Looks at the start of `in` for one whole, verified block.
 journal_block_parse parse_journal_block(std::span<const std::uint8_t> in);

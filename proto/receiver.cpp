@@ -1,5 +1,7 @@
 #include "proto/receiver.hpp"
 
+#include <utility>
+
 #include "proto/columns.hpp"
 #include "proto/errors.hpp"
 #include "proto/wire.hpp"
@@ -26,6 +28,41 @@ receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
     return step::close;
 }
 
+// The figures of a refused frame header: its size and the limit (the texts name objwired's
+// key, the receiver's one user that configures it).
+std::string receiver::frame_error(const frame_parser::result& r) const {
+    if (r.error != proto_errc::frame_too_large) return {};
+    const auto& h = r.frame.header;
+    return "a frame of " + std::to_string(h.payload_len) + " bytes (" + std::to_string(h.raw_len) +
+           " decompressed), over the maximum of " + std::to_string(opts_.limits.max_frame_bytes) +
+           " bytes (limits.max_frame_bytes)";
+}
+
+// Where a data frame failed, and for a limit, the limit and the key that sets it.
+std::string receiver::data_error(std::error_code ec, const frame_view& f) const {
+    std::string text = "in frame " + std::to_string(f.header.sequence);
+    const auto& l = opts_.limits;
+    const auto limit = [&](std::uint64_t value, const char* unit, const char* key) {
+        text += " (the limit: " + std::to_string(value) + unit + ", " + key + ")";
+    };
+    if (ec == proto_errc::string_too_long)
+        limit(l.max_string_bytes, " bytes", "limits.max_string_bytes");
+    else if (ec == proto_errc::too_many_elements)
+        limit(l.max_elements, " elements", "limits.max_elements");
+    else if (ec == proto_errc::depth_exceeded)
+        limit(l.max_depth, " levels", "limits.max_depth");
+    else if (ec == proto_errc::table_budget_exceeded)
+        limit(l.table_budget, " bytes", "this connection's share of limits.table_budget");
+    else if (ec == proto_errc::reference_bytes_exceeded)
+        limit(l.max_reference_bytes, " bytes", "limits.max_reference_bytes");
+    else if (ec == proto_errc::decompress_failed && opts_.max_decompression_ratio != 0 &&
+             f.header.raw_len / opts_.max_decompression_ratio > f.payload.size())
+        text += ": " + std::to_string(f.payload.size()) + " bytes claim to decompress to " +
+                std::to_string(f.header.raw_len) + ", more than limits.max_decompression_ratio " +
+                std::to_string(opts_.max_decompression_ratio) + " times their size";
+    return text;
+}
+
 receiver::step receiver::process(const std::function<void(message&&)>& deliver) {
     return process(deliver, {});
 }
@@ -35,7 +72,7 @@ receiver::step receiver::process(const std::function<void(message&&)>& deliver,
     while (state_ == state::awaiting_hello || state_ == state::streaming) {
         auto r = reader_.next();
         if (r.state == frame_parser::status::need_more) return step::read;
-        if (r.state == frame_parser::status::error) return fail(r.error);
+        if (r.state == frame_parser::status::error) return fail(r.error, frame_error(r));
         if (auto s = on_frame(r.frame, deliver, frame_done); s != step::read) return s;
     }
     return state_ == state::admitting ? step::admit : step::close;
@@ -52,6 +89,8 @@ receiver::step receiver::on_frame(const frame_view& f,
     switch (f.header.kind) {
         case frame_kind::data:
             return on_data(f, deliver, frame_done);
+        case frame_kind::mark:
+            return on_mark(f);
         case frame_kind::goodbye:
             state_ = state::finished;
             return step::close;
@@ -85,7 +124,7 @@ receiver::step receiver::on_hello(const frame_view& f) {
     return step::read;
 }
 
-void receiver::admit(std::uint64_t last_sequence) {
+void receiver::admit(std::uint64_t last_sequence, const stream_welcome& stream) {
     if (state_ != state::admitting) return;
     last_sequence_ = acked_sequence_ = last_sequence;
     welcome w;
@@ -97,6 +136,9 @@ void receiver::admit(std::uint64_t last_sequence) {
     w.credit_bytes = opts_.credit_bytes;
     w.fresh_frames = opts_.fresh_frames;
     w.columns = true;  // every receiver of this version decodes them
+    w.resume_token = stream.resume_token;
+    w.stored_objects = stream.stored_objects;
+    w.stored_digest = stream.stored_digest;
     scratch_.clear();
     encode_welcome(w, scratch_);
     append_frame(out_, frame_kind::welcome, 0, scratch_.span());
@@ -107,15 +149,26 @@ void receiver::refuse(std::error_code ec, std::string_view detail) {
     if (state_ == state::admitting) fail(ec, detail);
 }
 
+receiver::step receiver::on_mark(const frame_view& f) {
+    if (f.header.sequence != last_sequence_ + 1)
+        return fail(proto_errc::bad_sequence,
+                    "mark for frame " + std::to_string(f.header.sequence) + ", expected " +
+                        std::to_string(last_sequence_ + 1));
+    auto m = decode_mark(f.payload);
+    if (!m) return fail(m.error(), "in a mark frame");
+    pending_digest_ = m->input_digest;
+    return step::read;
+}
+
 receiver::step receiver::on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
                                  const frame_handler& frame_done) {
     if (f.header.sequence != last_sequence_ + 1)
         return fail(proto_errc::bad_sequence, "expected " + std::to_string(last_sequence_ + 1) +
                                                   ", got " + std::to_string(f.header.sequence));
     std::span<const std::uint8_t> payload = f.payload;
-    if (auto ec = unpack(f, payload))
-        return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    if (auto ec = unpack(f, payload)) return fail(ec, data_error(ec, f));
     frame_payload_ = payload;
+    frame_digest_ = std::exchange(pending_digest_, 0);
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&
                    (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
@@ -129,7 +182,7 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
             deliver(std::move(m));
             ++delivered;
         });
-    if (ec) return fail(ec, "in frame " + std::to_string(f.header.sequence));
+    if (ec) return fail(ec, data_error(ec, f));
     if (frame_done) frame_done(delivered);
     if (refused_)
         return fail(refused_,

@@ -76,12 +76,22 @@ class receiver {
     // In frame_done: the frame was checked only (options::check_fresh_frames): its messages
     // were counted, not delivered, and the driver stores frame_payload() instead.
     bool frame_checked() const { return frame_checked_; }
+    // In frame_done: the input digest the sender's mark frame gave for this data frame (0:
+    // none; docs/PROTOCOL.md 1.1, "Reruns").
+    std::uint64_t frame_digest() const { return frame_digest_; }
     // Everything delivered so far is stored: queue an ack for it (nothing if nothing is new),
     // then the error frame after a failure, or after the sender's goodbye our goodbye.
     void acknowledge();
+    // What the welcome tells a sender about its stream (fields 16-18, docs/PROTOCOL.md 1.1).
+    struct stream_welcome {
+        std::string resume_token;
+        std::uint64_t stored_objects = 0;
+        std::uint64_t stored_digest = 0;
+    };
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
-    void admit(std::uint64_t last_sequence = 0);
+    void admit(std::uint64_t last_sequence, const stream_welcome& stream);
+    void admit(std::uint64_t last_sequence = 0) { admit(last_sequence, stream_welcome()); }
     // After step::admit: turn the peer away; acknowledge() queues the error frame.
     void refuse(std::error_code ec, std::string_view detail = {});
     // While process() delivers a frame (in deliver or frame_done): the driver will not take
@@ -112,9 +122,12 @@ class receiver {
     step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver,
                   const frame_handler& frame_done);
     step on_hello(const frame_view& f);
+    step on_mark(const frame_view& f);
     step on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
                  const frame_handler& frame_done);
     step fail(std::error_code ec, std::string_view detail = {});
+    std::string frame_error(const frame_parser::result& r) const;
+    std::string data_error(std::error_code ec, const frame_view& f) const;
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
     std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
 
@@ -129,6 +142,8 @@ class receiver {
     std::span<const std::uint8_t> frame_payload_;
     bool frame_fresh_ = false;
     bool frame_checked_ = false;
+    std::uint64_t frame_digest_ = 0;
+    std::uint64_t pending_digest_ = 0;  // from a mark frame, for the next data frame
     std::uint64_t decompressed_bytes_ = 0;
     std::uint64_t compressed_frames_ = 0;
     std::uint64_t compressed_bytes_ = 0;

@@ -1,5 +1,7 @@
 #include "proto/sender.hpp"
 
+#include <type_traits>
+
 #include <cstring>
 #include <limits>
 
@@ -83,14 +85,32 @@ std::error_code sender::fail(std::error_code ec, std::string detail) {
 }
 
 std::error_code sender::add(const message& m) {
+    return add_source(m);
+}
+
+std::error_code sender::add(const typed_source& m) {
+    return add_source(m);
+}
+
+template <class Source>
+std::error_code sender::add_source(const Source& m) {
     if (state_ == state::failed) return error_;
     if (state_ != state::streaming) return proto_errc::unexpected_frame;
+    // The input digest covers messages; a typed source is digested as the message it writes
+    // only by the client's typed layer, so here it leaves the digest as it was.
+    if constexpr (std::is_same_v<Source, message>) {
+        if (opts_.input_digests)
+            adding_digest_ = chain_input_digest(input_digest_, object_digest(m));
+    } else if (opts_.input_digests) {
+        adding_digest_ = input_digest_;
+    }
     auto ec = add_message(m, true);
     if (!ec) ++messages_;
     return ec;
 }
 
-std::error_code sender::add_message(const message& m, bool fill) {
+template <class Source>
+std::error_code sender::add_message(const Source& m, bool fill) {
     // A fresh frame: a restart need not decode anything before it, and a receiver that asked
     // for fresh frames (welcome field 14) stores it without encoding its objects again.
     // Not while compressing across frames (a slow link): bytes matter more than the receiver's
@@ -125,7 +145,8 @@ std::error_code sender::add_message(const message& m, bool fill) {
 
 // add_message() in column layout: the message's field sections are taken back, or moved to
 // the next frame, with it.
-std::error_code sender::add_in_columns(const message& m, bool fill) {
+template <class Source>
+std::error_code sender::add_in_columns(const Source& m, bool fill) {
     const std::size_t before = out_.size();
     const std::size_t columns_before = columns_.bytes();
     const auto mark = columns_.position();
@@ -151,6 +172,8 @@ std::error_code sender::add_in_columns(const message& m, bool fill) {
 std::error_code sender::message_added(bool fill) {
     open_reference_bytes_ += encoder_->last_reference_bytes();
     ++open_messages_;
+    // After a seal of the frames before this message (an overflow), before one with it.
+    input_digest_ = adding_digest_;
     if (fill && open_batch_bytes() >= opts_.batch_max_bytes) seal();
     return {};
 }
@@ -185,11 +208,33 @@ void sender::seal_batch() {
     const auto packed = compressor_.pack(out_, batch_start_ + frame_header_size);
     std::span<std::uint8_t> frame = out_.span().subspan(batch_start_);
     seal_frame(frame, frame_kind::data, seq, packed.codec, packed.raw_len, packed.flags);
+    if (marking()) {
+        insert_mark(seq);
+        frame = out_.span().subspan(batch_start_);
+    }
     in_flight_.push_back({seq, frame.size(), open_messages_});
     in_flight_bytes_ += frame.size();
     ++frames_sealed_;
     push_sealed(frame.size(), true);
     open_batch();
+}
+
+// The mark goes in front of its data frame: the receiver learns the digest before it stores
+// the frame's objects, so they are stored with it. One move of the frame (a memmove of at
+// most a frame) per frame, and only when the digest is reported.
+void sender::insert_mark(std::uint64_t sequence) {
+    scratch_.clear();
+    encode_mark({input_digest_}, scratch_);
+    byte_buffer mark_frame;
+    append_frame(mark_frame, frame_kind::mark, sequence, scratch_.span());
+    const std::size_t n = mark_frame.size();
+    const std::size_t frame_bytes = out_.size() - batch_start_;
+    out_.prepare(n);
+    out_.commit(n);
+    std::memmove(out_.data() + batch_start_ + n, out_.data() + batch_start_, frame_bytes);
+    std::memcpy(out_.data() + batch_start_, mark_frame.data(), n);
+    push_sealed(n, false);
+    batch_start_ += n;
 }
 
 // The open batch's main section, in out_, becomes a whole column payload.
@@ -208,7 +253,7 @@ void sender::retain(std::uint64_t sequence) {
     byte_buffer copy(payload.size());
     copy.append(payload);
     if (open_fresh_) fresh_sequences_.push_back(sequence);
-    retained_.push_back({sequence, std::move(copy)});
+    retained_.push_back({sequence, std::move(copy), input_digest_});
     // Tiny frames (linger 0) cost their bookkeeping too: counted, they bound the memory.
     const std::uint64_t cost = payload.size() + retained_frame_overhead;
     since_fresh_bytes_ += cost;
@@ -276,6 +321,8 @@ std::error_code sender::on_welcome(const frame_view& f) {
     if (!w) return fail(w.error(), "bad welcome");
     const decoder_limits old_limits = welcome_.limits;
     welcome_ = std::move(*w);
+    // A reconnect presents the token to resume the stream (docs/PROTOCOL.md 1.1, "Ownership").
+    if (!welcome_.resume_token.empty()) opts_.greeting.resume_token = welcome_.resume_token;
     compressor_.policy().set_accepted(welcome_.codecs);
     encoder_options eo = opts_.encoding;
     eo.peer = welcome_.limits;
@@ -369,8 +416,12 @@ std::error_code sender::replay(const decoder_limits& old) {
     next_sequence_ = stored + 1;
     acked_through_ = stored;
     stream_decoder old_table(old);
+    const std::uint64_t digest_now = input_digest_;
     for (const auto& f : frames) {
         const bool resend = f.sequence > stored && f.sequence > acked;
+        // A resent frame split in two (a fresh table costs more bytes) marks its first part
+        // with no digest: which objects it ends at was not kept.
+        input_digest_ = adding_digest_ = 0;
         std::error_code add_error;
         auto ec = old_table.decode_payload(f.payload.span(), [&](const message& m) {
             if (resend && !add_error) add_error = add_message(m, false);
@@ -379,9 +430,11 @@ std::error_code sender::replay(const decoder_limits& old) {
         if (add_error)
             return fail(add_error, "a resent message does not fit the receiver's limits");
         if (!resend) continue;
+        input_digest_ = f.digest;  // the resent frame's mark says what the first one's did
         seal_batch();
         ++frames_resent_;
     }
+    input_digest_ = adding_digest_ = digest_now;
     return {};
 }
 

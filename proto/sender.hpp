@@ -20,6 +20,7 @@
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame_reader.hpp"
+#include "proto/input_digest.hpp"
 
 namespace objwire {
 
@@ -45,6 +46,10 @@ class sender {
         // Bytes of data frames written and not yet acknowledged, at most (flow.max_in_flight);
         // the receiver's credit (welcome field 11) lowers it. 0: no limit of our own.
         std::uint64_t max_in_flight = 0;
+        // Report the input digest (proto/input_digest.hpp) with every data frame, as a mark
+        // frame before it, to a receiver that keeps it (its welcome has a resume token), so a
+        // rerun of the same input can be checked (docs/PROTOCOL.md 1.1, "Reruns").
+        bool input_digests = false;
     };
     enum class state { greeting, streaming, closing, closed, failed };
 
@@ -71,6 +76,12 @@ class sender {
 
     // Encodes a message into the open batch; seals it when it reaches batch_max_bytes.
     std::error_code add(const message& m);
+    // The same for a message written straight from the program's data (proto/typed_writer.hpp).
+    std::error_code add(const typed_source& m);
+    // The input digest after every message added so far (options.input_digests). A stream
+    // that continues what its sender id stored starts from the stored digest.
+    std::uint64_t input_digest() const { return input_digest_; }
+    void continue_input_digest(std::uint64_t digest) { input_digest_ = digest; }
     // Seals the open batch (if any) into a frame.
     void seal();
     // Seals, then queues the goodbye: the peer answers with its last ack and a goodbye.
@@ -118,8 +129,12 @@ class sender {
     std::error_code fail(std::error_code ec, std::string detail);
     void open_batch();
     // Encodes into the open batch; `fill` seals it once it reaches batch_max_bytes.
-    std::error_code add_message(const message& m, bool fill);
-    std::error_code add_in_columns(const message& m, bool fill);
+    template <class Source>  // message or typed_source
+    std::error_code add_source(const Source& m);
+    template <class Source>
+    std::error_code add_message(const Source& m, bool fill);
+    template <class Source>
+    std::error_code add_in_columns(const Source& m, bool fill);
     std::error_code message_added(bool fill);
     std::error_code drop_message(std::size_t before);
     bool frame_overflows(std::size_t directory) const;
@@ -172,6 +187,7 @@ class sender {
     struct retained_frame {
         std::uint64_t sequence;
         byte_buffer payload;
+        std::uint64_t digest;  // the input digest its mark gave
     };
     // What a kept frame costs beyond its payload (the buffer and this record), in the bound.
     static constexpr std::uint64_t retained_frame_overhead = 64;
@@ -186,6 +202,13 @@ class sender {
     bool restarting_ = false;              // restart() called, its welcome not yet here
     bool finishing_ = false;               // finish() called: the goodbye follows any replay
     std::uint64_t in_flight_bytes_ = 0;
+    // options.input_digests: the digest after the messages added (the open batch's included),
+    // and the one a message being added would make.
+    std::uint64_t input_digest_ = empty_input_digest;
+    std::uint64_t adding_digest_ = empty_input_digest;
+    bool marking() const { return opts_.input_digests && !welcome_.resume_token.empty(); }
+    // Puts a mark frame for data frame `sequence` before the frame sealed at batch_start_.
+    void insert_mark(std::uint64_t sequence);
     state state_ = state::greeting;
     welcome welcome_;
     ack last_ack_;

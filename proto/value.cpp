@@ -1,6 +1,9 @@
 #include "proto/value.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <functional>
+#include <string_view>
 #include <unordered_map>
 
 namespace objwire {
@@ -13,6 +16,31 @@ int record_type::field_index(std::string_view field) const {
 
 record_type_ptr make_record_type(std::string name, std::vector<std::string> fields) {
     return std::make_shared<const record_type>(record_type{std::move(name), std::move(fields)});
+}
+
+std::size_t first_duplicate_field(const std::vector<std::string>& names) {
+    // A few names: comparing each pair beats building a set.
+    constexpr std::size_t pairwise_up_to = 16;
+    if (names.size() <= pairwise_up_to) {
+        for (std::size_t i = 1; i < names.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j)
+                if (names[i] == names[j]) return i;
+        return names.size();
+    }
+    // Open addressing over the names' indices: one allocation, none per name.
+    const std::size_t slots = std::bit_ceil(names.size() * 2);
+    std::vector<std::size_t> index(slots, 0);  // a name's index + 1; 0: free
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        for (std::size_t h = std::hash<std::string_view>{}(names[i]);; ++h) {
+            auto& slot = index[h & (slots - 1)];
+            if (slot == 0) {
+                slot = i + 1;
+                break;
+            }
+            if (names[slot - 1] == names[i]) return i;
+        }
+    }
+    return names.size();
 }
 
 lazy_value::lazy_value(codec_id codec, std::uint32_t raw_size, std::vector<std::uint8_t> stored)

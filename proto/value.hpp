@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,6 +36,10 @@ struct record_type {
 using record_type_ptr = std::shared_ptr<const record_type>;
 
 record_type_ptr make_record_type(std::string name, std::vector<std::string> fields);
+// The index of the first field name that repeats an earlier one, or names.size() when they
+// are unique: a record type must not name a field twice (the JSON reader and the decoder both
+// refuse one). Linear in the names, so a record of a million fields costs no more than a map.
+std::size_t first_duplicate_field(const std::vector<std::string>& names);
 
 class value;
 using list = std::vector<value>;
@@ -111,8 +116,10 @@ class value {
     value() = default;
     value(std::nullptr_t) {}  // NOLINT
     value(bool b) : v_(b) {}  // NOLINT
+    // An unsigned integer over INT64_MAX throws std::out_of_range: the encoding's integers are
+    // signed 64-bit, and a silent wrap would store a different number.
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
-    value(I i) : v_(static_cast<std::int64_t>(i)) {}    // NOLINT
+    value(I i) : v_(checked_integer(i)) {}              // NOLINT
     value(double d) : v_(d) {}                          // NOLINT
     value(std::string s) : v_(std::move(s)) {}          // NOLINT
     value(std::string_view s) : v_(std::string(s)) {}   // NOLINT
@@ -156,6 +163,16 @@ class value {
     bool operator==(const value& o) const { return v_ == o.v_; }
 
   private:
+    template <class I>
+    static std::int64_t checked_integer(I i) {
+        if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t)) {
+            if (i > static_cast<I>(INT64_MAX))
+                throw std::out_of_range("objwire::value: unsigned integer " + std::to_string(i) +
+                                        " is over 2^63-1, the largest integer a value holds");
+        }
+        return static_cast<std::int64_t>(i);
+    }
+
     storage v_;
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Optional: what the benchmarks need beyond scripts/install-deps.sh - gnuplot for the plots in
-# docs/PERFORMANCE.md, iproute2 (ip, tc) for ../shared/scripts/link.sh's shaped links. Not
+# docs/PERFORMANCE.md, iproute2 (ip, tc) for tests/bench/link.sh's shaped links. Not
 # part of the build or test path. Installs only what is missing; needs root (or sudo) then.
 set -euo pipefail
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The seed experiments of issue 4 in objwire's own stack, over plain loopback with a fresh
-# daemon per run: (1) one write per object (batch.linger 0: every send flushes its own frame)
-# against batched frames, in write system calls and time; (2) each object compressed on its
+# Batching measured in objwire's own stack, over plain loopback with a fresh daemon per run:
+# (1) one write per object (batch.linger 0: every send flushes its own frame) against batched
+# frames, in write system calls and time; (2) each object compressed on its
 # own (the same, with compression always and no size floor) against whole 64 KiB frames
 # compressed, in bytes/object and time. Prints a markdown table; medians of REPEAT runs.
 #

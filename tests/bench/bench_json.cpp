@@ -1,5 +1,6 @@
 // Throughput of the JSON text form: jsonl_reader (JSON lines -> messages) and append_json
-// (messages -> JSON lines) on the DESIGN.md workloads. Bytes processed are JSON text bytes.
+// (messages -> JSON lines) on the workloads of docs/WORKLOADS.md. Bytes processed are JSON text
+// bytes.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

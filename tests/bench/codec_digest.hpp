@@ -1,5 +1,5 @@
 // The encoder's output digest per workload and setting (tests/bench/codec_digest.cpp prints
-// them; tests/unit/proto/encoder_digest_test.cpp pins some): built from two versions of the
+// them; tests/unit/proto/encoder_fast_paths_test.cpp pins some): built from two versions of the
 // encoder, equal digests show a change altered no output byte. Each line: workload, setting,
 // bytes, FNV-1a 64 of the bytes, the table's hits/misses/inserts/evictions (its own account
 // must not change either) and messages refused.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The compression sweep (issue 4): `objwire bench` of the events and blobs workloads over links
-# shaped to 10 Mbit/s, 100 Mbit/s and 1 Gbit/s (../shared/scripts/link.sh: a private network
+# The compression sweep: `objwire bench` of the events and blobs workloads over links
+# shaped to 10 Mbit/s, 100 Mbit/s and 1 Gbit/s (tests/bench/link.sh: a private network
 # namespace whose 127.0.0.1 is token-bucket shaped) and over plain loopback, with the
 # compression policies never, always (zlib-1, zlib-6, zstd-1, lz4) and auto. Each point is
 # the median of REPEAT runs, each with a fresh daemon; counts are chosen so a run takes a few
@@ -9,7 +9,7 @@
 #
 #   sudo tests/bench/compression_sweep.sh [BUILD_DIR [OUT_DIR]]   (default: build, docs)
 #   env: REPEAT=3  RATES="10mbit 100mbit 1gbit loopback"  WORKLOADS="events blobs"
-#        SCALE=100 (percent of the object counts)  LINK_SH=../shared/scripts/link.sh
+#        SCALE=100 (percent of the object counts)  LINK_SH=tests/bench/link.sh
 #        POLICIES="never auto" (a subset of the policies, for a quick try)
 set -euo pipefail
 
@@ -41,7 +41,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 out=$(mkdir -p "${2:-$root/docs}" && cd "${2:-$root/docs}" && pwd)
-link=${LINK_SH:-$root/../shared/scripts/link.sh}
+link=${LINK_SH:-$here/link.sh}
 repeat=${REPEAT:-3}
 scale=${SCALE:-100}  # percent of the standard object counts, for a quick try
 rates=${RATES:-"10mbit 100mbit 1gbit loopback"}
@@ -72,7 +72,7 @@ for workload in $workloads; do
                 if [ "$rate" = loopback ]; then
                     json=$(bash "$0" --run "$build" "$workload" "$n" "$policy")
                 else
-                    json=$("$link" wrap "$rate" bash "$0" --run "$build" "$workload" "$n" "$policy")
+                    json=$("$link" "$rate" bash "$0" --run "$build" "$workload" "$n" "$policy")
                 fi
                 row="$workload	$rate	$policy	$run"
                 for k in objects_per_second bytes_per_object frames frames_compressed \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end benchmark (issue 9): objwired with the journal (fsync interval) on 127.0.0.1,
+# End-to-end benchmark: objwired with the journal (fsync interval) on 127.0.0.1,
 # then `objwire bench` for person (1,500,000) and events (1,000,000), and `objwire send` of
 # the events JSON-lines file. Each case runs REPEAT times (default 5) against a fresh daemon;
 # the table gives medians: objects/s, bytes/object, MB/s of JSON input, and both processes'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NATS sink against the local journal (issue 8): `objwire bench --workload events` through
+# The NATS sink against the local journal: `objwire bench --workload events` through
 # one objwired on 127.0.0.1 whose sink is (a) the journal with fsync interval (the default),
 # (b) a JetStream stream (R1, file storage) on one nats-server on 127.0.0.1 and (c) an R3
 # stream on three nats-servers with cluster routes on loopback ports. Each case runs

@@ -60,6 +60,13 @@ grep -q "refused: no token in the hello" "$dir/log" || fail "no-token refusal no
 grep -q "refused: wrong token" "$dir/log" || fail "wrong-token refusal not logged"
 grep -q "refused: plain TCP peer" "$dir/log" || fail "plain-TCP refusal not logged"
 
+# read and stats take --tls and --token-file as send does.
+"$objwire" read "${to[@]}" --tls --tls-ca "$dir/ca.pem" --token-file "$dir/token" \
+  -o "$dir/read.jsonl" 2>"$dir/read.err" || fail "TLS read exited $?: $(cat "$dir/read.err")"
+[ "$(wc -l <"$dir/read.jsonl")" -eq 2002 ] || fail "read over TLS: $(cat "$dir/read.err")"
+"$objwire" stats "${to[@]}" --tls --tls-ca "$dir/ca.pem" --token-file "$dir/token" \
+  >/dev/null 2>"$dir/stats.err" || fail "TLS stats exited $?: $(cat "$dir/stats.err")"
+
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"
 daemon=""

@@ -183,10 +183,30 @@ TEST_F(Access, PlainClientAgainstTlsDaemonGetsUnauthorized) {
     start();
     client::connection c(client_settings());  // tls.enabled = false
     EXPECT_EQ(c.open(), proto_errc::unauthorized);
-    EXPECT_NE(c.last_error().find("TLS"), std::string::npos) << c.last_error();
+    // The reason is TLS, not a token (before: "missing or wrong token").
+    EXPECT_NE(c.last_error().find("this daemon speaks TLS only (objwire: tls.enabled = true)"),
+              std::string::npos)
+        << c.last_error();
+    EXPECT_EQ(c.last_error().find("token"), std::string::npos) << c.last_error();
     stop();
     expect_logged("refused: plain TCP peer, but TLS is required");
     EXPECT_TRUE(stored().empty());
+}
+
+// A refusal at accept comes before any TLS: the daemon's error frame in clear, which the TLS
+// client recognises in place of the server hello.
+TEST_F(Access, TlsClientAtTheConnectionCapIsToldWhy) {
+    use_tls();
+    settings_.max_connections_per_address = 1;
+    settings_.handshake_timeout = std::chrono::seconds(60);
+    start();
+    raw_peer held(port(), /*greet=*/false);
+    for (int i = 0; i < 500 && server().counters().connections_open < 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    client::connection c(tls_client());
+    EXPECT_EQ(c.open(), proto_errc::too_many_connections) << c.last_error();
+    EXPECT_NE(c.last_error().find("limits.max_connections_per_address = 1"), std::string::npos)
+        << c.last_error();
 }
 
 TEST_F(Access, ClientRefusesADaemonWhoseCertificateDoesNotMatch) {
@@ -259,6 +279,11 @@ TEST_F(Access, MissingOrWrongTokenIsRefusedAndLogged) {
     s.auth_token_file = token_file("client.token", "correct horse battery stapler");
     client::connection wrong(s);
     EXPECT_EQ(send_all(wrong, persons(10)), proto_errc::unauthorized) << wrong.last_error();
+    // Each client is told which it was.
+    EXPECT_NE(none.last_error().find("no token in the hello (auth.token_file is set)"),
+              std::string::npos)
+        << none.last_error();
+    EXPECT_NE(wrong.last_error().find("wrong token"), std::string::npos) << wrong.last_error();
     stop();
     expect_logged("127.0.0.1:");
     expect_logged("refused: no token in the hello");

@@ -30,12 +30,15 @@ rc=0
 [ "$(grep -o 'many.jsonl:[0-9]*:' "$dir/skip.err" | tr '\n' ' ')" = "many.jsonl:700: many.jsonl:2999: " ] ||
   fail "skip reports: $(cat "$dir/skip.err")"
 grep -q "sent 2998 objects (2998 acknowledged)" "$dir/skip.err" || fail "skip report: $(cat "$dir/skip.err")"
-grep -q "skipped 2 bad lines" "$dir/skip.err" || fail "skip count: $(cat "$dir/skip.err")"
+grep -q "skipped 2 bad lines; the others of .*many.jsonl, up to line 3000, were stored" "$dir/skip.err" ||
+  fail "skip count: $(cat "$dir/skip.err")"
 rc=0
 "$objwire" send "$dir/many.jsonl" --to "127.0.0.1:$port" 2>"$dir/stop.err" || rc=$?
 [ "$rc" -eq 4 ] || fail "send stopping at a bad line exited $rc, want 4"
 [ "$(grep -c 'many.jsonl:' "$dir/stop.err")" -eq 1 ] && grep -q "many.jsonl:700:" "$dir/stop.err" ||
   fail "stop reports: $(cat "$dir/stop.err")"
+grep -q "699 objects acknowledged as stored: .*many.jsonl up to line 699; the first line not acknowledged is line 700" "$dir/stop.err" ||
+  fail "stop: no partial outcome: $(cat "$dir/stop.err")"
 
 # bench --json has the documented keys.
 "$objwire" bench --workload person -n 5000 --to "127.0.0.1:$port" --json >"$dir/bench.json" || fail "bench exited $?"

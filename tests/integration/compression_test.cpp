@@ -132,7 +132,7 @@ TEST_F(Compression, NeverSendsPlainFrames) {
 }
 
 TEST_F(Compression, HundredThousandPersonsTakeFewWriteCalls) {
-    // The acceptance bound of issue 4: no more than (wire bytes / 16 KiB) + 50 write system
+    // The write-call bound: no more than (wire bytes / 16 KiB) + 50 write system
     // calls. write_calls counts each write_some on the non-blocking socket: one system call
     // each, including any that found the kernel's buffer full (tests/integration/
     // write_calls_test.sh checks the count against strace).

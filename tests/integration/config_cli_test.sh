@@ -52,6 +52,16 @@ grep -q "transient.toml: ok (objwire settings)" out || fail "config check said: 
 printf '[batch]\nlinger_ms = 5\n' >typo.toml
 expect_error 4 "^typo.toml:2:1: unknown key 'batch.linger_ms' \(did you mean 'batch.linger'\?\)" \
   "$objwire" config check typo.toml
+# A misspelt OBJWIRE_* variable is an error in config check, a warning when objwired starts.
+OBJWIRE_SERVER_LISEN=0.0.0.0:1 expect_error 4 \
+  "^objwire: OBJWIRE_SERVER_LISEN names no setting \(did you mean OBJWIRE_SERVER_LISTEN\?\)" \
+  "$objwire" config check --daemon
+main_daemon=$daemon main_port=$port
+OBJWIRE_SERVER_LISEN=0.0.0.0:1 start_daemon "$dir/log-env" "$dir/data-env"
+kill "$daemon"; wait "$daemon" || true
+grep -q "warning: OBJWIRE_SERVER_LISEN names no setting (did you mean OBJWIRE_SERVER_LISTEN?)" \
+  "$dir/log-env" || fail "objwired did not warn of the misspelt variable: $(cat "$dir/log-env")"
+daemon=$main_daemon port=$main_port
 printf '[types.Person]\ntransient = "surname"\n' >scalar.toml
 expect_error 4 "^scalar.toml:2:13: 'types.Person.transient' must be an array of strings" \
   "$objwire" config check scalar.toml

@@ -1,8 +1,11 @@
-// objwired killed with SIGKILL while a client streams into its journal with fsync always, and
-// restarted on the same data directory, three times: every object the client saw
+// objwired killed with SIGKILL while a client streams into its journal, and restarted on the
+// same data directory, three times, under each fsync policy: every object the client saw
 // acknowledged is in the journal, exactly once and in order, and the journal reads cleanly.
-// Clients do not resume yet (issue 5, resume), so each round sends objects of its own and
-// what was stored but not acknowledged before a kill stays; nothing is duplicated.
+// A restarted daemon syncs what it recovered before it reads its sender index and listens
+// (docs/JOURNAL.md 4: nothing a killed daemon left unsynced is announced as a resume point).
+// Each round's client is a new stream (it does not resume the last round's), so each round
+// sends objects of its own and what was stored but not acknowledged before a kill stays; nothing is
+// duplicated.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -14,19 +17,17 @@
 namespace objwire::test {
 namespace {
 
-const std::vector<std::string> fsync_always = {"OBJWIRE_JOURNAL_FSYNC=always"};
-
 message tagged(std::int64_t round, std::int64_t i) {
     static const auto type = make_record_type("Tagged", {"round", "i", "pad"});
     return {make_record(type, {round, i, std::string(static_cast<std::size_t>(40 + i % 50), 'x')}),
             {}};
 }
 
-class JournalCrash : public ::testing::Test {
+class JournalCrash : public ::testing::TestWithParam<std::string> {
   protected:
     void SetUp() override {
         dir_ = std::filesystem::temp_directory_path() /
-               ("objwire-crash-" + std::to_string(::getpid()));
+               ("objwire-crash-" + std::to_string(::getpid()) + "-" + GetParam());
         std::filesystem::remove_all(dir_);
         std::filesystem::create_directories(dir_);
     }
@@ -34,15 +35,26 @@ class JournalCrash : public ::testing::Test {
     std::filesystem::path dir_;
 };
 
-TEST_F(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
+// Recovery's sync comes before the sender index is read and before the daemon listens.
+void expect_recovery_synced_first(const std::string& log) {
+    const auto synced = log.find("segment files synced");
+    ASSERT_NE(synced, std::string::npos) << log;
+    EXPECT_LT(synced, log.find("journal: sender index")) << log;
+    EXPECT_LT(synced, log.find("listening on")) << log;
+}
+
+TEST_P(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
     const auto data = dir_ / "data";
+    const std::vector<std::string> policy_env = {"OBJWIRE_JOURNAL_FSYNC=" + GetParam()};
+    const bool syncing = GetParam() != "never";
     constexpr int rounds = 3;
     const std::uint64_t kill_after[rounds] = {2'000, 9'000, 500};
     std::vector<std::uint64_t> acked(rounds + 1, 0);
     for (int round = 0; round < rounds; ++round) {
         SCOPED_TRACE("round " + std::to_string(round));
-        child_objwired d(data, dir_ / ("log-" + std::to_string(round)), 0, fsync_always);
+        child_objwired d(data, dir_ / ("log-" + std::to_string(round)), 0, policy_env);
         ASSERT_TRUE(d.start()) << d.log();
+        if (round > 0 && syncing) expect_recovery_synced_first(d.log());
         config::client_settings cs;
         cs.to_port = d.port();
         client::connection c(cs, "crash-test");
@@ -61,8 +73,9 @@ TEST_F(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
     }
     // A last daemon recovers the journal, takes a final round completely and stops cleanly.
     {
-        child_objwired d(data, dir_ / "log-final", 0, fsync_always);
+        child_objwired d(data, dir_ / "log-final", 0, policy_env);
         ASSERT_TRUE(d.start()) << d.log();
+        if (syncing) expect_recovery_synced_first(d.log());
         config::client_settings cs;
         cs.to_port = d.port();
         client::connection c(cs, "crash-test");
@@ -99,6 +112,10 @@ TEST_F(JournalCrash, AcknowledgedObjectsSurviveSigkill) {
     }
     EXPECT_EQ(next[rounds], 1'000);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryFsyncPolicy, JournalCrash,
+                         ::testing::Values("always", "interval", "never"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace objwire::test

@@ -1,8 +1,8 @@
-// Issue 7's limits against a real daemon on 127.0.0.1 (docs/SECURITY.md): the handshake
-// timeout, the idle timeout, the minimum read rate (slowloris), connections per address and in
-// all, the decompression ratio, 1,000 concurrent connections, and a full disk while the
-// journal writes. Timeouts are configured short (300 ms) so each test takes about a second;
-// the only time checks are "closed within a generous bound".
+// The limits against hostile and faulty peers, against a real daemon on 127.0.0.1
+// (docs/SECURITY.md): the handshake timeout, the idle timeout, the minimum read rate (slowloris),
+// connections per address and in all, the decompression ratio, 1,000 concurrent connections, and a
+// full disk while the journal writes. Timeouts are configured short (300 ms) so each test takes
+// about a second; the only time checks are "closed within a generous bound".
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <zlib.h>
@@ -39,6 +39,14 @@ bool closed_without_error(raw_peer& p) {
     const auto start = steady::now();
     const auto error = p.error_then_close();
     EXPECT_EQ(error, std::nullopt);
+    return steady::now() - start < close_bound;
+}
+
+// The daemon's error frame, then its close, within the bound.
+bool closed_with(raw_peer& p, proto_errc expected) {
+    const auto start = steady::now();
+    const auto error = p.error_then_close();
+    EXPECT_EQ(error, expected);
     return steady::now() - start < close_bound;
 }
 
@@ -117,7 +125,8 @@ TEST_F(Limits, ConnectionsPerAddressAreCappedAtAccept) {
     for (int i = 0; i < 3; ++i)
         held.push_back(bounded_peer(port(), true));
     auto refused = bounded_peer(port(), false);
-    EXPECT_TRUE(closed_without_error(*refused));  // closed at accept: not even a welcome
+    // Refused at accept, before its hello: the reason, then the close.
+    EXPECT_TRUE(closed_with(*refused, proto_errc::too_many_connections));
     expect_logged(refused->name(), "refused: 3 connections open from 127.0.0.1");
     // A slot given back is usable again (the daemon notices the close asynchronously).
     held.pop_back();
@@ -136,8 +145,37 @@ TEST_F(Limits, ConnectionsInAllAreCappedAtAccept) {
     auto a = bounded_peer(port(), true);
     auto b = bounded_peer(port(), true);
     auto refused = bounded_peer(port(), false);
-    EXPECT_TRUE(closed_without_error(*refused));
+    EXPECT_TRUE(closed_with(*refused, proto_errc::too_many_connections));
     expect_logged(refused->name(), "refused: 2 connections open (server.max_connections)");
+    // A client is told the figure, the limit and the key that sets it.
+    client::connection c(client_settings(), "third");
+    EXPECT_EQ(c.open(), proto_errc::too_many_connections);
+    EXPECT_NE(c.last_error().find("2 connections open, the daemon's limit "
+                                  "(server.max_connections = 2)"),
+              std::string::npos)
+        << c.last_error();
+}
+
+// Before: 64 idle connections from one address locked every other client from it out, and the
+// client said only "connection lost: End of file".
+TEST_F(Limits, AClientRefusedAtTheCapPerAddressIsToldWhy) {
+    settings_.max_connections_per_address = 64;
+    settings_.handshake_timeout = 60s;
+    start();
+    std::vector<std::unique_ptr<raw_peer>> idle;
+    for (int i = 0; i < 64; ++i)
+        idle.push_back(bounded_peer(port(), false));
+    // The daemon counts a connection once it has accepted it: wait until all 64 are.
+    for (int i = 0; i < 500 && server().counters().connections_open < 64; ++i)
+        std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(server().counters().connections_open, 64u);
+    client::connection c(client_settings(), "normal");
+    EXPECT_EQ(c.open(), proto_errc::too_many_connections);
+    const std::string why = c.last_error();
+    EXPECT_NE(why.find("too many connections: 64 connections open from 127.0.0.1"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("limits.max_connections_per_address = 64"), std::string::npos) << why;
 }
 
 TEST_F(Limits, DecompressionRatioIsCheckedBeforeInflating) {
@@ -161,7 +199,7 @@ TEST_F(Limits, DecompressionRatioIsCheckedBeforeInflating) {
     }
 }
 
-// Issue 7's load figure: 1,000 connections open at once, each sending a few `events`; every
+// Load: 1,000 connections open at once, each sending a few `events`; every
 // object is acknowledged and stored, and the daemon's table memory stays within its caps.
 // The peak RSS (VmHWM, of this process: daemon and clients together) is printed.
 TEST_F(Limits, ThousandConcurrentConnections) {

@@ -1,4 +1,4 @@
-// Reading back and resuming through any objwired on a NATS stream (issue 8): objects sent
+// Reading back and resuming through any objwired on a NATS stream: objects sent
 // through daemon A are read through daemon B exactly once and in order per sender (all of
 // them, one sender's, from a stream sequence, and followed live); a sender that stored part
 // of its stream through A and comes back to B resumes after the last frame the stream holds;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The resume acceptance tests at full size (issue 5): 1,000,000 `events` objects while objwired
+# The resume tests at full size: 1,000,000 `events` objects while objwired
 # is killed with SIGKILL at 5 random moments and restarted (fsync always); the connection cut
 # 10 times through a proxy; SIGTERM while 10 clients send 100,000 each. ctest runs the same
 # tests with 100,000 objects (OBJWIRE_RESUME_OBJECTS sets the count).

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -120,6 +121,24 @@ class child_objwired {
         return ss.str();
     }
     std::uint16_t port() const { return port_; }
+    pid_t pid() const { return pid_; }
+    // Sends `sig` and waits for the exit at most `limit`; the wait status, or nothing if it
+    // is still running then (it is killed).
+    std::optional<int> signal_and_wait_for(int sig, std::chrono::milliseconds limit) {
+        if (pid_ <= 0) return std::nullopt;
+        ::kill(pid_, sig);
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        int status = 0;
+        while (::waitpid(pid_, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                kill_now();
+                return std::nullopt;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        pid_ = -1;
+        return status;
+    }
 
   private:
     std::filesystem::path data_;

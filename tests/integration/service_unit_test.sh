@@ -17,7 +17,7 @@ out=$(systemd-analyze verify "$dir/objwired.service" 2>&1) || rc=$?
 [ "$rc" -eq 0 ] || fail "systemd-analyze verify exited $rc: $out"
 [ -z "$out" ] || fail "systemd-analyze verify warned: $out"
 
-for line in Type=notify DynamicUser=yes StateDirectory=objwire ProtectSystem=strict \
+for line in Type=notify User=objwire StateDirectory=objwire ProtectSystem=strict \
             NoNewPrivileges=yes 'ExecReload=/bin/kill -HUP $MAINPID' WatchdogSec=30s; do
   grep -qxF "$line" "$unit" || fail "the unit lacks '$line'"
 done

@@ -2,7 +2,7 @@
 // (welcome field 11) and clients keep their unacknowledged bytes within it; a sender that
 // ignores it is held anyway, because the daemon stops reading a connection while the bytes it
 // read whose objects are not yet durable pass the cap - so its memory stays bounded however
-// much is pushed (issue 5's slow sink, issue 7's buffered-bytes cap). The sink is slowed by
+// much is pushed (a slow sink, the buffered-bytes cap). The sink is slowed by
 // its sync: a batch becomes durable only at the next sync, every 100 ms.
 //
 // The ctest run pushes 16 MiB; OBJWIRE_SLOW_SINK_MIB=1024 pushes 1 GiB and prints the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Counts the write system calls `objwire bench` really makes, with strace: sending 100,000
-# `person` objects must take no more than (wire bytes / 16 KiB) + 50 of them (issue 4), and the
+# `person` objects must take no more than (wire bytes / 16 KiB) + 50 of them, and the
 # client's own write_calls counter must agree with the kernel's count. Skipped (77) without strace.
 set -euo pipefail
 objwired=$1

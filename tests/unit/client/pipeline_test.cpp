@@ -2,7 +2,8 @@
 // arrive in order, each item once; the producer never runs more than the bound ahead; an early
 // stop or an exception on either side ends both threads; and the JSON-lines reader of `send`
 // and `encode` delivers through it exactly what one thread reading in turn delivers - the same
-// messages with the same lines, and each bad line at its place with its line and column.
+// messages with the same lines, and each bad line at its place with its line and column -
+// also when it reads its input block by block (a file, a pipe that pauses) as `send` does.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,8 +16,15 @@
 #include <variant>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "client/input_file.hpp"
 #include "client/message_pipeline.hpp"
 #include "client/pipeline.hpp"
+#include "client/sent_lines.hpp"
 
 namespace {
 
@@ -304,6 +312,159 @@ TEST(jsonl_pipeline, empty_text_and_text_without_final_newline) {
     EXPECT_TRUE(read_pipelined("\n\n  \n", false, {}).empty());
     const std::string text = "1\n2\n{\"a\":3}";
     expect_same(read_pipelined(text, false, {2, 2}), read_in_turn(text, false));
+}
+
+// --- reading the input block by block (client/input_file.hpp line_blocks) ---
+
+// A scratch file holding `text`, removed at the end.
+struct temp_file {
+    std::string path;
+    explicit temp_file(std::string_view text) {
+        char name[] = "/tmp/objwire_stream_test_XXXXXX";
+        const int fd = ::mkstemp(name);
+        EXPECT_GE(fd, 0);
+        path = name;
+        EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+        ::close(fd);
+    }
+    ~temp_file() { std::remove(path.c_str()); }
+};
+
+std::vector<seen_line> stream_file(std::string_view text, bool stop_at_error, std::size_t block,
+                                   pipeline_options o = {}) {
+    temp_file f(text);
+    objwire::client::line_blocks in(block);
+    std::string error;
+    EXPECT_TRUE(in.open(f.path, error)) << error;
+    std::vector<seen_line> out;
+    const std::size_t peak = objwire::client::stream_jsonl_pipelined(
+        in, stop_at_error,
+        [&](const message& m, std::size_t line) {
+            out.push_back({line, m});
+            return true;
+        },
+        [&](const json_error& e) {
+            out.push_back({e.line, e});
+            return !stop_at_error;
+        },
+        [] {}, std::chrono::nanoseconds::zero(), o);
+    EXPECT_LE(peak, o.batches);
+    EXPECT_TRUE(in.error().empty()) << in.error();
+    return out;
+}
+
+// Whatever the block size, reading a file block by block gives what reading it whole gives:
+// lines cut by a block's end, lines longer than a block, a byte order mark only at the start,
+// \r\n, a last line without a newline, errors with their lines and columns.
+TEST(jsonl_stream, blocks_of_any_size_read_as_the_whole_text) {
+    const std::string long_line = "[\"" + std::string(3000, 'q') + "\"]\n";
+    const std::string texts[] = {
+        mixed_text(2'000),
+        "\xEF\xBB\xBF{\"a\":1}\n[2]\r\n\n" + long_line +
+            "{\"b\":\n3\n\xEF\xBB\xBF"
+            "4\n" +
+            long_line,
+        "1\n2\n{\"a\":3}",
+        "",
+        "\n\n",
+    };
+    for (const auto& text : texts) {
+        for (bool stop : {false, true}) {
+            const auto want = read_in_turn(text, stop);
+            for (std::size_t block : {std::size_t{1}, std::size_t{7}, std::size_t{100},
+                                      std::size_t{4096}, std::size_t{1} << 20}) {
+                SCOPED_TRACE("block " + std::to_string(block) + ", stop " + std::to_string(stop) +
+                             ", text of " + std::to_string(text.size()) + " bytes");
+                expect_same(stream_file(text, stop, block, {2, 16}), want);
+            }
+        }
+    }
+    const std::string text = mixed_text(5'000);
+    expect_same(stream_file(text, false, 64 * 1024), read_in_turn(text, false));
+}
+
+// Waits (at most 20 s) for done().
+template <class Done>
+bool eventually_long(Done&& done) {
+    for (int i = 0; i < 2'000; ++i) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+}
+
+// A pipe whose writer pauses: the lines before the pause are delivered, and the consumer's
+// idle() runs, while the writer still holds the rest back (no end of input yet) - the writer
+// waits for both before it writes more, so a reader that waited for the end would fail here.
+TEST(jsonl_stream, a_pausing_pipe_delivers_what_came_before_the_pause) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    objwire::client::line_blocks in;
+    std::string error;
+    const std::string path = "/dev/fd/" + std::to_string(fds[0]);
+    ASSERT_TRUE(in.open(path, error)) << error;
+    ::close(fds[0]);
+    std::atomic<std::size_t> seen{0};
+    std::atomic<int> idles{0};
+    std::atomic<bool> delivered_before_rest{false};
+    std::thread writer([&] {
+        const std::string first = "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n";
+        EXPECT_EQ(::write(fds[1], first.data(), first.size()), static_cast<ssize_t>(first.size()));
+        delivered_before_rest = eventually_long([&] { return seen == 3 && idles > 0; });
+        const std::string rest = "{\"n\":4}\n{\"n\":5}";
+        EXPECT_EQ(::write(fds[1], rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+        ::close(fds[1]);
+    });
+    std::vector<std::size_t> lines;
+    objwire::client::stream_jsonl_pipelined(
+        in, false,
+        [&](const message&, std::size_t line) {
+            lines.push_back(line);
+            ++seen;
+            return true;
+        },
+        [](const json_error&) { return false; }, [&] { ++idles; }, std::chrono::milliseconds(1));
+    writer.join();
+    EXPECT_TRUE(delivered_before_rest);
+    EXPECT_EQ(lines, (std::vector<std::size_t>{1, 2, 3, 4, 5}));
+}
+
+// cancel() ends a read that waits for input that never comes.
+TEST(jsonl_stream, cancel_ends_a_waiting_read) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    objwire::client::line_blocks in;
+    std::string error;
+    ASSERT_TRUE(in.open("/dev/fd/" + std::to_string(fds[0]), error)) << error;
+    ::close(fds[0]);
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        in.cancel();
+    });
+    std::string_view lines;
+    EXPECT_FALSE(in.next(lines, objwire::jsonl_reader::padding));
+    canceller.join();
+    ::close(fds[1]);
+}
+
+// The line of the last acknowledged object, through skipped lines and partial acks.
+TEST(sent_lines, last_stored_line_follows_the_acks) {
+    objwire::client::sent_lines s;
+    EXPECT_EQ(s.last_stored_line(), 0u);
+    for (std::uint64_t line : {1, 2, 3, 5, 6, 9})  // lines 4, 7, 8 bad or blank
+        s.add(line);
+    EXPECT_EQ(s.runs(), 3u);
+    s.acked(0);
+    EXPECT_EQ(s.last_stored_line(), 0u);
+    s.acked(2);
+    EXPECT_EQ(s.last_stored_line(), 2u);
+    s.acked(4);
+    EXPECT_EQ(s.last_stored_line(), 5u);
+    EXPECT_EQ(s.runs(), 2u);
+    s.add(10);
+    s.acked(7);
+    EXPECT_EQ(s.last_stored_line(), 10u);
+    EXPECT_EQ(s.runs(), 0u);
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ TEST(config_to_toml, changed_values_round_trip) {
     EXPECT_NE(text.find("retention_bytes = \"3TiB\""), std::string::npos) << text;
     EXPECT_NE(text.find("listen = \"[::1]:0\""), std::string::npos) << text;
     EXPECT_NE(text.find("shutdown_grace = \"1500ms\""), std::string::npos) << text;
-    EXPECT_NE(text.find("max_frame_bytes = 1000000 "), std::string::npos) << text;
+    EXPECT_NE(text.find("max_frame_bytes = \"1MB\""), std::string::npos) << text;
     EXPECT_NE(text.find("# set"), std::string::npos) << text;
     const auto back = cfg::parse_daemon_toml(text, "printed");
     ASSERT_TRUE(back) << message_of(back) << "\n" << text;

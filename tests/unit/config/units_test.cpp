@@ -99,8 +99,18 @@ TEST(config_units, bandwidth_good) {
 }
 
 TEST(config_units, bandwidth_bad) {
-    EXPECT_THAT(error_of(cfg::parse_bandwidth("100MB/s")), HasSubstr("not bytes"));
-    EXPECT_THAT(error_of(cfg::parse_bandwidth("100MBps")), HasSubstr("not bytes"));
+    // Bytes per second with a capital B are read times 8; a lowercase "mb" is ambiguous.
+    EXPECT_EQ(*cfg::parse_bandwidth("100MB/s"), 800'000'000u);
+    EXPECT_EQ(*cfg::parse_bandwidth("100MBps"), 800'000'000u);
+    EXPECT_EQ(*cfg::parse_bandwidth("1MiB/s"), 8u * 1024 * 1024);
+    EXPECT_THAT(error_of(cfg::parse_bandwidth("100mb")),
+                HasSubstr("'mb' is ambiguous: write \"100Mbit\" (bits per second) or "
+                          "\"100MB/s\" (bytes per second)"));
+    EXPECT_EQ(cfg::decimal_size_note("64KB"),
+              "\"64KB\" is read as 64000 bytes (KB, MB, GB and TB are powers of 1000); for "
+              "powers of 1024 write \"64KiB\"");
+    EXPECT_EQ(cfg::format_size(64'000'000), "64MB");
+    EXPECT_EQ(cfg::format_size(64 * 1024), "64KiB");
     EXPECT_THAT(error_of(cfg::parse_bandwidth("fast")), HasSubstr("expected a whole number"));
     EXPECT_THAT(error_of(cfg::parse_bandwidth("10xbit/s")),
                 HasSubstr("\"10xbit/s\" is not a valid bandwidth: unknown unit 'xbit'"));

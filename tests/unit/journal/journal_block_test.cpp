@@ -129,6 +129,41 @@ TEST(journal_block, rollback_to_an_empty_mark_leaves_an_empty_block) {
     EXPECT_EQ(w.bytes(), journal_block_header_size + 1);  // header and sender id only
 }
 
+// docs/JOURNAL.md 2.1: flags bit 0, the 32-byte record after the sender id, the payload after
+// it; the record survives a rollback to an empty block and the CRC covers it.
+TEST(journal_block, stream_record_round_trips) {
+    journal_block_writer w("ab", false, true);
+    journal_stream_record rec;
+    for (std::size_t i = 0; i < rec.fence.size(); ++i)
+        rec.fence[i] = static_cast<std::uint8_t>(i + 1);
+    rec.objects = 1'000'000;
+    rec.digest = 0x0102030405060708ULL;
+    ASSERT_FALSE(w.add(event(9)));
+    w.rollback();
+    EXPECT_EQ(w.bytes(), journal_block_header_size + 2 + journal_stream_record_size);
+    for (const auto& m : events(0, 3))
+        ASSERT_FALSE(w.add(m));
+    w.set_record(rec);
+    auto span = w.finish(5, 6, 7);
+    std::vector<std::uint8_t> block(span.begin(), span.end());
+    seal_journal_block(block, 0);
+    EXPECT_EQ(block[5], 1);  // flags: a record
+    EXPECT_EQ(load_le<std::uint32_t>(block.data() + 8),
+              block.size() - journal_block_header_size - 2 - journal_stream_record_size);
+    auto r = parse_journal_block(block);
+    ASSERT_EQ(r.state, journal_block_parse::status::block) << r.error.message();
+    ASSERT_TRUE(r.block.record);
+    EXPECT_EQ(*r.block.record, rec);
+    std::size_t n = 0;
+    EXPECT_FALSE(decode_journal_block(r.block, [&](message&&) { ++n; }));
+    EXPECT_EQ(n, 3u);
+    block[journal_block_header_size + 2 + 20] ^= 1;  // in the record
+    EXPECT_EQ(parse_journal_block(block).error, journal_errc::bad_checksum);
+    block[journal_block_header_size + 2 + 20] ^= 1;
+    block[5] = 2;  // an unknown flag
+    EXPECT_EQ(parse_journal_block(block).error, journal_errc::bad_reserved);
+}
+
 TEST(journal_block, header_layout_is_as_documented) {
     auto block = make_block({event(1)}, "ab", 3, 4);
     seal_journal_block(block, 0x0102030405060708);
@@ -225,7 +260,7 @@ TEST(journal_block, header_checks) {
     bad[4] = 2;
     EXPECT_EQ(parse_journal_block(bad).error, journal_errc::unsupported_version);
     bad = block;
-    bad[5] = 1;
+    bad[5] = 2;  // bit 0 is the stream record (docs/JOURNAL.md 2.1)
     EXPECT_EQ(parse_journal_block(bad).error, journal_errc::bad_reserved);
     bad = block;
     store_le<std::uint32_t>(bad.data() + 8, journal_max_payload + 1);

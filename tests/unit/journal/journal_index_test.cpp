@@ -27,11 +27,17 @@ class JournalIndex : public journal_dir {
         auto segs = daemon::list_segments(dir_, ec);
         EXPECT_FALSE(ec);
         std::map<std::string, std::uint64_t> last;
+        records.clear();
         EXPECT_FALSE(daemon::scan_sender_index(
-            segs, [&](std::string_view id, std::uint64_t seq) { last[std::string(id)] = seq; },
+            segs,
+            [&](const daemon::sender_index_entry& e) {
+                last[std::string(e.sender_id)] = e.last_sequence;
+                if (e.record) records[std::string(e.sender_id)] = *e.record;
+            },
             stats));
         return last;
     }
+    std::map<std::string, journal_stream_record> records;  // of the last scan
 };
 
 TEST_F(JournalIndex, LastSequenceOfEverySenderAcrossSegments) {
@@ -89,32 +95,130 @@ TEST_F(JournalIndex, ScanStopsAtGarbage) {
     EXPECT_EQ(stats.blocks, 2u);
 }
 
+// Blocks with a stream record (docs/JOURNAL.md 2.1): the scan hands over the newest one per id.
+TEST_F(JournalIndex, StreamRecordsAreFound) {
+    auto j = open(options());
+    journal_stream_record rec;
+    rec.fence = daemon::fence_of("token-1");
+    for (std::uint64_t s = 1; s <= 3; ++s) {
+        journal_block_writer w("rec", false, true);
+        message m;
+        for (const auto& e : events(0, 2))
+            ASSERT_FALSE(w.add(e));
+        rec.objects = 2 * s;
+        rec.digest = 100 + s;
+        w.set_record(rec);
+        auto block = w.finish(s, s, 0);
+        std::error_code ec;
+        j->append(
+            block, [](std::error_code) {}, ec);
+        ASSERT_FALSE(ec);
+    }
+    put(*j, "plain", 1, 1);
+    j.reset();
+    daemon::journal_index_scan stats;
+    auto last = scan(stats);
+    EXPECT_EQ(last["rec"], 3u);
+    ASSERT_EQ(records.count("rec"), 1u);
+    EXPECT_EQ(records["rec"].objects, 6u);
+    EXPECT_EQ(records["rec"].digest, 103u);
+    EXPECT_EQ(records["rec"].fence, daemon::fence_of("token-1"));
+    EXPECT_EQ(records.count("plain"), 0u);
+}
+
+using claim = daemon::sender_registry::claim;
+
 TEST(SenderRegistry, ClaimWaitsForTheHolderAndItsBatches) {
     daemon::sender_registry r;
     r.remember("s", 7);
+    const auto t1 = daemon::fence_of("t1");
     int stops = 0, wakes = 0;
-    EXPECT_TRUE(r.try_claim(
-        "s", 1, [&] { ++stops; }, [] {}));
+    EXPECT_EQ(r.try_claim(
+                  "s", 1, std::nullopt, t1, [&] { ++stops; }, [] {}),
+              claim::claimed);
     r.batch_committed("s");
-    EXPECT_FALSE(r.try_claim(
-        "s", 2, [] {}, [&] { ++wakes; }));
-    EXPECT_FALSE(r.try_claim(
-        "s", 2, [] {}, [&] { ++wakes; }));
-    EXPECT_EQ(stops, 1);  // asked once
+    // The owning stream resuming (its token): the holder is asked to stop, once.
+    EXPECT_EQ(r.try_claim(
+                  "s", 2, t1, t1, [] {}, [&] { ++wakes; }),
+              claim::waiting);
+    EXPECT_EQ(r.try_claim(
+                  "s", 2, t1, t1, [] {}, [&] { ++wakes; }),
+              claim::waiting);
+    EXPECT_EQ(stops, 1);
     r.release("s", 1);
     EXPECT_EQ(wakes, 0);  // a batch is still on its way
-    r.batch_done("s", 9, true);
+    r.batch_done("s", 9, true, 40, 5);
     EXPECT_EQ(wakes, 2);
-    EXPECT_TRUE(r.try_claim(
-        "s", 2, [] {}, [] {}));
+    EXPECT_EQ(r.try_claim(
+                  "s", 2, t1, t1, [] {}, [] {}),
+              claim::claimed);
     EXPECT_EQ(r.last_durable("s"), 9u);
+    EXPECT_EQ(r.state("s").objects, 40u);
+    EXPECT_EQ(r.state("s").digest, 5u);
     r.batch_committed("s");
     r.batch_done("s", 12, false);  // failed: not stored
     EXPECT_EQ(r.last_durable("s"), 9u);
     r.release("s", 1);  // not the holder: nothing happens
-    EXPECT_FALSE(r.try_claim(
-        "s", 3, [] {}, [] {}));
+    EXPECT_EQ(r.try_claim(
+                  "s", 3, t1, t1, [] {}, [] {}),
+              claim::waiting);
     EXPECT_EQ(r.last_durable("unknown"), 0u);
+}
+
+// Ownership: a new stream never stops a live holder; a token other than the owner's is fenced;
+// a new stream that took a free id fences the stream that owned it before.
+TEST(SenderRegistry, OnlyTheOwnerResumesAndANewStreamNeverTakesALiveId) {
+    daemon::sender_registry r;
+    const auto owner = daemon::fence_of("owner"), other = daemon::fence_of("other");
+    int stops = 0;
+    EXPECT_EQ(r.try_claim(
+                  "s", 1, std::nullopt, owner, [&] { ++stops; }, [] {}),
+              claim::claimed);
+    EXPECT_EQ(r.try_claim(
+                  "s", 2, std::nullopt, other, [] {}, [] {}),
+              claim::waiting);
+    EXPECT_EQ(stops, 0);  // the live owner is not stopped for a new stream
+    EXPECT_TRUE(r.held("s"));
+    EXPECT_EQ(r.try_claim(
+                  "s", 3, other, other, [] {}, [] {}),
+              claim::fenced);
+    r.release("s", 1);
+    EXPECT_FALSE(r.held("s"));
+    EXPECT_EQ(r.try_claim(
+                  "s", 4, std::nullopt, other, [] {}, [] {}),
+              claim::claimed);
+    r.release("s", 4);
+    EXPECT_EQ(r.try_claim(
+                  "s", 5, owner, owner, [] {}, [] {}),
+              claim::fenced);  // the id changed hands while its first owner was away
+    EXPECT_EQ(r.try_claim(
+                  "s", 6, other, other, [] {}, [] {}),
+              claim::claimed);
+}
+
+// The fence comes back from the journal: after a restart only the stream that wrote the
+// newest block resumes; an id whose blocks have no record takes any token.
+TEST(SenderRegistry, TheFenceIsRememberedFromTheNewestRecord) {
+    daemon::sender_registry r;
+    journal_stream_record a, b;
+    a.fence = daemon::fence_of("a");
+    b.fence = daemon::fence_of("b");
+    b.objects = 30;
+    r.remember("s", 5, &a);
+    r.remember("s", 9, &b);
+    r.remember("s", 7, &a);  // older than the newest: ignored
+    r.remember("old", 3);
+    EXPECT_EQ(r.state("s").objects, 30u);
+    const auto none = daemon::fence_of("new");
+    EXPECT_EQ(r.try_claim(
+                  "s", 1, daemon::fence_of("a"), none, [] {}, [] {}),
+              claim::fenced);
+    EXPECT_EQ(r.try_claim(
+                  "s", 1, daemon::fence_of("b"), none, [] {}, [] {}),
+              claim::claimed);
+    EXPECT_EQ(r.try_claim(
+                  "old", 2, daemon::fence_of("x"), none, [] {}, [] {}),
+              claim::claimed);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Recovery on open: a torn tail of every kind, at every byte of the last block, is cut and
-// logged and the blocks before it survive; a bad block with data after it is cut too, but the
-// cut bytes are kept aside. The journal takes new blocks afterwards as if nothing happened.
+// logged and the blocks before it survive; a bad block with intact ones after it costs only
+// itself. The journal takes new blocks afterwards as if nothing happened.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -138,29 +138,22 @@ TEST_F(Recovery, ZeroFilledTailIsCutAsTorn) {
     EXPECT_EQ(read_all(dir_), events(0, 18));
 }
 
-// Not a torn append: a bad block with good ones after it. Recovery stops at the first bad
-// block (a later block cannot be trusted to be where its predecessor says), cuts from there,
-// keeps the cut bytes in a side file and logs it as an error.
-TEST_F(Recovery, BadBlockInTheMiddleIsCutAndKeptAside) {
+// Not a torn append: a bad block with a good one after it. Recovery finds the intact block
+// after it and keeps it in place (the lost offsets are a gap; journal_faults_test.cpp).
+TEST_F(Recovery, BadBlockInTheMiddleCostsThatBlockOnly) {
     const auto first_size = make_block(events(0, 5)).size();
     auto bytes = whole_;
     bytes[first_size + 70] ^= 0x01;  // the second block's payload
     const auto r = recover(bytes);
-    EXPECT_EQ(r.blocks, 1u);
-    EXPECT_EQ(r.messages, 5u);
-    EXPECT_EQ(r.cut_at, first_size);
-    EXPECT_EQ(r.cut_bytes, whole_.size() - first_size);
-    EXPECT_EQ(r.reason, journal_errc::bad_checksum);
-    ASSERT_FALSE(r.saved_to.empty());
-    EXPECT_EQ(r.saved_to.filename().string(),
-              "journal-00000000000000000000.owj.corrupt-" + std::to_string(first_size));
-    const auto saved = read_bytes(r.saved_to);
-    EXPECT_TRUE(std::equal(saved.begin(), saved.end(), bytes.begin() + first_size, bytes.end()));
-    EXPECT_EQ(read_all(dir_), events(0, 5));
-    EXPECT_NE(log_.str().find("bad block at position " + std::to_string(first_size) +
-                              " (block checksum mismatch) with more data after it"),
-              std::string::npos)
-        << log_.str();
+    EXPECT_EQ(r.blocks, 2u);
+    EXPECT_EQ(r.messages, 12u);
+    EXPECT_EQ(r.cut_bytes, 0u);
+    EXPECT_TRUE(r.saved_to.empty());
+    ASSERT_EQ(r.new_gaps.size(), 1u);
+    EXPECT_EQ(r.new_gaps[0].first, 5u);
+    EXPECT_EQ(r.new_gaps[0].end, 11u);
+    EXPECT_EQ(std::filesystem::file_size(segment_), whole_.size());
+    EXPECT_NE(log_.str().find("offsets 5 to 10 lost"), std::string::npos) << log_.str();
 }
 
 TEST_F(Recovery, TheCutIsLogged) {

@@ -136,6 +136,36 @@ TEST(Control, AckAndErrorRoundTrip) {
     EXPECT_EQ(*eback, e);
 }
 
+// Ownership and reruns (docs/PROTOCOL.md 1.1): the token goes out in the welcome and comes
+// back in a reconnect's hello; the stored count and digest ride in the welcome; a mark frame's
+// payload is the digest.
+TEST(Control, ResumeTokenStoredObjectsAndMarksRoundTrip) {
+    hello h;
+    h.sender_id = "s";
+    h.resume_token = "0123456789abcdef0123456789abcdef";
+    byte_buffer hb;
+    encode_hello(h, hb);
+    auto hback = decode_hello(hb.span());
+    ASSERT_TRUE(hback);
+    EXPECT_EQ(*hback, h);
+    welcome w;
+    w.resume_token = h.resume_token;
+    w.stored_objects = 279'924;
+    w.stored_digest = 0xfedcba9876543210ULL;
+    byte_buffer wb;
+    encode_welcome(w, wb);
+    auto wback = decode_welcome(wb.span());
+    ASSERT_TRUE(wback);
+    EXPECT_EQ(*wback, w);
+    EXPECT_EQ(wback->stored_objects, 279'924u);
+    mark m{0x0123456789abcdefULL};
+    byte_buffer mb;
+    encode_mark(m, mb);
+    auto mback = decode_mark(mb.span());
+    ASSERT_TRUE(mback);
+    EXPECT_EQ(*mback, m);
+}
+
 TEST(Control, UnknownFieldsAreSkipped) {
     byte_buffer b;
     encode_ack({5, 6, 7, 8}, b);

@@ -1,4 +1,4 @@
-// The encoder's fast paths (session 7) against their plain definitions: hex packing a word at a
+// The encoder's fast paths against their plain definitions: hex packing a word at a
 // time against try_pack_hex, the short-string copy against memcpy and the UTF-8 check, the
 // table's short-string cache and the fields' memos against the hash index under evictions and
 // resets, and the encoder's output bytes against digests of the encoder before them.

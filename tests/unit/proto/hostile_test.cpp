@@ -48,13 +48,18 @@ TEST(Hostile, NestedListCountsTogetherCannotExceedTheMessage) {
 }
 
 TEST(Hostile, NestedRecordsOfAWideTypeCannotExceedTheMessage) {
-    // Type T with 500 fields all named "f", inserted in the table (id 2), whose first field is
-    // a record of T again: 500 + 500 + 500 slots in about 1,000 bytes.
+    // Type T with 500 fields (names f0 ... f499, literals not kept), inserted in the table
+    // (id 1), whose first field is a record of T again, ten deep: 500 slots a level for one
+    // byte each, 5,500 in all in about 3,500 bytes.
     bytes_t p{wire::tag_record_new, wire::tag_string_new, 1, 'T'};
     append_varint(p, 500);
-    p.insert(p.end(), {wire::tag_string_new, 1, 'f'});
-    p.resize(p.size() + 499, wire::short_string_ref + 1);
-    p.push_back(wire::short_record + 2);
+    for (int i = 0; i < 500; ++i) {
+        const std::string name = "f" + std::to_string(i);
+        p.push_back(wire::tag_string);
+        p.push_back(static_cast<std::uint8_t>(name.size()));
+        p.insert(p.end(), name.begin(), name.end());
+    }
+    p.insert(p.end(), 10, wire::short_record + 1);
     p.resize(p.size() + 600, wire::tag_null);
     p[p.size() - 300] = 0x12;  // a reserved tag
     EXPECT_EQ(decode_bytes(p), proto_errc::truncated);

@@ -9,6 +9,7 @@
 
 #include "client/workloads.hpp"
 #include "proto/columns.hpp"
+#include "proto/input_digest.hpp"
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
 #include "test_support.hpp"
@@ -22,7 +23,8 @@ struct model_daemon {
     std::uint64_t column_frames = 0;  // frames that came in column layout
     std::uint64_t last_sequence = 0;  // the last frame stored
     std::uint64_t connections = 0;
-    bool gap = false;  // the receiver refused a frame (sequence out of order, ...)
+    bool gap = false;          // the receiver refused a frame (sequence out of order, ...)
+    std::uint64_t digest = 0;  // the input digest the last stored frame's mark gave
 };
 
 // One connection: moves bytes both ways, one step at a time, and reports whether the cut
@@ -82,11 +84,13 @@ struct wire {
         const auto store = [&](message&& m) { d.stored.push_back(std::move(m)); };
         const auto count = [&](std::uint64_t) {
             d.column_frames += has_columns(r.frame_payload());
+            d.digest = r.frame_digest();
         };
         auto st = r.process(store, count);
         if (st == receiver::step::admit) {
             ++d.connections;
-            r.admit(d.last_sequence);
+            // A resume token: the sender reports its input digest with mark frames.
+            r.admit(d.last_sequence, {"token", d.stored.size(), d.digest});
             st = r.process(store, count);
         }
         if (r.current() == receiver::state::failed) d.gap = true;
@@ -123,6 +127,7 @@ sender::options resumable_opts(std::uint32_t batch = 512) {
     o.batch_max_bytes = batch;
     o.resumable = true;
     o.max_replay_bytes = test_replay_bytes;
+    o.input_digests = true;
     return o;
 }
 
@@ -144,7 +149,15 @@ struct outcome {
     std::uint64_t table_resets = 0;
     bool closed = false;
     bool gap = false;
+    std::uint64_t digest = 0;  // the daemon's, after the last frame
 };
+
+std::uint64_t input_digest_of(const std::vector<message>& msgs) {
+    std::uint64_t d = empty_input_digest;
+    for (const auto& m : msgs)
+        d = chain_input_digest(d, object_digest(m));
+    return d;
+}
 
 // Sends `msgs` in groups, cutting the connection at the global steps in `cuts`.
 outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::uint64_t>& cuts,
@@ -187,7 +200,9 @@ outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::
     o.table_resets = s.table().resets;
     o.closed = s.current() == sender::state::closed && s.all_acked();
     o.gap = d.gap;
+    o.digest = d.digest;
     EXPECT_EQ(s.messages_acked(), msgs.size());
+    EXPECT_EQ(s.input_digest(), input_digest_of(msgs));
     return o;
 }
 
@@ -197,6 +212,7 @@ TEST(Resume, NoCutDeliversEverythingOnce) {
     EXPECT_TRUE(o.closed);
     EXPECT_EQ(o.connections, 1u);
     EXPECT_EQ(o.stored, msgs);
+    EXPECT_EQ(o.digest, input_digest_of(msgs));
 }
 
 // The heart of it: for every step k of the exchange, a run that breaks the connection at step
@@ -215,6 +231,9 @@ TEST(Resume, CutAtEveryStepLosesAndDuplicatesNothing) {
             ASSERT_GE(o.connections, 2u) << "cut at step " << k;
             ASSERT_EQ(o.stored.size(), msgs.size()) << "cut at step " << k << ", chunk " << chunk;
             ASSERT_EQ(o.stored, msgs) << "cut at step " << k << ", chunk " << chunk;
+            // The marks of resent frames say what the first ones did: the daemon ends with the
+            // digest of the whole input.
+            ASSERT_EQ(o.digest, input_digest_of(msgs)) << "cut at step " << k;
             resent += o.resent;
         }
         EXPECT_GT(resent, 0u);  // some cuts did leave frames to resend

@@ -1,4 +1,4 @@
-// The `events` workload against every check of shared/workloads/events.md, and next() against
+// The `events` workload against every check of docs/WORKLOADS.md, and next() against
 // next_json() (the JSON is re-derived here from the record with snprintf, independently of the
 // generator's own formatting).
 #include <openssl/evp.h>
@@ -161,7 +161,7 @@ TEST(events, next_and_next_json_describe_the_same_events) {
 
 // Pins the generator's exact output for the first 10,000 events, both forms: the JSON lines
 // and every field of next()'s records (the double by its bits). Computed before the
-// generator was optimised (issue 9); any change to what it produces changes these hashes.
+// generator was optimised; any change to what it produces changes these hashes.
 TEST(events, first_10000_events_are_pinned) {
     auto records = wl::make("events");
     auto lines = wl::make("events");

@@ -1,0 +1,135 @@
+# What `cmake --install` gives a user of the library, and the Debian package (cpack -G DEB).
+#
+# Library: objwire::proto, objwire::config and objwire::client (static unless
+# BUILD_SHARED_LIBS=ON), their headers under include/objwire/{proto,config,client}/, the CMake
+# package lib/cmake/objwire/ and lib/pkgconfig/objwire.pc. A user includes
+# <objwire/client/connection.hpp>; the exported targets (and objwire.pc) also put
+# include/objwire on the include path because the headers include each other as
+# "proto/value.hpp" - the way the source tree does - so no header needs rewriting to be
+# installed. docs/LIBRARY.md, "Using the installed library".
+#
+# Components: `runtime` (the two programs, the unit, the example configs) is what the Debian
+# package holds; `development` is the library.
+include(CMakePackageConfigHelpers)
+
+set(objwire_library_targets objwire_proto objwire_config objwire_client)
+# 0.x makes no ABI promise between minor versions, so the minor is part of the soname.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(OBJWIRE_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+else()
+  set(OBJWIRE_SOVERSION ${PROJECT_VERSION_MAJOR})
+endif()
+foreach(t IN LISTS objwire_library_targets)
+  string(REPLACE "objwire_" "" export_name ${t})
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${export_name} VERSION ${PROJECT_VERSION}
+                                        SOVERSION ${OBJWIRE_SOVERSION})
+endforeach()
+# The headers use C++20: a user's target gets it from ours.
+target_compile_features(objwire_proto PUBLIC cxx_std_20)
+if(BUILD_SHARED_LIBS)
+  # Installed programs find the installed shared libraries wherever the prefix is, and each
+  # library finds the others (a program's RUNPATH does not reach its libraries' own needs).
+  set_target_properties(objwire objwired PROPERTIES
+    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(${objwire_library_targets} PROPERTIES INSTALL_RPATH "$ORIGIN")
+endif()
+
+# objwire/version.hpp: the project's and the protocol's version and the codecs built in, for
+# `--version` and for users (installed).
+configure_file(${PROJECT_SOURCE_DIR}/cmake/version.hpp.in
+               ${PROJECT_BINARY_DIR}/include/objwire/version.hpp @ONLY)
+target_include_directories(objwire_proto PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
+
+# Public headers: every header of proto/ and config/, and the client headers the client
+# library's sources declare, with whatever client header those include.
+function(objwire_public_client_headers out)
+  get_target_property(sources objwire_client SOURCES)
+  set(todo)
+  foreach(s IN LISTS sources)
+    string(REGEX REPLACE "\\.cpp$" ".hpp" h "client/${s}")
+    if(EXISTS ${PROJECT_SOURCE_DIR}/${h})
+      list(APPEND todo ${h})
+    endif()
+  endforeach()
+  set(done)
+  while(todo)
+    list(POP_FRONT todo h)
+    if(h IN_LIST done)
+      continue()
+    endif()
+    list(APPEND done ${h})
+    file(STRINGS ${PROJECT_SOURCE_DIR}/${h} includes REGEX "^#include \"client/")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
+      list(APPEND todo ${inc})
+    endforeach()
+  endwhile()
+  set(${out} ${done} PARENT_SCOPE)
+endfunction()
+objwire_public_client_headers(objwire_client_headers)
+# Header-only parts of the client's API (typed records), which no source of it includes.
+list(APPEND objwire_client_headers client/typed.hpp client/typed_reader.hpp)
+file(GLOB objwire_core_headers RELATIVE ${PROJECT_SOURCE_DIR}
+     ${PROJECT_SOURCE_DIR}/proto/*.hpp ${PROJECT_SOURCE_DIR}/config/*.hpp)
+foreach(h IN LISTS objwire_core_headers objwire_client_headers)
+  get_filename_component(dir ${h} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire/${dir}
+          COMPONENT development)
+endforeach()
+install(FILES ${PROJECT_BINARY_DIR}/include/objwire/version.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire COMPONENT development)
+
+install(TARGETS ${objwire_library_targets} EXPORT objwireTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
+                NAMELINK_COMPONENT development
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_INSTALL_INCLUDEDIR}/objwire)
+set(objwire_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/objwire)
+install(EXPORT objwireTargets NAMESPACE objwire:: DESTINATION ${objwire_cmake_dir}
+        COMPONENT development)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/objwireConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/objwireConfig.cmake
+                              INSTALL_DESTINATION ${objwire_cmake_dir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/objwireConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/objwireConfig.cmake
+              ${PROJECT_BINARY_DIR}/objwireConfigVersion.cmake
+        DESTINATION ${objwire_cmake_dir} COMPONENT development)
+
+# objwire.pc, relocatable (prefix from its own place). Static libraries need their
+# dependencies on the link line, so they are in Libs/Requires; shared ones only privately.
+set(pc_requires "fmt openssl zlib")
+if(OBJWIRE_WITH_ZSTD)
+  string(APPEND pc_requires " libzstd")
+endif()
+if(OBJWIRE_WITH_LZ4)
+  string(APPEND pc_requires " liblz4")
+endif()
+# spdlog's and toml++'s .pc files bring defines of their own (SPDLOG_SHARED_LIB,
+# TOML_SHARED_LIB...) that only their own headers need: only their libraries are named.
+set(pc_libs "-L\${libdir} -lobjwire_client -lobjwire_config -lobjwire_proto")
+if(BUILD_SHARED_LIBS)
+  set(pc_requires_public "")
+  set(pc_requires_private "${pc_requires}")
+  set(pc_libs_private "-lspdlog -ltomlplusplus -pthread")
+else()
+  set(pc_requires_public "${pc_requires}")
+  set(pc_requires_private "")
+  string(APPEND pc_libs " -lspdlog -ltomlplusplus -pthread")
+  set(pc_libs_private "")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/objwire.pc.in ${PROJECT_BINARY_DIR}/objwire.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/objwire.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT development)
+
+# The example configs and the systemd unit: their directory and the unit's paths are worked
+# out when installing, from the prefix given then (`cmake --install build --prefix P`).
+install(CODE "set(OBJWIRE_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
+set(OBJWIRE_BINARY_DIR \"${PROJECT_BINARY_DIR}\")
+set(OBJWIRE_INSTALL_SBINDIR \"${CMAKE_INSTALL_SBINDIR}\")
+set(OBJWIRE_UNIT_DIR \"lib/systemd/system\")"
+        COMPONENT runtime)
+install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_service_files.cmake COMPONENT runtime)
+
+include(${PROJECT_SOURCE_DIR}/cmake/objwire_deb.cmake)

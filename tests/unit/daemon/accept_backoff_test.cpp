@@ -1,0 +1,62 @@
+// The accept loop's answer to failed accepts: out of descriptors it pauses, longer while it
+// lasts, and asks for one log line per second with the count; a peer's own failure is
+// retried at once.
+#include "daemon/accept_backoff.hpp"
+
+#include <gtest/gtest.h>
+
+#include <asio.hpp>
+
+#include <cerrno>
+
+namespace objwire::daemon {
+namespace {
+
+using std::chrono::milliseconds;
+
+const std::error_code emfile(EMFILE, std::generic_category());
+
+TEST(AcceptBackoff, OutOfDescriptorsPausesLongerAndLogsOncePerInterval) {
+    accept_backoff b;
+    auto now = accept_backoff::clock::time_point{} + std::chrono::hours(1);
+    int lines = 0;
+    std::uint64_t reported = 0;
+    std::vector<milliseconds> pauses;
+    // 10,000 failures within 2.5 s: three lines (at 0, 1 s, 2 s), every failure counted.
+    for (int i = 0; i < 10'000; ++i) {
+        const auto d = b.on_error(emfile, now + milliseconds(i / 4));
+        if (i < 6) pauses.push_back(d.pause);
+        if (d.log) {
+            ++lines;
+            reported += d.failures;
+        }
+    }
+    EXPECT_EQ(lines, 3);
+    EXPECT_LE(reported, 10'000u);
+    EXPECT_GT(reported, 10'000u - 2'600u);  // what came after the last line is still owed
+    EXPECT_EQ(pauses[0], accept_backoff::first_pause);
+    EXPECT_EQ(pauses[1], accept_backoff::first_pause * 2);
+    EXPECT_EQ(pauses[5], accept_backoff::max_pause);
+    // A success ends the run, says how long it was, and the next failure logs at once.
+    EXPECT_EQ(b.on_success(), 10'000u);
+    const auto d = b.on_error(emfile, now + milliseconds(2600));
+    EXPECT_TRUE(d.log);
+    EXPECT_EQ(d.failures, 1u);
+    EXPECT_EQ(d.pause, accept_backoff::first_pause);
+}
+
+TEST(AcceptBackoff, APeersOwnFailureIsRetriedAtOnce) {
+    accept_backoff b;
+    const auto d = b.on_error(std::make_error_code(std::errc::connection_aborted),
+                              accept_backoff::clock::now());
+    EXPECT_LE(d.pause, milliseconds(1));
+    EXPECT_TRUE(d.log);
+    EXPECT_TRUE(accept_backoff::exhausted(std::error_code(ENFILE, std::generic_category())));
+    EXPECT_FALSE(accept_backoff::exhausted(std::make_error_code(std::errc::connection_aborted)));
+    // As asio reports it.
+    EXPECT_TRUE(accept_backoff::exhausted(asio::error::no_descriptors));
+    EXPECT_FALSE(accept_backoff::exhausted(asio::error::connection_aborted));
+}
+
+}  // namespace
+}  // namespace objwire::daemon

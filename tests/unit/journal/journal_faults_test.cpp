@@ -1,0 +1,344 @@
+// What the journal promises for each fault (docs/JOURNAL.md 4): a second writer is refused;
+// recovery syncs what it keeps before the journal is used; a damaged block in the middle of
+// a segment, open or closed, costs that block's offsets only and no offset is given out again;
+// a missing segment is reported at start; a cut inside synced data refuses to open unless a
+// repair is asked for, which keeps a copy of what it cuts.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <sstream>
+
+#include "daemon/data_dir_lock.hpp"
+#include "daemon/journal_check.hpp"
+#include "daemon/journal_checkpoint.hpp"
+#include "daemon/journal_cursor.hpp"
+#include "journal_support.hpp"
+
+namespace objwire::test {
+namespace {
+
+using daemon::fsync_policy;
+
+class JournalFaults : public journal_dir {
+  protected:
+    void SetUp() override {
+        journal_dir::SetUp();
+        auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
+        spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+    }
+    void TearDown() override {
+        spdlog::set_default_logger(std::make_shared<spdlog::logger>("null"));
+        journal_dir::TearDown();
+    }
+
+    // Three blocks of 5, 6 and 7 messages, each in its own segment when `split`.
+    void write_three(fsync_policy policy, bool split) {
+        auto o = options(policy);
+        if (split) o.segment_bytes = 64;
+        auto j = open(o);
+        append(*j, events(0, 5));
+        append(*j, events(5, 6));
+        append(*j, events(11, 7));
+    }
+    std::filesystem::path segment(std::uint64_t first) const {
+        return dir_ / daemon::segment_file_name(first);
+    }
+    void flip(const std::filesystem::path& file, std::size_t at) {
+        auto bytes = read_bytes(file);
+        bytes.at(at) ^= 0x04;
+        write_bytes(file, bytes);
+    }
+
+    struct read_result {
+        std::vector<message> messages;
+        std::vector<std::uint64_t> offsets;
+        std::vector<daemon::offset_gap> gaps;
+        std::error_code error;
+    };
+    read_result read_with_gaps() const {
+        daemon::journal_reader r(dir_);
+        read_result out;
+        message m;
+        while (r.next(m)) {
+            out.messages.push_back(m);
+            out.offsets.push_back(r.offset());
+        }
+        for (const auto& g : r.gaps())
+            out.gaps.push_back(g.lost);
+        out.error = r.error();
+        return out;
+    }
+    // The journal's contents are events 0..4 and 11..17: the middle block is lost.
+    void expect_middle_block_lost() {
+        const auto r = read_with_gaps();
+        EXPECT_FALSE(r.error);
+        auto expected = events(0, 5);
+        for (auto& m : events(11, 7))
+            expected.push_back(m);
+        EXPECT_EQ(r.messages, expected);
+        ASSERT_EQ(r.gaps.size(), 1u);
+        EXPECT_EQ(r.gaps[0].first, 5u);
+        EXPECT_EQ(r.gaps[0].end, 11u);
+        ASSERT_EQ(r.offsets.size(), 12u);
+        EXPECT_EQ(r.offsets[5], 11u);  // offsets around the gap keep their numbers
+    }
+
+    std::ostringstream log_;
+};
+
+TEST_F(JournalFaults, ASecondWriterIsRefusedNamingTheDirectoryAndThePid) {
+    auto first = open(options());
+    append(*first, events(0, 3));
+    std::error_code ec;
+    auto second = daemon::journal::open(options(), ec);
+    EXPECT_FALSE(second);
+    EXPECT_EQ(ec, daemon::journal_open_errc::locked);
+    EXPECT_NE(
+        log_.str().find("the data directory " + dir_.string() +
+                        " is in use by another objwired (pid " + std::to_string(::getpid()) + ")"),
+        std::string::npos)
+        << log_.str();
+    // The first goes on; a reader reads while it holds the lock.
+    append(*first, events(3, 2));
+    EXPECT_EQ(read_all(dir_), events(0, 5));
+    first.reset();
+    EXPECT_TRUE(open(options()));  // released with the journal
+}
+
+TEST_F(JournalFaults, TheLockIsReleasedByTheKernelWhenItsHolderDies) {
+    std::filesystem::create_directories(dir_);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        std::error_code ec;
+        std::string why;
+        auto lock = daemon::data_dir_lock::acquire(dir_, ec, why);
+        ::_exit(ec ? 1 : 0);  // exits holding it: no destructor runs
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::error_code ec;
+    std::string why;
+    auto lock = daemon::data_dir_lock::acquire(dir_, ec, why);
+    EXPECT_FALSE(ec) << why;
+    EXPECT_TRUE(lock.held());
+}
+
+// Data a killed daemon wrote but never synced is synced by recovery - every segment it keeps
+// and the directory - before open() returns, so before any resume point is taken from it.
+TEST_F(JournalFaults, RecoverySyncsWhatItKeepsBeforeOpenReturns) {
+    write_three(fsync_policy::never, true);  // nothing synced: three segments in page cache
+    auto o = options(fsync_policy::interval);
+    std::vector<ino_t> synced;
+    o.sync = [&](int fd) {
+        struct stat st {};
+        ::fstat(fd, &st);
+        synced.push_back(st.st_ino);
+        return 0;
+    };
+    o.fsync_interval = std::chrono::hours(1);
+    auto j = open(o);
+    const auto at_open = synced;
+    EXPECT_EQ(j->recovery().files_synced, 3u);
+    for (std::uint64_t first : {0u, 5u, 11u}) {
+        struct stat st {};
+        ASSERT_EQ(::stat(segment(first).c_str(), &st), 0);
+        EXPECT_NE(std::find(at_open.begin(), at_open.end(), st.st_ino), at_open.end())
+            << "segment " << first << " not synced by recovery";
+    }
+    // The checkpoint now says all 18 were synced.
+    bool damaged = false;
+    const auto c = daemon::read_checkpoint(dir_, damaged);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->end_offset, 18u);
+}
+
+TEST_F(JournalFaults, NeverSyncsNothingAtRecoveryEither) {
+    write_three(fsync_policy::never, false);
+    auto j = open(options(fsync_policy::never));
+    EXPECT_EQ(sync_calls_.load(), 0);
+}
+
+// One flipped bit anywhere in the middle block of the open segment: that block is lost, the
+// one after it stays in place with its offsets, and new blocks never reuse a lost offset.
+TEST_F(JournalFaults, AFlippedByteInTheOpenSegmentCostsOneBlock) {
+    write_three(fsync_policy::never, false);
+    const auto whole = read_bytes(segment(0));
+    const auto first_size = make_block(events(0, 5)).size();
+    const auto second_size = make_block(events(5, 6)).size();
+    for (std::size_t at = first_size; at < first_size + second_size; at += 7) {
+        SCOPED_TRACE("byte " + std::to_string(at));
+        write_bytes(segment(0), whole);
+        std::filesystem::remove(dir_ / daemon::gap_log_file_name);
+        flip(segment(0), at);
+        auto j = open(options());
+        ASSERT_TRUE(j);
+        EXPECT_EQ(j->next_offset(), 18u);
+        EXPECT_EQ(j->recovery().cut_bytes, 0u);
+        ASSERT_EQ(j->recovery().new_gaps.size(), 1u);
+        EXPECT_EQ(j->recovery().new_gaps[0].first, 5u);
+        EXPECT_EQ(j->recovery().new_gaps[0].end, 11u);
+        EXPECT_EQ(j->gap_stats().gaps, 1u);
+        EXPECT_EQ(j->gap_stats().lost_offsets, 6u);
+        j.reset();
+        EXPECT_EQ(std::filesystem::file_size(segment(0)), whole.size());  // kept in place
+        expect_middle_block_lost();
+    }
+    EXPECT_NE(log_.str().find("offsets 5 to 10 lost"), std::string::npos) << log_.str();
+    // Recorded: the next start knows the gap (a warning, not a new error), and appends go on
+    // at 18.
+    auto j = open(options());
+    EXPECT_TRUE(j->recovery().new_gaps.size() == 1);
+    EXPECT_EQ(j->gap_stats().gaps, 1u);
+    EXPECT_EQ(daemon::read_gap_log(dir_).size(), 1u);
+    EXPECT_EQ(append(*j, events(18, 2)), 20u);
+    j.reset();
+    const auto r = read_with_gaps();
+    ASSERT_EQ(r.offsets.size(), 14u);
+    EXPECT_EQ(r.offsets.back(), 19u);
+}
+
+TEST_F(JournalFaults, AFlippedByteInAClosedSegmentIsFoundAtStartAndCostsOneBlock) {
+    write_three(fsync_policy::never, true);
+    flip(segment(5), 80);
+    auto j = open(options());
+    ASSERT_TRUE(j);
+    EXPECT_EQ(j->next_offset(), 18u);
+    ASSERT_EQ(j->recovery().new_gaps.size(), 1u);
+    EXPECT_EQ(j->recovery().new_gaps[0].first, 5u);
+    EXPECT_EQ(j->recovery().new_gaps[0].end, 11u);
+    j.reset();
+    expect_middle_block_lost();
+}
+
+// Damage the cheap check does not see (a payload in the middle of a closed segment) is met by
+// readers: the offline reader and the daemon's cursor both report the gap and go on.
+TEST_F(JournalFaults, DamageInsideAClosedSegmentIsAGapForReaders) {
+    {
+        auto o = options();
+        // Blocks 1-3 in one segment, the fourth in the next.
+        o.segment_bytes = make_block(events(0, 5)).size() + make_block(events(5, 6)).size() +
+                          make_block(events(11, 7)).size();
+        auto j = open(o);
+        append(*j, events(0, 5));
+        append(*j, events(5, 6));
+        append(*j, events(11, 7));
+        append(*j, events(18, 1));  // in a segment of its own
+    }
+    ASSERT_TRUE(std::filesystem::exists(segment(18)));
+    flip(segment(0), make_block(events(0, 5)).size() + 90);
+    daemon::segment_findings cheap;
+    ASSERT_FALSE(daemon::check_closed_segment(
+        {segment(0), 0, std::filesystem::file_size(segment(0))}, 18, false, cheap));
+    EXPECT_TRUE(cheap.gaps.empty());  // first and last blocks are intact
+    daemon::segment_findings full;
+    ASSERT_FALSE(daemon::check_closed_segment(
+        {segment(0), 0, std::filesystem::file_size(segment(0))}, 18, true, full));
+    ASSERT_EQ(full.gaps.size(), 1u);
+    EXPECT_EQ(full.gaps[0].first, 5u);
+    EXPECT_EQ(full.gaps[0].end, 11u);
+
+    daemon::journal_cursor c(dir_, 0);
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    std::vector<std::uint64_t> firsts;
+    std::vector<daemon::offset_gap> gaps;
+    for (;;) {
+        const auto st = c.next(19, view, bytes);
+        if (st == daemon::journal_cursor::status::block) {
+            firsts.push_back(view.header.first_offset);
+        } else if (st == daemon::journal_cursor::status::gap) {
+            gaps.push_back(c.gap());
+        } else {
+            EXPECT_EQ(st, daemon::journal_cursor::status::caught_up) << c.error_detail();
+            break;
+        }
+    }
+    EXPECT_EQ(firsts, (std::vector<std::uint64_t>{0, 11, 18}));
+    ASSERT_EQ(gaps.size(), 1u);
+    EXPECT_EQ(gaps[0].first, 5u);
+    EXPECT_EQ(gaps[0].end, 11u);
+}
+
+TEST_F(JournalFaults, ADeletedMiddleSegmentIsReportedAtStart) {
+    write_three(fsync_policy::never, true);
+    std::filesystem::remove(segment(5));
+    auto j = open(options());
+    ASSERT_TRUE(j);
+    ASSERT_EQ(j->recovery().new_gaps.size(), 1u);
+    EXPECT_EQ(j->recovery().new_gaps[0].first, 5u);
+    EXPECT_EQ(j->recovery().new_gaps[0].end, 11u);
+    EXPECT_NE(log_.str().find("a segment file is missing"), std::string::npos) << log_.str();
+    EXPECT_NE(log_.str().find("offsets 5 to 10 lost"), std::string::npos) << log_.str();
+    j.reset();
+    expect_middle_block_lost();
+}
+
+// A cut inside what the checkpoint says was synced is not a torn append: the journal does not
+// open unless asked to repair; the repair keeps the cut bytes, records the lost offsets and
+// numbers on after them.
+TEST_F(JournalFaults, ACutInsideSyncedDataRefusesToOpenWithoutRepair) {
+    write_three(fsync_policy::always, false);
+    const auto whole = read_bytes(segment(0));
+    const auto first_size = make_block(events(0, 5)).size();
+    const std::size_t cut = first_size + 20;  // inside the second block
+    write_bytes(segment(0), std::span<const std::uint8_t>(whole).first(cut));
+    std::error_code ec;
+    EXPECT_FALSE(daemon::journal::open(options(fsync_policy::always), ec));
+    EXPECT_EQ(ec, daemon::journal_open_errc::synced_data_lost);
+    EXPECT_NE(log_.str().find("synced data lost: offsets 5 to 17"), std::string::npos)
+        << log_.str();
+    EXPECT_EQ(std::filesystem::file_size(segment(0)), cut);  // nothing touched
+
+    auto o = options(fsync_policy::always);
+    o.repair = true;
+    auto j = open(o);
+    ASSERT_TRUE(j);
+    EXPECT_TRUE(j->recovery().repaired);
+    EXPECT_EQ(j->gap_stats().repairs, 1u);
+    EXPECT_EQ(j->next_offset(), 18u);  // offsets up to 17 may have been read: never again
+    ASSERT_FALSE(j->recovery().saved_to.empty());
+    EXPECT_EQ(read_bytes(j->recovery().saved_to).size(), 20u);
+    j.reset();
+    // Accepted once: later starts open without repair, and go on at 18.
+    j = open(options(fsync_policy::always));
+    ASSERT_TRUE(j);
+    EXPECT_EQ(append(*j, events(18, 2)), 20u);
+    j.reset();
+    const auto r = read_with_gaps();
+    EXPECT_FALSE(r.error);
+    ASSERT_EQ(r.offsets.size(), 7u);
+    EXPECT_EQ(r.offsets[5], 18u);
+    ASSERT_EQ(r.gaps.size(), 1u);
+    EXPECT_EQ(r.gaps[0].first, 5u);
+    EXPECT_EQ(r.gaps[0].end, 18u);
+}
+
+// Bytes past what was synced that do not form a block are a torn append: cut with a warning.
+TEST_F(JournalFaults, ATornTailPastTheCheckpointIsOnlyAWarning) {
+    write_three(fsync_policy::always, false);
+    auto bytes = read_bytes(segment(0));
+    const auto extra = make_block(events(18, 3));
+    bytes.insert(bytes.end(), extra.begin(), extra.begin() + 30);
+    write_bytes(segment(0), bytes);
+    auto j = open(options(fsync_policy::always));
+    ASSERT_TRUE(j);
+    EXPECT_EQ(j->recovery().cut_bytes, 30u);
+    EXPECT_FALSE(j->recovery().repaired);
+    EXPECT_NE(log_.str().find("torn tail cut"), std::string::npos) << log_.str();
+}
+
+TEST_F(JournalFaults, ALostOpenSegmentRefusesToOpenWithoutRepair) {
+    write_three(fsync_policy::always, true);
+    std::filesystem::remove(segment(11));
+    std::error_code ec;
+    EXPECT_FALSE(daemon::journal::open(options(fsync_policy::always), ec));
+    EXPECT_EQ(ec, daemon::journal_open_errc::synced_data_lost);
+}
+
+}  // namespace
+}  // namespace objwire::test
