@@ -418,15 +418,26 @@ proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buf
 }
 
 // Before the table forgets its types: what each live type's fields taught, by type key.
-// Bounded: a sender of ever new types keeps what the last 1024 taught.
+// Bounded in types and in fields: a sender of ever new types keeps what the last ones taught,
+// and one of types of thousands of fields (the daemon re-encoding what a peer sent) cannot
+// make it hold more than about 2 MiB outside its table.
 void stream_encoder::keep_learnt_usage() {
-    if (learned_usage_.size() > 1024) learned_usage_.clear();
     for (std::uint32_t id = 0; id < field_usage_.size(); ++id) {
         const std::string* key = table_.type_key_of(id);
         if (key == nullptr) continue;
+        const bool known = learned_usage_.count(*key) != 0;
+        if ((!known && learned_usage_.size() >= max_learned_types) ||
+            learned_fields_ + field_usage_[id].size() > max_learned_fields) {
+            learned_usage_.clear();
+            learned_fields_ = 0;
+        }
+        if (field_usage_[id].size() > max_learned_fields) continue;
         for (auto& u : field_usage_[id])
             u.last_id = -1;  // ids mean nothing after the reset
-        learned_usage_[*key] = std::move(field_usage_[id]);
+        auto& kept = learned_usage_[*key];
+        learned_fields_ += field_usage_[id].size();
+        learned_fields_ -= kept.size();
+        kept = std::move(field_usage_[id]);
     }
 }
 

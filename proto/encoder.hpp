@@ -149,6 +149,9 @@ class stream_encoder {
     // table that starts over - every frame, for a receiver that stores fresh frames - must
     // not start over learning that `host` recurs and `user` does not.
     std::unordered_map<std::string, std::vector<field_usage>> learned_usage_;
+    std::size_t learned_fields_ = 0;  // field_usage records in learned_usage_
+    static constexpr std::size_t max_learned_types = 1024;
+    static constexpr std::size_t max_learned_fields = 1 << 15;
     field_usage other_usage_;
     struct reduced_type {
         record_type_ptr source;  // keeps the key pointer alive
