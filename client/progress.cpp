@@ -1,6 +1,7 @@
 #include "client/progress.hpp"
 
-#include <time.h>
+#include "client/coarse_clock.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,13 +11,6 @@ namespace {
 
 // At most four redraws a second: enough to look live, too few to cost anything.
 constexpr std::uint64_t redraw_every_ns = 250'000'000;
-
-std::uint64_t now_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-           static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 // 1234567 -> "1,234,567": long counts are read at a glance.
 std::string grouped(std::uint64_t n) {
@@ -38,7 +32,7 @@ progress_line::progress_line(std::string label, std::string bytes_name, bool ena
     : label_(std::move(label)),
       bytes_name_(std::move(bytes_name)),
       enabled_(enabled),
-      start_ns_(now_ns()),
+      start_ns_(coarse_now_ns()),
       last_draw_ns_(start_ns_) {}
 
 progress_line::~progress_line() {
@@ -50,7 +44,7 @@ bool progress_line::stderr_is_terminal() {
 }
 
 bool progress_line::due() {
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = coarse_now_ns();
     if (now - last_draw_ns_ < redraw_every_ns) return false;
     last_draw_ns_ = now;
     return true;
@@ -70,7 +64,7 @@ std::string progress_line::format(const progress_sample& s, double seconds) cons
 
 void progress_line::draw(const progress_sample& s) {
     if (!enabled_) return;
-    const double seconds = static_cast<double>(now_ns() - start_ns_) / 1e9;
+    const double seconds = static_cast<double>(coarse_now_ns() - start_ns_) / 1e9;
     // \r back to the start, the text, then erase whatever a longer previous line left.
     std::fprintf(stderr, "\r%s\033[K", format(s, seconds).c_str());
     std::fflush(stderr);

@@ -57,4 +57,10 @@ std::unique_ptr<workload> make(std::string_view name, std::uint64_t seed = 42);
 // {"person", "events", "graph", "blobs"}
 std::span<const std::string_view> names();
 
+// Each generator, in its own file (client/<name>_workload.cpp).
+std::unique_ptr<workload> make_person_workload();
+std::unique_ptr<workload> make_events_workload(std::uint64_t seed);
+std::unique_ptr<workload> make_graph_workload(std::uint64_t seed);
+std::unique_ptr<workload> make_blobs_workload(std::uint64_t seed);
+
 }  // namespace objwire::workloads

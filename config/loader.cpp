@@ -52,7 +52,7 @@ std::string display_of(const toml::node& node) {
     return out;
 }
 
-// No key of either schema is deeper than `table.key`; settings.cpp reports a table at its
+// No key of either schema is deeper than `table.key`; apply.cpp reports a table at its
 // first unknown level and never looks inside it. Entries deeper than this are not listed, so a
 // key of 20,000 dotted parts (a 40 KB file) costs 8 entries, not 200 million path copies.
 constexpr std::size_t max_listed_depth = 8;

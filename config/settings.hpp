@@ -1,6 +1,7 @@
 // objwire::config - the typed settings of objwired and objwire, loaded from TOML, the
 // environment and the command line with strict validation. Every key is defined once in a
-// per-program schema (settings.cpp) that drives loading, overrides, env vars and printing.
+// per-program key table (daemon_keys.cpp, client_keys.cpp) that drives loading, overrides,
+// env vars and printing.
 // Errors are values carrying a full human message with its place ("FILE:LINE:COLUMN: ...").
 // This header is cheap to include: the TOML parser stays inside the library.
 #pragma once

@@ -1,5 +1,6 @@
 // Internal to objwire::config: a parsed TOML file flattened into a list of entries with their
-// places, so the schema code (settings.cpp) never sees toml++ and toml++ stays in loader.cpp.
+// places, so the schema code (convert.cpp, apply.cpp) never sees toml++ and toml++ stays in
+// loader.cpp.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,8 @@
 #include <chrono>
 
 #include "daemon/journal_index.hpp"
+#include "daemon/metrics.hpp"
+#include "daemon/prometheus_text.hpp"
 #include "daemon/sender_registry.hpp"
 
 #include "proto/journal_block.hpp"
@@ -82,6 +84,19 @@ journal_options journal_options_from(const config::daemon_settings& s) {
     o.retention_bytes = s.journal_retention_bytes;
     o.retention_age = s.journal_retention_age;
     return o;
+}
+
+void journal_sink::write_metrics(prometheus_text& x, const metrics& m) const {
+    const auto g = journal_->gap_stats();
+    x.one("objwire_journal_gaps", "gauge",
+          "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);
+    x.one("objwire_journal_lost_objects", "gauge", "Journal offsets in those ranges.",
+          g.lost_offsets);
+    x.one("objwire_journal_repairs_total", "counter",
+          "Recoveries at this start that accepted lost synced data (--repair-journal).", g.repairs);
+    x.one("objwire_journal_gaps_served_total", "counter",
+          "Gaps reported to readers (each reader that read past a lost range).",
+          m.journal_gaps_served.load());
 }
 
 }  // namespace objwire::daemon

@@ -19,6 +19,8 @@ class journal_sink final : public sink {
     bool takes_payloads() const override { return true; }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     std::error_code recall_senders(sender_registry& senders) override;
+    // The gap log's figures (objwire_journal_*).
+    void write_metrics(prometheus_text& out, const metrics& m) const override;
     // For readers, which serve its blocks (daemon/reader_service.cpp).
     daemon::journal& stored_journal() { return *journal_; }
 

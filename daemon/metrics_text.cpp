@@ -4,36 +4,12 @@
 
 #include <chrono>
 
-#include "daemon/journal_sink.hpp"
-#include "daemon/nats_sink.hpp"
+#include "daemon/prometheus_text.hpp"
 #include "daemon/server.hpp"
+#include "daemon/sink.hpp"
 
 namespace objwire::daemon {
 namespace {
-
-class exposition {
-  public:
-    void family(const char* name, const char* type, const char* help) {
-        fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", name, help, name,
-                       type);
-    }
-    template <class T>
-    void sample(const char* name, T value, std::string_view labels = {}) {
-        if (labels.empty())
-            fmt::format_to(std::back_inserter(out_), "{} {}\n", name, value);
-        else
-            fmt::format_to(std::back_inserter(out_), "{}{{{}}} {}\n", name, labels, value);
-    }
-    template <class T>
-    void one(const char* name, const char* type, const char* help, T value) {
-        family(name, type, help);
-        sample(name, value);
-    }
-    std::string take() { return std::move(out_); }
-
-  private:
-    std::string out_;
-};
 
 // Label values may hold any text: escape what the format requires.
 std::string label_value(std::string_view v) {
@@ -53,7 +29,7 @@ double seconds(std::uint64_t ns) {
     return static_cast<double>(ns) / 1e9;
 }
 
-void connections(exposition& x, server_counters& c) {
+void connections(prometheus_text& x, server_counters& c) {
     x.one("objwire_connections_open", "gauge", "Connections open now.", c.connections_open.load());
     x.one("objwire_connections_total", "counter", "Connections accepted since start.",
           c.connections_total.load());
@@ -65,7 +41,7 @@ void connections(exposition& x, server_counters& c) {
           c.accept_errors.load());
 }
 
-void traffic(exposition& x, server_counters& c, const metrics& m) {
+void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
     x.one("objwire_objects_in_total", "counter", "Objects received from senders and stored.",
           c.objects_in.load());
     x.one("objwire_bytes_in_total", "counter", "Bytes read from connections.", c.bytes_in.load());
@@ -88,7 +64,7 @@ void traffic(exposition& x, server_counters& c, const metrics& m) {
           "Open sender connections with a link bandwidth estimate.", links.connections);
 }
 
-void compression(exposition& x, const metrics& m) {
+void compression(prometheus_text& x, const metrics& m) {
     const auto packed = m.compressed_bytes.load();
     const auto raw = m.decompressed_bytes.load();
     x.one("objwire_frames_compressed_total", "counter", "Data frames that arrived compressed.",
@@ -102,7 +78,7 @@ void compression(exposition& x, const metrics& m) {
           packed == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(packed));
 }
 
-void tables(exposition& x, const metrics& m) {
+void tables(prometheus_text& x, const metrics& m) {
     x.one("objwire_table_bytes", "gauge",
           "Bytes held by the back-reference tables of all open connections.", m.table_bytes.load());
     x.one("objwire_table_hits_total", "counter", "Values decoded from a back-reference.",
@@ -115,7 +91,7 @@ void tables(exposition& x, const metrics& m) {
           m.table_resets.load());
 }
 
-void latency(exposition& x, const metrics& m) {
+void latency(prometheus_text& x, const metrics& m) {
     const char* name = "objwire_ack_latency_seconds";
     x.family(name, "histogram",
              "From the read that completed a frame to the write of its acknowledgement.");
@@ -131,7 +107,7 @@ void latency(exposition& x, const metrics& m) {
     x.sample("objwire_ack_latency_seconds_count", h.count);
 }
 
-void storage(exposition& x, server& srv, const metrics& m) {
+void storage(prometheus_text& x, server& srv, const metrics& m) {
     x.family("objwire_sink_bytes_total", "counter",
              "Bytes committed to the sink (journal blocks, or JSON text for the jsonl sink).");
     x.sample("objwire_sink_bytes_total", m.sink_bytes.load(),
@@ -143,22 +119,11 @@ void storage(exposition& x, server& srv, const metrics& m) {
           "The most bytes one connection held not yet durable (capped near "
           "limits.max_buffered_bytes).",
           m.held_bytes_peak.load());
-    if (auto* stored = dynamic_cast<journal_sink*>(&srv.sink())) {
-        const auto g = stored->stored_journal().gap_stats();
-        x.one("objwire_journal_gaps", "gauge",
-              "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);
-        x.one("objwire_journal_lost_objects", "gauge", "Journal offsets in those ranges.",
-              g.lost_offsets);
-        x.one("objwire_journal_repairs_total", "counter",
-              "Recoveries at this start that accepted lost synced data (--repair-journal).",
-              g.repairs);
-        x.one("objwire_journal_gaps_served_total", "counter",
-              "Gaps reported to readers (each reader that read past a lost range).",
-              m.journal_gaps_served.load());
-    }
+    // The sink's own figures: the journal's gaps, NATS publishing.
+    srv.sink().write_metrics(x, m);
 }
 
-void errors(exposition& x, const metrics& m) {
+void errors(prometheus_text& x, const metrics& m) {
     x.family("objwire_errors_total", "counter",
              "Connections ended or refused by an error, by kind (a proto_errc name, or "
              "store_failed / write_failed / io).");
@@ -169,7 +134,7 @@ void errors(exposition& x, const metrics& m) {
 }  // namespace
 
 std::string render_prometheus(server& srv) {
-    exposition x;
+    prometheus_text x;
     auto& m = srv.metrics();
     connections(x, srv.counters());
     traffic(x, srv.counters(), m);
@@ -182,11 +147,7 @@ std::string render_prometheus(server& srv) {
           m.reloads.load());
     x.one("objwire_start_time_seconds", "gauge", "When objwired started, in Unix seconds.",
           srv.start_time_seconds());
-    auto text = x.take();
-    // The NATS sink's own figures: publish latency, window, retries, buffered bytes.
-    if (const auto* nats = dynamic_cast<const nats_sink*>(&srv.sink()))
-        text += nats_metrics_text(nats->stats());
-    return text;
+    return x.take();
 }
 
 }  // namespace objwire::daemon

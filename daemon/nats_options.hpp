@@ -1,4 +1,4 @@
-// What objwired's NATS connections share - the publisher's (daemon/nats_sink.cpp) and each
+// What objwired's NATS connections share - the publisher's (daemon/nats_publisher.cpp) and each
 // stream reader's (daemon/nats_reader.cpp): the servers, a client name, reconnecting forever
 // every 250 ms, a 2 s connect timeout and the credentials file; and reading a stored block.
 // Includes libnats: for those two files only.

@@ -92,7 +92,7 @@ std::unique_ptr<nats_block_source> nats_block_source::open(const nats_sink_optio
                                                            std::string& error) {
     std::unique_ptr<nats_block_source> src(new nats_block_source());
     src->request_ = std::move(r);
-    // How long a publisher may take to republish a block (daemon/nats_sink.cpp).
+    // How long a publisher may take to republish a block (daemon/nats_publisher.cpp).
     src->hold_time_ = 2 * options.ack_timeout + std::chrono::seconds(1);
     src->max_block_bytes_ = options.max_block_bytes;
     src->on_ready_ = std::move(on_ready);

@@ -7,7 +7,8 @@
 // again after an ack timeout or a lost server is discarded by the stream's duplicate window.
 // While the cluster is unreachable nothing becomes durable: blocks wait (up to
 // nats.buffer_bytes), are republished, and the sink logs until the cluster is back.
-// libnats stays inside nats_sink.cpp and nats_reader.cpp (the reader role on the stream).
+// The publisher (daemon/nats_publisher.hpp) keeps the connection; libnats stays inside it and
+// the NATS files that include daemon/nats_options.hpp.
 #pragma once
 
 #include <chrono>
@@ -74,8 +75,9 @@ struct nats_sink_stats {
     std::uint64_t stored_bytes = 0;       // as published
 };
 
-// The stats as Prometheus text (objwire_nats_* families), for the metrics endpoint to append
-// when the sink is a nats_sink.
+// The stats as Prometheus families (objwire_nats_*): what nats_sink::write_metrics adds to
+// the metrics endpoint; nats_metrics_text gives them alone.
+void write_nats_metrics(prometheus_text& out, const nats_sink_stats& s);
 std::string nats_metrics_text(const nats_sink_stats& s);
 
 class nats_publisher;
@@ -91,6 +93,7 @@ class nats_sink final : public sink {
     std::string describe() const override;
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     nats_sink_stats stats() const;
+    void write_metrics(prometheus_text& out, const metrics& m) const override;
     // Shared by every objwired on the stream: a connection's resume point is read from it.
     bool shared() const override { return true; }
     std::optional<std::uint64_t> last_stored_frame(const std::string& sender_id) override;

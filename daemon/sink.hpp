@@ -1,8 +1,9 @@
 // Where objwired puts what its sessions receive. A sink is opened once by the server; each
 // connection opens a stream into it, adds the objects of one socket read and commits them as
 // one write, and acknowledges them when the sink says they are durable. Implementations: the
-// journal (the default, daemon/journal_sink.hpp) and JSON lines (daemon/jsonl_sink.hpp);
-// forwarding and subscriber sinks slot in the same way.
+// journal (the default, daemon/journal_sink.hpp), JSON lines (daemon/jsonl_sink.hpp), a NATS
+// JetStream stream several objwired share (daemon/nats_sink.hpp) and the next objwired of a
+// relay (daemon/forward_sink.hpp); open_sink() picks one by sink.kind.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,8 @@
 namespace objwire::daemon {
 
 class sender_registry;
+class prometheus_text;
+struct metrics;
 
 class sink_stream {
   public:
@@ -80,6 +83,9 @@ class sink {
     virtual std::optional<std::uint64_t> last_stored_frame(const std::string&) {
         return std::uint64_t{0};
     }
+    // Appends the sink's own figures to the metrics text (docs/OPERATIONS.md lists them): the
+    // journal its gaps, NATS its publishing. `m`: the server's metrics. Most sinks have none.
+    virtual void write_metrics(prometheus_text& /*out*/, const metrics& /*m*/) const {}
 };
 
 // Opens the sink `settings` configure (sink.kind) in the data directory, logging why not.

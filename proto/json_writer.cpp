@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "proto/base64.hpp"
 #include "proto/errors.hpp"
 #include "proto/lazy_value.hpp"
 
@@ -212,35 +213,8 @@ void put_double(double d, output& out) {
 }
 
 void put_base64(const std::vector<std::uint8_t>& data, output& out) {
-    static constexpr char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::size_t n = data.size();
-    out.ensure((n + 2) / 3 * 4);
-    char* o = out.cursor();
-    const std::uint8_t* in = data.data();
-    std::size_t i = 0;
-    for (; i + 3 <= n; i += 3) {
-        std::uint32_t v =
-            (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
-        *o++ = alphabet[v >> 18];
-        *o++ = alphabet[(v >> 12) & 63];
-        *o++ = alphabet[(v >> 6) & 63];
-        *o++ = alphabet[v & 63];
-    }
-    if (n - i == 1) {
-        std::uint32_t v = std::uint32_t{in[i]} << 16;
-        *o++ = alphabet[v >> 18];
-        *o++ = alphabet[(v >> 12) & 63];
-        *o++ = '=';
-        *o++ = '=';
-    } else if (n - i == 2) {
-        std::uint32_t v = (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8);
-        *o++ = alphabet[v >> 18];
-        *o++ = alphabet[(v >> 12) & 63];
-        *o++ = alphabet[(v >> 6) & 63];
-        *o++ = '=';
-    }
-    out.advance_to(o);
+    out.ensure(base64_length(data.size()));
+    out.advance_to(write_base64(data, out.cursor()));
 }
 
 // `"$type":"Name"` and `,"field":`, the fixed parts of a record's text.
@@ -485,6 +459,11 @@ std::error_code append_json(const message& m, std::string& out, const decoder_li
     thread_local std::vector<std::uint32_t> ids;
     thread_local rendered_types types;
     return json_writer(m, out, ids, types, limits).run();
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+    output o(out);
+    put_string(s, o);
 }
 
 std::string to_json(const message& m) {

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include "proto/limits.hpp"
@@ -48,5 +49,9 @@ std::error_code append_json(const message& m, std::string& out, const decoder_li
 
 // `m` as one line of JSON, without a trailing newline.
 std::string to_json(const message& m);
+
+// Appends `s` as a JSON string literal, quotes included, escaped as above: the one JSON
+// string escaper (the workload generators write their JSON text with it too).
+void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace objwire

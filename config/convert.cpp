@@ -1,0 +1,372 @@
+// Values checked against their key and converted (config/convert.hpp).
+#include "config/convert.hpp"
+#include "config/key_names.hpp"
+#include "config/suggest.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace objwire::config::detail {
+
+raw_value from_entry(const toml_entry& e, std::string name) {
+    return {e.type,       false,     e.string_value, e.integer_value,
+            e.bool_value, e.display, e.items,        std::move(name)};
+}
+
+bool is_plain_integer(std::string_view text) {
+    if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+raw_value from_text(std::string_view text) {
+    raw_value v;
+    v.from_text = true;
+    v.string_value = std::string(text);
+    v.display = is_plain_integer(text) ? std::string(text) : quote_toml(text);
+    return v;
+}
+
+std::string_view type_name(toml_type t) {
+    switch (t) {
+        case toml_type::table:
+            return "table";
+        case toml_type::array:
+            return "array";
+        case toml_type::string:
+            return "string";
+        case toml_type::integer:
+            return "integer";
+        case toml_type::floating:
+            return "float";
+        case toml_type::boolean:
+            return "boolean";
+        case toml_type::date_time:
+            return "date/time";
+    }
+    return "value";
+}
+
+std::string got(const raw_value& v) {
+    if (v.from_text) return v.display;
+    std::string out(type_name(v.type));
+    if (!v.display.empty()) out += " " + v.display;
+    return out;
+}
+
+std::string_view kind_name(value_kind k) {
+    switch (k) {
+        case value_kind::string:
+            return "string";
+        case value_kind::integer:
+            return "int";
+        case value_kind::boolean:
+            return "bool";
+        case value_kind::size:
+            return "size";
+        case value_kind::duration:
+            return "duration";
+        case value_kind::bandwidth:
+            return "bandwidth";
+        case value_kind::host_port:
+            return "host_port";
+        case value_kind::enumeration:
+            return "enum";
+        case value_kind::string_list:
+            return "string_list";
+    }
+    return "value";
+}
+
+template <class S>
+std::string expected_text(const key_def<S>& key) {
+    switch (key.kind) {
+        case value_kind::string:
+            return "a string";
+        case value_kind::integer:
+            return "an integer";
+        case value_kind::boolean:
+            return "a boolean (true or false)";
+        case value_kind::size:
+            return "a size (an integer number of bytes or a string like \"64KiB\")";
+        case value_kind::duration:
+            return "a duration (integer milliseconds or a string like \"250ms\" or \"5s\")";
+        case value_kind::bandwidth:
+            return "a bandwidth (integer bits per second or a string like \"100Mbit\")";
+        case value_kind::host_port:
+            return "a string \"HOST:PORT\" (e.g. \"127.0.0.1:7878\" or \"[::1]:7878\")";
+        case value_kind::enumeration: {
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            return "one of the strings " + join(choices, ", ");
+        }
+        case value_kind::string_list:
+            return "an array of strings like [\"a\", \"b\"]";
+    }
+    return "a value";
+}
+
+// The allowed range or values, in the key's own units.
+template <class S>
+std::string allowed_text(const key_def<S>& key) {
+    const auto range = [&](auto format) { return format(key.min) + ".." + format(key.max); };
+    switch (key.kind) {
+        case value_kind::integer:
+            return range([](std::uint64_t n) { return std::to_string(n); });
+        case value_kind::size:
+            return range([](std::uint64_t n) { return format_size(n); });
+        case value_kind::duration:
+            return range([](std::uint64_t n) {
+                if (n == 0) return std::string("0");
+                return format_duration(std::chrono::microseconds(static_cast<std::int64_t>(n)));
+            });
+        case value_kind::bandwidth:
+            return range([](std::uint64_t n) { return format_bandwidth(n); });
+        case value_kind::host_port:
+            return "HOST:PORT, port " + range([](std::uint64_t n) { return std::to_string(n); });
+        case value_kind::enumeration: {
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            return join(choices, "|");
+        }
+        case value_kind::boolean:
+            return "true|false";
+        case value_kind::string:
+        case value_kind::string_list:
+            return std::string(key.check_doc);
+    }
+    return "";
+}
+
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+    if (!is_plain_integer(text)) return std::nullopt;
+    const bool negative = text.front() == '-';
+    if (negative) text.remove_prefix(1);
+    std::uint64_t n = 0;
+    for (const char c : text) {
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (n > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return std::nullopt;
+        n = n * 10 + digit;
+    }
+    const auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (n > limit + (negative ? 1 : 0)) return std::nullopt;
+    return negative ? static_cast<std::int64_t>(0 - n) : static_cast<std::int64_t>(n);
+}
+
+// Index of the first array element that is not a non-empty string, or -1.
+std::ptrdiff_t first_bad_item(const std::vector<detail::toml_item>& items) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].type != toml_type::string || items[i].string_value.empty()) {
+            return static_cast<std::ptrdiff_t>(i);
+        }
+    }
+    return -1;
+}
+
+std::string_view trim_spaces(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+// A string list from a TOML array, or from text (env, flags): "a,b" for one name's list, or
+// "Name.item,Name.item" for a NAME key given without its name.
+template <class S>
+outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std::string name) {
+    if (key.name_component != 0 && !v.name.empty()) {
+        auto parts = split_name(key.name);
+        parts[key.name_component] = v.name;
+        name = "'" + join(parts, ".") + "'";
+    }
+    std::vector<std::pair<std::string, std::string>> items;  // (NAME, item)
+    if (v.from_text) {
+        const bool qualified = key.name_component != 0 && v.name.empty();
+        for (const auto part_view : split_name_by(v.string_value, ',')) {
+            const auto part = trim_spaces(part_view);
+            const auto dot = part.rfind('.');
+            if (!qualified) {
+                if (part.empty()) return error{name + " = " + v.display + " has an empty item"};
+                items.emplace_back(v.name, part);
+            } else if (dot == std::string_view::npos || dot == 0 || dot + 1 == part.size()) {
+                return error{name + ": \"" + std::string(part) +
+                             "\" must be TYPE.FIELD, e.g. \"Person.surname\" (several separated "
+                             "by commas)"};
+            } else {
+                items.emplace_back(part.substr(0, dot), part.substr(dot + 1));
+            }
+        }
+    } else {
+        if (v.type != toml_type::array) {
+            return error{name + " must be " + expected_text(key) + ", got " + got(v)};
+        }
+        if (const auto bad = first_bad_item(v.items); bad >= 0) {
+            const auto& item = v.items[static_cast<std::size_t>(bad)];
+            return error{name + ": element " + std::to_string(bad + 1) +
+                         (item.type == toml_type::string
+                              ? " is empty; write a field name"
+                              : " must be a string (a field name), got " +
+                                    std::string(type_name(item.type)) + " " + item.display)};
+        }
+        for (const auto& item : v.items)
+            items.emplace_back(v.name, item.string_value);
+    }
+    if (key.check != nullptr) {
+        for (const auto& entry : items)
+            if (auto why = key.check(entry.second); !why.empty()) return error{name + ": " + why};
+    }
+    typed_value out;
+    if (key.name_component == 0) {
+        for (auto& [unused, item] : items)
+            out.list.push_back(std::move(item));
+        return out;
+    }
+    if (!v.name.empty()) out.named.emplace_back(v.name, std::vector<std::string>{});
+    for (auto& entry : items) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& owner = entry.first;
+        auto& item = entry.second;
+        auto at = std::find_if(out.named.begin(), out.named.end(),
+                               [&](const auto& e) { return e.first == owner; });
+        if (at == out.named.end()) at = out.named.insert(out.named.end(), {owner, {}});
+        at->second.push_back(std::move(item));
+    }
+    return out;
+}
+
+// Checks `v` against `key` and converts it. Errors start with the key name, no place.
+template <class S>
+outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
+    const std::string name = "'" + std::string(key.name) + "'";
+    const auto wrong_type = [&] {
+        return error{name + " must be " + expected_text(key) + ", got " + got(v)};
+    };
+    const auto out_of_range = [&] {
+        std::string msg =
+            name + " = " + v.display + " is out of range (allowed " + allowed_text(key) + ")";
+        if (key.kind == value_kind::size && v.type == toml_type::string) {
+            if (const auto note = decimal_size_note(v.string_value); !note.empty()) {
+                msg += ": " + note;
+            }
+        }
+        return error{msg};
+    };
+    const auto bad_text = [&](const error& e) { return error{name + ": " + e.message}; };
+    const bool is_string = v.type == toml_type::string;
+    const bool is_integer = v.type == toml_type::integer && !v.from_text;
+
+    typed_value out;
+    switch (key.kind) {
+        case value_kind::string: {
+            if (!is_string) return wrong_type();
+            out.text = v.string_value;
+            if (key.check != nullptr) {
+                if (auto why = key.check(out.text); !why.empty()) {
+                    return error{name + " = " + v.display + " " + why};
+                }
+            }
+            return out;
+        }
+        case value_kind::enumeration: {
+            if (!is_string) return wrong_type();
+            for (const auto choice : key.choices) {
+                if (choice == v.string_value) {
+                    out.text = v.string_value;
+                    return out;
+                }
+            }
+            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+            std::string msg = name + " = " + v.display + " is not one of " + join(choices, ", ");
+            if (const auto s = suggest(v.string_value, choices)) {
+                msg += " (did you mean '" + std::string(*s) + "'?)";
+            }
+            return error{msg};
+        }
+        case value_kind::boolean: {
+            if (v.type == toml_type::boolean && !v.from_text) {
+                out.flag = v.bool_value;
+                return out;
+            }
+            if (!v.from_text) return wrong_type();
+            static constexpr std::array<std::string_view, 4> yes{"true", "1", "yes", "on"};
+            static constexpr std::array<std::string_view, 4> no{"false", "0", "no", "off"};
+            if (std::find(yes.begin(), yes.end(), v.string_value) != yes.end()) {
+                out.flag = true;
+            } else if (std::find(no.begin(), no.end(), v.string_value) == no.end()) {
+                return wrong_type();
+            }
+            return out;
+        }
+        case value_kind::host_port: {
+            if (!is_string) return wrong_type();
+            auto hp = parse_host_port(v.string_value);
+            if (!hp) return bad_text(hp.error());
+            if (hp->port < key.min || hp->port > key.max) return out_of_range();
+            out.text = hp->host;
+            out.number = hp->port;
+            return out;
+        }
+        case value_kind::string_list:
+            return convert_list(key, v, name);
+        case value_kind::integer:
+        case value_kind::size:
+        case value_kind::duration:
+        case value_kind::bandwidth:
+            break;
+    }
+
+    // Numbers: a TOML integer in the key's plain unit, or text with an optional unit.
+    std::int64_t signed_number = 0;
+    std::uint64_t number = 0;
+    if (is_integer || (v.from_text && key.kind == value_kind::integer)) {
+        if (is_integer) {
+            signed_number = v.integer_value;
+        } else if (const auto n = parse_int64(v.string_value)) {
+            signed_number = *n;
+        } else {
+            return wrong_type();
+        }
+        if (signed_number < 0) return out_of_range();
+        number = static_cast<std::uint64_t>(signed_number);
+        if (key.kind == value_kind::duration) {
+            if (number > std::numeric_limits<std::uint64_t>::max() / us_per_ms) {
+                return out_of_range();
+            }
+            number *= us_per_ms;
+        }
+    } else if (is_string && key.kind != value_kind::integer) {
+        outcome<std::uint64_t> parsed = std::uint64_t{0};
+        if (key.kind == value_kind::size) {
+            parsed = parse_size(v.string_value);
+        } else if (key.kind == value_kind::bandwidth) {
+            parsed = parse_bandwidth(v.string_value);
+        } else {
+            const auto d = parse_duration(v.string_value);
+            if (d) {
+                parsed = static_cast<std::uint64_t>(d->count());
+            } else {
+                parsed = d.error();
+            }
+        }
+        if (!parsed) return bad_text(parsed.error());
+        number = *parsed;
+    } else {
+        return wrong_type();
+    }
+    if (number < key.min || number > key.max) return out_of_range();
+    if (key.kind == value_kind::duration && number % key.resolution != 0) {
+        return error{
+            name + " = " + v.display + " is finer than this setting's resolution (" +
+            format_duration(std::chrono::microseconds(static_cast<std::int64_t>(key.resolution))) +
+            ")"};
+    }
+    out.number = number;
+    return out;
+}
+
+template std::string allowed_text(const key_def<daemon_settings>&);
+template std::string allowed_text(const key_def<client_settings>&);
+template outcome<typed_value> convert(const key_def<daemon_settings>&, const raw_value&);
+template outcome<typed_value> convert(const key_def<client_settings>&, const raw_value&);
+
+}  // namespace objwire::config::detail
