@@ -13,14 +13,17 @@
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 #include "proto/wire.hpp"
-#include "test_support.hpp"
 
 namespace objwire {
 namespace {
 
 using bytes_t = std::vector<std::uint8_t>;
 
-using test::append_varint;
+void put_varint(bytes_t& out, std::uint64_t v) {
+    byte_buffer b;
+    b.put_varint(v);
+    out.insert(out.end(), b.data(), b.data() + b.size());
+}
 
 std::string unique_text(std::uint64_t n, std::size_t len) {
     std::string s;
@@ -34,7 +37,7 @@ std::vector<bytes_t> kept_lists_of_nulls(int frames, std::uint64_t nulls) {
     std::vector<bytes_t> out;
     for (int f = 0; f < frames; ++f) {
         bytes_t p{wire::tag_object_keep, wire::tag_list};
-        append_varint(p, nulls);
+        put_varint(p, nulls);
         p.insert(p.end(), nulls, wire::tag_null);
         out.push_back(std::move(p));
     }
@@ -46,10 +49,10 @@ std::vector<bytes_t> tiny_strings(std::uint64_t count, std::size_t len) {
     for (std::uint64_t n = 0; n < count;) {
         bytes_t p{wire::tag_list};
         const std::uint64_t here = std::min<std::uint64_t>(10'000, count - n);
-        append_varint(p, here);
+        put_varint(p, here);
         for (std::uint64_t i = 0; i < here; ++i, ++n) {
             p.push_back(wire::tag_string_new);
-            append_varint(p, len);
+            put_varint(p, len);
             const auto s = unique_text(n, len);
             p.insert(p.end(), s.begin(), s.end());
         }
@@ -65,7 +68,7 @@ std::vector<bytes_t> many_types(int count, std::uint64_t fields) {
         bytes_t p{wire::tag_record_new, wire::tag_string, 4};
         const auto name = unique_text(static_cast<std::uint64_t>(t), 4);
         p.insert(p.end(), name.begin(), name.end());
-        append_varint(p, fields);
+        put_varint(p, fields);
         for (std::uint64_t f = 0; f < fields; ++f) {
             p.insert(p.end(), {wire::tag_string, 3});
             const auto s = unique_text(f, 3);
