@@ -159,6 +159,23 @@ const std::array daemon_schema_keys{
                 .doc = "largest raw_len / compressed payload size a data frame may claim, checked "
                        "before inflating; 0 off (raw_len is capped by max_frame_bytes anyway)",
                 .access = bind<&ds::max_decompression_ratio>()},
+    key_def<ds>{.name = "limits.max_stored_ratio",
+                .kind = value_kind::integer,
+                .default_text = "16",
+                .min = 0,
+                .max = 1000000,
+                .doc = "bytes a connection may make the sink store per byte of data payload it "
+                       "sent (the first 1 MiB counted as sent); more closes it with "
+                       "store_limit_exceeded. 0 off",
+                .access = bind<&ds::max_stored_ratio>()},
+    key_def<ds>{.name = "limits.sender_stored_quota",
+                .kind = value_kind::size,
+                .default_text = "0",
+                .min = 0,
+                .max = 1024 * 1024 * gibibyte,
+                .doc = "bytes one sender id may have stored since objwired started, over all its "
+                       "connections; more closes its connection with store_limit_exceeded. 0 off",
+                .access = bind<&ds::sender_stored_quota>()},
     key_def<ds>{.name = "compression.accept",
                 .kind = value_kind::string_list,
                 .default_text = "[\"zlib\", \"zstd\", \"lz4\", \"zstd-stream\"]",

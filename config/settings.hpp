@@ -83,6 +83,8 @@ struct daemon_settings {
     std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes
     std::uint32_t max_connections_per_address = 64;      // limits.max_connections_per_address
     std::uint32_t max_decompression_ratio = 0;           // limits.max_decompression_ratio, 0 = off
+    std::uint32_t max_stored_ratio = 16;                 // limits.max_stored_ratio, 0 = off
+    std::uint64_t sender_stored_quota = 0;               // limits.sender_stored_quota, 0 = off
     // [compression] - codecs accepted in data frames, announced in the welcome (none always)
     std::vector<std::string> compression_accept{"zlib", "zstd", "lz4", "zstd-stream"};
     // [sink]

@@ -19,7 +19,8 @@ server::server(asio::io_context& io, config::daemon_settings settings)
     : io_(io),
       settings_(std::move(settings)),
       acceptor_(io),
-      table_budgets_(settings_.table_budget_total) {}
+      table_budgets_(settings_.table_budget_total),
+      store_quota_(settings_.sender_stored_quota) {}
 
 server::~server() = default;
 

@@ -18,6 +18,7 @@
 #include "daemon/refusal.hpp"
 #include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
+#include "daemon/store_allowance.hpp"
 #include "daemon/table_budget_pool.hpp"
 #include "daemon/tls_context.hpp"
 #include "proto/control.hpp"
@@ -76,6 +77,7 @@ class server {
     sender_registry& senders() { return senders_; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
+    sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
     // Whether a peer whose hello this is may go on ([auth], daemon/access.cpp); on refusal the
     // error for the peer, with `why` for the log.
     std::error_code check_access(const hello& h, std::string& why) const;
@@ -102,6 +104,7 @@ class server {
     std::unique_ptr<daemon::sink> sink_;
     server_counters counters_;
     table_budget_pool table_budgets_;
+    sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
     refusals refusals_;
     std::mutex sessions_mutex_;

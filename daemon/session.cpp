@@ -75,6 +75,7 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       finish_wake_(stream_io_.get_executor()),
       peer_(stream_io_.peer_name()),
       table_grant_(srv.table_budgets(), srv.settings().table_budget),
+      allowance_(srv.settings().max_stored_ratio),
       receiver_(receiver_options(srv, table_grant_.bytes())),
       guard_timer_(stream_io_.get_executor()),
       guard_(guard_limits(srv.settings())),
@@ -302,9 +303,9 @@ receiver::step session::consume(std::size_t n) {
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
     const auto deliver = [&](message&& m) {
-        if (store_error) return;
+        if (store_error || over_allowance_) return;
         begin_frame(store_error);
-        if (!store_error) store_error = stream_->add(m);
+        if (!store_error) store_error = store([&] { return stream_->add(m); });
         if (!store_error) ++batch_objects_;
     };
     // A fresh frame goes to the sink as it came (the journal skips encoding its objects
@@ -312,11 +313,13 @@ receiver::step session::consume(std::size_t n) {
     const auto frame_done = [&](std::uint64_t messages) {
         frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
         // No message (only reset ops): nothing to store.
-        if (store_error || messages == 0 || !receiver_.frame_checked()) return;
+        if (store_error || over_allowance_ || messages == 0 || !receiver_.frame_checked()) return;
         begin_frame(store_error);
         if (!store_error)
-            store_error = stream_->add_payload(receiver_.frame_payload(),
-                                               static_cast<std::uint32_t>(messages));
+            store_error = store([&] {
+                return stream_->add_payload(receiver_.frame_payload(),
+                                            static_cast<std::uint32_t>(messages));
+            });
         if (!store_error) {
             batch_objects_ += messages;
             ++counters.frames_stored_whole;
@@ -379,6 +382,7 @@ void session::begin_frame(std::error_code& store_error) {
     const auto sequence = receiver_.frames() + 1;
     if (sequence == adding_sequence_) return;
     adding_sequence_ = sequence;
+    allowance_.received(receiver_.frame_payload().size());
     if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
         store_error = commit_batch(sequence - 1, 0);
         // Out of space with the batch kept: it grows, and the read's commit stalls.

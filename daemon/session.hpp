@@ -10,6 +10,7 @@
 #include <asio.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "daemon/metrics.hpp"
 #include "daemon/sender_registry.hpp"
 #include "daemon/sink.hpp"
+#include "daemon/store_allowance.hpp"
 #include "daemon/table_budget_pool.hpp"
 #include "daemon/transport.hpp"
 #include "proto/byte_buffer.hpp"
@@ -103,6 +105,9 @@ class session : public std::enable_shared_from_this<session> {
     bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
     void queue_held_reply(reply r);
     void release_held(std::uint64_t id);
+    // Adds to the open batch by `add` and counts what that stored against allowance_; past
+    // it, the frame is refused (the receiver sends the error) and nothing more is stored.
+    std::error_code store(const std::function<std::error_code()>& add);
 
     server& server_;
     transport stream_io_;
@@ -112,6 +117,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::cancellation_signal read_cancel_;
     std::string peer_;
     table_budget_pool::grant table_grant_;  // before receiver_: it sizes the receiver's table
+    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
+    bool over_allowance_ = false;
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
     link_estimator link_;   // this sender's link bandwidth, from the reads

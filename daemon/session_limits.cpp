@@ -1,7 +1,7 @@
 // The parts of a session that the limits against hostile peers add (docs/SECURITY.md): the guard
 // tick that cuts idle and too slow peers, the pause of reading while too much read is not yet
-// durable, and the stall while the sink is out of space - no acknowledgements, the batch retried
-// until the disk has room again.
+// durable, the stall while the sink is out of space - no acknowledgements, the batch retried
+// until the disk has room again - and the bound on bytes stored per byte received.
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
@@ -87,6 +87,22 @@ bool session::stall_on(std::error_code ec, std::uint64_t last_sequence, std::uin
         "every {} ms",
         peer_, ec.message(), stall_retry.count());
     return true;
+}
+
+std::error_code session::store(const std::function<std::error_code()>& add) {
+    const std::size_t before = stream_->bytes();
+    auto ec = add();
+    const std::size_t after = stream_->bytes();
+    if (ec || after <= before) return ec;
+    auto why = allowance_.stored(after - before);
+    if (why.empty()) why = server_.store_quota().stored(receiver_.peer().sender_id, after - before);
+    if (!why.empty()) {
+        over_allowance_ = true;
+        server_.metrics().count_error(make_error_code(proto_errc::store_limit_exceeded),
+                                      "store_limit");
+        receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
+    }
+    return {};
 }
 
 void session::queue_held_reply(reply r) {

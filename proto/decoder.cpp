@@ -328,8 +328,9 @@ proto_errc stream_decoder::decode_object_def(byte_reader& in, std::uint8_t tag, 
         if (contains_object_refs(body)) return proto_errc::bad_message;
         const auto wire_bytes = static_cast<std::uint64_t>(in.position() - start);
         const std::uint64_t expanded = wire_bytes + (reference_bytes_ - charged_before);
-        if (auto e = table_.insert_object(body, wire_bytes, expanded); e != proto_errc::ok)
-            return e;
+        // Checking needs no copy of its own: the table takes the body.
+        value kept = Build ? value(body) : std::move(body);
+        if (auto e = table_.insert_object(std::move(kept), expanded); e != proto_errc::ok) return e;
     } else {
         value* into = Build ? &body : nullptr;
         if (auto e = decode_value<Build>(in, into, depth + 1, place{}); e != proto_errc::ok)

@@ -368,17 +368,28 @@ proto_errc stream_encoder::put_record_type(const record_type_ptr& type, byte_buf
 }
 
 // Before the table forgets its types: what each live type's fields taught, by type key.
-// Bounded: a sender of ever new types keeps what the last 1024 taught. The memos need no
-// clearing: the reset moves the table to a new string epoch (proto/string_lookup.hpp).
+// Bounded in types and in fields: a sender of ever new types keeps what the last ones taught,
+// and one of types of thousands of fields (the daemon re-encoding what a peer sent) cannot
+// make it hold more than about 2 MiB outside its table. The memos need no clearing: the reset
+// moves the table to a new string epoch (proto/string_lookup.hpp).
 void stream_encoder::save_learnt_counts() {
-    if (learnt_counts_.size() > 1024) learnt_counts_.clear();
     for (std::uint32_t id = 0; id < field_strings_.size(); ++id) {
         const std::string* key = table_.type_key_of(id);
         if (key == nullptr) continue;
+        const std::vector<field_strings>& fields = field_strings_[id];
+        const bool known = learnt_counts_.count(*key) != 0;
+        if ((!known && learnt_counts_.size() >= max_learnt_types) ||
+            learnt_fields_ + fields.size() > max_learnt_fields) {
+            learnt_counts_.clear();
+            learnt_fields_ = 0;
+        }
+        if (fields.size() > max_learnt_fields) continue;
         std::vector<index_counts>& saved = learnt_counts_[*key];
+        learnt_fields_ -= saved.size();
         saved.clear();
-        for (const field_strings& f : field_strings_[id])
+        for (const field_strings& f : fields)
             saved.push_back(f.counts);
+        learnt_fields_ += saved.size();
     }
 }
 
@@ -479,9 +490,9 @@ proto_errc stream_encoder::encode_object_ref(std::uint32_t index, byte_buffer& o
     out.put_u8(wire::tag_object_keep);
     if (auto err = encode_value(body, out, depth + 1, place{}); err != proto_errc::ok) return err;
     const std::uint64_t wire_bytes = out.size() - tag_at - 1;
-    if (table_.can_insert_object(wire_bytes)) {
-        table_.insert_object(key, body, wire_bytes,
-                             wire_bytes + (reference_bytes_ - charged_before));
+    // Charged what the receiver's decoded copy costs it, as its decoder computes it.
+    if (const std::uint64_t cost = object_entry_cost(body); table_.can_insert_object(cost)) {
+        table_.insert_object(key, body, cost, wire_bytes + (reference_bytes_ - charged_before));
     } else {
         out.data()[tag_at] = wire::tag_object_def;
         table_.forget_object(key);

@@ -150,6 +150,9 @@ class stream_encoder {
     // table that starts over - every frame, for a receiver that stores fresh frames - must
     // not start over learning that `host` recurs and `user` does not.
     std::unordered_map<std::string, std::vector<index_counts>> learnt_counts_;
+    std::size_t learnt_fields_ = 0;  // index_counts records in learnt_counts_
+    static constexpr std::size_t max_learnt_types = 1024;
+    static constexpr std::size_t max_learnt_fields = 1 << 15;
     index_counts other_counts_;
     struct reduced_type {
         record_type_ptr source;  // keeps the key pointer alive

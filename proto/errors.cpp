@@ -81,6 +81,8 @@ class proto_category_impl final : public std::error_category {
                 return "too many connections";
             case proto_errc::duplicate_field:
                 return "record type has the same field name twice";
+            case proto_errc::store_limit_exceeded:
+                return "more stored than the receiver allows for the bytes received";
             case proto_errc::not_found:
                 return "no such sender id or cursor";
         }
@@ -168,6 +170,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "too_many_connections";
         case proto_errc::duplicate_field:
             return "duplicate_field";
+        case proto_errc::store_limit_exceeded:
+            return "store_limit_exceeded";
         case proto_errc::not_found:
             return "not_found";
     }

@@ -42,9 +42,8 @@ enum class proto_errc {
     integer_out_of_range,  // an unsigned integer over INT64_MAX, which the encoding cannot hold
     too_many_connections,  // a connection cap (in all, or per address) is reached
     duplicate_field,       // a record type names the same field twice
-    // store_limit_exceeded (a limit on what one connection makes the sink store) takes the
-    // value after duplicate_field.
-    not_found = 36,  // a reader's sender id or cursor that the daemon does not know
+    store_limit_exceeded,  // the receiver will not store more for what this peer sent
+    not_found = 36,        // a reader's sender id or cursor that the daemon does not know
 };
 static_assert(static_cast<int>(proto_errc::duplicate_field) == 34, "error values are wire values");
 

@@ -176,6 +176,9 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
         });
     if (ec) return fail(ec, data_error(ec, f));
     if (frame_done) frame_done(delivered);
+    if (refused_)
+        return fail(refused_,
+                    "in frame " + std::to_string(f.header.sequence) + ": " + refused_detail_);
     messages_ += delivered;
     last_sequence_ = f.header.sequence;
     return step::read;

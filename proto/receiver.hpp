@@ -94,6 +94,12 @@ class receiver {
     void admit(std::uint64_t last_sequence = 0) { admit(last_sequence, stream_welcome()); }
     // After step::admit: turn the peer away; acknowledge() queues the error frame.
     void refuse(std::error_code ec, std::string_view detail = {});
+    // While process() delivers a frame (in deliver or frame_done): the driver will not take
+    // it. The frame fails with `ec` as a decode error would - not counted, not acknowledged,
+    // the error frame queued - and the connection ends.
+    void refuse_frame(std::error_code ec, std::string detail) {
+        if (!refused_) refused_ = ec, refused_detail_ = std::move(detail);
+    }
 
     byte_buffer& output() { return out_; }
     const options& settings() const { return opts_; }
@@ -146,6 +152,8 @@ class receiver {
     std::error_code error_;
     std::string detail_;
     bool goodbye_sent_ = false;
+    std::error_code refused_;  // refuse_frame()
+    std::string refused_detail_;
     hello hello_;
     std::uint64_t last_sequence_ = 0;
     std::uint64_t acked_sequence_ = 0;

@@ -4,15 +4,73 @@
 
 namespace objwire {
 
-std::uint64_t string_entry_cost(std::string_view s) {
-    return s.size() + table_entry_overhead;
+namespace {
+
+// A heap block holding n bytes: glibc's 8-byte header and 16-byte rounding, kept simple.
+constexpr std::uint64_t block(std::uint64_t n) {
+    return n + 16;
+}
+// A value node (sizeof(value)) or a std::string object, where they are embedded.
+constexpr std::uint64_t value_node = 48;
+constexpr std::uint64_t string_object = 32;
+
+// A record type descriptor as held on its own: the shared block (count, name, field vector),
+// the name, and each field name.
+std::uint64_t descriptor_cost(const record_type& t) {
+    std::uint64_t cost = 96 + block(t.name.size());
+    for (const auto& f : t.fields)
+        cost += string_object + block(f.size());
+    return cost;
 }
 
+}  // namespace
+
+std::uint64_t string_entry_cost(std::string_view s) {
+    return table_entry_overhead + block(s.size());
+}
+static_assert(min_entry_cost == table_entry_overhead + block(1));
+
 std::uint64_t type_entry_cost(const record_type& t) {
-    std::uint64_t cost = table_entry_overhead + t.name.size();
-    for (const auto& f : t.fields)
-        cost += f.size() + 8;
-    return cost;
+    // The held part, the descriptor and the field history (an int64 per field).
+    return table_entry_overhead + table_held_overhead + descriptor_cost(t) +
+           block(8 * t.fields.size());
+}
+
+std::uint64_t object_entry_cost(const value& v) {
+    // The root node lives in the held part.
+    return table_entry_overhead + table_held_overhead - value_node + held_value_cost(v);
+}
+
+std::uint64_t held_value_cost(const value& v) {
+    std::uint64_t cost = value_node;
+    switch (v.type()) {
+        case value::kind::string:
+            return cost + block(v.get<std::string>().size());
+        case value::kind::bytes:
+            return cost + block(v.get<bytes>().data.size());
+        case value::kind::list:
+            cost += block(0);
+            for (const auto& item : v.get<list>())
+                cost += held_value_cost(item);
+            return cost;
+        case value::kind::map:
+            cost += block(0);
+            for (const auto& [key, item] : v.get<map>())
+                cost += string_object + block(key.size()) + held_value_cost(item);
+            return cost;
+        case value::kind::record: {
+            // The descriptor too: once its table entry is evicted this value alone holds it.
+            const auto& r = v.get<record>();
+            cost += block(0) + (r.type ? descriptor_cost(*r.type) : 0);
+            for (const auto& field : r.fields)
+                cost += held_value_cost(field);
+            return cost;
+        }
+        case value::kind::lazy:
+            return cost + 64 + block(v.get<lazy_value>().stored().size());
+        default:
+            return cost;
+    }
 }
 
 // ---- table_slots ------------------------------------------------------------------------
@@ -46,6 +104,7 @@ std::uint32_t table_slots::take(std::uint64_t cost) {
         free_.pop();
     } else {
         id = static_cast<std::uint32_t>(slots_.size());
+        reserve_for_budget(slots_, budget_);
         slots_.emplace_back();
     }
     slots_[id] = slot{cost, 0, false};
@@ -72,11 +131,16 @@ void table_slots::clear() {
 // strings again, each of them once per frame): their own strings are reused in place instead
 // of built, moved in and destroyed per insert. Evicted and reset entries are emptied, so what
 // an entry holds is always accounted for; only a short string's inline buffer stays.
+decode_table::decode_table(std::uint64_t budget) : slots_(budget) {}
+
 decode_table::entry* decode_table::claim(std::uint64_t cost, std::uint32_t& id) {
     if (!slots_.can_insert(cost)) return nullptr;
     ++slots_.stats().misses;  // the value came in full, and is kept for later references
     id = slots_.insert(cost, [this](std::uint32_t victim) { entries_[victim] = entry{}; });
-    if (id >= entries_.size()) entries_.resize(id + 1);
+    if (id >= entries_.size()) {
+        reserve_for_budget(entries_, slots_.budget());
+        entries_.resize(id + 1);
+    }
     return &entries_[id];
 }
 
@@ -93,19 +157,20 @@ proto_errc decode_table::insert_type(record_type_ptr t, std::uint32_t& id) {
     entry* e = claim(type_entry_cost(*t), id);
     if (!e) return proto_errc::table_budget_exceeded;
     e->what = entry::kind::type;
-    e->history.assign(t->fields.size(), 0);
-    e->type = std::move(t);
+    e->more = std::make_unique<held>();
+    e->more->history.assign(t->fields.size(), 0);
+    e->more->type = std::move(t);
     return proto_errc::ok;
 }
 
-proto_errc decode_table::insert_object(const value& v, std::uint64_t wire_bytes,
-                                       std::uint64_t expanded_bytes) {
+proto_errc decode_table::insert_object(value v, std::uint64_t expanded_bytes) {
     std::uint32_t id;
-    entry* e = claim(wire_bytes + table_entry_overhead, id);
+    entry* e = claim(object_entry_cost(v), id);
     if (!e) return proto_errc::table_budget_exceeded;
     e->what = entry::kind::object;
-    e->object = v;
-    e->expanded = expanded_bytes;
+    e->more = std::make_unique<held>();
+    e->more->object = std::move(v);
+    e->more->expanded = expanded_bytes;
     return proto_errc::ok;
 }
 
@@ -120,14 +185,14 @@ const record_type_ptr* decode_table::use_type(std::uint64_t id) {
     if (!slots_.live(id) || entries_[id].what != entry::kind::type) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
     ++slots_.stats().hits;  // a value that came as a back-reference
-    return &entries_[id].type;
+    return &entries_[id].more->type;
 }
 
 const value* decode_table::use_object(std::uint64_t id) {
     if (!slots_.live(id) || entries_[id].what != entry::kind::object) return nullptr;
     slots_.touch(static_cast<std::uint32_t>(id));
     ++slots_.stats().hits;  // a value that came as a back-reference
-    return &entries_[id].object;
+    return &entries_[id].more->object;
 }
 
 void decode_table::reset() {
@@ -135,7 +200,7 @@ void decode_table::reset() {
     const std::size_t used = std::min(slots_.slot_count(), entries_.size());
     for (std::size_t i = 0; i < used; ++i) {
         entry& e = entries_[i];
-        if (e.what != entry::kind::string || e.str.capacity() > short_string_capacity) e = entry{};
+        if (e.more || e.str.capacity() > short_string_capacity) e = entry{};
     }
     slots_.clear();
 }
@@ -217,10 +282,10 @@ std::optional<std::uint32_t> encode_table::find_object(std::uint64_t key, const 
     return it->second;
 }
 
-void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes,
+void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_t cost,
                                  std::uint64_t expanded_bytes) {
     std::uint32_t id;
-    entry& e = claim(wire_bytes + table_entry_overhead, id);
+    entry& e = claim(cost, id);
     e.object_key = key;
     e.object = v;
     e.expanded = expanded_bytes;

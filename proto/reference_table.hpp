@@ -11,8 +11,10 @@
 // the same inserts, references and pins in the same order, so they evict the same entries.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <string>
@@ -26,13 +28,40 @@
 
 namespace objwire {
 
-// Fixed per-entry overhead in the accounting rule (docs/PROTOCOL.md, "The reference table").
-inline constexpr std::uint64_t table_entry_overhead = 32;
+// The accounting rule (docs/PROTOCOL.md section 5): an entry is charged what the receiver
+// spends holding it - its slot (decode_table's entry and table_slots' slot), the decoded values
+// and containers it keeps and their heap blocks - so a budget in bytes is memory in bytes
+// whatever the peer puts in it. Both peers compute it from the same value, so the sender's
+// mirror stays exact. The figures are what libstdc++ and glibc spend on x86-64 (value: 48
+// bytes, std::string: 32, a heap block: its size + 8, rounded up to 16), kept a little above.
+inline constexpr std::uint64_t table_entry_overhead = 64;
+// A kept object's or type's separately allocated part of an entry (decode_table::held).
+inline constexpr std::uint64_t table_held_overhead = 128;
 // What a std::string holds without a heap block: a reset keeps only such strings' storage.
 inline const std::size_t short_string_capacity = std::string().capacity();
 
 std::uint64_t string_entry_cost(std::string_view s);
 std::uint64_t type_entry_cost(const record_type& t);
+// A kept object's entry: the overheads + held_value_cost(v).
+std::uint64_t object_entry_cost(const value& v);
+// What holding the decoded value v costs (its node, and all it owns).
+std::uint64_t held_value_cost(const value& v);
+
+// The cheapest entry there is (a one-byte string): a table of `budget` bytes has at most
+// budget / min_entry_cost + 1 entries.
+inline constexpr std::uint64_t min_entry_cost = table_entry_overhead + 17;
+
+// Before a table's vector of slots grows past a small size: reserves what a full table needs at
+// once, so it never holds a vector and its doubled copy together (a full 4 MiB table of short
+// strings had 2.4 MB of slots freed behind it). Reserved pages cost nothing until used.
+template <class Vector>
+void reserve_for_budget(Vector& v, std::uint64_t budget) {
+    constexpr std::size_t small = 1024;
+    constexpr std::uint64_t largest = std::uint64_t{1} << 21;  // past it, doubling as before
+    if (v.size() < v.capacity() || v.size() < small) return;
+    const std::uint64_t most = std::min(budget / min_entry_cost + 1, largest);
+    if (most > v.size()) v.reserve(static_cast<std::size_t>(most));
+}
 
 struct table_stats {
     std::uint64_t bytes = 0;  // current accounted size
@@ -99,23 +128,24 @@ using field_history = std::vector<std::int64_t>;
 // Receiver half: id -> entry.
 class decode_table {
   public:
-    explicit decode_table(std::uint64_t budget) : slots_(budget) {}
+    explicit decode_table(std::uint64_t budget);
 
     proto_errc insert_string(std::string_view s);
     // On success `id` is the new entry's id.
     proto_errc insert_type(record_type_ptr t, std::uint32_t& id);
-    // A kept object; its cost is the bytes its value took on the wire + the overhead.
+    // A kept object, moved in; its cost is object_entry_cost(v).
     // `expanded_bytes` is what a reference to it decodes to (wire bytes + the reference
     // bytes its value was charged), charged again on every reference.
-    proto_errc insert_object(const value& v, std::uint64_t wire_bytes,
-                             std::uint64_t expanded_bytes);
+    proto_errc insert_object(value v, std::uint64_t expanded_bytes);
     const value* use_object(std::uint64_t id);
     // Of a live object entry (after use_object succeeded).
-    std::uint64_t object_expanded_bytes(std::uint64_t id) const { return entries_[id].expanded; }
+    std::uint64_t object_expanded_bytes(std::uint64_t id) const {
+        return entries_[id].more->expanded;
+    }
     // Looks an entry up and marks it used; nullptr when the id is unknown or of the other kind.
     const std::string* use_string(std::uint64_t id);
     const record_type_ptr* use_type(std::uint64_t id);
-    field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
+    field_history& history(std::uint32_t type_id) { return entries_[type_id].more->history; }
     void pin(std::uint32_t id) { slots_.pin(id); }
     void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
@@ -125,14 +155,29 @@ class decode_table {
     const table_stats& stats() const { return slots_.stats(); }
 
   private:
-    struct entry {
-        enum class kind : std::uint8_t { string, type, object } what = kind::string;
-        std::string str;
+    // What only types and kept objects hold, apart: a string entry stays 48 bytes.
+    struct held {
         record_type_ptr type;
         field_history history;
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
+    struct entry {
+        std::string str;
+        std::unique_ptr<held> more;
+        enum class kind : std::uint8_t { string, type, object } what = kind::string;
+
+        entry() = default;
+        entry(entry&&) = default;
+        entry& operator=(entry&&) = default;
+        // A copied decoder (tests compare two) gets its own held parts.
+        entry(const entry& o)
+            : str(o.str), more(o.more ? std::make_unique<held>(*o.more) : nullptr), what(o.what) {}
+        entry& operator=(const entry& o) { return *this = entry(o); }
+    };
+    // Both must stay within what the accounting rule charges for them.
+    static_assert(sizeof(entry) + 16 <= table_entry_overhead);
+    static_assert(sizeof(held) + 16 <= table_held_overhead);
     // The entry for a new id, charged `cost` (evicting as needed), or nullptr when the
     // budget cannot take it. Its storage is an earlier entry's, emptied (see reset()).
     entry* claim(std::uint64_t cost, std::uint32_t& id);
@@ -192,11 +237,10 @@ class encode_table {
     std::optional<std::uint32_t> find_object(std::uint64_t key, const value& v) const;
     void use_object_id(std::uint32_t id) { slots_.touch(id); }
     std::uint64_t object_expanded_bytes(std::uint32_t id) const { return entries_[id].expanded; }
-    bool can_insert_object(std::uint64_t wire_bytes) const {
-        return slots_.can_insert(wire_bytes + table_entry_overhead);
-    }
+    // `cost` is object_entry_cost(v).
+    bool can_insert_object(std::uint64_t cost) const { return slots_.can_insert(cost); }
     // Keeps `v` under `key`, replacing what the key named before (the old entry ages out).
-    void insert_object(std::uint64_t key, const value& v, std::uint64_t wire_bytes,
+    void insert_object(std::uint64_t key, const value& v, std::uint64_t cost,
                        std::uint64_t expanded_bytes);
     void forget_object(std::uint64_t key) { objects_.erase(key); }
     field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }

@@ -49,7 +49,7 @@ TEST(ProtocolDoc, DataFrameAndTableBytes) {
                                    "19 00 00 00 a4 23 75 66 0b 06 05 50 6f 69 6e 74"
                                    "02 06 01 78 06 01 79 d1 03 90 03 83 cd 06 02 68 69"));
     EXPECT_EQ(enc.table().entries, 5u);
-    EXPECT_EQ(enc.table().bytes, 192u);
+    EXPECT_EQ(enc.table().bytes, 768u);
     byte_buffer third;
     ASSERT_FALSE(enc.encode({make_record(point, {1, "hi"}), {}}, third));
     EXPECT_EQ(bytes_of(third), hex("83 d1 44"));

@@ -18,7 +18,7 @@ TEST(DecodeTable, AnIdReusedAfterAResetHoldsOnlyWhatWasInsertedInto) {
     ASSERT_EQ(t.insert_type(make_record_type("T", {"a", "b"}), type_id),  // id 1
               proto_errc::ok);
     t.history(type_id)[1] = 42;
-    ASSERT_EQ(t.insert_object(value(std::int64_t{7}), 2, 2), proto_errc::ok);  // id 2
+    ASSERT_EQ(t.insert_object(value(std::int64_t{7}), 2), proto_errc::ok);  // id 2
     t.reset();
     EXPECT_TRUE(t.fresh());
     EXPECT_EQ(t.use_string(0), nullptr);  // nothing is live after a reset
