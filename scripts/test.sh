@@ -2,7 +2,7 @@
 # Installs what is missing, builds, and runs every test: unit, integration and the fuzz
 # regressions with CTest in build/; then the whole suite again under ASan + UBSan in build-asan/
 # (scripts/sanitize.sh); then each libFuzzer target for a bounded time in build-fuzz/
-# (scripts/fuzz.sh). OBJWIRE_CI_FUZZ_SECONDS sets the fuzzing time per target (default 20;
+# (scripts/fuzz.sh). OBJWIRE_CI_FUZZ_SECONDS sets the fuzzing time per target (default 10;
 # 0 skips fuzzing); a longer run is `scripts/fuzz.sh 3600`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
 main_done=$SECONDS
 scripts/sanitize.sh
 asan_done=$SECONDS
-fuzz_seconds=${OBJWIRE_CI_FUZZ_SECONDS:-20}
+fuzz_seconds=${OBJWIRE_CI_FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" -gt 0 ]; then
   scripts/fuzz.sh "$fuzz_seconds"
 fi
