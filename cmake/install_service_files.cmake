@@ -17,7 +17,7 @@ file(INSTALL "${OBJWIRE_SOURCE_DIR}/config/objwired.toml" "${OBJWIRE_SOURCE_DIR}
      DESTINATION "${config_dir}")
 
 # The unit in the source tree names the paths of the Debian package (/usr/sbin, /etc/objwire).
-file(READ "${OBJWIRE_SOURCE_DIR}/daemon/objwired.service" unit)
+file(READ "${OBJWIRE_SOURCE_DIR}/daemon/ops/objwired.service" unit)
 string(REPLACE "/usr/sbin/objwired" "${sbindir}/objwired" unit "${unit}")
 string(REPLACE "/etc/objwire/" "${config_dir}/" unit "${unit}")
 # Staged under a name of its own per destination: two installs may run at once.

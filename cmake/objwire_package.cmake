@@ -1,9 +1,10 @@
 # What `cmake --install` gives a user of the library, and the Debian package (cpack -G DEB).
 #
 # Library: objwire::proto, objwire::config and objwire::client (static unless
-# BUILD_SHARED_LIBS=ON), their headers under include/objwire/{proto,config,client}/, the CMake
+# BUILD_SHARED_LIBS=ON), their public headers under include/objwire/ (with the internal ones
+# they still include under include/objwire/proto, config and client/lib), the CMake
 # package lib/cmake/objwire/ and lib/pkgconfig/objwire.pc. A user includes
-# <objwire/client/connection.hpp>; the exported targets (and objwire.pc) also put
+# <objwire/connection.hpp>; the exported targets (and objwire.pc) also put
 # include/objwire on the include path because the headers include each other as
 # "proto/value.hpp" - the way the source tree does - so no header needs rewriting to be
 # installed. docs/LIBRARY.md, "Using the installed library".
@@ -40,38 +41,16 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/version.hpp.in
                ${PROJECT_BINARY_DIR}/include/objwire/version.hpp @ONLY)
 target_include_directories(objwire_proto PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
 
-# Public headers: every header of proto/ and config/, and the client headers the client
-# library's sources declare, with whatever client header those include.
-function(objwire_public_client_headers out)
-  get_target_property(sources objwire_client SOURCES)
-  set(todo)
-  foreach(s IN LISTS sources)
-    string(REGEX REPLACE "\\.cpp$" ".hpp" h "client/${s}")
-    if(EXISTS ${PROJECT_SOURCE_DIR}/${h})
-      list(APPEND todo ${h})
-    endif()
-  endforeach()
-  set(done)
-  while(todo)
-    list(POP_FRONT todo h)
-    if(h IN_LIST done)
-      continue()
-    endif()
-    list(APPEND done ${h})
-    file(STRINGS ${PROJECT_SOURCE_DIR}/${h} includes REGEX "^#include \"client/")
-    foreach(line IN LISTS includes)
-      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" inc "${line}")
-      list(APPEND todo ${inc})
-    endforeach()
-  endwhile()
-  set(${out} ${done} PARENT_SCOPE)
-endfunction()
-objwire_public_client_headers(objwire_client_headers)
-# Header-only parts of the client's API (typed records), which no source of it includes.
-list(APPEND objwire_client_headers client/typed.hpp client/typed_reader.hpp)
+# Public headers: include/objwire/*.hpp, installed as <objwire/NAME.hpp>; and, until the public
+# headers stop reaching into them, every header of proto/, config/ and client/lib/, installed
+# under include/objwire/ with the paths the source tree includes them by ("proto/value.hpp").
+file(GLOB objwire_public_headers ${PROJECT_SOURCE_DIR}/include/objwire/*.hpp)
+install(FILES ${objwire_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire
+        COMPONENT development)
 file(GLOB objwire_core_headers RELATIVE ${PROJECT_SOURCE_DIR}
-     ${PROJECT_SOURCE_DIR}/proto/*.hpp ${PROJECT_SOURCE_DIR}/config/*.hpp)
-foreach(h IN LISTS objwire_core_headers objwire_client_headers)
+     ${PROJECT_SOURCE_DIR}/proto/*.hpp ${PROJECT_SOURCE_DIR}/config/*.hpp
+     ${PROJECT_SOURCE_DIR}/client/lib/*.hpp)
+foreach(h IN LISTS objwire_core_headers)
   get_filename_component(dir ${h} DIRECTORY)
   install(FILES ${PROJECT_SOURCE_DIR}/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire/${dir}
           COMPONENT development)

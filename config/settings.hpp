@@ -103,7 +103,8 @@ struct daemon_settings {
     std::string forward_to;  // forward.to = "HOST:PORT" of the next hop
     std::string
         forward_client_config;  // forward.client_config: the hop's objwire.toml, "" = defaults
-    // [nats] - sink.kind = "nats": blocks published to a JetStream stream (daemon/nats_sink.hpp)
+    // [nats] - sink.kind = "nats": blocks published to a JetStream stream
+    // (daemon/sinks/nats_sink.hpp)
     std::string nats_servers = "nats://127.0.0.1:4222";  // nats.servers: comma-separated URLs
     std::string nats_subject = "objwire.blocks";         // nats.subject
     std::string nats_stream = "OBJWIRE";                 // nats.stream (created if missing)

@@ -2,7 +2,7 @@
 // by every record, and one message per trade.
 //
 //   producer HOST:PORT [N]    (default 127.0.0.1:7878, 1000 trades)
-#include <objwire/client/connection.hpp>
+#include <objwire/connection.hpp>
 #include <objwire/version.hpp>
 
 #include <cstdint>

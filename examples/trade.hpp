@@ -2,8 +2,8 @@
 // the examples' HOST:PORT argument.
 #pragma once
 
-#include <objwire/client/typed.hpp>
 #include <objwire/config/settings.hpp>
+#include <objwire/typed.hpp>
 
 #include <array>
 #include <cstdint>

@@ -2,8 +2,8 @@
 // at what is stored, with it it waits for new trades (until N have been read).
 //
 //   typed_consumer HOST:PORT [N] [--follow]
-#include <objwire/client/reader.hpp>
-#include <objwire/client/typed_reader.hpp>
+#include <objwire/reader.hpp>
+#include <objwire/typed_reader.hpp>
 
 #include <cstdlib>
 #include <cstring>

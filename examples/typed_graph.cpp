@@ -4,10 +4,10 @@
 // survived: the same city is the same object again.
 //
 //   typed_graph HOST:PORT
-#include <objwire/client/connection.hpp>
-#include <objwire/client/reader.hpp>
-#include <objwire/client/typed.hpp>
-#include <objwire/client/typed_read.hpp>
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include <objwire/typed.hpp>
+#include <objwire/typed_read.hpp>
 
 #include "trade.hpp"  // market::daemon_at
 

@@ -2,7 +2,7 @@
 // fields straight into the frame.
 //
 //   typed_producer HOST:PORT [N]    (default 127.0.0.1:7878, 1000 trades)
-#include <objwire/client/connection.hpp>
+#include <objwire/connection.hpp>
 
 #include <cstdlib>
 #include <iostream>

@@ -1,6 +1,6 @@
 // The JSON text form of a message: one line of JSON per message, used by the CLI (`objwire
-// read`, the daemon's JSON-lines sink) and read back by client/jsonl_reader. Sans-I/O: it only
-// appends to a string.
+// read`, the daemon's JSON-lines sink) and read back by client/jsonl/jsonl_reader. Sans-I/O: it
+// only appends to a string.
 //
 // Mapping (the reader accepts exactly this, so read(to_json(m)) == canonical(m)):
 //   null, true/false         as JSON

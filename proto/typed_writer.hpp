@@ -1,6 +1,6 @@
 // Writing a message straight from a program's own data, without building a value tree: a
-// typed layer (client/typed.hpp) walks its struct and calls typed_writer, and the bytes are
-// exactly those stream_encoder::encode writes for the equal message - the same table entries,
+// typed layer (include/objwire/typed.hpp) walks its struct and calls typed_writer, and the bytes
+// are exactly those stream_encoder::encode writes for the equal message - the same table entries,
 // type descriptors, string indexing and integer deltas, the same limits and errors. Sans-I/O
 // and free of any reflection library: the caller says what each value is.
 //

@@ -10,11 +10,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for scripts/fuzz.sh
   strace  # tests/integration/write_calls_test.sh counts the client's write system calls
-  libsystemd-dev  # sd_notify: READY/RELOADING/STOPPING/WATCHDOG under systemd (daemon/service_notify.cpp)
-  nats-server libnats-dev  # the nats sink (daemon/nats_sink.*) and its integration tests
+  libsystemd-dev  # sd_notify: READY/RELOADING/STOPPING/WATCHDOG under systemd (daemon/ops/service_notify.cpp)
+  nats-server libnats-dev  # the nats sink (daemon/sinks/nats_sink.*) and its integration tests
   iproute2  # tests/bench/link.sh (ip, tc) and its test tests/bench/link_test.sh
   valgrind  # tests/bench/instruction_guard.sh: callgrind instruction counts, a CI guard
-  libboost1.81-dev  # Boost.Describe: field names of the structs client/typed.hpp sends
+  libboost1.81-dev  # Boost.Describe: field names of the structs include/objwire/typed.hpp sends
   time  # /usr/bin/time -v: the client's peak RSS in tests/integration/send_rss_test.sh
 )
 

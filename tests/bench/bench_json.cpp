@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "client/jsonl_reader.hpp"
-#include "client/workloads.hpp"
+#include "client/jsonl/jsonl_reader.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/json_writer.hpp"
 
 namespace {

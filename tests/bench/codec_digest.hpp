@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/columns.hpp"
 #include "proto/encoder.hpp"
 

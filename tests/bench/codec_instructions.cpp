@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "client/jsonl_reader.hpp"
-#include "client/workloads.hpp"
+#include "client/jsonl/jsonl_reader.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 

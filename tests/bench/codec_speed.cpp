@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/codec.hpp"
 #include "proto/encoder.hpp"
 

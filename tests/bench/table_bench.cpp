@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 

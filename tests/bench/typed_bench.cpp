@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "client/connection.hpp"
-#include "client/typed.hpp"
-#include "client/workloads.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/typed.hpp>
+#include "client/workloads/workloads.hpp"
 #include "tests/bench/typed_event.hpp"
 
 namespace {

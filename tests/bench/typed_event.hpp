@@ -1,11 +1,11 @@
-// The events workload's record as a described struct (client/typed.hpp), for the typed
+// The events workload's record as a described struct (include/objwire/typed.hpp), for the typed
 // benchmark and tests: same record name and fields as the workload's `Event`.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "client/typed.hpp"
+#include <objwire/typed.hpp>
 
 namespace typed_events {
 

@@ -1,14 +1,14 @@
-// Fuzz target: the JSON-lines reader (client/jsonl_reader.hpp) that `objwire send` reads files
-// and stdin with. Whatever the text: no crash, no read outside it, every line ends as a message
-// or as an error with a place inside the text, reading goes on after an error, and a message
-// read back from its own JSON text (proto/json_writer.hpp) gives the same text again. Each
+// Fuzz target: the JSON-lines reader (client/jsonl/jsonl_reader.hpp) that `objwire send` reads
+// files and stdin with. Whatever the text: no crash, no read outside it, every line ends as a
+// message or as an error with a place inside the text, reading goes on after an error, and a
+// message read back from its own JSON text (proto/json_writer.hpp) gives the same text again. Each
 // message is also encoded, as `send` would.
 //
 // Input: the text itself.
 #include <algorithm>
 #include <string>
 
-#include "client/jsonl_reader.hpp"
+#include "client/jsonl/jsonl_reader.hpp"
 #include "fuzz_support.hpp"
 #include "proto/encoder.hpp"
 #include "proto/json_writer.hpp"

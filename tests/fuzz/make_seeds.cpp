@@ -13,7 +13,7 @@
 
 #include <zlib.h>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "fuzz_support.hpp"
 #include "proto/codec.hpp"
 #include "proto/columns.hpp"

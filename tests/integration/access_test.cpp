@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "client/transport.hpp"
-#include "client/workloads.hpp"
-#include "daemon/access_token.hpp"
+#include "client/lib/transport.hpp"
+#include "client/workloads/workloads.hpp"
+#include "daemon/serve/access_token.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/encoder.hpp"
 

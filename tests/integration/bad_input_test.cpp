@@ -5,9 +5,9 @@
 
 #include <asio.hpp>
 
+#include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/errors.hpp"

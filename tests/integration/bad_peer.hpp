@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/control.hpp"
 #include "proto/errors.hpp"

@@ -3,8 +3,8 @@
 // compresses, and batching keeps write system calls to about one per 16 KiB or better.
 #include <gtest/gtest.h>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/codec.hpp"
 
@@ -88,7 +88,7 @@ TEST_F(Compression, BlobsWithRandomPartsDeliverUnderAuto) {
     client::connection c(with(client_settings(), "auto", "zstd"));
     ASSERT_FALSE(c.open()) << c.last_error();
     // Loopback does not hold the sender back: its delivery rates are no full samples, and a
-    // lower bound is the bytes acknowledged over 50 ms (client/link_meter.hpp). So rounds of
+    // lower bound is the bytes acknowledged over 50 ms (client/lib/link_meter.hpp). So rounds of
     // 300 blobs (6 MB) go until the link is measured - at most 20 (120 MB).
     std::vector<message> sent;
     for (int round = 0; round < 20 && (round == 0 || !c.compression().link_measured); ++round) {

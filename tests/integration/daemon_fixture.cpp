@@ -7,9 +7,9 @@
 #include <fstream>
 #include <thread>
 
-#include "client/connection.hpp"
-#include "client/jsonl_reader.hpp"
-#include "daemon/journal_reader.hpp"
+#include <objwire/connection.hpp>
+#include "client/jsonl/jsonl_reader.hpp"
+#include "daemon/store/journal_reader.hpp"
 
 namespace objwire::test {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
-#include "daemon/server.hpp"
+#include "daemon/serve/server.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::test {

@@ -1,8 +1,8 @@
 // Objects sent through a real daemon arrive in its sink exactly once, in order, intact.
 #include <gtest/gtest.h>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
 #include "daemon_fixture.hpp"
 
 namespace objwire::test {

@@ -17,7 +17,7 @@ check_prefix() {
     [ -x "$p/$f" ] || fail "$f not installed (or not executable)"
   done
   for f in lib/systemd/system/objwired.service etc/objwire/objwired.toml etc/objwire/objwire.toml \
-           include/objwire/client/connection.hpp lib/cmake/objwire/objwireConfig.cmake \
+           include/objwire/connection.hpp lib/cmake/objwire/objwireConfig.cmake \
            lib/pkgconfig/objwire.pc; do
     [ -f "$p/$f" ] || fail "$f not installed"
   done

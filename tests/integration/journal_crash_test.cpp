@@ -10,8 +10,8 @@
 
 #include <iostream>
 
-#include "client/connection.hpp"
-#include "daemon/journal_reader.hpp"
+#include <objwire/connection.hpp>
+#include "daemon/store/journal_reader.hpp"
 #include "resume_support.hpp"
 
 namespace objwire::test {

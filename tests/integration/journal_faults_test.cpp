@@ -5,11 +5,11 @@
 
 #include <fstream>
 
-#include "client/connection.hpp"
-#include "client/reader.hpp"
-#include "daemon/journal.hpp"
-#include "daemon/journal_segments.hpp"
-#include "daemon/metrics_text.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include "daemon/ops/metrics_text.hpp"
+#include "daemon/store/journal.hpp"
+#include "daemon/store/journal_segments.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/journal_block.hpp"
 

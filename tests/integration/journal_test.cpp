@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 #include <iostream>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
-#include "daemon/journal_reader.hpp"
-#include "daemon/journal_segments.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
+#include "daemon/store/journal_reader.hpp"
+#include "daemon/store/journal_segments.hpp"
 #include "daemon_fixture.hpp"
 
 namespace objwire::test {

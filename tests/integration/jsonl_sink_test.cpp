@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "daemon/jsonl_sink.hpp"
+#include "daemon/sinks/jsonl_sink.hpp"
 
 namespace objwire::daemon {
 namespace {

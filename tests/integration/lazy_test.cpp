@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "client/connection.hpp"
-#include "client/reader.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
 #include "daemon_fixture.hpp"
 #include "proto/codec.hpp"
 #include "proto/json_writer.hpp"

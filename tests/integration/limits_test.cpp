@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "bad_peer.hpp"
-#include "daemon/journal.hpp"
+#include "daemon/store/journal.hpp"
 #include "proto/wire.hpp"
 
 namespace objwire::test {

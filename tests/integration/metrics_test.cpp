@@ -7,12 +7,12 @@
 #include <asio.hpp>
 #include <string>
 
+#include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "client/stats_client.hpp"
-#include "client/workloads.hpp"
-#include "daemon/metrics_http.hpp"
-#include "daemon/metrics_text.hpp"
+#include "client/lib/stats_client.hpp"
+#include "client/workloads/workloads.hpp"
+#include "daemon/ops/metrics_http.hpp"
+#include "daemon/ops/metrics_text.hpp"
 #include "daemon_fixture.hpp"
 
 namespace objwire::test {
@@ -97,7 +97,7 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     EXPECT_GE(value(t, "objwire_link_bandwidth_last_bits_per_second"), 0);
 }
 
-// The link estimates sessions publish (daemon/link_estimator.hpp makes them, unit-tested with
+// The link estimates sessions publish (daemon/serve/link_estimator.hpp makes them, unit-tested with
 // synthetic reads) are rendered as the fastest open one, the latest one, and a count.
 TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {
     start();

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "client/connection.hpp"
-#include "client/reader.hpp"
-#include "client/workloads.hpp"
-#include "daemon/nats_sink.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include "client/workloads/workloads.hpp"
+#include "daemon/sinks/nats_sink.hpp"
 #include "nats_harness.hpp"
 
 namespace objwire::test {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "daemon/nats_options.hpp"
+#include "daemon/sinks/nats_options.hpp"
 
 namespace objwire::test {
 namespace {
@@ -186,7 +186,7 @@ std::vector<stream_block> read_stream(const std::string& urls, const std::string
             b.stored_bytes = static_cast<std::size_t>(natsMsg_GetDataLength(m));
             const char* codec = nullptr;
             b.compressed = natsMsgHeader_Get(m, daemon::nats_codec_header, &codec) == NATS_OK;
-            // Decompressed as the reader role does (daemon/nats_block_codec.hpp).
+            // Decompressed as the reader role does (daemon/sinks/nats_block_codec.hpp).
             frame_decompressor decompressor;
             byte_buffer block;
             std::string why;

@@ -8,8 +8,8 @@
 #include <atomic>
 #include <future>
 
-#include "client/reader.hpp"
-#include "client/stats_client.hpp"
+#include <objwire/reader.hpp>
+#include "client/lib/stats_client.hpp"
 #include "nats_fixture.hpp"
 #include "proto/codec.hpp"
 

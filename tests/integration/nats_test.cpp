@@ -17,9 +17,9 @@
 #include <future>
 #include <thread>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
-#include "daemon/nats_sink.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
+#include "daemon/sinks/nats_sink.hpp"
 #include "nats_fixture.hpp"
 
 namespace objwire::test {

@@ -7,10 +7,10 @@
 
 #include <functional>
 
+#include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "daemon/sender_registry.hpp"
-#include "daemon/server.hpp"
+#include "daemon/serve/sender_registry.hpp"
+#include "daemon/serve/server.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/encoder.hpp"
 #include "resume_support.hpp"

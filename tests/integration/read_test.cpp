@@ -8,12 +8,12 @@
 #include <map>
 #include <thread>
 
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "client/reader.hpp"
-#include "client/workloads.hpp"
-#include "daemon/journal_reader.hpp"
-#include "daemon/journal_segments.hpp"
+#include "client/workloads/workloads.hpp"
+#include "daemon/store/journal_reader.hpp"
+#include "daemon/store/journal_segments.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/journal_block.hpp"
 

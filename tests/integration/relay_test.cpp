@@ -4,9 +4,9 @@
 
 #include <thread>
 
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
-#include "daemon/journal_reader.hpp"
+#include <objwire/connection.hpp>
+#include "client/workloads/workloads.hpp"
+#include "daemon/store/journal_reader.hpp"
 #include "daemon_fixture.hpp"
 
 namespace objwire::test {

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "client/connection.hpp"
+#include <objwire/connection.hpp>
 #include "daemon_fixture.hpp"
 #include "resume_support.hpp"
 

@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "client/workloads.hpp"
-#include "daemon/journal_reader.hpp"
+#include "client/workloads/workloads.hpp"
+#include "daemon/store/journal_reader.hpp"
 
 extern char** environ;
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <random>
 
-#include "client/connection.hpp"
+#include <objwire/connection.hpp>
 #include "daemon_fixture.hpp"
 #include "resume_support.hpp"
 

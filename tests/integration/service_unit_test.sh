@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# daemon/objwired.service passes `systemd-analyze verify` with no warning (an unknown or
+# daemon/ops/objwired.service passes `systemd-analyze verify` with no warning (an unknown or
 # misspelt key is only a warning there, so any output fails the test), with ExecStart pointing
 # at the objwired just built; and it keeps the settings the service relies on.
 set -euo pipefail

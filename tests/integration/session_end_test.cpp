@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "client/connection.hpp"
+#include <objwire/connection.hpp>
 #include "proto/control.hpp"
 #include "proto/frame.hpp"
 #include "resume_support.hpp"

@@ -14,10 +14,10 @@
 #include <fstream>
 #include <string>
 
+#include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/connection.hpp"
-#include "client/workloads.hpp"
-#include "daemon/metrics.hpp"
+#include "client/workloads/workloads.hpp"
+#include "daemon/ops/metrics.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/encoder.hpp"
 

@@ -3,10 +3,10 @@
 // still shared; a message refused for an unsigned over 2^63-1 leaves the connection usable.
 #include <gtest/gtest.h>
 
-#include "client/connection.hpp"
-#include "client/reader.hpp"
-#include "client/typed.hpp"
-#include "client/typed_reader.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include <objwire/typed.hpp>
+#include <objwire/typed_reader.hpp>
 #include "daemon_fixture.hpp"
 
 namespace {

@@ -17,7 +17,7 @@ source "$src/tests/integration/daemon_helpers.sh"
 cmake --install "$build" --prefix "$prefix" >"$dir/install.log" 2>&1 ||
   fail "cmake --install: $(tail -5 "$dir/install.log")"
 for f in lib/cmake/objwire/objwireConfig.cmake lib/cmake/objwire/objwireConfigVersion.cmake \
-         lib/pkgconfig/objwire.pc include/objwire/client/connection.hpp include/objwire/version.hpp; do
+         lib/pkgconfig/objwire.pc include/objwire/connection.hpp include/objwire/version.hpp; do
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
 

@@ -2,7 +2,7 @@
 # Every repository path that the docs, the README, source comments and scripts cite exists, and
 # nothing cites a path outside the repository. A cited path is a word that starts with one of
 # the repository's top-level folders (proto/, client/, docs/, tests/ ...) - globs (`daemon/
-# journal*.cpp`, `client/pipeline.*`) must match a file, braces (`proto/codec.{hpp,cpp}`) name
+# journal*.cpp`, `client/pipeline/pipeline.*`) must match a file, braces (`proto/codec.{hpp,cpp}`) name
 # each file. Prints every dangling citation as FILE:LINE: PATH and exits 1 if there is one.
 #   tests/repo/cited_paths.sh [ROOT]   (default: the repository this script is in)
 set -euo pipefail

@@ -9,10 +9,10 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-mkdir -p "$dir/docs" "$dir/proto" "$dir/daemon"
-touch "$dir/proto/codec.hpp" "$dir/proto/codec.cpp" "$dir/daemon/journal_index.cpp"
+mkdir -p "$dir/docs" "$dir/proto" "$dir/daemon/store"
+touch "$dir/proto/codec.hpp" "$dir/proto/codec.cpp" "$dir/daemon/store/journal_index.cpp"
 cat >"$dir/docs/A.md" <<'DOC'
-The codec (`proto/codec.{hpp,cpp}`), the journal (daemon/journal*.cpp) and
+The codec (`proto/codec.{hpp,cpp}`), the journal (daemon/store/journal*.cpp) and
 proto/codec.hpp, cited at the end of a sentence: proto/codec.
 DOC
 CITED_PATHS_ALL_FILES=1 bash "$check" "$dir" >"$dir/out" || fail "a tree whose paths all exist: $(cat "$dir/out")"

@@ -2,7 +2,7 @@
 // lower bounds, and what a lower bound is worth. No sockets.
 #include <gtest/gtest.h>
 
-#include "client/link_meter.hpp"
+#include "client/lib/link_meter.hpp"
 
 namespace objwire::client {
 namespace {

@@ -1,9 +1,10 @@
-// The CLI's two-stage pipeline (client/pipeline.hpp, client/message_pipeline.hpp): batches
-// arrive in order, each item once; the producer never runs more than the bound ahead; an early
-// stop or an exception on either side ends both threads; and the JSON-lines reader of `send`
-// and `encode` delivers through it exactly what one thread reading in turn delivers - the same
-// messages with the same lines, and each bad line at its place with its line and column -
-// also when it reads its input block by block (a file, a pipe that pauses) as `send` does.
+// The CLI's two-stage pipeline (client/pipeline/pipeline.hpp,
+// client/pipeline/message_pipeline.hpp): batches arrive in order, each item once; the producer
+// never runs more than the bound ahead; an early stop or an exception on either side ends both
+// threads; and the JSON-lines reader of `send` and `encode` delivers through it exactly what one
+// thread reading in turn delivers - the same messages with the same lines, and each bad line at its
+// place with its line and column - also when it reads its input block by block (a file, a pipe that
+// pauses) as `send` does.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -21,10 +22,10 @@
 
 #include <cstdio>
 
-#include "client/input_file.hpp"
-#include "client/message_pipeline.hpp"
-#include "client/pipeline.hpp"
-#include "client/sent_lines.hpp"
+#include "client/pipeline/input_file.hpp"
+#include "client/pipeline/message_pipeline.hpp"
+#include "client/pipeline/pipeline.hpp"
+#include "client/pipeline/sent_lines.hpp"
 
 namespace {
 
@@ -314,7 +315,7 @@ TEST(jsonl_pipeline, empty_text_and_text_without_final_newline) {
     expect_same(read_pipelined(text, false, {2, 2}), read_in_turn(text, false));
 }
 
-// --- reading the input block by block (client/input_file.hpp line_blocks) ---
+// --- reading the input block by block (client/pipeline/input_file.hpp line_blocks) ---
 
 // A scratch file holding `text`, removed at the end.
 struct temp_file {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "client/progress.hpp"
+#include "client/cli/progress.hpp"
 
 namespace {
 

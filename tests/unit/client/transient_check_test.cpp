@@ -1,6 +1,6 @@
 // Transient fields that never match a record are named at the end of a run, with the closest
 // type and field the run did see.
-#include "client/transient_check.hpp"
+#include "client/pipeline/transient_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/codec.hpp"
 #include "proto/encoder.hpp"
 #include "proto/errors.hpp"

@@ -1,7 +1,7 @@
 // The accept loop's answer to failed accepts: out of descriptors it pauses, longer while it
 // lasts, and asks for one log line per second with the count; a peer's own failure is
 // retried at once.
-#include "daemon/accept_backoff.hpp"
+#include "daemon/serve/accept_backoff.hpp"
 
 #include <gtest/gtest.h>
 

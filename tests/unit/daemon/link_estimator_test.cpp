@@ -1,8 +1,8 @@
-// The link bandwidth estimator (daemon/link_estimator.hpp) fed synthetic reads: which intervals
-// count as link time, how samples form and how the moving average follows them.
+// The link bandwidth estimator (daemon/serve/link_estimator.hpp) fed synthetic reads: which
+// intervals count as link time, how samples form and how the moving average follows them.
 #include <gtest/gtest.h>
 
-#include "daemon/link_estimator.hpp"
+#include "daemon/serve/link_estimator.hpp"
 
 namespace objwire::daemon {
 namespace {

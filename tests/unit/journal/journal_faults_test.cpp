@@ -12,10 +12,10 @@
 
 #include <sstream>
 
-#include "daemon/data_dir_lock.hpp"
-#include "daemon/journal_check.hpp"
-#include "daemon/journal_checkpoint.hpp"
-#include "daemon/journal_cursor.hpp"
+#include "daemon/store/data_dir_lock.hpp"
+#include "daemon/store/journal_check.hpp"
+#include "daemon/store/journal_checkpoint.hpp"
+#include "daemon/store/journal_cursor.hpp"
 #include "journal_support.hpp"
 
 namespace objwire::test {

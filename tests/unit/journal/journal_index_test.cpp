@@ -1,12 +1,12 @@
-// The sender index read from block headers only (daemon/journal_index.hpp): the last frame of
+// The sender index read from block headers only (daemon/store/journal_index.hpp): the last frame of
 // every sender id across segments, large blocks skipped without reading their payloads, and a
 // scan that stops at a header that is not a block's.
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "daemon/journal_index.hpp"
-#include "daemon/sender_registry.hpp"
+#include "daemon/serve/sender_registry.hpp"
+#include "daemon/store/journal_index.hpp"
 #include "journal_support.hpp"
 
 namespace objwire::test {

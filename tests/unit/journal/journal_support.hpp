@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon/journal.hpp"
-#include "daemon/journal_reader.hpp"
+#include "daemon/store/journal.hpp"
+#include "daemon/store/journal_reader.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::test {

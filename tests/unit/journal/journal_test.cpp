@@ -1,4 +1,4 @@
-// The journal (daemon/journal.hpp) without sockets: appends and offsets, the three fsync
+// The journal (daemon/store/journal.hpp) without sockets: appends and offsets, the three fsync
 // policies counted through an injected sync function, group commit, sync failure, rotation,
 // retention by size and age, and the offline reader.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// The stored form of NATS blocks (daemon/nats_block_codec.hpp): a message without the codec
+// The stored form of NATS blocks (daemon/sinks/nats_block_codec.hpp): a message without the codec
 // headers is the block itself; a compressed one decompresses to exactly the raw length it
 // claims, which is capped before anything is allocated; anything else is refused with why.
-#include "daemon/nats_block_codec.hpp"
+#include "daemon/sinks/nats_block_codec.hpp"
 
 #include <gtest/gtest.h>
 

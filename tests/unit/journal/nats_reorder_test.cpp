@@ -1,7 +1,7 @@
-// Per-sender order for readers of a NATS stream (daemon/nats_reorder.hpp): blocks arrive in
+// Per-sender order for readers of a NATS stream (daemon/sinks/nats_reorder.hpp): blocks arrive in
 // stream order, which a republished block can break; each sender's blocks come out in the
 // order sent, none lost, none twice.
-#include "daemon/nats_reorder.hpp"
+#include "daemon/sinks/nats_reorder.hpp"
 
 #include <gtest/gtest.h>
 

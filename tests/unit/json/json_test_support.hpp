@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "client/jsonl_reader.hpp"
+#include "client/jsonl/jsonl_reader.hpp"
 #include "proto/json_writer.hpp"
 #include "proto/value.hpp"
 

@@ -3,7 +3,7 @@
 // adaptive policy, with no per-workload settings, is within 5% of the best fixed cadence.
 #include <gtest/gtest.h>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/codec.hpp"
 #include "proto/columns.hpp"
 #include "proto/wire.hpp"

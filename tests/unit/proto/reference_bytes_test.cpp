@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/control.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "proto/columns.hpp"
 #include "proto/input_digest.hpp"
 #include "proto/receiver.hpp"

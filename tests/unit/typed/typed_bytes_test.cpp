@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 #include "tests/bench/typed_event.hpp"
 #include "typed_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "client/typed_reader.hpp"
+#include <objwire/typed_reader.hpp>
 #include "proto/journal_block.hpp"
 #include "typed_support.hpp"
 

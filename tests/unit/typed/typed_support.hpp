@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "client/typed.hpp"
+#include <objwire/typed.hpp>
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 

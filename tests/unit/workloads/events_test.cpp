@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "client/workloads.hpp"
+#include "client/workloads/workloads.hpp"
 
 namespace {
 

@@ -1,0 +1,213 @@
+#include "client/cli/config_command.hpp"
+
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "config/env_names.hpp"
+#include "config/settings.hpp"
+
+namespace objwire::client {
+namespace {
+
+namespace cfg = objwire::config;
+
+struct config_flags {
+    std::string file;
+    bool daemon = false;
+    bool client = false;
+    std::string to;                 // show: --to, as send's
+    std::vector<std::string> sets;  // show: --set KEY=VALUE
+};
+
+// The two programs' settings behind one interface, so check and show are written once.
+template <class S>
+struct program;
+
+template <>
+struct program<cfg::client_settings> {
+    using other = cfg::daemon_settings;
+    static constexpr const char* name = "objwire";
+    static constexpr const char* flag = "--client";
+    static auto load(const std::string& p) { return cfg::load_client_file(p); }
+    static auto keys() { return cfg::client_keys(); }
+    static auto apply(cfg::client_settings& s, std::string_view key, std::string_view text,
+                      std::string_view origin) {
+        return cfg::apply_client_override(s, key, text, origin);
+    }
+};
+
+template <>
+struct program<cfg::daemon_settings> {
+    using other = cfg::client_settings;
+    static constexpr const char* name = "objwired";
+    static constexpr const char* flag = "--daemon";
+    static auto load(const std::string& p) { return cfg::load_daemon_file(p); }
+    static auto keys() { return cfg::daemon_keys(); }
+    static auto apply(cfg::daemon_settings& s, std::string_view key, std::string_view text,
+                      std::string_view origin) {
+        return cfg::apply_daemon_override(s, key, text, origin);
+    }
+};
+
+// Which program a file is for: --daemon or --client, else its name (objwired*.toml is the
+// daemon's, anything else the client's).
+bool for_daemon(const config_flags& f) {
+    if (f.daemon || f.client) return f.daemon;
+    return std::filesystem::path(f.file).filename().string().find("objwired") != std::string::npos;
+}
+
+// Applies every OBJWIRE_* variable that is set, one key at a time so each can be named as
+// its value's origin. `on_applied(variable)` runs after each.
+template <class S, class F>
+bool apply_environment(S& s, const std::vector<cfg::key_info>& keys, F&& on_applied) {
+    bool good = true;
+    for (const auto& key : keys) {
+        const char* text = std::getenv(key.env_var.c_str());
+        if (text == nullptr || (*text == '\0' && !key.empty_turns_off)) continue;
+        if (auto e = program<S>::apply(s, key.name, text, key.env_var)) {
+            std::cerr << e->message << "\n";
+            good = false;
+            continue;
+        }
+        on_applied(key.env_var);
+    }
+    return good;
+}
+
+template <class S>
+int check_as(const config_flags& f) {
+    using P = program<S>;
+    S s;
+    if (!f.file.empty()) {
+        auto loaded = P::load(f.file);
+        if (!loaded) {
+            std::cerr << loaded.error().message << "\n";
+            // Checking a file against the wrong program is the likeliest mistake: say so.
+            if (program<typename P::other>::load(f.file)) {
+                std::cerr << f.file << " is a valid " << program<typename P::other>::name
+                          << " config: check it with " << program<typename P::other>::flag << "\n";
+            }
+            return exit_codes::bad_config;
+        }
+        s = std::move(*loaded);
+    }
+    const auto keys = P::keys();
+    std::size_t variables = 0;
+    if (!apply_environment(s, keys, [&](const std::string&) { ++variables; })) {
+        return exit_codes::bad_config;
+    }
+    const auto unknown = cfg::unknown_env_variables(cfg::process_environment());
+    for (const auto& u : unknown)
+        std::cerr << "objwire: " << u.message() << "\n";
+    if (!unknown.empty()) return exit_codes::bad_config;
+    std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
+              << " settings";
+    if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";
+    std::cout << ")\n";
+    return exit_codes::ok;
+}
+
+template <class S>
+int show_as(const config_flags& f) {
+    using P = program<S>;
+    S s;
+    std::vector<cfg::settings_layer<S>> layers;
+    std::deque<std::string> origins;  // the layers' origin texts live here
+    if (!f.file.empty()) {
+        auto loaded = P::load(f.file);
+        if (!loaded) {
+            std::cerr << loaded.error().message << "\n";
+            return exit_codes::bad_config;
+        }
+        s = std::move(*loaded);
+        // The file parsed, so reading it again for the key lines succeeds unless it changed.
+        std::vector<cfg::key_line> lines;
+        if (std::ifstream in(f.file); in) {
+            const std::string text((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+            if (auto l = cfg::key_lines(text, f.file)) lines = std::move(*l);
+        }
+        layers.push_back({f.file, s, std::move(lines)});
+    }
+    const auto keys = P::keys();
+    const bool env_ok = apply_environment(s, keys, [&](const std::string& variable) {
+        layers.push_back({variable, s, {}});
+    });
+    if (!env_ok) return exit_codes::bad_config;
+    std::vector<std::pair<std::string, std::string>> overrides;  // key, "--flag" text
+    if (!f.to.empty()) overrides.emplace_back("client.to", f.to);
+    for (const auto& set : f.sets) {
+        const auto eq = set.find('=');
+        if (eq == std::string::npos) {
+            std::cerr << "objwire: --set " << set << ": write KEY=VALUE, e.g. --set "
+                      << (std::is_same_v<S, cfg::client_settings> ? "batch.linger=1ms"
+                                                                  : "server.log_level=debug")
+                      << "\n";
+            return exit_codes::usage;
+        }
+        overrides.emplace_back(set.substr(0, eq), set.substr(eq + 1));
+    }
+    for (const auto& [key, text] : overrides) {
+        const auto& origin =
+            origins.emplace_back(key == "client.to" && text == f.to ? "--to" : "--set " + key);
+        if (auto e = P::apply(s, key, text, origin)) {
+            std::cerr << "objwire: " << e->message << "\n";
+            return exit_codes::bad_config;
+        }
+        layers.push_back({origin, s, {}});
+    }
+    std::cout << cfg::to_toml(s, layers);
+    return exit_codes::ok;
+}
+
+}  // namespace
+
+subcommand add_config_command(CLI::App& app) {
+    auto flags = std::make_shared<config_flags>();
+    auto* config = app.add_subcommand("config", "check a config file, show effective settings");
+    config->require_subcommand(1);
+    config->footer(
+        "Example:\n  objwire config check objwired.toml\n  objwire config show --to "
+        "127.0.0.1:7878");
+
+    auto* check = config->add_subcommand(
+        "check", "validate a config file (and the OBJWIRE_* environment); exit 0, or 78 if bad");
+    check->add_option("file", flags->file,
+                      "the file; objwired*.toml is taken as the daemon's, anything else as the "
+                      "client's (default: check the defaults and the environment)");
+    auto* daemon = check->add_flag("--daemon", flags->daemon, "check it as objwired's config");
+    check->add_flag("--client", flags->client, "check it as objwire's config")->excludes(daemon);
+    check->footer("Example:\n  objwire config check objwired.toml");
+
+    auto* show = config->add_subcommand(
+        "show", "print the effective settings as TOML, each with where it came from");
+    show->add_option("-c,--config", flags->file, "settings file, as for send and bench");
+    auto* show_daemon = show->add_flag("--daemon", flags->daemon, "objwired's settings");
+    show->add_option("--to", flags->to, "daemon address HOST:PORT, as for send")
+        ->excludes(show_daemon);
+    show->add_option("--set", flags->sets, "KEY=VALUE: any setting, as a flag would set it");
+    show->footer("Example:\n  objwire config show --to 127.0.0.1:7878 --set batch.linger=1ms");
+
+    return {config, [flags, check, show]() -> int {
+                const bool daemon_side = flags->daemon;
+                if (check->parsed()) {
+                    return for_daemon(*flags) ? check_as<cfg::daemon_settings>(*flags)
+                                              : check_as<cfg::client_settings>(*flags);
+                }
+                if (show->parsed()) {
+                    return daemon_side ? show_as<cfg::daemon_settings>(*flags)
+                                       : show_as<cfg::client_settings>(*flags);
+                }
+                return exit_codes::usage;
+            }};
+}
+
+}  // namespace objwire::client

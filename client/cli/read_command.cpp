@@ -1,0 +1,377 @@
+#include "client/cli/read_command.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include "client/cli/progress.hpp"
+#include "config/settings.hpp"
+#include "proto/errors.hpp"
+#include "proto/json_writer.hpp"
+
+namespace objwire::client {
+namespace {
+
+constexpr std::size_t write_chunk = 1 << 20;
+// A cursor reader acknowledges what it wrote at most this often (and at its end).
+constexpr auto ack_interval = std::chrono::milliseconds(500);
+// A follower reconnects at once, then waits this long, doubling up to the maximum.
+constexpr auto first_backoff = std::chrono::milliseconds(100);
+constexpr auto max_backoff = std::chrono::milliseconds(2000);
+
+std::atomic<bool> stop_requested{false};
+
+struct read_flags {
+    std::string config_file;
+    std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
+    std::string from = "0";
+    bool follow = false;
+    std::string sender;
+    std::string cursor;
+    std::string offsets;
+    std::string output = "-";
+};
+
+// --from: an offset, `end`, or -N (the last N objects). False for anything else.
+bool parse_from(const std::string& text, read_options& o) {
+    if (text == "end") {
+        o.at_end = true;
+        return true;
+    }
+    const bool last = !text.empty() && text.front() == '-';
+    const char* begin = text.data() + (last ? 1 : 0);
+    const char* end = text.data() + text.size();
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(begin, end, v);
+    if (ec != std::errc() || p != end || begin == end) return false;
+    if (last && v == 0) return false;
+    (last ? o.last : o.from) = v;
+    return true;
+}
+
+// One output file written in large writes; flush() makes everything added so far written out.
+class buffered_file {
+  public:
+    bool open(const std::string& path) {
+        path_ = path;
+        file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+        if (!file_) report();
+        return file_ != nullptr;
+    }
+    bool is_open() const { return file_ != nullptr; }
+    std::string& buffer() { return buf_; }
+    bool full() const { return buf_.size() >= write_chunk; }
+    bool flush() {
+        const bool good =
+            buf_.empty() || (std::fwrite(buf_.data(), 1, buf_.size(), file_) == buf_.size() &&
+                             std::fflush(file_) == 0);
+        buf_.clear();
+        if (!good) report();
+        return good;
+    }
+    bool close() {
+        bool good = !file_ || flush();
+        if (file_ && file_ != stdout && std::fclose(file_) != 0) good = false, report();
+        file_ = nullptr;
+        return good;
+    }
+    ~buffered_file() {
+        if (file_ && file_ != stdout) std::fclose(file_);
+    }
+
+  private:
+    void report() const {
+        std::cerr << "objwire: cannot write '" << path_ << "': " << std::strerror(errno) << "\n";
+    }
+    std::string path_;
+    std::FILE* file_ = nullptr;
+    std::string buf_;
+};
+
+// The objects as JSON lines and, with --offsets, a line "OFFSET<TAB>SENDER" per object in a
+// file of its own, so the objects stay what `send` accepts. The offsets are written after the
+// objects they describe: the last offset line always names an object already written out.
+class read_output {
+  public:
+    bool open(const std::string& objects, const std::string& offsets) {
+        return objects_.open(objects) && (offsets.empty() || offsets_.open(offsets));
+    }
+    bool add(const stored_message& m) {
+        append_json(m.value, objects_.buffer());
+        objects_.buffer().push_back('\n');
+        if (offsets_.is_open()) {
+            auto& b = offsets_.buffer();
+            b += std::to_string(m.offset);
+            b.push_back('\t');
+            b += m.sender_id;
+            b.push_back('\n');
+        }
+        next_ = m.offset + 1;
+        return !objects_.full() || flush();
+    }
+    bool flush() {
+        const bool good = objects_.flush() && offsets_.flush();
+        if (good) written_ = next_;
+        return good;
+    }
+    bool close() {
+        const bool good = flush();
+        return objects_.close() && offsets_.close() && good;
+    }
+    // The offset after the last object added, and after the last one written out.
+    std::uint64_t next() const { return next_; }
+    std::uint64_t written() const { return written_; }
+    void start_at(std::uint64_t offset) { next_ = written_ = offset; }
+
+  private:
+    buffered_file objects_;
+    buffered_file offsets_;
+    std::uint64_t next_ = 0;
+    std::uint64_t written_ = 0;
+};
+
+void on_stop_signal(int) {
+    stop_requested = true;
+}
+
+// SIGINT and SIGTERM end the read cleanly: what was received is written out and a cursor
+// stored at its end.
+void install_stop_handlers() {
+    struct sigaction sa = {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The daemon went away or restarts: a follower reconnects.
+bool worth_reconnecting(const reader& r) {
+    // Not a protocol error (the connection's, the socket's), or the daemon shutting down, or
+    // the cursor still held by the connection the daemon has not noticed is gone.
+    const auto ec = r.error();
+    return ec.category() != proto_category() || ec == proto_errc::not_available ||
+           ec == proto_errc::sender_busy;
+}
+
+// Sleeps `d` unless a stop is asked for meanwhile.
+bool sleep_unless_stopped(std::chrono::milliseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (!stop_requested && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return !stop_requested;
+}
+
+// Defaults < file < environment < --to, as for the other subcommands.
+bool load(const read_flags& f, config::client_settings& s) {
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
+}
+
+// The gaps the daemon reported, each told once on stderr as it arrives: a follower that
+// reconnects hears a gap again when it resumes before the gap's end.
+class gap_report {
+  public:
+    void tell(const reader& r) {
+        for (; told_ < r.gaps().size(); ++told_) {
+            const auto& g = r.gaps()[told_];
+            if (g.end <= end_) continue;
+            ++ranges_;
+            end_ = g.end;
+            std::cerr << "objwire: gap: offsets " << g.first << " to " << g.end - 1
+                      << " are lost (damaged in the daemon's journal); reading goes on at " << g.end
+                      << "\n";
+        }
+    }
+    // A new connection: its gaps are counted from the start.
+    void reconnected() { told_ = 0; }
+    // The offset after the last gap told (0: none).
+    std::uint64_t end() const { return end_; }
+    std::uint64_t ranges() const { return ranges_; }
+
+  private:
+    std::size_t told_ = 0;
+    std::uint64_t end_ = 0;
+    std::uint64_t ranges_ = 0;
+};
+
+int refused(const reader& r) {
+    std::cerr << "objwire: " << r.last_error() << "\n";
+    return r.error() == proto_errc::not_found ? exit_codes::not_found : exit_codes::cannot_connect;
+}
+
+int run_read(const read_flags& f) {
+    read_options options;
+    if (!parse_from(f.from, options)) {
+        std::cerr << "objwire: --from takes an offset, 'end' (only new objects) or -N (the last "
+                     "N objects), not '"
+                  << f.from << "'\n";
+        return exit_codes::usage;
+    }
+    if (!f.cursor.empty() && !valid_cursor_name(f.cursor)) {
+        std::cerr << "objwire: --cursor '" << f.cursor
+                  << "': a cursor name is 1 to 128 of A-Z a-z 0-9 . _ - (not starting with .)\n";
+        return exit_codes::usage;
+    }
+    config::client_settings settings;
+    if (!load(f, settings)) return exit_codes::bad_config;
+    read_output out;
+    if (!out.open(f.output, f.offsets)) return exit_codes::usage;
+    options.follow = f.follow;
+    options.sender = f.sender;
+    options.cursor = f.cursor;
+    options.stop = &stop_requested;
+    install_stop_handlers();
+
+    // On a terminal, unless the objects themselves go there.
+    const bool show = progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1));
+    progress_line progress("read", "in", show);
+    std::uint64_t objects = 0, blocks = 0, bytes_in = 0;
+    std::string sink;
+    std::optional<std::chrono::steady_clock::time_point> failing_since;
+    auto backoff = std::chrono::milliseconds(0);
+    bool connected_once = false;
+    reader* current = nullptr;
+    auto last_ack = std::chrono::steady_clock::now();
+    std::uint64_t acked = 0;
+    gap_report gaps;
+    // A cursor hears what was written out, at most every ack_interval, while objects arrive
+    // and once the reader waits.
+    const auto maybe_ack = [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (f.cursor.empty() || out.written() == acked || now - last_ack < ack_interval) return;
+        if (!current->ack(out.written())) acked = out.written();
+        last_ack = now;
+    };
+    options.on_wait = [&] { maybe_ack(); };
+    for (;;) {
+        reader r(settings, options);
+        current = &r;
+        gaps.reconnected();
+        const auto account = [&] {
+            blocks += r.stats().blocks;
+            bytes_in += r.stats().wire_bytes_in;
+        };
+        if (!r.open()) {
+            if (!connected_once) out.start_at(r.start());
+            connected_once = true;
+            failing_since.reset();
+            backoff = std::chrono::milliseconds(0);
+            sink = r.server().sink;
+            acked = out.written();
+            stored_message m;
+            while (r.next(m)) {
+                gaps.tell(r);
+                ++objects;
+                progress.tick([&] {
+                    return progress_sample{objects, bytes_in + r.stats().wire_bytes_in, objects,
+                                           false};
+                });
+                if (!out.add(m)) return exit_codes::usage;
+                if (r.ready() != 0) continue;
+                // About to wait for the daemon: what came is written out, and a cursor hears so.
+                if ((f.follow || !f.cursor.empty()) && !out.flush()) return exit_codes::usage;
+                maybe_ack();
+            }
+            gaps.tell(r);
+            if (!out.flush()) return exit_codes::usage;
+            account();
+            if (r.stopped() || r.finished()) {
+                if (!f.cursor.empty() && r.finish_cursor(out.written())) {
+                    std::cerr << "objwire: " << r.last_error() << " (cursor '" << f.cursor
+                              << "' may repeat objects after its last stored position)\n";
+                    out.close();
+                    return exit_codes::cannot_connect;
+                }
+                break;
+            }
+        } else if (!connected_once) {
+            return refused(r);
+        }
+        // A follower goes on after a lost connection at the next offset (the stream of a NATS
+        // sink is read again from its start: its offsets count blocks).
+        const bool retry = f.follow && worth_reconnecting(r) && !sink.starts_with("nats:") &&
+                           settings.resume_retry_for.count() > 0;
+        const auto now = std::chrono::steady_clock::now();
+        if (!failing_since) failing_since = now;
+        if (!retry || now - *failing_since > settings.resume_retry_for) {
+            out.close();
+            if (r.error() == proto_errc::not_found) return refused(r);
+            std::cerr << "objwire: " << r.last_error() << " (after " << objects << " objects)\n";
+            return exit_codes::cannot_connect;
+        }
+        // Past a gap the daemon reported last: it is not asked for again.
+        const std::uint64_t resume_at = std::max(out.next(), gaps.end());
+        std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at
+                  << "\n";
+        if (!sleep_unless_stopped(backoff)) break;
+        backoff = std::clamp(backoff * 2, first_backoff, max_backoff);
+        options.at_end = false;
+        options.last = 0;
+        options.from = resume_at;
+        options.skip_below = resume_at;
+    }
+    progress.finish();
+    if (!out.close()) return exit_codes::usage;
+    std::cerr << "objwire: read " << objects << " objects in " << blocks << " blocks from " << sink
+              << (f.cursor.empty()
+                      ? ""
+                      : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
+              << "\n";
+    if (gaps.ranges() != 0) {
+        std::cerr << "objwire: " << gaps.ranges()
+                  << " range(s) of offsets were lost in the journal (see above)\n";
+        return exit_codes::data_lost;
+    }
+    return exit_codes::ok;
+}
+
+}  // namespace
+
+subcommand add_read_command(CLI::App& app) {
+    auto flags = std::make_shared<read_flags>();
+    auto* cmd = app.add_subcommand(
+        "read", "print the daemon's stored objects as JSON lines (what `send` accepts)");
+    cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
+    cmd->add_option("-c,--config", flags->config_file,
+                    "client settings file (see config/objwire.toml)");
+    cmd->add_option("--from", flags->from,
+                    "where to start: an offset (of a journal; a stream sequence, one per block, "
+                    "of a NATS stream), 'end' (only objects stored from now on) or -N (the last "
+                    "N objects, of --sender if given). Default 0: everything still stored");
+    cmd->add_flag("--follow", flags->follow,
+                  "after the stored objects, wait and print new ones as they are stored; when "
+                  "the daemon restarts, reconnect (with backoff, for resume.retry_for) and go "
+                  "on at the next offset");
+    cmd->add_option("--sender", flags->sender,
+                    "only the objects of this sender id (an id that stored nothing: exit 6)");
+    cmd->add_option("--cursor", flags->cursor,
+                    "a named cursor kept by the daemon: start where the last reader with this "
+                    "name acknowledged (a new cursor starts at --from), and move it as objects "
+                    "are written out. A killed reader repeats at most the last half second; "
+                    "SIGINT, SIGTERM or the end of the stream store the exact position");
+    cmd->add_option("--offsets", flags->offsets,
+                    "also write 'OFFSET<TAB>SENDER' per object to this file (e.g. /dev/stderr "
+                    "or /dev/fd/3), line N for the Nth object, so the objects stay re-sendable");
+    cmd->add_option("-o,--output", flags->output, "file to write, - for stdout (default)");
+    cmd->footer(
+        "Exit: 0 done (or stopped by SIGINT/SIGTERM), 1 usage, 2 cannot connect or the "
+        "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
+        "printed), 6 unknown --sender, 78 bad settings.\n"
+        "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl");
+    return {cmd, [flags] { return run_read(*flags); }};
+}
+
+}  // namespace objwire::client

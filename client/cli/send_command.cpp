@@ -1,0 +1,213 @@
+#include "client/cli/send_command.hpp"
+
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "client/cli/progress.hpp"
+#include "client/cli/sender_flags.hpp"
+#include "client/jsonl/jsonl_reader.hpp"
+#include "client/pipeline/input_file.hpp"
+#include "client/pipeline/message_pipeline.hpp"
+#include "client/pipeline/sent_lines.hpp"
+#include "client/pipeline/transient_check.hpp"
+
+namespace objwire::client {
+namespace {
+
+struct send_flags {
+    sender_flags common;
+    std::string input = "-";
+    std::string on_error = "stop";
+};
+
+// Entries of sent_lines past which the acknowledged ones are dropped (each is a few words).
+constexpr std::size_t trim_runs_at = 4096;
+
+// One run of `send`: what happened, for the report at the end.
+struct send_run {
+    std::string name;  // the input as the user calls it
+    std::uint64_t skipped = 0;
+    std::uint64_t stopped_at_line = 0;  // --on-error stop: the bad line
+    bool connection_failed = false;     // the connection is gone and could not be resumed
+    sent_lines lines;
+};
+
+// Where the stored part of the input ends, for a run that did not store all of it: the
+// objects the daemon acknowledged (stored) and the input line of the last one.
+void report_stored(send_run& run, const connection& c) {
+    const std::uint64_t acked = c.stats().objects_acked;
+    run.lines.acked(acked);
+    const std::uint64_t last = run.lines.last_stored_line();
+    std::cerr << "objwire: " << acked << (acked == 1 ? " object" : " objects")
+              << " acknowledged as stored";
+    if (last == 0)
+        std::cerr << ": nothing of " << run.name << "\n";
+    else
+        std::cerr << ": " << run.name << " up to line " << last
+                  << "; the first line not acknowledged is line " << last + 1 << "\n";
+}
+
+int run_send(const send_flags& f) {
+    config::client_settings settings;
+    if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
+    line_blocks input;
+    if (std::string error; !input.open(f.input, error)) {
+        std::cerr << "objwire: " << error << "\n";
+        return exit_codes::bad_input;
+    }
+    // A named stream's input is its whole stream: a rerun sends only what is not stored yet
+    // (docs/PROTOCOL.md 1.1, "Reruns").
+    const bool rerunnable = !settings.sender_id.empty();
+    connection c(settings, "objwire send");
+    c.skip_stored(rerunnable);
+    if (int rc = open_connection(c)) return rc;
+    if (c.stored_objects() > 0)
+        std::cerr << "objwire: sender id '" << c.sender_id() << "' has " << c.stored_objects()
+                  << " objects stored: the first " << c.stored_objects()
+                  << " objects of the input are checked against them and not sent again\n";
+    bool mismatch = false;  // the input is not the one the sender id stored
+    send_run run;
+    run.name = input_name(f.input);
+    const bool stop_at_error = f.on_error == "stop";
+    progress_line progress("send");
+    // Whether each transient field given matches a record: checked on the shapes the reader
+    // meets (on its thread; read here once it has ended).
+    transient_check transient(settings.transient);
+    std::function<void(const record_type&)> on_new_type;
+    if (!transient.empty()) on_new_type = [&](const record_type& t) { transient.saw(t); };
+    // The connection broke for good (the reason is in c.last_error()): stop reading.
+    auto lost = [&] {
+        run.connection_failed = true;
+        input.cancel();
+        return false;
+    };
+    // A bad line or a refused message; whether to go on.
+    auto bad = [&](std::uint64_t line) {
+        ++run.skipped;
+        if (!stop_at_error) return true;
+        run.stopped_at_line = line;
+        input.cancel();
+        return false;
+    };
+    // The reader parses on a thread of its own (client/pipeline/message_pipeline.hpp); its messages
+    // and bad lines arrive here in input order, so the reports and their order are one thread's.
+    stream_jsonl_pipelined(
+        input, stop_at_error,
+        [&](const message& m, std::size_t line) {
+            progress.tick([&] { return progress_of(c); });
+            const std::uint64_t skipped_before = c.skipped_objects();
+            const auto ec = c.send(m);
+            if (!ec) {
+                if (c.skipped_objects() != skipped_before) return true;  // stored before
+                run.lines.add(line);
+                if (run.lines.runs() >= trim_runs_at) run.lines.acked(c.stats().objects_acked);
+                return true;
+            }
+            if (ec == client_errc::input_mismatch) {
+                mismatch = true;
+                input.cancel();
+                return false;
+            }
+            if (!c.is_open()) return lost();
+            progress.clear();
+            std::cerr << "objwire: " << run.name << ":" << line << ": " << c.last_error() << "\n";
+            return bad(line);
+        },
+        [&](const json_error& e) {
+            progress.clear();
+            std::cerr << "objwire: " << run.name << ":" << e.line << ":" << e.column << ": "
+                      << e.message << "\n";
+            return bad(e.line);
+        },
+        // The input went quiet: what it gave so far leaves now, not at its end.
+        [&] {
+            if (c.flush() && !c.is_open()) lost();
+        },
+        settings.batch_linger, {}, on_new_type);
+    progress.finish();
+    // Only a run that read its whole input knows that a name matched nothing.
+    const bool read_all =
+        !mismatch && !run.connection_failed && run.stopped_at_line == 0 && input.error().empty();
+    if (read_all)
+        for (const auto& w : transient.warnings())
+            std::cerr << "objwire: warning: " << w << "\n";
+    // Another input than the stored one (or a shorter one, found at close): nothing was sent.
+    if (mismatch ||
+        (rerunnable && !run.connection_failed && c.skipped_objects() < c.stored_objects())) {
+        c.close();
+        std::cerr << "objwire: " << run.name << ": " << c.last_error() << "\n";
+        return exit_codes::bad_input;
+    }
+    if (run.connection_failed) {
+        report_connection_failure(c, settings);
+        report_stored(run, c);
+        return exit_codes::not_acknowledged;
+    }
+    if (finish_connection(c, settings) != exit_codes::ok) {
+        report_stored(run, c);
+        return exit_codes::not_acknowledged;
+    }
+    if (!input.error().empty()) {
+        std::cerr << "objwire: " << input.error() << "\n";
+        report_stored(run, c);
+        return exit_codes::bad_input;
+    }
+    const auto& s = c.stats();
+    std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
+              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
+              << " bytes, to " << c.server().sink << "\n";
+    if (run.stopped_at_line != 0) {
+        std::cerr << "objwire: stopped at line " << run.stopped_at_line << " of " << run.name
+                  << " (--on-error stop)\n";
+        report_stored(run, c);
+        return exit_codes::bad_input;
+    }
+    if (c.skipped_objects())
+        std::cerr << "objwire: " << c.skipped_objects()
+                  << " objects of the input were stored before under this sender id: not sent "
+                     "again\n";
+    if (run.skipped) {
+        run.lines.acked(s.objects_acked);
+        std::cerr << "objwire: skipped " << run.skipped << " bad lines; the others of " << run.name
+                  << ", up to line " << run.lines.last_stored_line() << ", were stored\n";
+        return exit_codes::bad_input;
+    }
+    return exit_codes::ok;
+}
+
+}  // namespace
+
+subcommand add_send_command(CLI::App& app) {
+    auto f = std::make_shared<send_flags>();
+    auto* send = app.add_subcommand(
+        "send", "send JSON lines (one object per line) to objwired as they are read");
+    add_sender_flags(send, f->common);
+    send->add_option("input", f->input,
+                     "file of JSON lines, or - for stdin (default): a pipe, `tail -F FILE`...");
+    send->add_option("--on-error", f->on_error,
+                     "stop|skip: at a bad line, stop there (default) or skip it and send the "
+                     "rest; exit 4 either way, saying how much was stored")
+        ->check(CLI::IsMember({"stop", "skip"}));
+    send->footer(
+        "The input is read as it comes (a file, a pipe, tail -F FILE): each line leaves within\n"
+        "batch.linger of arriving, and memory stays bounded whatever the input's size.\n"
+        "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
+        "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
+        "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
+        "input was stored); 78 bad settings (config file, OBJWIRE_* variable, setting flag).\n"
+        "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
+        "of the same command stores each input object exactly once in all. The daemon says\n"
+        "how many objects ID has stored (N); send checks that the first N objects of the\n"
+        "input are the ones stored (a digest of them, kept with ID's stored objects) and sends\n"
+        "only the objects after them - after an interrupted run, the rest; after the input\n"
+        "grew by appending, the new lines. An input that is not the one stored under ID\n"
+        "(another file, an edited or shorter one) is refused before any of it is sent\n"
+        "(exit 4). Without a sender id every run is a new stream and sends everything.\n\n"
+        "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
+        "  objwire send people.jsonl --to 127.0.0.1:7878");
+    return {send, [f] { return run_send(*f); }};
+}
+
+}  // namespace objwire::client

@@ -1,0 +1,286 @@
+#include "client/cli/stats_command.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client/lib/stats_client.hpp"
+#include "config/settings.hpp"
+
+namespace objwire::client {
+namespace {
+
+struct stats_flags {
+    std::string config_file;
+    std::string to;
+    access_flags access;  // --tls, --tls-ca, --token-file
+    bool json = false;
+};
+
+bool load(const stats_flags& f, config::client_settings& s) {
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
+}
+
+// The samples by name (unlabelled) and by name and label value, remembering which were shown
+// so the rest can be listed at the end.
+class metric_set {
+  public:
+    explicit metric_set(std::vector<metric_sample> samples) : samples_(std::move(samples)) {}
+    double get(const std::string& name) {
+        shown_.insert(name);
+        for (const auto& s : samples_)
+            if (s.name == name && s.labels.empty()) return s.value;
+        return 0;
+    }
+    // Samples of `name` by the value of `label`.
+    std::vector<std::pair<std::string, double>> by_label(const std::string& name,
+                                                         const std::string& label) {
+        shown_.insert(name);
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& s : samples_)
+            if (s.name == name && s.labels.contains(label))
+                out.emplace_back(s.labels.at(label), s.value);
+        return out;
+    }
+    std::vector<const metric_sample*> not_shown() const {
+        std::vector<const metric_sample*> out;
+        for (const auto& s : samples_)
+            if (!shown_.contains(s.name)) out.push_back(&s);
+        return out;
+    }
+    const std::vector<metric_sample>& all() const { return samples_; }
+
+  private:
+    std::vector<metric_sample> samples_;
+    std::set<std::string> shown_;
+};
+
+std::string count(double v) {
+    const auto n = static_cast<std::uint64_t>(std::llround(v));
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i != 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+        out.push_back(digits[i]);
+    }
+    return out;
+}
+
+std::string bytes(double v) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    return u == 0 ? fmt::format("{} B", static_cast<std::uint64_t>(v))
+                  : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+std::string duration(double seconds) {
+    if (seconds < 1e-3) return fmt::format("{:.0f} us", seconds * 1e6);
+    if (seconds < 1) return fmt::format("{:.1f} ms", seconds * 1e3);
+    if (seconds < 120) return fmt::format("{:.1f} s", seconds);
+    const auto s = static_cast<std::uint64_t>(seconds);
+    if (s < 2 * 3600) return fmt::format("{} min", s / 60);
+    if (s < 2 * 86400) return fmt::format("{} h {} min", s / 3600, s % 3600 / 60);
+    return fmt::format("{} d {} h", s / 86400, s % 86400 / 3600);
+}
+
+std::string percent(double part, double whole) {
+    return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
+}
+
+// The bucket bound under which `q` of the observations fall ("<= 5.0 ms").
+std::string quantile(const std::vector<std::pair<std::string, double>>& buckets, double total,
+                     double q) {
+    if (total <= 0) return "-";
+    for (const auto& [le, n] : buckets)
+        if (n >= q * total)
+            return le == "+Inf" ? "> the largest bucket" : "<= " + duration(std::stod(le));
+    return "-";
+}
+
+std::string mbit(double bps) {
+    return fmt::format("{:.1f} Mbit/s", bps / 1e6);
+}
+
+// The daemon's receive link estimate: the fastest open sender connection's, else the latest.
+std::string link_estimate(double max_bps, double connections, double last_bps) {
+    if (connections > 0)
+        return mbit(max_bps) + " (fastest of " + count(connections) + " connections)";
+    return last_bps > 0 ? mbit(last_bps) + " (latest, no connection open)" : "-";
+}
+
+void line(const std::string& label, const std::string& value) {
+    std::cout << fmt::format("  {:<22} {}\n", label, value);
+}
+
+void print_human(metric_set& m, const stats_answer& a, const std::string& where) {
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const double started = m.get("objwire_start_time_seconds");
+    std::cout << a.server_name << " at " << where << ", storing into " << a.sink;
+    if (started > 0) std::cout << ", up " << duration(now - started);
+    std::cout << "\n\nConnections\n";
+    line("open", count(m.get("objwire_connections_open")));
+    line("accepted", count(m.get("objwire_connections_total")));
+    line("refused", count(m.get("objwire_connections_refused_total")));
+
+    std::cout << "\nTraffic\n";
+    const double frames = m.get("objwire_frames_in_total");
+    line("objects in", count(m.get("objwire_objects_in_total")));
+    line("bytes in", bytes(m.get("objwire_bytes_in_total")));
+    line("frames in", count(frames));
+    line("objects out", count(m.get("objwire_objects_out_total")));
+    line("bytes out", bytes(m.get("objwire_bytes_out_total")));
+    line("link estimate", link_estimate(m.get("objwire_link_bandwidth_bits_per_second"),
+                                        m.get("objwire_link_bandwidth_connections"),
+                                        m.get("objwire_link_bandwidth_last_bits_per_second")));
+
+    std::cout << "\nCompression\n";
+    const double compressed = m.get("objwire_frames_compressed_total");
+    line("frames compressed", count(compressed) + " (" + percent(compressed, frames) + ")");
+    line("compressed bytes", bytes(m.get("objwire_compressed_bytes_total")) + " -> " +
+                                 bytes(m.get("objwire_decompressed_bytes_total")));
+    const double ratio = m.get("objwire_compression_ratio");
+    line("ratio", ratio > 0 ? fmt::format("{:.2f}x", ratio) : "-");
+
+    std::cout << "\nBack-reference tables\n";
+    const double hits = m.get("objwire_table_hits_total");
+    const double misses = m.get("objwire_table_misses_total");
+    line("memory now", bytes(m.get("objwire_table_bytes")));
+    line("hits", count(hits) + " (" + percent(hits, hits + misses) + " of lookups)");
+    line("misses", count(misses));
+    line("evictions", count(m.get("objwire_table_evictions_total")));
+    line("resets", count(m.get("objwire_table_resets_total")));
+
+    std::cout << "\nAcknowledgements\n";
+    const double acks = m.get("objwire_ack_latency_seconds_count");
+    const double sum = m.get("objwire_ack_latency_seconds_sum");
+    const auto buckets = m.by_label("objwire_ack_latency_seconds_bucket", "le");
+    line("acks sent", count(acks));
+    line("mean latency", acks > 0 ? duration(sum / acks) : "-");
+    line("median latency", quantile(buckets, acks, 0.5));
+    line("99th percentile", quantile(buckets, acks, 0.99));
+
+    std::cout << "\nStorage\n";
+    for (const auto& [sink, n] : m.by_label("objwire_sink_bytes_total", "sink"))
+        line(sink + " bytes", bytes(n));
+
+    std::cout << "\nErrors\n";
+    const auto errors = m.by_label("objwire_errors_total", "kind");
+    if (errors.empty()) std::cout << "  none\n";
+    for (const auto& [kind, n] : errors)
+        line(kind, count(n));
+    m.get("objwire_reloads_total");
+
+    const auto rest = m.not_shown();
+    if (!rest.empty()) {
+        std::cout << "\nOther\n";
+        for (const auto* s : rest) {
+            std::string name = s->name;
+            for (const auto& [k, v] : s->labels)
+                name += " " + k + "=" + v;
+            line(name, fmt::format("{}", s->value));
+        }
+    }
+}
+
+std::string json_string(std::string_view v) {
+    std::string out = "\"";
+    for (char c : v) {
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(c);
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_number(double v) {
+    if (std::isinf(v)) return "null";
+    if (v == std::floor(v) && std::fabs(v) < 9e15)
+        return fmt::format("{}", static_cast<std::int64_t>(v));
+    return fmt::format("{}", v);
+}
+
+// One object: an unlabelled metric is "name": value; a labelled one "name": {"label value":
+// value, ...} (histogram buckets by their upper bound).
+void print_json(const metric_set& m, const stats_answer& a) {
+    std::map<std::string, std::vector<const metric_sample*>> by_name;
+    std::vector<std::string> order;
+    for (const auto& s : m.all()) {
+        if (!by_name.contains(s.name)) order.push_back(s.name);
+        by_name[s.name].push_back(&s);
+    }
+    std::string out =
+        "{\"server\":" + json_string(a.server_name) + ",\"sink\":" + json_string(a.sink);
+    for (const auto& name : order) {
+        const auto& samples = by_name[name];
+        out += "," + json_string(name) + ":";
+        if (samples.size() == 1 && samples.front()->labels.empty()) {
+            out += json_number(samples.front()->value);
+            continue;
+        }
+        out += "{";
+        bool first = true;
+        for (const auto* s : samples) {
+            std::string key;
+            for (const auto& [k, v] : s->labels)
+                key += (key.empty() ? "" : ",") + v;
+            out += (first ? "" : ",") + json_string(key) + ":" + json_number(s->value);
+            first = false;
+        }
+        out += "}";
+    }
+    std::cout << out << "}\n";
+}
+
+int run_stats(const stats_flags& f) {
+    config::client_settings settings;
+    if (!load(f, settings)) return exit_codes::bad_config;
+    stats_answer answer;
+    std::string why;
+    if (fetch_stats(settings, answer, why)) {
+        std::cerr << "objwire: " << why << "\n";
+        return exit_codes::cannot_connect;
+    }
+    metric_set m(parse_prometheus(answer.text));
+    if (f.json)
+        print_json(m, answer);
+    else
+        print_human(m, answer, settings.to_host + ":" + std::to_string(settings.to_port));
+    return exit_codes::ok;
+}
+
+}  // namespace
+
+subcommand add_stats_command(CLI::App& app) {
+    auto flags = std::make_shared<stats_flags>();
+    auto* cmd = app.add_subcommand("stats",
+                                   "print the daemon's metrics (connections, traffic, "
+                                   "compression, tables, ack latency, errors)");
+    cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, flags->access);
+    cmd->add_option("-c,--config", flags->config_file,
+                    "client settings file (see config/objwire.toml)");
+    cmd->add_flag("--json", flags->json,
+                  "one JSON object: each metric by its Prometheus name, labelled ones as an "
+                  "object by label value");
+    cmd->footer("Example:\n  objwire stats --to 127.0.0.1:7878");
+    return {cmd, [flags] { return run_stats(*flags); }};
+}
+
+}  // namespace objwire::client

@@ -1,0 +1,442 @@
+#include <objwire/connection.hpp>
+
+#include <type_traits>
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <random>
+
+#include "proto/errors.hpp"
+
+#include "client/lib/coarse_clock.hpp"
+
+namespace objwire::client {
+namespace {
+
+constexpr std::chrono::milliseconds ack_timeout{30'000};
+// TCP_INFO is read at most this often unless a write found the send buffer full (~1 us a read).
+constexpr std::uint64_t link_sample_every_ns = 2'000'000;
+
+compression_options compression_from(const config::client_settings& s) {
+    compression_options c;  // the texts were validated when the settings were loaded
+    if (auto m = parse_mode(s.compression_policy)) c.mode = *m;
+    if (auto codec = parse_codec(s.compression_codec)) c.codec = *codec;
+    c.level = static_cast<int>(s.compression_level);
+    c.min_frame_bytes = s.compression_min_frame_bytes;
+    if (s.link_bandwidth != "auto") {
+        if (auto bps = config::parse_bandwidth(s.link_bandwidth)) c.link_bits_per_second = *bps;
+    }
+    return c;
+}
+
+class client_category_impl final : public std::error_category {
+  public:
+    const char* name() const noexcept override { return "objwire.client"; }
+    std::string message(int ev) const override {
+        switch (static_cast<client_errc>(ev)) {
+            case client_errc::connect_failed:
+                return "cannot connect";
+            case client_errc::timed_out:
+                return "timed out";
+            case client_errc::connection_lost:
+                return "connection lost";
+            case client_errc::not_open:
+                return "connection is not open";
+            case client_errc::input_mismatch:
+                return "the input is not the one its sender id stored";
+        }
+        return "objwire.client error " + std::to_string(ev);
+    }
+};
+
+// A stream needs an id to be resumed: without one configured, a random one per connection
+// object (so two clients never share one by accident).
+config::client_settings with_sender_id(config::client_settings s) {
+    if (!s.sender_id.empty()) return s;
+    std::random_device rd;
+    const std::uint64_t r = (std::uint64_t{rd()} << 32) ^ rd();
+    char id[32];
+    std::snprintf(id, sizeof id, "objwire-%016llx", static_cast<unsigned long long>(r));
+    s.sender_id = id;
+    return s;
+}
+
+sender::options sender_options(const config::client_settings& s, std::string name, bool named_id) {
+    sender::options o;
+    // A named stream can be rerun: its input digest is reported for the check.
+    o.input_digests = named_id;
+    o.greeting.client_name = std::move(name);
+    o.greeting.max_frame_bytes = s.max_frame_bytes;
+    o.batch_max_bytes = s.batch_max_bytes;
+    o.greeting.codecs = built_codecs();
+    o.compression = compression_from(s);
+    o.greeting.table_budget = s.table_budget;
+    // Validated when the settings were loaded; an unparsable text keeps the default.
+    if (auto policy = reset_policy::parse(s.reset_policy)) o.encoding.reset = *policy;
+    o.encoding.transient = s.transient;      // [types.NAME] transient: never sent
+    o.encoding.lazy.fields = s.lazy_fields;  // [lazy]: sent compressed on their own
+    o.encoding.lazy.min_bytes = s.lazy_min_bytes;
+    if (auto codec = parse_codec(s.lazy_codec)) o.encoding.lazy.codec = *codec;
+    o.greeting.sender_id = s.sender_id;
+    // An unreadable token file fails connect_socket() with its reason.
+    std::string token, unused;
+    if (read_token_file(s, token, unused)) o.greeting.auth_token = token;
+    o.resumable = s.resume_retry_for.count() > 0;  // keeps unacknowledged frames to resend
+    o.max_replay_bytes = s.resume_max_replay_bytes;
+    o.max_in_flight = s.max_in_flight;  // the daemon's credit (welcome field 11) may lower it
+    return o;
+}
+
+}  // namespace
+
+const std::error_category& client_category() noexcept {
+    static const client_category_impl instance;
+    return instance;
+}
+
+connection::connection(config::client_settings settings, std::string client_name)
+    : named_id_(!settings.sender_id.empty()),
+      settings_(with_sender_id(std::move(settings))),
+      socket_(io_),
+      core_(sender_options(settings_, std::move(client_name), named_id_)) {}
+
+connection::~connection() {
+    std::error_code ignored;
+    socket_.close(ignored);
+}
+
+const connection_stats& connection::stats() const {
+    stats_.objects_sent = core_.messages_added();
+    stats_.objects_acked = core_.messages_acked();  // over every reconnect
+    stats_.frames = core_.frames_sent();
+    stats_.frames_resent = core_.frames_resent();
+    stats_.receiver_table_peak_bytes = core_.last_ack().table_peak_bytes;
+    stats_.window_bytes = core_.window_bytes();
+    stats_.peak_unacked_bytes = core_.peak_unacked_bytes();
+    return stats_;
+}
+
+std::error_code connection::fail(std::error_code ec, std::string text) {
+    if (resuming_) {
+        attempt_error_ = std::move(text);
+        return ec;
+    }
+    if (last_error_.empty()) last_error_ = std::move(text);
+    open_ = false;
+    return ec;
+}
+
+// Runs one asynchronous operation to completion or until the deadline, then cancels it.
+template <class Start>
+std::error_code connection::run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
+                                              std::size_t* bytes) {
+    std::optional<std::error_code> result;
+    start([&](std::error_code ec, auto n) {
+        result = ec;
+        if constexpr (std::is_integral_v<decltype(n)>) {
+            if (bytes) *bytes = n;
+        }
+    });
+    io_.restart();
+    io_.run_for(timeout);
+    if (!result) {
+        std::error_code ignored;
+        socket_.cancel(ignored);
+        io_.restart();
+        io_.run();
+        return client_errc::timed_out;
+    }
+    return *result;
+}
+
+std::error_code connection::open() {
+    if (auto ec = connect_socket()) return ec;
+    open_ = true;
+    interval_start_ns_ = steady_now_ns();
+    auto ec = handshake();
+    welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
+    if (!ec) learn_stored();
+    return ec;
+}
+
+std::error_code connection::connect_socket() {
+    std::string token, why;
+    if (!read_token_file(settings_, token, why)) return fail(client_errc::connect_failed, why);
+    std::error_code ec;
+    asio::ip::tcp::resolver resolver(io_);
+    auto endpoints = resolver.resolve(settings_.to_host, std::to_string(settings_.to_port), ec);
+    const std::string where = settings_.to_host + ":" + std::to_string(settings_.to_port);
+    if (ec)
+        return fail(client_errc::connect_failed, "cannot resolve " + where + ": " + ec.message());
+    ec = run_with_deadline(
+        [&](auto handler) {
+            asio::async_connect(
+                socket_, endpoints,
+                [handler](std::error_code e, const asio::ip::tcp::endpoint&) mutable {
+                    handler(e, 0);
+                });
+        },
+        settings_.connect_timeout);
+    if (ec)
+        return fail(client_errc::connect_failed,
+                    "cannot connect to " + where + ": " + ec.message());
+    apply_socket_options();
+    // TLS (client/lib/transport.*): its handshake comes before the hello.
+    if (auto tls_ec = stream_.start(settings_, why)) return fail(tls_ec, why);
+    return {};
+}
+
+bool welcomed(sender::state st) {
+    return st == sender::state::streaming || st == sender::state::closing;
+}
+
+// Not write_output(): frames kept from a broken connection may count as in flight, and no
+// ack will come for them before the welcome.
+std::error_code connection::handshake() {
+    if (auto ec = write_all(core_.output()))
+        return fail(client_errc::connection_lost, "cannot send the hello: " + ec.message());
+    core_.consume_output();
+    while (core_.current() == sender::state::greeting)
+        if (auto e = read_replies(true)) return e;
+    if (!welcomed(core_.current()))
+        return fail(proto_errc::bad_handshake, "handshake refused: " + core_.error_detail());
+    return {};
+}
+
+std::error_code connection::send(const message& m) {
+    return send_source(m);
+}
+
+std::error_code connection::send(const typed_source& m) {
+    return send_source(m);
+}
+
+template <class Source>
+std::error_code connection::send_source(const Source& m) {
+    if (!open_) return client_errc::not_open;
+    if (skipped_ < to_skip_) {
+        // Reruns compare digests of messages; a typed source is not skipped by itself.
+        if constexpr (std::is_same_v<Source, message>) {
+            return skip_message(m);
+        } else {
+            return client_errc::input_mismatch;
+        }
+    }
+    const bool was_empty = core_.open_batch_bytes() == 0;
+    if (auto ec = core_.add(m)) {
+        if (core_.current() == sender::state::failed) return fail(ec, core_.error_detail());
+        last_error_ = "message refused: " + ec.message();
+        // The limits are the daemon's (its welcome): say which and what it is set to.
+        if (const auto limit = exceeded_limit(ec, core_.peer().limits); !limit.empty())
+            last_error_ += " (objwired's limit: " + limit + ")";
+        return ec;
+    }
+    if (!core_.output().empty() || core_.frames_waiting()) {  // a frame was sealed
+        auto ec = write_output();
+        // What is in the open batch now waited behind that write, not for the batch to fill.
+        batch_opened_ns_ = coarse_now_ns();
+        return ec;
+    }
+    // Linger: a batch whose first message has waited long enough goes out even if small. The
+    // coarse clock keeps this check cheap on every send; linger holds to within one tick.
+    const std::uint64_t now = coarse_now_ns();
+    if (was_empty) batch_opened_ns_ = now;
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
+    if (now - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count())) return flush();
+    return {};
+}
+
+bool connection::lingered() const {
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
+    return coarse_now_ns() - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count());
+}
+
+std::error_code connection::flush() {
+    if (!open_) return client_errc::not_open;
+    core_.seal();
+    return write_output();
+}
+
+// Writes every sealed frame before it returns, so the producer never gets ahead of the window:
+// the sender offers frames only while the unacknowledged bytes stay within min(max_in_flight,
+// the daemon's credit), and while it holds some back we wait for acks.
+std::error_code connection::write_output() {
+    // Take in whatever acks arrived first: they may make room.
+    if (auto ec = read_replies(false)) return ec;
+    while (!core_.output().empty() || core_.frames_waiting()) {
+        if (core_.output().empty()) {
+            const std::uint64_t wait_start = steady_now_ns();
+            auto ec = read_replies(true);
+            const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
+            interval_ack_blocked_ns_ += waited_for_acks;
+            stats_.blocked_ns += waited_for_acks;
+            if (ec) return ec;
+            continue;
+        }
+        if (auto ec = write_released()) return ec;
+    }
+    return {};
+}
+
+std::error_code connection::write_released() {
+    auto out = core_.output();
+    const std::uint64_t calls_before = stats_.write_calls;
+    if (auto ec = write_all(out)) {
+        // The daemon may have said why before closing.
+        const bool was_resuming = std::exchange(resuming_, true);
+        read_replies(false);
+        resuming_ = was_resuming;
+        if (core_.current() == sender::state::failed)
+            return resume_after(core_.error(), core_.error_detail());
+        return resume_after(client_errc::connection_lost, "write failed: " + ec.message());
+    }
+    core_.consume_output();
+    measure(stats_.write_calls - calls_before > 1);  // more than one call: the buffer was full
+    return {};
+}
+
+// One write system call per attempt, each counted: the whole output in one call unless the
+// kernel's send buffer is full, and then we wait until it has room (time counted as blocked).
+std::error_code connection::write_all(std::span<const std::uint8_t> bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {  // each round writes something or waits, under a deadline
+        std::error_code ec;
+        const std::size_t n =
+            stream_.write_some(bytes.subspan(done), ec);  // send, or SSL_write on TLS
+        ++stats_.write_calls;
+        done += n;
+        stats_.wire_bytes_out += n;
+        if (!ec) continue;
+        if (ec != asio::error::would_block && ec != asio::error::try_again) return ec;
+        if (auto werr = wait_writable()) return werr;
+    }
+    return {};
+}
+
+std::error_code connection::wait_writable() {
+    const std::uint64_t start = steady_now_ns();
+    auto ec = run_with_deadline(
+        [&](auto handler) {
+            socket_.async_wait(asio::ip::tcp::socket::wait_write,
+                               [handler](std::error_code e) mutable { handler(e, 0); });
+        },
+        ack_timeout);
+    const std::uint64_t waited = steady_now_ns() - start;
+    interval_blocked_ns_ += waited;
+    waited_since_sample_ = true;
+    stats_.blocked_ns += waited;
+    return ec;
+}
+
+void connection::measure(bool congested) {
+    const std::uint64_t now = steady_now_ns();
+    auto& policy = core_.compression();
+    policy.on_interval(now - interval_start_ns_, interval_blocked_ns_, interval_ack_blocked_ns_);
+    interval_start_ns_ = now;
+    interval_blocked_ns_ = interval_ack_blocked_ns_ = 0;
+    if (!congested && now - last_link_sample_ns_ < link_sample_every_ns) return;
+    last_link_sample_ns_ = now;
+    const bool waited = std::exchange(waited_since_sample_, false);
+    if (auto sample = link_.sample(socket_.native_handle(), now, waited))
+        policy.on_link_sample(sample->bits_per_second, sample->lower_bound);
+}
+
+void connection::apply_socket_options() {
+    std::error_code ignored;  // an option the kernel refuses leaves its default: not fatal
+    socket_.set_option(asio::ip::tcp::no_delay(settings_.nodelay), ignored);
+    using asio::socket_base;
+    if (settings_.send_buffer)
+        socket_.set_option(socket_base::send_buffer_size(static_cast<int>(settings_.send_buffer)),
+                           ignored);
+    if (settings_.recv_buffer)
+        socket_.set_option(
+            socket_base::receive_buffer_size(static_cast<int>(settings_.recv_buffer)), ignored);
+    // Writes are attempted directly (one counted system call each) and wait only when the
+    // kernel's buffer is full.
+    socket_.non_blocking(true, ignored);
+}
+
+std::error_code connection::read_replies(bool block) {
+    if (!block && !stream_.readable_now()) return {};
+    auto space = core_.prepare();
+    std::size_t n = 0;
+    std::error_code ec;
+    if (stream_.secure()) {
+        // The bytes there may be TLS records without data (session tickets): nothing yet.
+        n = stream_.read_some(space, block ? ack_timeout : std::chrono::milliseconds(0), ec);
+        if (!block && ec == client_errc::timed_out) return {};
+    } else {
+        ec = run_with_deadline(
+            [&](auto handler) {
+                socket_.async_read_some(asio::buffer(space.data(), space.size()), handler);
+            },
+            ack_timeout, &n);
+    }
+    // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
+    if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
+    if (ec) {
+        if (ec == client_errc::timed_out)
+            return resume_after(ec, "no reply from the daemon within " +
+                                        std::to_string(ack_timeout.count() / 1000) + " s");
+        return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
+    }
+    stats_.wire_bytes_in += n;
+    core_.commit(n);
+    if (auto pe = core_.process()) return resume_after(pe, core_.error_detail());
+    return {};
+}
+
+std::error_code connection::close() {
+    if (!open_)
+        return last_error_.empty() ? client_errc::not_open
+                                   : std::error_code(client_errc::connection_lost);
+    // A rerun's input that is not the stored one sent nothing: the connection still ends
+    // with a goodbye, and close() reports the mismatch.
+    check_skipped_all();
+    core_.finish();
+    while (core_.current() == sender::state::closing) {
+        // After a resume, frames may again wait for room in the window.
+        if (auto ec = write_output()) return ec;
+        if (core_.current() != sender::state::closing) break;
+        if (auto ec = read_replies(true)) return ec;
+    }
+    stream_.shutdown();  // TLS close_notify
+    std::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    open_ = false;
+    if (!core_.all_acked())
+        return fail(client_errc::connection_lost, "daemon closed before acknowledging everything");
+    if (input_mismatch_) return client_errc::input_mismatch;
+    return {};
+}
+
+std::error_code connection::poll(std::chrono::milliseconds wait) {
+    if (!open_) return client_errc::not_open;
+    // The connection has no thread of its own: an idle producer's last objects leave when
+    // poll() finds their batch older than batch.linger, so the wait ends by then.
+    const auto linger =
+        std::chrono::duration_cast<std::chrono::milliseconds>(settings_.batch_linger);
+    const bool batch_open = core_.open_batch_bytes() > 0;
+    if (batch_open) {
+        const auto waited =
+            std::chrono::milliseconds((coarse_now_ns() - batch_opened_ns_) / 1'000'000);
+        wait = std::clamp(linger - waited, std::chrono::milliseconds(0), wait);
+    }
+    if (!stream_.readable_now()) {
+        pollfd p{socket_.native_handle(), POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0)
+            return batch_open && lingered() ? flush() : std::error_code{};
+    }
+    if (auto ec = read_replies(true)) return ec;
+    if (batch_open && lingered()) return flush();
+    // Frames a resume left waiting for room in the window go out as acks make it.
+    return core_.frames_waiting() ? write_output() : std::error_code{};
+}
+
+}  // namespace objwire::client

@@ -1,0 +1,76 @@
+// Resume on the client side (docs/PROTOCOL.md "Resume"): when the connection breaks, the
+// connection object reconnects - at once, then with exponential backoff - for
+// resume.retry_for, says hello under the same sender id, and its sender re-encodes and resends
+// the frames after the one the daemon's welcome says it stored last. The caller's send(),
+// flush() or close() then simply goes on.
+#include <chrono>
+#include <thread>
+
+#include <objwire/connection.hpp>
+#include "proto/errors.hpp"
+
+namespace objwire::client {
+namespace {
+
+constexpr std::chrono::milliseconds first_backoff{50};
+constexpr std::chrono::milliseconds max_backoff{1000};
+
+// A broken or hung connection, a daemon still finishing the old connection of our sender id,
+// or one at its connection cap (the old connection may still hold our slot); anything else
+// (a refusal, a protocol error) would only happen again.
+bool retryable(std::error_code ec) {
+    return ec == client_errc::connection_lost || ec == client_errc::timed_out ||
+           ec == client_errc::connect_failed || ec == proto_errc::sender_busy ||
+           ec == proto_errc::too_many_connections;
+}
+
+}  // namespace
+
+std::error_code connection::resume_after(std::error_code ec, std::string text) {
+    if (resuming_ || !welcomed_ || settings_.resume_retry_for.count() == 0 || !retryable(ec))
+        return fail(ec, std::move(text));
+    resuming_ = true;
+    const auto deadline = std::chrono::steady_clock::now() + settings_.resume_retry_for;
+    auto backoff = first_backoff;
+    attempt_error_.clear();
+    for (int attempt = 0;; ++attempt) {
+        std::error_code ignored;
+        socket_.close(ignored);
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) break;
+        if (attempt > 0) {
+            std::this_thread::sleep_for(
+                std::min<std::chrono::steady_clock::duration>(backoff, deadline - now));
+            backoff = std::min(backoff * 2, max_backoff);
+        }
+        if (core_.restart()) break;
+        if (connect_socket()) continue;
+        const auto e = handshake();
+        if (e && retryable(e)) continue;
+        if (!welcomed(core_.current())) {  // refused for good
+            if (e == proto_errc::sender_fenced) {
+                // Another stream owns the id now: what it stored is not ours to count, and
+                // going on would mix two streams (docs/PROTOCOL.md 1.1, "Ownership").
+                resuming_ = false;
+                socket_.close(ignored);
+                return fail(e, text + "; resuming refused: " + attempt_error_);
+            }
+            break;
+        }
+        // The resent frames go out at once: they are what the daemon is missing.
+        if (write_all(core_.output())) continue;
+        core_.consume_output();
+        resuming_ = false;
+        open_ = true;
+        ++stats_.reconnects;
+        return {};
+    }
+    resuming_ = false;
+    std::error_code ignored;
+    socket_.close(ignored);
+    return fail(ec, text + "; resuming failed for " +
+                        std::to_string(settings_.resume_retry_for.count()) +
+                        " ms: " + (attempt_error_.empty() ? "gave up" : attempt_error_));
+}
+
+}  // namespace objwire::client

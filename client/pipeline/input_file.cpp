@@ -1,0 +1,172 @@
+#include "client/pipeline/input_file.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace objwire::client {
+
+long read_some(int fd, std::string& out, std::size_t max) {
+    const std::size_t at = out.size();
+    out.resize(at + max);
+    ssize_t n = 0;
+    do {
+        n = ::read(fd, out.data() + at, max);
+    } while (n < 0 && errno == EINTR);
+    out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
+    return static_cast<long>(n);
+}
+
+bool read_input(const std::string& path, std::string& out, std::string& error) {
+    const bool is_stdin = path.empty() || path == "-";
+    const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = "cannot open '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    constexpr std::size_t block = 1 << 20;
+    long n = 0;
+    while ((n = read_some(fd, out, block)) > 0) {
+    }
+    if (n < 0) error = "cannot read '" + input_name(path) + "': " + std::strerror(errno);
+    if (!is_stdin) ::close(fd);
+    return n == 0;
+}
+
+input_text::~input_text() {
+    if (map_ != nullptr) ::munmap(map_, size_);
+}
+
+bool input_text::open(const std::string& path, std::string& error) {
+    if (path.empty() || path == "-") return read_input(path, copy_, error);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = "cannot open '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    void* map = MAP_FAILED;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        map = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ,
+                     MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    }
+    ::close(fd);
+    if (map == MAP_FAILED) return read_input(path, copy_, error);  // empty, a FIFO, /proc...
+    map_ = map;
+    size_ = static_cast<std::size_t>(st.st_size);
+    ::madvise(map_, size_, MADV_SEQUENTIAL);
+    return true;
+}
+
+std::string_view input_text::view() const {
+    if (map_ != nullptr) return {static_cast<const char*>(map_), size_};
+    return copy_;
+}
+
+line_blocks::line_blocks(std::size_t block) : block_(block) {}
+
+line_blocks::~line_blocks() {
+    if (fd_ > 0) ::close(fd_);
+    for (int fd : cancel_pipe_)
+        if (fd >= 0) ::close(fd);
+}
+
+bool line_blocks::open(const std::string& path, std::string& error) {
+    path_ = path;
+    const bool is_stdin = path.empty() || path == "-";
+    fd_ = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        error = "cannot open '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular_) {
+        ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    } else {
+        // A larger pipe lets the writer run ahead by a block, not 64 KiB; refused for a
+        // terminal or above fs.pipe-max-size, which costs speed only.
+        if (S_ISFIFO(st.st_mode)) ::fcntl(fd_, F_SETPIPE_SZ, static_cast<int>(block_));
+        if (::pipe2(cancel_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
+            error = std::string("cannot make a pipe: ") + std::strerror(errno);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool line_blocks::ready() const {
+    if (regular_ || eof_) return true;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+}
+
+void line_blocks::cancel() {
+    if (cancel_pipe_[1] >= 0) {
+        const char byte = 0;
+        [[maybe_unused]] auto n = ::write(cancel_pipe_[1], &byte, 1);
+    }
+    cancelled_ = true;  // read() of a file never waits: checked between reads
+}
+
+bool line_blocks::next(std::string_view& lines, std::size_t padding) {
+    // What was handed out is done with; the unfinished line moves to the front.
+    if (given_ > 0) {
+        std::memmove(buf_.data(), buf_.data() + given_, held_ - given_);
+        held_ -= given_;
+        given_ = 0;
+    }
+    // The unfinished line holds no newline: only bytes read from now on are searched, so a
+    // line of many blocks costs one pass.
+    std::size_t searched = held_;
+    for (;;) {
+        if (held_ > 0) {
+            const auto* nl =
+                static_cast<const char*>(::memrchr(buf_.data() + searched, '\n', held_ - searched));
+            searched = held_;
+            if (nl != nullptr || eof_) {
+                given_ = nl != nullptr ? static_cast<std::size_t>(nl - buf_.data()) + 1 : held_;
+                lines = {buf_.data(), given_};
+                offset_ += given_;
+                return true;
+            }
+        }
+        if (eof_ || cancelled_) return false;
+        // Room for a block after what is held (a line longer than a block grows the buffer).
+        const std::size_t want = held_ + block_ + padding;
+        if (buf_.size() < want) buf_.resize(std::max(want, buf_.size() * 2));
+        if (!regular_) {
+            pollfd p[2] = {{fd_, POLLIN, 0}, {cancel_pipe_[0], POLLIN, 0}};
+            if (::poll(p, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                error_ = "cannot read '" + input_name(path_) + "': " + std::strerror(errno);
+                return false;
+            }
+            if (p[1].revents != 0) return false;  // cancel()
+        }
+        ssize_t n = 0;
+        do {
+            n = ::read(fd_, buf_.data() + held_, block_);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0 && errno == EAGAIN) continue;
+        if (n < 0) {
+            error_ = "cannot read '" + input_name(path_) + "': " + std::strerror(errno);
+            return false;
+        }
+        if (n == 0) eof_ = true;
+        held_ += static_cast<std::size_t>(n);
+    }
+}
+
+std::string input_name(const std::string& path) {
+    return path.empty() || path == "-" ? "<stdin>" : path;
+}
+
+}  // namespace objwire::client

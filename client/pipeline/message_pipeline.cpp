@@ -1,0 +1,60 @@
+#include "client/pipeline/message_pipeline.hpp"
+
+namespace objwire::client {
+namespace {
+
+// Empties `b` for refilling; its slots (and their storage) are made on first use only.
+void start_batch(message_batch& b, std::size_t capacity) {
+    if (b.messages.size() < capacity) {
+        b.messages.resize(capacity);
+        b.line.resize(capacity);
+    }
+    b.size = 0;
+    b.error.reset();
+}
+
+}  // namespace
+
+bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, const pipeline_options& o,
+                      message_batch& b) {
+    start_batch(b, o.batch_messages);
+    const std::size_t start = reader.offset();
+    while (b.size < o.batch_messages && reader.offset() - start < o.batch_bytes) {
+        if (reader.next(b.messages[b.size])) {
+            b.line[b.size++] = reader.line();
+            continue;
+        }
+        if (!reader.error()) return false;  // the end of the text
+        // The bad line ends the batch, so the consumer reports it after the lines before it.
+        b.error = *reader.error();
+        return !stop_at_error;
+    }
+    return true;
+}
+
+bool fill_from_blocks(block_input& in, bool stop_at_error, const pipeline_options& o,
+                      message_batch& b) {
+    start_batch(b, o.batch_messages);
+    std::size_t bytes = 0;  // of the texts read into this batch before the current one
+    std::size_t start = in.reader.offset();
+    while (b.size < o.batch_messages && bytes + in.reader.offset() - start < o.batch_bytes) {
+        if (in.reader.next(b.messages[b.size])) {
+            b.line[b.size++] = in.reader.line();
+            continue;
+        }
+        if (in.reader.error()) {
+            b.error = *in.reader.error();
+            return !stop_at_error;
+        }
+        // This text is done: what the batch holds goes now if more would mean waiting.
+        if (b.size > 0 && !in.in.ready()) return true;
+        bytes += in.reader.offset() - start;
+        std::string_view text;
+        if (!in.in.next(text, jsonl_reader::padding)) return false;
+        in.reader.continue_with(text, true);
+        start = 0;
+    }
+    return true;
+}
+
+}  // namespace objwire::client

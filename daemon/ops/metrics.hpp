@@ -1,0 +1,112 @@
+// The daemon's metrics beyond server_counters: what sessions report as they go (frames,
+// compression, back-reference tables, acknowledgement latency, sink bytes, errors by kind).
+// Every field is an atomic or behind a mutex, so any session's strand may update it while
+// the stats answer or the HTTP endpoint renders it (daemon/ops/metrics_text.hpp).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <system_error>
+
+#include "proto/reference_table.hpp"
+
+namespace objwire {
+class receiver;
+}
+
+namespace objwire::daemon {
+
+// Upper bounds of the acknowledgement latency buckets, in nanoseconds: 100 us to 10 s covers
+// fsync = never (tens of microseconds) through fsync = interval (up to 100 ms) to a stalled
+// disk.
+inline constexpr std::array<std::uint64_t, 14> ack_latency_bounds_ns{
+    100'000,       500'000,       1'000'000,     5'000'000,     10'000'000,
+    25'000'000,    50'000'000,    100'000'000,   250'000'000,   500'000'000,
+    1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+
+class latency_histogram {
+  public:
+    static constexpr std::size_t buckets = ack_latency_bounds_ns.size() + 1;  // last: +Inf
+    struct snapshot {
+        std::array<std::uint64_t, buckets> cumulative{};  // observations <= each bound
+        std::uint64_t count = 0;
+        std::uint64_t sum_ns = 0;
+    };
+
+    void observe(std::uint64_t ns);
+    snapshot read() const;
+
+  private:
+    std::array<std::atomic<std::uint64_t>, buckets> counts_{};
+    std::atomic<std::uint64_t> count_{0};
+    std::atomic<std::uint64_t> sum_ns_{0};
+};
+
+struct metrics {
+    std::atomic<std::uint64_t> frames_in{0};
+    std::atomic<std::uint64_t> frames_compressed{0};
+    std::atomic<std::uint64_t> compressed_bytes{0};    // payload bytes of compressed frames
+    std::atomic<std::uint64_t> decompressed_bytes{0};  // the same frames decompressed
+    std::atomic<std::uint64_t> objects_out{0};         // objects sent to readers
+    std::atomic<std::uint64_t> bytes_out{0};           // every byte written to a connection
+    std::atomic<std::int64_t> table_bytes{0};          // receivers' tables now, all connections
+    std::atomic<std::uint64_t> table_hits{0};
+    std::atomic<std::uint64_t> table_misses{0};
+    std::atomic<std::uint64_t> table_evictions{0};
+    std::atomic<std::uint64_t> table_resets{0};
+    std::atomic<std::uint64_t> sink_bytes{0};  // bytes of the batches committed to the sink
+    // Bytes read from connections whose objects are not yet durable (limits.max_buffered_bytes
+    // caps each connection's share): now, and the most one connection ever held.
+    std::atomic<std::int64_t> held_bytes{0};
+    std::atomic<std::uint64_t> held_bytes_peak{0};
+    std::atomic<std::uint64_t> reloads{0};
+    std::atomic<std::uint64_t> journal_gaps_served{0};  // gap frames sent to readers
+    latency_histogram ack_latency;  // a read's last frame received -> its ack written
+
+    // Counts a failure by kind: a proto_errc by its name ("bad_checksum"), anything else as
+    // `other_kind` ("store_failed", "write_failed").
+    void count_error(std::error_code ec, const char* other_kind = "io");
+    std::map<std::string, std::uint64_t> errors() const;
+
+    // Estimated receive link bandwidth of each open sender connection
+    // (daemon/serve/link_estimator.hpp), under a key of the session's own. A connection reports a
+    // new estimate at most once per sample (tens of milliseconds), so a map under a lock is enough.
+    void set_link_estimate(std::uint64_t connection, double bits_per_second);
+    void drop_link_estimate(std::uint64_t connection);
+    struct link_summary {
+        double max_bps = 0;           // the fastest open connection's estimate
+        double last_bps = 0;          // the latest estimate of any connection, open or closed
+        std::size_t connections = 0;  // open connections with an estimate
+    };
+    link_summary link_estimates() const;
+
+  private:
+    mutable std::mutex errors_mutex_;  // errors are rare: a map under a lock is enough
+    std::map<std::string, std::uint64_t> errors_;
+    mutable std::mutex links_mutex_;
+    std::map<std::uint64_t, double> links_;
+    double last_link_bps_ = 0;
+};
+
+// What one connection's receiver has already added to the metrics, so each report() adds
+// only what is new since the last one. close() takes its table back out of the gauge.
+class receiver_meter {
+  public:
+    void report(const receiver& r, metrics& m);
+    // After a resumed stream's welcome: its frame count starts at the resume point.
+    void resume_at(const receiver& r);
+    void close(metrics& m);
+
+  private:
+    table_stats table_;
+    std::uint64_t frames_ = 0;
+    std::uint64_t frames_compressed_ = 0;
+    std::uint64_t compressed_bytes_ = 0;
+    std::uint64_t decompressed_bytes_ = 0;
+};
+
+}  // namespace objwire::daemon

@@ -1,0 +1,153 @@
+#include "daemon/ops/metrics_text.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "daemon/ops/prometheus_text.hpp"
+#include "daemon/serve/server.hpp"
+#include "daemon/sinks/sink.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+// Label values may hold any text: escape what the format requires.
+std::string label_value(std::string_view v) {
+    std::string out;
+    for (char c : v) {
+        if (c == '\\' || c == '"') out.push_back('\\');
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+double seconds(std::uint64_t ns) {
+    return static_cast<double>(ns) / 1e9;
+}
+
+void connections(prometheus_text& x, server_counters& c) {
+    x.one("objwire_connections_open", "gauge", "Connections open now.", c.connections_open.load());
+    x.one("objwire_connections_total", "counter", "Connections accepted since start.",
+          c.connections_total.load());
+    x.one("objwire_connections_refused_total", "counter",
+          "Connections refused at accept (server.max_connections and per-address limits).",
+          c.connections_refused.load());
+    x.one("objwire_accept_errors_total", "counter",
+          "Failed accepts (out of file descriptors: accepting pauses, docs/SECURITY.md).",
+          c.accept_errors.load());
+}
+
+void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
+    x.one("objwire_objects_in_total", "counter", "Objects received from senders and stored.",
+          c.objects_in.load());
+    x.one("objwire_bytes_in_total", "counter", "Bytes read from connections.", c.bytes_in.load());
+    x.one("objwire_frames_in_total", "counter", "Data frames received.", m.frames_in.load());
+    x.one("objwire_frames_stored_whole_total", "counter",
+          "Data frames the journal stored as they came (fresh frames: no re-encoding).",
+          c.frames_stored_whole.load());
+    x.one("objwire_objects_out_total", "counter", "Objects sent to readers.", m.objects_out.load());
+    x.one("objwire_bytes_out_total", "counter",
+          "Bytes written to connections (acks, replies, reader data, stats).", m.bytes_out.load());
+    const auto links = m.link_estimates();
+    x.one("objwire_link_bandwidth_bits_per_second", "gauge",
+          "Estimated receive link bandwidth: the fastest open sender connection's estimate "
+          "(0: none has one).",
+          links.max_bps);
+    x.one("objwire_link_bandwidth_last_bits_per_second", "gauge",
+          "The latest link bandwidth estimate of any sender connection, open or closed.",
+          links.last_bps);
+    x.one("objwire_link_bandwidth_connections", "gauge",
+          "Open sender connections with a link bandwidth estimate.", links.connections);
+}
+
+void compression(prometheus_text& x, const metrics& m) {
+    const auto packed = m.compressed_bytes.load();
+    const auto raw = m.decompressed_bytes.load();
+    x.one("objwire_frames_compressed_total", "counter", "Data frames that arrived compressed.",
+          m.frames_compressed.load());
+    x.one("objwire_compressed_bytes_total", "counter",
+          "Payload bytes of compressed frames as received.", packed);
+    x.one("objwire_decompressed_bytes_total", "counter",
+          "Payload bytes of compressed frames after decompression.", raw);
+    x.one("objwire_compression_ratio", "gauge",
+          "Decompressed / compressed bytes over all compressed frames (0: none yet).",
+          packed == 0 ? 0.0 : static_cast<double>(raw) / static_cast<double>(packed));
+}
+
+void tables(prometheus_text& x, const metrics& m) {
+    x.one("objwire_table_bytes", "gauge",
+          "Bytes held by the back-reference tables of all open connections.", m.table_bytes.load());
+    x.one("objwire_table_hits_total", "counter", "Values decoded from a back-reference.",
+          m.table_hits.load());
+    x.one("objwire_table_misses_total", "counter", "Values that came in full (not in the table).",
+          m.table_misses.load());
+    x.one("objwire_table_evictions_total", "counter",
+          "Table entries evicted to stay within the table budget.", m.table_evictions.load());
+    x.one("objwire_table_resets_total", "counter", "Table resets the senders asked for.",
+          m.table_resets.load());
+}
+
+void latency(prometheus_text& x, const metrics& m) {
+    const char* name = "objwire_ack_latency_seconds";
+    x.family(name, "histogram",
+             "From the read that completed a frame to the write of its acknowledgement.");
+    const auto h = m.ack_latency.read();
+    for (std::size_t i = 0; i < h.cumulative.size(); ++i) {
+        const std::string le = i < ack_latency_bounds_ns.size()
+                                   ? fmt::format("{}", seconds(ack_latency_bounds_ns[i]))
+                                   : std::string("+Inf");
+        x.sample("objwire_ack_latency_seconds_bucket", h.cumulative[i],
+                 fmt::format("le=\"{}\"", le));
+    }
+    x.sample("objwire_ack_latency_seconds_sum", seconds(h.sum_ns));
+    x.sample("objwire_ack_latency_seconds_count", h.count);
+}
+
+void storage(prometheus_text& x, server& srv, const metrics& m) {
+    x.family("objwire_sink_bytes_total", "counter",
+             "Bytes committed to the sink (journal blocks, or JSON text for the jsonl sink).");
+    x.sample("objwire_sink_bytes_total", m.sink_bytes.load(),
+             fmt::format("sink=\"{}\"", label_value(srv.settings().sink_kind)));
+    x.one("objwire_held_bytes", "gauge",
+          "Bytes read from senders whose objects are not yet durable, all connections.",
+          m.held_bytes.load());
+    x.one("objwire_held_bytes_peak", "gauge",
+          "The most bytes one connection held not yet durable (capped near "
+          "limits.max_buffered_bytes).",
+          m.held_bytes_peak.load());
+    // The sink's own figures: the journal's gaps, NATS publishing.
+    srv.sink().write_metrics(x, m);
+}
+
+void errors(prometheus_text& x, const metrics& m) {
+    x.family("objwire_errors_total", "counter",
+             "Connections ended or refused by an error, by kind (a proto_errc name, or "
+             "store_failed / write_failed / io).");
+    for (const auto& [kind, n] : m.errors())
+        x.sample("objwire_errors_total", n, fmt::format("kind=\"{}\"", label_value(kind)));
+}
+
+}  // namespace
+
+std::string render_prometheus(server& srv) {
+    prometheus_text x;
+    auto& m = srv.metrics();
+    connections(x, srv.counters());
+    traffic(x, srv.counters(), m);
+    compression(x, m);
+    tables(x, m);
+    latency(x, m);
+    storage(x, srv, m);
+    errors(x, m);
+    x.one("objwire_reloads_total", "counter", "Configuration reloads (SIGHUP) applied.",
+          m.reloads.load());
+    x.one("objwire_start_time_seconds", "gauge", "When objwired started, in Unix seconds.",
+          srv.start_time_seconds());
+    return x.take();
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,150 @@
+// The reader role served from a NATS JetStream stream (daemon/sinks/nats_reader.hpp): the same
+// exchange as from the journal (docs/PROTOCOL.md "Reading back") - a welcome whose offsets are
+// stream sequences, journal_block frames numbered 1, 2, 3 carrying each block exactly as it
+// was published, a goodbye at the end of what the stream held when the reader connected, or
+// with follow, new blocks as they are stored, by whichever objwired published them.
+//
+// Memory per reader is bounded: the source's queue (1 MiB or one block) and one batch of
+// frames written with async_write, whose completion waits for the peer.
+#include <spdlog/spdlog.h>
+
+#include <future>
+
+#include "daemon/roles/reader_support.hpp"
+#include "daemon/serve/roles.hpp"
+#include "daemon/serve/server.hpp"
+#include "daemon/sinks/nats_reader.hpp"
+#include "proto/errors.hpp"
+#include "proto/frame.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+using namespace reader_support;
+
+class stream_reader : reader_base {
+  public:
+    stream_reader(server& srv, nats_sink& sink, transport& stream, const std::string& peer,
+                  const hello& h)
+        : reader_base(srv, stream, peer, h), sink_(sink) {}
+
+    asio::awaitable<void> run();
+
+  private:
+    // Frames for the blocks `source_` has queued; false when the stream ends or fails.
+    bool gather(nats_block_source::status& got);
+    welcome make_welcome() const {
+        welcome w;
+        w.server_name = "objwired";
+        w.sink = sink_.describe();
+        w.limits.max_frame_bytes = srv_.settings().max_frame_bytes;
+        w.journal_first_offset = source_->first_sequence();
+        w.journal_end_offset = source_->end_sequence();
+        return w;
+    }
+
+    nats_sink& sink_;
+    std::unique_ptr<nats_block_source> source_;
+    std::vector<ordered_block> taken_;
+    std::uint64_t objects_ = 0;  // in out_, for the metrics
+    std::uint64_t last_stream_sequence_ = 0;
+};
+
+bool stream_reader::gather(nats_block_source::status& got) {
+    taken_.clear();
+    got = source_->take(taken_, write_batch_bytes);
+    for (const auto& b : taken_) {
+        if (b.bytes.size() + frame_header_size > hello_.max_frame_bytes) {
+            failure_code_ = proto_errc::frame_too_large;
+            failure_ = "the stored block at stream sequence " + std::to_string(b.stream_sequence) +
+                       " takes a frame of " + std::to_string(b.bytes.size() + frame_header_size) +
+                       " bytes, over the reader's max_frame_bytes " +
+                       std::to_string(hello_.max_frame_bytes);
+            return false;
+        }
+        append_block_frame(out_, b.bytes, ++sequence_);
+        objects_ += b.objects;
+        ++blocks_;
+        bytes_ += b.bytes.size();
+        last_stream_sequence_ = b.stream_sequence;
+    }
+    if (got == nats_block_source::status::failed) {
+        failure_code_ = proto_errc::not_available;
+        failure_ = source_->error();
+        return false;
+    }
+    return got != nats_block_source::status::finished;
+}
+
+asio::awaitable<void> stream_reader::run() {
+    // Connecting and the first requests block (for seconds while a leader is elected): on
+    // their own thread, the strand polling, so other connections go on meanwhile.
+    std::string error;
+    auto opening = std::async(std::launch::async, [&] {
+        return nats_block_source::open(sink_.options(),
+                                       {hello_.read_from, hello_.follow, hello_.read_sender},
+                                       waker(state_, stream_.get_executor()), error);
+    });
+    while (opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        state_->wake.expires_after(std::chrono::milliseconds(2));
+        co_await state_->wake.async_wait(use_tuple);
+    }
+    source_ = opening.get();
+    if (!source_) {
+        co_await end_reader(stream_, peer_, proto_errc::not_available,
+                            "the stream cannot be read now: " + error);
+        co_return;
+    }
+    {
+        byte_buffer payload;
+        encode_welcome(make_welcome(), payload);
+        byte_buffer hello_reply;
+        append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
+        if (co_await write_bytes(stream_, hello_reply)) co_return;
+    }
+    spdlog::info("{}: reader of {} from stream sequence {}{}{} (stored up to {})", peer_,
+                 sink_.describe(), hello_.read_from, hello_.follow ? ", following" : "",
+                 hello_.read_sender.empty() ? "" : ", sender '" + hello_.read_sender + "'",
+                 source_->end_sequence() - 1);
+    asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
+    bool write_failed = false;
+    for (;;) {
+        out_.clear();
+        nats_block_source::status got{};
+        const bool more = gather(got);
+        if (!out_.empty() && co_await write_bytes(stream_, out_)) {
+            write_failed = true;  // the peer is gone
+            break;
+        }
+        srv_.metrics().bytes_out += out_.size();
+        srv_.metrics().objects_out += std::exchange(objects_, 0);
+        if (!more && !failure_.empty()) {
+            co_await end_reader(stream_, peer_, failure_code_, failure_);
+            break;
+        }
+        if (!more) {
+            co_await send_goodbye(stream_);
+            break;
+        }
+        if (co_await should_end()) break;
+        if (got == nats_block_source::status::empty) {
+            state_->wake.expires_after(follow_poll);
+            co_await state_->wake.async_wait(use_tuple);
+        }
+    }
+    co_await stop_watching(stream_, *state_);
+    source_.reset();  // stops the consumer's thread and deletes the consumer
+    spdlog::info("{}: reader done: {} blocks ({} bytes) served up to stream sequence {}{}", peer_,
+                 blocks_, bytes_, last_stream_sequence_,
+                 write_failed ? " (the peer went away)" : "");
+}
+
+}  // namespace
+
+asio::awaitable<void> serve_stream_reader(server& srv, nats_sink& sink, transport& stream,
+                                          const std::string& peer, const hello& h) {
+    stream_reader r(srv, sink, stream, peer, h);
+    co_await r.run();
+}
+
+}  // namespace objwire::daemon

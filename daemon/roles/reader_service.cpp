@@ -1,0 +1,354 @@
+// The reader role (docs/PROTOCOL.md, "Reading back"): a welcome with the journal's offsets and
+// where the stream starts (read_from, the durable end, the last N objects, or a named cursor's
+// position), then every stored block from there on as one journal_block frame each - the bytes
+// exactly as stored - in offset order, optionally only one sender's; at the end of what was
+// durable when the reader connected a goodbye, or with hello.follow, new blocks as they become
+// durable until the peer goes away or the daemon stops. A cursor reader's acks move its cursor
+// (daemon/roles/cursor_service.hpp); its goodbye is answered once the last one is stored.
+//
+// Memory per reader is bounded: the cursor's read chunk plus one block, and one batch of
+// frames written with async_write, whose completion waits for the peer (TCP back-pressure).
+#include <spdlog/spdlog.h>
+
+#include <asio/experimental/as_tuple.hpp>
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "daemon/roles/cursor_service.hpp"
+#include "daemon/roles/reader_support.hpp"
+#include "daemon/serve/roles.hpp"
+#include "daemon/serve/server.hpp"
+#include "daemon/sinks/journal_sink.hpp"
+#include "daemon/sinks/nats_reader.hpp"
+#include "daemon/sinks/nats_sink.hpp"
+#include "daemon/store/cursor_store.hpp"
+#include "daemon/store/journal_cursor.hpp"
+#include "proto/errors.hpp"
+#include "proto/frame.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+using namespace reader_support;
+
+welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
+    welcome w;
+    w.server_name = "objwired";
+    w.sink = j.describe();
+    w.limits.max_frame_bytes = srv.settings().max_frame_bytes;
+    const auto segments = j.segments();
+    w.journal_first_offset = segments.empty() ? 0 : segments.front().first_offset;
+    w.journal_end_offset = end;
+    return w;
+}
+
+class reader_stream : reader_base {
+  public:
+    // `cursors`: the store holding hello.read_cursor, claimed for this reader (null: none).
+    reader_stream(server& srv, journal& j, transport& stream, const std::string& peer,
+                  const hello& h, cursor_store* cursors)
+        : reader_base(srv, stream, peer, h), journal_(j), cursors_(cursors) {}
+
+    asio::awaitable<void> run();
+
+  private:
+    enum class outcome { more, caught_up, failed };
+    // Gathers the next frames into out_ (blocks below limit_, of the wanted sender).
+    outcome gather();
+    asio::awaitable<void> wait_for_more();
+    std::uint64_t subscribe();
+    // Where the stream starts; nullopt (failure_ set) when that cannot be known.
+    asio::awaitable<std::optional<std::uint64_t>> resolve_start(std::uint64_t first);
+    // The offset of the last hello.read_last objects of hello.read_sender below limit_.
+    asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
+    // A non-following cursor reader, after the goodbye: its last ack and goodbye.
+    asio::awaitable<void> wait_for_peer_end();
+
+    std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
+    journal& journal_;
+    cursor_store* cursors_;
+    std::optional<journal_cursor> cursor_;
+    std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
+};
+
+asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::uint64_t first) {
+    if (cursors_) {
+        std::error_code ec;
+        const auto at = cursors_->get(hello_.read_cursor, ec);
+        if (ec) {
+            failure_code_ = proto_errc::not_available;
+            failure_ = "cannot read cursor '" + hello_.read_cursor + "' in " +
+                       cursors_->dir().string() + ": " + ec.message();
+            co_return std::nullopt;
+        }
+        if (at) co_return *at;
+    }
+    if (hello_.read_at_end) co_return limit_;
+    if (hello_.read_last != 0 && hello_.read_sender.empty())
+        co_return std::max(first, limit_ - std::min(limit_, hello_.read_last));
+    if (hello_.read_last != 0) co_return co_await start_of_senders_last(first);
+    co_return hello_.read_from;
+}
+
+asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_last(
+    std::uint64_t first) {
+    // One pass over the journal keeping the sender's newest blocks that hold the last N.
+    journal_cursor scan(journal_.options().dir, first);
+    std::deque<std::pair<std::uint64_t, std::uint64_t>> newest;  // first offset, objects
+    std::uint64_t held = 0;
+    std::size_t scanned = 0;
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    for (;;) {
+        const auto st = scan.next(limit_, view, bytes);
+        if (st == journal_cursor::status::caught_up) break;
+        if (st == journal_cursor::status::error) {
+            failure_code_ = proto_errc::not_available;
+            failure_ = "the journal cannot be read: " + scan.error_detail();
+            co_return std::nullopt;
+        }
+        if (st == journal_cursor::status::gap) continue;  // reported when the stream reaches it
+        scanned += bytes.size();
+        if (scanned > 16 * write_batch_bytes) {  // let the strand's other work run
+            scanned = 0;
+            co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+        }
+        if (view.sender_id != hello_.read_sender) continue;
+        newest.emplace_back(view.header.first_offset, view.header.message_count);
+        held += view.header.message_count;
+        while (newest.size() > 1 && held - newest.front().second >= hello_.read_last) {
+            held -= newest.front().second;
+            newest.pop_front();
+        }
+    }
+    if (newest.empty()) co_return limit_;
+    co_return newest.front().first + (held > hello_.read_last ? held - hello_.read_last : 0);
+}
+
+asio::awaitable<void> reader_stream::wait_for_peer_end() {
+    // Bounded, like a reader's idle timeout: a peer that never answers is let go.
+    for (int polls = 0; !state_->peer_done && !srv_.stopping() && polls < 150; ++polls) {
+        state_->wake.expires_after(follow_poll);
+        co_await state_->wake.async_wait(use_tuple);
+    }
+}
+
+std::uint64_t reader_stream::subscribe() {
+    auto ex = stream_.get_executor();
+    // Wakes only once per wait however many blocks became durable meanwhile.
+    return journal_.subscribe([wake = waker(state_, ex)](std::uint64_t) { wake(); });
+}
+
+reader_stream::outcome reader_stream::gather() {
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    // Scanning past other senders' blocks counts too, so one call stays bounded.
+    std::size_t scanned = 0;
+    while (out_.size() < write_batch_bytes && scanned < 16 * write_batch_bytes) {
+        switch (cursor_->next(limit_, view, bytes)) {
+            case journal_cursor::status::caught_up:
+                return outcome::caught_up;
+            case journal_cursor::status::gap: {
+                // The reader learns what is lost and reads on after it.
+                const auto g = cursor_->gap();
+                journal_.note_gap(g, cursor_->gap_detail());
+                std::uint8_t payload[16];
+                store_le<std::uint64_t>(payload, g.first);
+                store_le<std::uint64_t>(payload + 8, g.end);
+                append_frame(out_, frame_kind::gap, 0, payload);
+                ++srv_.metrics().journal_gaps_served;
+                continue;
+            }
+            case journal_cursor::status::error:
+                failure_code_ = proto_errc::not_available;
+                failure_ = "the journal cannot be read: " + cursor_->error_detail();
+                return outcome::failed;
+            case journal_cursor::status::block:
+                break;
+        }
+        scanned += bytes.size();
+        if (!hello_.read_sender.empty() && view.sender_id != hello_.read_sender) continue;
+        if (bytes.size() + frame_header_size > hello_.max_frame_bytes) {
+            failure_code_ = proto_errc::frame_too_large;
+            failure_ = "the stored block at offset " + std::to_string(view.header.first_offset) +
+                       " takes a frame of " + std::to_string(bytes.size() + frame_header_size) +
+                       " bytes, over the reader's max_frame_bytes " +
+                       std::to_string(hello_.max_frame_bytes);
+            return outcome::failed;
+        }
+        append_block_frame(out_, bytes, ++sequence_);
+        gathered_objects_ += view.header.message_count;
+        ++blocks_;
+        bytes_ += bytes.size();
+    }
+    return outcome::more;
+}
+
+asio::awaitable<void> reader_stream::wait_for_more() {
+    state_->wake.expires_after(follow_poll);
+    co_await state_->wake.async_wait(use_tuple);
+}
+
+asio::awaitable<void> reader_stream::run() {
+    limit_ = journal_.durable_offset();
+    auto w = reader_welcome(srv_, journal_, limit_);
+    const auto start = co_await resolve_start(w.journal_first_offset);
+    if (!start) {
+        co_await end_reader(stream_, peer_, failure_code_, failure_);
+        co_return;
+    }
+    w.read_start = std::max(*start, w.journal_first_offset);
+    if (cursors_) {
+        // A new cursor exists from now on, so a reader that crashes before its first ack
+        // starts here again (at least once) rather than wherever --from then points.
+        std::error_code ec;
+        if (!cursors_->get(hello_.read_cursor, ec) && !ec)
+            ec = cursors_->save(hello_.read_cursor, w.read_start);
+        if (ec) {
+            co_await end_reader(stream_, peer_, proto_errc::not_available,
+                                "cannot store cursor '" + hello_.read_cursor + "' in " +
+                                    cursors_->dir().string() + ": " + ec.message());
+            co_return;
+        }
+    }
+    cursor_.emplace(journal_.options().dir, w.read_start);
+    byte_buffer hello_reply;
+    {
+        byte_buffer payload;
+        encode_welcome(w, payload);
+        append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
+    }
+    if (co_await write_bytes(stream_, hello_reply)) co_return;
+    spdlog::info("{}: reader from offset {}{}{}{} (stored up to {})", peer_, w.read_start,
+                 hello_.follow ? ", following" : "",
+                 hello_.read_sender.empty() ? "" : ", sender '" + hello_.read_sender + "'",
+                 cursors_ ? ", cursor '" + hello_.read_cursor + "'" : "", limit_);
+    const std::uint64_t listener = hello_.follow ? subscribe() : 0;
+    if (cursors_) {
+        auto acceptable = [this](std::uint64_t o) { return o <= journal_.durable_offset(); };
+        asio::co_spawn(
+            stream_.get_executor(),
+            watch_cursor_peer(stream_, state_, *cursors_, hello_.read_cursor, acceptable, peer_),
+            asio::detached);
+    } else {
+        asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
+    }
+    bool write_failed = false;
+    for (;;) {
+        out_.clear();
+        const auto got = gather();
+        if (!out_.empty() && co_await write_bytes(stream_, out_)) {
+            write_failed = true;  // the peer is gone
+            break;
+        }
+        srv_.metrics().bytes_out += out_.size();
+        srv_.metrics().objects_out += std::exchange(gathered_objects_, 0);
+        if (got == outcome::failed) {
+            co_await end_reader(stream_, peer_, failure_code_, failure_);
+            break;
+        }
+        if (got == outcome::more) {
+            if (srv_.stopping()) {
+                co_await end_reader_stopping(stream_, peer_);
+                break;
+            }
+            // Only other senders' blocks this round: let the strand's other work run.
+            if (out_.empty()) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+            continue;
+        }
+        if (!hello_.follow) {
+            co_await send_goodbye(stream_);
+            if (cursors_) co_await wait_for_peer_end();
+            break;
+        }
+        if (co_await should_end()) break;
+        const auto durable = journal_.durable_offset();
+        if (durable > limit_) {
+            limit_ = durable;
+            continue;
+        }
+        co_await wait_for_more();
+        if (state_->peer_done) break;
+        limit_ = journal_.durable_offset();
+    }
+    if (listener) journal_.unsubscribe(listener);
+    co_await stop_watching(stream_, *state_);
+    // The cursor is stored: the reader may exit.
+    if (cursors_ && state_->peer_goodbye) co_await send_goodbye(stream_);
+    if (cursor_->skipped_by_retention())
+        spdlog::warn("{}: reader skipped {} objects deleted by retention while it read", peer_,
+                     cursor_->skipped_by_retention());
+    spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_, blocks_,
+                 bytes_, cursor_->next_offset(), write_failed ? " (the peer went away)" : "");
+}
+
+// Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.
+// True when refused.
+asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transport& stream,
+                                     const std::string& peer, const hello& h) {
+    std::error_code code;
+    std::string why;
+    if (!h.read_sender.empty() && srv.senders().last_durable(h.read_sender) == 0) {
+        code = proto_errc::not_found;
+        why = "no sender with id '" + h.read_sender + "' has stored objects in this daemon";
+    } else if (!h.read_cursor.empty() && !valid_cursor_name(h.read_cursor)) {
+        code = proto_errc::bad_handshake;
+        why = "'" + h.read_cursor +
+              "' is not a cursor name (1 to 128 of A-Z a-z 0-9 . _ -, not starting with .)";
+    } else if (!h.read_cursor.empty() && !cursors.claim(h.read_cursor)) {
+        code = proto_errc::sender_busy;
+        why = "cursor '" + h.read_cursor + "' is in use by another reader";
+    } else {
+        co_return false;
+    }
+    spdlog::warn("{}: reader refused: {}", peer, why);
+    co_await refuse_role(stream, code, why);
+    co_return true;
+}
+
+}  // namespace
+
+asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
+                                   const hello& h) {
+    if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
+        if (h.read_at_end || h.read_last || !h.read_cursor.empty() ||
+            h.cursor_command != cursor_op::none) {
+            co_await refuse_role(stream, proto_errc::not_available,
+                                 "reading from the end, the last N objects and named cursors "
+                                 "need sink.kind = \"journal\"");
+            co_return;
+        }
+        co_await serve_stream_reader(srv, *stream_sink, stream, peer, h);
+        co_return;
+    }
+    auto* stored = dynamic_cast<journal_sink*>(&srv.sink());
+    if (!stored) {
+        spdlog::warn("{}: reader refused: the sink is {}", peer, srv.sink().describe());
+        co_await refuse_role(stream, proto_errc::not_available,
+                             "this daemon stores objects in " + srv.sink().describe() +
+                                 ", which cannot be read back; reading needs sink.kind = "
+                                 "\"journal\" or \"nats\"");
+        co_return;
+    }
+    auto& j = stored->stored_journal();
+    auto& cursors = cursor_store::for_data_dir(j.options().dir);
+    if (h.cursor_command != cursor_op::none) {
+        co_await serve_cursor_command(cursors, stream, peer, h);
+        co_return;
+    }
+    if (co_await refuse_request(srv, cursors, stream, peer, h)) co_return;
+    struct release_cursor {
+        cursor_store& store;
+        const std::string& name;
+        ~release_cursor() {
+            if (!name.empty()) store.release(name);
+        }
+    } claimed{cursors, h.read_cursor};
+    reader_stream r(srv, j, stream, peer, h, h.read_cursor.empty() ? nullptr : &cursors);
+    co_await r.run();
+}
+
+}  // namespace objwire::daemon

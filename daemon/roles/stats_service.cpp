@@ -1,0 +1,37 @@
+// The stats role: a hello with role stats gets a welcome, one stats frame of the daemon's
+// metrics in Prometheus text format (the same text as GET /metrics), and a goodbye, in one
+// write; then the connection closes. `objwire stats` is its client.
+#include <spdlog/spdlog.h>
+
+#include <asio/experimental/as_tuple.hpp>
+
+#include "daemon/ops/metrics_text.hpp"
+#include "daemon/serve/roles.hpp"
+#include "daemon/serve/server.hpp"
+#include "proto/frame.hpp"
+
+namespace objwire::daemon {
+
+asio::awaitable<void> serve_stats(server& srv, transport& stream, const std::string& peer,
+                                  const hello&) {
+    welcome w;
+    w.server_name = "objwired";
+    w.sink = srv.sink().describe();
+    byte_buffer payload;
+    encode_welcome(w, payload);
+    byte_buffer out;
+    append_frame(out, frame_kind::welcome, 0, payload.span());
+    const std::string text = render_prometheus(srv);
+    append_frame(out, frame_kind::stats, 0,
+                 {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    append_frame(out, frame_kind::goodbye, 0, {});
+    auto [ec, n] = co_await asio::async_write(stream, asio::buffer(out.data(), out.size()),
+                                              asio::experimental::as_tuple(asio::use_awaitable));
+    srv.metrics().bytes_out += n;
+    if (ec)
+        spdlog::debug("{}: stats not sent: {}", peer, ec.message());
+    else
+        spdlog::debug("{}: sent stats ({} bytes)", peer, text.size());
+}
+
+}  // namespace objwire::daemon

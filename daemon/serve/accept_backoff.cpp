@@ -1,0 +1,48 @@
+#include "daemon/serve/accept_backoff.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <string_view>
+#include <utility>
+
+namespace objwire::daemon {
+
+bool accept_backoff::exhausted(std::error_code ec) {
+    // By errno value: asio reports them in a category of its own ("asio.system") that does not
+    // map them to std::errc conditions.
+    const std::string_view category = ec.category().name();
+    if (category != "asio.system" && category != "system" && category != "generic") return false;
+    const int v = ec.value();
+    return v == EMFILE || v == ENFILE || v == ENOBUFS || v == ENOMEM;
+}
+
+accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::time_point now) {
+    decision d;
+    ++run_;
+    ++unlogged_;
+    if (exhausted(ec)) {
+        pause_ = pause_.count() == 0 ? first_pause : std::min(pause_ * 2, max_pause);
+        d.pause = pause_;
+    } else {
+        // One peer's trouble (ECONNABORTED, EPROTO...): the next connection may be fine. A
+        // short pause all the same, so an error that does repeat cannot spin the loop.
+        d.pause = std::chrono::milliseconds(1);
+    }
+    if (!logged_once_ || now - last_log_ >= log_interval) {
+        d.log = true;
+        d.failures = unlogged_;
+        unlogged_ = 0;
+        last_log_ = now;
+        logged_once_ = true;
+    }
+    return d;
+}
+
+std::uint64_t accept_backoff::on_success() {
+    pause_ = std::chrono::milliseconds(0);
+    unlogged_ = 0;
+    logged_once_ = false;
+    return std::exchange(run_, 0);
+}
+
+}  // namespace objwire::daemon

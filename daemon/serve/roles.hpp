@@ -1,0 +1,29 @@
+// What a connection does after its hello, by the role the hello names (proto/control.hpp,
+// peer_role). Senders stream into the session's sink (daemon/serve/session.*); the other roles take
+// the connection over once the session has checked access and handed them the transport.
+#pragma once
+
+#include <asio.hpp>
+#include <string>
+
+#include "daemon/serve/transport.hpp"
+#include "proto/control.hpp"
+
+namespace objwire::daemon {
+
+class server;
+
+// Reader: streams stored objects back (docs/JOURNAL.md) from hello.read_from, then follows
+// new ones if hello.follow. Writes its own welcome. (daemon/roles/reader_service.cpp)
+asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
+                                   const hello& h);
+// Stats: answers with one stats frame of the daemon's metrics, then goodbye.
+// (daemon/roles/stats_service.cpp)
+asio::awaitable<void> serve_stats(server& srv, transport& stream, const std::string& peer,
+                                  const hello& h);
+
+// Writes a welcome-less refusal: an error frame with `code` and `text`. For roles that cannot
+// be served.
+asio::awaitable<void> refuse_role(transport& stream, std::error_code code, std::string text);
+
+}  // namespace objwire::daemon

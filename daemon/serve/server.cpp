@@ -1,0 +1,193 @@
+#include "daemon/serve/server.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <asio/experimental/as_tuple.hpp>
+#include <cstdlib>
+
+#include "daemon/serve/accept_backoff.hpp"
+#include "daemon/serve/session.hpp"
+#include "proto/errors.hpp"
+
+namespace objwire::daemon {
+namespace {
+constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
+}
+
+server::server(asio::io_context& io, config::daemon_settings settings)
+    : io_(io),
+      settings_(std::move(settings)),
+      acceptor_(io),
+      table_budgets_(settings_.table_budget_total),
+      store_quota_(settings_.sender_stored_quota) {}
+
+server::~server() = default;
+
+std::error_code server::start() {
+    // Test-only: makes a chosen failure happen (session.cpp), to check the daemon survives it.
+    if (const char* fault = std::getenv("OBJWIRED_TEST_FAULT")) fault_ = fault;
+    if (auto access_error = load_access()) return access_error;
+    std::error_code ec;
+    std::filesystem::create_directories(settings_.data_dir, ec);
+    if (ec) {
+        spdlog::error("cannot create data directory '{}': {}", settings_.data_dir, ec.message());
+        return ec;
+    }
+    sink_ = open_sink(settings_, ec);
+    if (!sink_) return ec;
+    if ((ec = sink_->recall_senders(senders_))) {
+        spdlog::error("cannot read the sender index: {}", ec.message());
+        return ec;
+    }
+    auto address = asio::ip::make_address(settings_.listen_host, ec);
+    if (ec) {
+        // A host name: resolve it to its first address.
+        asio::ip::tcp::resolver resolver(io_);
+        auto results =
+            resolver.resolve(settings_.listen_host, std::to_string(settings_.listen_port), ec);
+        if (ec || results.empty()) {
+            spdlog::error("cannot resolve listen address '{}': {}", settings_.listen_host,
+                          ec.message());
+            return ec ? ec : std::make_error_code(std::errc::address_not_available);
+        }
+        address = results.begin()->endpoint().address();
+    }
+    asio::ip::tcp::endpoint endpoint(address, settings_.listen_port);
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+        spdlog::error("cannot listen on {}:{}: {}", settings_.listen_host, settings_.listen_port,
+                      ec.message());
+        return ec;
+    }
+    auto bound = acceptor_.local_endpoint();
+    spdlog::info("listening on {}:{} (data directory '{}', sink {})", bound.address().to_string(),
+                 bound.port(), settings_.data_dir, sink_->describe());
+    start_time_seconds_ =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    start_metrics_http(settings_.metrics_listen);
+    asio::co_spawn(io_, accept_loop(), asio::detached);
+    return {};
+}
+
+asio::ip::tcp::endpoint server::local_endpoint() const {
+    std::error_code ec;
+    return acceptor_.local_endpoint(ec);
+}
+
+asio::awaitable<void> server::accept_loop() {
+    accept_backoff backoff;
+    asio::steady_timer pause(io_);
+    while (!stopping_) {
+        auto [ec, accepted] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
+        if (ec) {
+            if (ec == asio::error::operation_aborted || stopping_) break;
+            const auto d = backoff.on_error(ec, accept_backoff::clock::now());
+            ++counters_.accept_errors;
+            if (d.log) {
+                const std::string then = accept_backoff::exhausted(ec)
+                                             ? "pausing accepting for " +
+                                                   std::to_string(d.pause.count()) +
+                                                   " ms (connections wait in the listen backlog)"
+                                             : std::string("retrying");
+                const std::string what = ec.message();
+                spdlog::warn("accept failed {} time{} since the last report: {}; {}", d.failures,
+                             d.failures == 1 ? "" : "s", what, then);
+            }
+            pause.expires_after(d.pause);
+            co_await pause.async_wait(use_tuple);
+            continue;
+        }
+        if (const auto failures = backoff.on_success(); failures > 0)
+            spdlog::info("accepting again after {} failed accepts", failures);
+        asio::ip::tcp::socket socket(std::move(accepted));
+        if (!admit_connection(socket)) continue;
+        socket.set_option(asio::ip::tcp::no_delay(true), ec);
+        start_session(std::move(socket));
+    }
+}
+
+bool server::admit_connection(asio::ip::tcp::socket& socket) {
+    std::error_code no_peer;
+    const auto remote = socket.remote_endpoint(no_peer);
+    const std::string address = remote.address().to_string();
+    const auto& s = settings();
+    std::string detail;
+    if (counters_.connections_open >= s.max_connections) {
+        spdlog::warn("{}:{}: refused: {} connections open (server.max_connections)", address,
+                     remote.port(), s.max_connections);
+        detail = fmt::format(
+            "{} connections open, the daemon's limit (server.max_connections = {}); retry when "
+            "one has closed",
+            counters_.connections_open.load(), s.max_connections);
+    } else if (!addresses_.try_acquire(address, s.max_connections_per_address)) {
+        spdlog::warn(
+            "{}:{}: refused: {} connections open from {} (limits.max_connections_per_address)",
+            address, remote.port(), s.max_connections_per_address, address);
+        detail = fmt::format(
+            "{} connections open from {}, the limit per address "
+            "(limits.max_connections_per_address = {}); retry when one has closed",
+            addresses_.open(address), address, s.max_connections_per_address);
+    } else {
+        return true;
+    }
+    ++counters_.connections_refused;
+    refusals_.refuse(std::move(socket), proto_errc::too_many_connections, detail);
+    return false;
+}
+
+void server::start_session(asio::ip::tcp::socket socket) {
+    std::error_code no_peer;
+    const std::string address = socket.remote_endpoint(no_peer).address().to_string();
+    auto s = std::make_shared<session>(*this, std::move(socket));
+    {
+        std::lock_guard lock(sessions_mutex_);
+        sessions_.insert(s);
+    }
+    ++counters_.connections_total;
+    ++counters_.connections_open;
+    auto executor = s->run_executor();
+    // run() catches what its session throws and always closes the socket (session::end()):
+    // this handler only gives the slots back.
+    asio::co_spawn(executor, s->run(), [this, s, address](std::exception_ptr e) {
+        if (e) spdlog::error("{}: session ended by an exception out of its end", s->peer());
+        addresses_.release(address);
+        forget(s);
+    });
+}
+
+void server::forget(const std::shared_ptr<session>& s) {
+    --counters_.connections_open;
+    std::lock_guard lock(sessions_mutex_);
+    sessions_.erase(s);
+}
+
+void server::stop() {
+    if (stopping_.exchange(true)) return;
+    asio::post(io_, [this] {
+        std::error_code ignored;
+        acceptor_.close(ignored);
+    });
+    stop_metrics_http();
+    std::lock_guard lock(sessions_mutex_);
+    spdlog::info("stopping: {} connections to finish", sessions_.size());
+    for (const auto& s : sessions_)
+        s->stop();
+}
+
+void server::abort() {
+    std::lock_guard lock(sessions_mutex_);
+    if (!sessions_.empty())
+        spdlog::warn("closing {} connections that did not finish in time", sessions_.size());
+    for (const auto& s : sessions_)
+        s->abort();
+}
+
+bool server::fault_injected(std::string_view name) const {
+    return !fault_.empty() && fault_ == name;
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,124 @@
+// objwired's network side: accepts connections on the configured address and runs one session
+// coroutine per connection, each on its own strand. stop() is graceful: no new connections,
+// every session finishes the frames it already received, acknowledges them and closes.
+#pragma once
+
+#include <asio.hpp>
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "daemon/ops/metrics.hpp"
+#include "daemon/serve/access_token.hpp"
+#include "daemon/serve/address_limiter.hpp"
+#include "daemon/serve/refusal.hpp"
+#include "daemon/serve/sender_registry.hpp"
+#include "daemon/serve/store_allowance.hpp"
+#include "daemon/serve/table_budget_pool.hpp"
+#include "daemon/serve/tls_context.hpp"
+#include "daemon/sinks/sink.hpp"
+#include "proto/control.hpp"
+
+namespace objwire::daemon {
+
+class session;
+class metrics_http;
+
+struct server_counters {
+    std::atomic<std::uint64_t> connections_total{0};
+    std::atomic<std::uint64_t> connections_open{0};
+    std::atomic<std::uint64_t> connections_refused{0};
+    std::atomic<std::uint64_t> accept_errors{0};
+    // Objects stored: counted when their batch is durable in the sink.
+    std::atomic<std::uint64_t> objects_in{0};
+    std::atomic<std::uint64_t> frames_in{0};
+    // Fresh frames the sink took as they came, without encoding their objects again.
+    std::atomic<std::uint64_t> frames_stored_whole{0};
+    std::atomic<std::uint64_t> bytes_in{0};
+    std::atomic<std::uint64_t> protocol_errors{0};
+};
+
+class server {
+  public:
+    server(asio::io_context& io, config::daemon_settings settings);
+    ~server();
+
+    // Creates the data directory, opens the sink (recovering the journal), binds and starts
+    // accepting.
+    std::error_code start();
+    asio::ip::tcp::endpoint local_endpoint() const;
+    // Graceful stop; safe to call from any thread, more than once.
+    void stop();
+    // After stop(), when the grace is over: closes every connection still open; their
+    // sessions end at once. Any thread.
+    void abort();
+    // Whether OBJWIRED_TEST_FAULT names this failure to inject (tests only).
+    bool fault_injected(std::string_view name) const;
+    // Whether stop() was called: services that wait (followers) end when it is.
+    bool stopping() const { return stopping_; }
+
+    // The settings in force: those it started with, and after reload() the live keys of the
+    // reloaded file. A snapshot stays valid for the server's lifetime, so a session may keep
+    // the reference it took when it began.
+    const config::daemon_settings& settings() const { return *live_settings_.load(); }
+    // SIGHUP: applies what `next` changes that can change live, logs each changed key and
+    // names those that need a restart (daemon/ops/reload.cpp). Any thread.
+    void reload(const config::daemon_settings& next);
+    daemon::metrics& metrics() { return metrics_; }
+    // The metrics endpoint's address (unspecified when metrics.listen is "" or failed).
+    asio::ip::tcp::endpoint metrics_endpoint() const;
+    double start_time_seconds() const { return start_time_seconds_; }
+    daemon::sink& sink() { return *sink_; }
+    // Per sender id: the last durable frame and the one live connection (resume).
+    sender_registry& senders() { return senders_; }
+    server_counters& counters() { return counters_; }
+    table_budget_pool& table_budgets() { return table_budgets_; }
+    sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
+    // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp); on refusal
+    // the error for the peer, with `why` for the log.
+    std::error_code check_access(const hello& h, std::string& why) const;
+    // The TLS context every connection runs over, or null when [tls] is off.
+    asio::ssl::context* tls_context() const { return tls_.get(); }
+
+  private:
+    friend class session;
+    // Reads [auth] token_file and builds the [tls] context; an error stops start().
+    std::error_code load_access();
+    asio::awaitable<void> accept_loop();
+    // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
+    bool admit_connection(asio::ip::tcp::socket& socket);
+    void start_session(asio::ip::tcp::socket socket);
+    void forget(const std::shared_ptr<session>& s);
+    // Serves metrics.listen if set; a port that is taken is logged, not fatal.
+    void start_metrics_http(const std::string& listen);
+    void stop_metrics_http();
+
+    asio::io_context& io_;
+    config::daemon_settings settings_;
+    asio::ip::tcp::acceptor acceptor_;
+    sender_registry senders_;  // before sink_: the sink's last callbacks report to it
+    std::unique_ptr<daemon::sink> sink_;
+    server_counters counters_;
+    table_budget_pool table_budgets_;
+    sender_store_quota store_quota_;
+    address_limiter addresses_;  // limits.max_connections_per_address
+    refusals refusals_;
+    std::mutex sessions_mutex_;
+    std::set<std::shared_ptr<session>> sessions_;
+    std::atomic<bool> stopping_{false};
+    daemon::metrics metrics_;
+    std::shared_ptr<metrics_http> metrics_http_;  // guarded by reload_mutex_
+    mutable std::mutex reload_mutex_;
+    std::vector<std::unique_ptr<const config::daemon_settings>> reloaded_;  // every snapshot
+    std::atomic<const config::daemon_settings*> live_settings_{&settings_};
+    double start_time_seconds_ = 0;
+    std::optional<access_token> token_;  // [auth] token_file
+    std::unique_ptr<asio::ssl::context> tls_;
+    std::string fault_;  // OBJWIRED_TEST_FAULT
+};
+
+}  // namespace objwire::daemon

@@ -1,0 +1,544 @@
+#include "daemon/serve/session.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <asio/experimental/as_tuple.hpp>
+#include <stdexcept>
+
+#include "daemon/serve/roles.hpp"
+#include "daemon/serve/server.hpp"
+#include "proto/errors.hpp"
+#include "proto/journal_block.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
+// A read's objects are stored as one batch, split at a frame boundary once a batch passes
+// this size, so a read of many well-compressed frames never builds one huge block.
+constexpr std::size_t batch_split_bytes = 4u << 20;
+
+connection_guard::limits guard_limits(const config::daemon_settings& s) {
+    connection_guard::limits l;
+    l.idle_timeout = s.idle_timeout;
+    l.min_read_rate = s.min_read_rate;
+    l.read_rate_window = s.read_rate_window;
+    return l;
+}
+
+// The welcome's codecs: none always, and each name compression.accept lists (the schema
+// checked them); the receiver keeps only those built in.
+std::uint32_t accepted_codecs(const std::vector<std::string>& names) {
+    std::uint32_t mask = 1u << static_cast<unsigned>(codec_id::none);
+    for (const auto& name : names)
+        if (const auto c = parse_codec(name)) mask |= 1u << static_cast<unsigned>(*c);
+    return mask;
+}
+
+receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
+    const auto& s = srv.settings();
+    receiver::options o;
+    o.limits.table_budget = table_budget;  // this connection's share of table_budget_total
+    o.limits.max_depth = s.max_depth;
+    o.limits.max_string_bytes = s.max_string_bytes;
+    o.limits.max_elements = s.max_elements;
+    o.limits.max_frame_bytes = s.max_frame_bytes;
+    o.limits.max_reference_bytes = s.max_reference_bytes;
+    o.max_decompression_ratio = s.max_decompression_ratio;
+    // The credit is the cap hold_reading() enforces: a sender that keeps to it is never paused
+    // (docs/PROTOCOL.md section 1.4), one that ignores it (an older client) still is.
+    o.credit_bytes = s.max_buffered_bytes;
+    o.codecs = accepted_codecs(s.compression_accept);
+    o.sink = srv.sink().describe();
+    o.read_block = s.read_buffer;
+    o.admit_on_hello = false;  // session::admit() answers the hello
+    o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
+    // Stored whole, a fresh frame's messages are never read: the receiver only checks it.
+    o.check_fresh_frames = o.fresh_frames;
+    return o;
+}
+
+// Waits until `timer` is cancelled (the wake-up call) - a condition variable for coroutines
+// of one strand.
+asio::awaitable<void> wait_for_wake(asio::steady_timer& timer) {
+    timer.expires_at(asio::steady_timer::time_point::max());
+    co_await timer.async_wait(use_tuple);
+}
+
+}  // namespace
+
+session::session(server& srv, asio::ip::tcp::socket socket)
+    : server_(srv),
+      stream_io_(std::move(socket), srv.tls_context()),
+      handshake_timer_(stream_io_.get_executor()),
+      writer_wake_(stream_io_.get_executor()),
+      finish_wake_(stream_io_.get_executor()),
+      peer_(stream_io_.peer_name()),
+      table_grant_(srv.table_budgets(), srv.settings().table_budget),
+      allowance_(srv.settings().max_stored_ratio),
+      receiver_(receiver_options(srv, table_grant_.bytes())),
+      guard_timer_(stream_io_.get_executor()),
+      guard_(guard_limits(srv.settings())),
+      claim_wake_(stream_io_.get_executor()) {}
+
+session::~session() {
+    release_sender();
+}
+
+void session::stop() {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
+        self->stopping_ = true;
+        self->cancel_read();
+        self->wake();                // a paused or stalled read loop too
+        self->claim_wake_.cancel();  // a connection waiting for its sender id
+    });
+}
+
+// Only the read is cancelled: a write in progress must finish, or the peer would get half a
+// frame.
+void session::cancel_read() {
+    if (reading_) read_cancel_.emit(asio::cancellation_type::terminal);
+}
+
+void session::wake() {
+    writer_wake_.cancel();
+    finish_wake_.cancel();
+}
+
+bool session::all_durable() const {
+    for (const auto& r : replies_)
+        if (!r.durable) return false;
+    return true;
+}
+
+// The one way a session ends, whatever ended it: serve() returning, an exception out of it,
+// a stop or an abort. end() closes the socket and cancels every timer, so no coroutine of the
+// session is left waiting and the server's count drops only for a connection really closed.
+asio::awaitable<void> session::run() {
+    auto self = shared_from_this();
+    try {
+        co_await serve();
+    } catch (const std::exception& e) {
+        spdlog::error("{}: session ended by exception: {}", peer_, e.what());
+        broken_ = true;
+    } catch (...) {
+        spdlog::error("{}: session ended by an unknown exception", peer_);
+        broken_ = true;
+    }
+    end();
+}
+
+void session::end() {
+    ended_ = true;
+    closing_ = true;
+    handshake_timer_.cancel();
+    guard_timer_.cancel();
+    claim_wake_.cancel();
+    wake();
+    release_sender();
+    server_.counters().frames_in += receiver_.frames() - resumed_after_;
+    meter_.close(server_.metrics());
+    server_.metrics().drop_link_estimate(reinterpret_cast<std::uintptr_t>(this));
+    // Replies that never became durable (a broken sink or socket) hold nothing any more.
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
+    stream_io_.close();
+}
+
+// Forced end (the shutdown grace is over): the socket is closed under whatever waits on it,
+// and run() ends through end() as for any failure.
+void session::abort() {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
+        self->stopping_ = true;
+        self->broken_ = true;
+        self->cancel_read();
+        self->wake();
+        self->claim_wake_.cancel();
+        self->stream_io_.close();
+    });
+}
+
+asio::awaitable<void> session::serve() {
+    auto self = shared_from_this();
+    spdlog::debug("{}: connected", peer_);
+    std::string tls_why;  // TLS first (daemon/serve/transport.cpp): no byte of objwire before it
+    if (auto ec = co_await stream_io_.handshake(server_.settings().handshake_timeout, tls_why)) {
+        // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
+        spdlog::log(ec == asio::error::eof ? spdlog::level::debug : spdlog::level::warn,
+                    "{}: refused: {}", peer_, tls_why);
+        stream_io_.close();
+        co_return;
+    }
+    const auto handshake_timeout = server_.settings().handshake_timeout;
+    handshake_timer_.expires_after(handshake_timeout);
+    handshake_timer_.async_wait([self, handshake_timeout](std::error_code ec) {
+        if (ec || self->receiver_.current() != receiver::state::awaiting_hello) return;
+        spdlog::warn("{}: closing connection: no hello within {} s (limits.handshake_timeout)",
+                     self->peer_, std::chrono::duration<double>(handshake_timeout).count());
+        self->cancel_read();
+    });
+    asio::co_spawn(stream_io_.get_executor(), write_loop(), [self](std::exception_ptr e) {
+        if (e) spdlog::error("{}: writer ended by exception", self->peer_);
+        self->writer_done_ = true;
+        self->wake();
+    });
+    while (!broken_) {
+        if (!co_await hold_reading()) break;
+        if (stopping_) {
+            if (!stalled_) co_await drain();  // nothing more can be stored while stalled
+            break;
+        }
+        auto space = receiver_.prepare();
+        reading_ = true;
+        auto [ec, n] = co_await stream_io_.async_read_some(
+            asio::buffer(space.data(), space.size()),
+            asio::bind_cancellation_slot(read_cancel_.slot(), use_tuple));
+        reading_ = false;
+        read_cancel_.slot().clear();
+        if (ec) {
+            if (ec == asio::error::operation_aborted && stopping_ && !broken_)
+                co_await drain();
+            else
+                on_read_error(ec);
+            break;
+        }
+        auto step = consume(n);
+        measure_link(n, n == space.size());
+        if (step == receiver::step::admit) {
+            if (!co_await admit()) break;
+            if (server_.fault_injected("session_exception"))
+                throw std::runtime_error("injected fault (OBJWIRED_TEST_FAULT)");
+            step = consume(0);  // frames that came with the hello
+        }
+        // A stalled batch is stored before the connection ends, even after a goodbye.
+        if (stalled_ && !co_await hold_reading()) break;
+        if (step != receiver::step::read) break;
+    }
+    handshake_timer_.cancel();
+    ended_ = true;
+    guard_timer_.cancel();
+    release_sender();  // no more batches: a resuming connection waits only for their syncs
+    co_await finish();
+    if (!handed_over_) log_close();
+}
+
+asio::awaitable<bool> session::admit() {
+    const hello& h = receiver_.peer();
+    std::string why;
+    if (auto ec = server_.check_access(h, why)) {
+        spdlog::warn("{}: refused: {}", peer_, why);
+        refuse(ec, why);
+        co_return false;
+    }
+    if (h.role != peer_role::sender) {
+        co_await hand_over(h.role);
+        co_return false;
+    }
+    const auto resume = co_await resume_point();
+    if (!resume && resume_fenced_) {
+        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        refuse(proto_errc::sender_fenced, resume_refusal_);  // for good: not worth retrying
+        co_return false;
+    }
+    if (!resume && !resume_refusal_.empty()) {
+        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
+        // resume does, with backoff) - the stream will answer again.
+        refuse(proto_errc::sender_busy, resume_refusal_);
+        co_return false;
+    }
+    if (!resume) {
+        const std::string why = "sender id '" + h.sender_id + "' is busy on another connection";
+        spdlog::warn("{}: refused: {}", peer_, why);
+        refuse(proto_errc::sender_busy, why);
+        co_return false;
+    }
+    resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
+    receiver_.admit(*resume, {stream_token_, stream_objects_, stream_digest_});
+    meter_.resume_at(receiver_);  // frames before the resume point are not received again
+    queue_ready_reply();          // the welcome
+    guard_.start(std::chrono::steady_clock::now());
+    asio::co_spawn(stream_io_.get_executor(), guard_loop(), asio::detached);
+    co_return true;
+}
+
+void session::refuse(std::error_code ec, const std::string& detail) {
+    receiver_.refuse(ec, detail);
+    receiver_.acknowledge();
+    queue_ready_reply();
+}
+
+void session::queue_ready_reply() {
+    auto& out = receiver_.output();
+    if (out.empty()) return;
+    reply r;
+    r.id = ++next_reply_id_;
+    r.durable = true;
+    r.bytes.append(out.span());
+    out.clear();
+    replies_.push_back(std::move(r));
+    wake();
+}
+
+// The role's service writes to the transport itself: the reply writer is stopped first so
+// the two never write at once.
+asio::awaitable<void> session::hand_over(peer_role role) {
+    handshake_timer_.cancel();
+    closing_ = true;
+    wake();
+    while (!writer_done_)
+        co_await wait_for_wake(finish_wake_);
+    handed_over_ = true;
+    const hello h = receiver_.peer();
+    if (role == peer_role::reader)
+        co_await serve_reader(server_, stream_io_, peer_, h);
+    else
+        co_await serve_stats(server_, stream_io_, peer_, h);
+}
+
+receiver::step session::consume(std::size_t n) {
+    auto& counters = server_.counters();
+    receiver_.commit(n);
+    counters.bytes_in += n;
+    unreplied_bytes_ += n;
+    const auto frames_before = receiver_.frames();
+    std::error_code store_error;
+    const auto deliver = [&](message&& m) {
+        if (store_error || over_allowance_) return;
+        begin_frame(store_error);
+        if (!store_error) store_error = store([&] { return stream_->add(m); });
+        if (!store_error) ++batch_objects_;
+    };
+    // A fresh frame goes to the sink as it came (the journal skips encoding its objects
+    // again): the receiver checked it without delivering its messages.
+    const auto frame_done = [&](std::uint64_t messages) {
+        frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
+        // No message (only reset ops): nothing to store.
+        if (store_error || over_allowance_ || messages == 0 || !receiver_.frame_checked()) return;
+        begin_frame(store_error);
+        if (!store_error)
+            store_error = store([&] {
+                return stream_->add_payload(receiver_.frame_payload(),
+                                            static_cast<std::uint32_t>(messages));
+            });
+        if (!store_error) {
+            batch_objects_ += messages;
+            ++counters.frames_stored_whole;
+        }
+    };
+    const auto step = receiver_.process(deliver, frame_done);
+    meter_.report(receiver_, server_.metrics());
+    if (store_error) {
+        server_.metrics().count_error(store_error, "store_failed");
+        spdlog::error("{}: cannot store objects, closing without ack: {}", peer_,
+                      store_error.message());
+        broken_ = true;
+        return receiver::step::close;
+    }
+    if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
+
+    // Messages are delivered as they decode: the first objects of a frame that failed
+    // part-way are in the open batch, after this read's good frames.
+    if (stream_ && adding_sequence_ > receiver_.frames()) {
+        stream_->rollback();
+        batch_objects_ = marked_objects_;
+    }
+    // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
+    receiver_.acknowledge();
+    auto& out = receiver_.output();
+    reply r;
+    r.id = ++next_reply_id_;
+    r.bytes.append(out.span());
+    if (receiver_.frames() != frames_before) r.received_ns = steady_now_ns();
+    out.clear();
+    if (stream_ && !stream_->empty()) {
+        // The sink completes batches in order: this one durable means the read's are.
+        if (auto ec = commit_batch(receiver_.frames(), r.id);
+            ec && !stall_on(ec, receiver_.frames(), r.id)) {
+            spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
+            broken_ = true;
+            return receiver::step::close;
+        }
+        queue_held_reply(std::move(r));
+    } else if (!r.bytes.empty()) {
+        r.durable = true;  // nothing to store: released as soon as the replies before it are
+        replies_.push_back(std::move(r));
+        wake();
+    }
+    // The last ack of a stream need not wait out the sink's sync interval.
+    if (receiver_.current() == receiver::state::finished && stream_ && !expedited_) {
+        expedited_ = true;
+        stream_->expedite();
+    }
+    guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
+                   receiver_.frames() != frames_before);
+    return step;
+}
+
+// Before the first object (or the whole payload) of a frame is added: opens the stream,
+// commits a long batch first and marks where the frame starts (it may still fail part-way).
+// Once per frame: the receiver delivers a frame's messages before it counts the frame.
+void session::begin_frame(std::error_code& store_error) {
+    if (!stream_) stream_ = server_.sink().open_stream(receiver_.peer().sender_id);
+    const auto sequence = receiver_.frames() + 1;
+    if (sequence == adding_sequence_) return;
+    adding_sequence_ = sequence;
+    allowance_.received(receiver_.frame_payload().size());
+    if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
+        store_error = commit_batch(sequence - 1, 0);
+        // Out of space with the batch kept: it grows, and the read's commit stalls.
+        if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
+    }
+    stream_->mark();
+    marked_objects_ = batch_objects_;
+}
+
+void session::measure_link(std::size_t n, bool filled) {
+    if (!link_.on_read(steady_now_ns(), n, receiver_.buffered() > 0, filled)) return;
+    server_.metrics().set_link_estimate(reinterpret_cast<std::uintptr_t>(this),
+                                        link_.bits_per_second());
+}
+
+// Stores the open batch: the objects of the frames after the last batch up to
+// last_sequence. reply_id names the reply released when it is durable (0: none).
+std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id) {
+    auto exec = stream_io_.get_executor();
+    // Weak: a session whose run() has ended (after a failure) no longer cares, and must not be
+    // kept alive by the sink past the server it belongs to.
+    // The sender index learns of the batch even if this session is gone by then.
+    auto* senders = resume_token_ ? &server_.senders() : nullptr;
+    std::string id = senders ? receiver_.peer().sender_id : std::string();
+    if (senders) senders->batch_committed(id);
+    // Where the stream stands once this batch is durable, stored with it (the block's record).
+    // Objects count as stored when their batch is durable, not when they were decoded.
+    const std::uint64_t objects = stream_objects_ + batch_objects_;
+    const std::uint64_t digest = frame_digest_;
+    stream_->set_record({stream_fence_, objects, digest});
+    auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
+                       digest, batch = batch_objects_,
+                       stored = &server_.counters().objects_in](std::error_code ec) {
+        if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
+        if (!ec) *stored += batch;
+        asio::post(exec, [weak, reply_id, ec, batch] {
+            if (auto self = weak.lock()) self->on_durable(reply_id, ec, batch);
+        });
+    };
+    const auto batch_bytes = stream_->bytes();
+    auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
+    if (!ec) {
+        stored_sequence_ = last_sequence;
+        stream_objects_ = objects;
+        stream_digest_ = digest;
+        batch_objects_ = marked_objects_ = 0;
+    }
+    if (ec && senders) senders->batch_done(id, 0, false);  // nothing was stored
+    if (!ec) server_.metrics().sink_bytes += batch_bytes;
+    return ec;
+}
+
+void session::on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects) {
+    if (ec) {
+        if (!broken_)
+            spdlog::error("{}: stored objects did not become durable, closing without ack: {}",
+                          peer_, ec.message());
+        broken_ = true;
+        cancel_read();
+    } else {
+        stored_objects_ += objects;
+        release_held(id);
+    }
+    wake();
+}
+
+// The single writer of the socket after the handshake: sends released replies in order.
+asio::awaitable<void> session::write_loop() {
+    std::vector<std::uint64_t> acked_reads_ns;  // received_ns of the acks in this write
+    for (;;) {
+        writing_.clear();
+        acked_reads_ns.clear();
+        while (!replies_.empty() && replies_.front().durable) {
+            writing_.append(replies_.front().bytes.span());
+            if (replies_.front().received_ns != 0)
+                acked_reads_ns.push_back(replies_.front().received_ns);
+            replies_.pop_front();
+        }
+        if (writing_.empty()) {
+            if (closing_ || broken_) co_return;
+            co_await wait_for_wake(writer_wake_);
+            continue;
+        }
+        auto [ec, n] = co_await asio::async_write(
+            stream_io_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
+        if (ec) {
+            if (peer_closed_ || ended_)  // the peer is gone, or end() closed the socket
+                spdlog::debug("{}: replies not sent, the connection is over: {}", peer_,
+                              ec.message());
+            else
+                spdlog::warn("{}: write failed: {}", peer_, ec.message());
+            broken_ = true;
+            cancel_read();
+            co_return;
+        }
+        auto& m = server_.metrics();
+        m.bytes_out += n;
+        const auto now = steady_now_ns();
+        for (auto t : acked_reads_ns)
+            m.ack_latency.observe(now - t);
+    }
+}
+
+asio::awaitable<void> session::finish() {
+    // A stalled batch was never stored: it is not acknowledged, the sender sends it again.
+    while (!broken_ && !writer_done_ && !all_durable() && !stalled_)
+        co_await wait_for_wake(finish_wake_);
+    closing_ = true;
+    wake();
+    while (!writer_done_)
+        co_await wait_for_wake(finish_wake_);
+}
+
+// On stop: whatever the kernel already holds for us counts as received - take it in, store
+// and acknowledge it, without waiting for more.
+asio::awaitable<void> session::drain() {
+    for (;;) {
+        std::error_code ec;
+        if (stream_io_.available(ec) == 0 || ec) co_return;
+        auto space = receiver_.prepare();
+        std::size_t n = stream_io_.read_some(asio::buffer(space.data(), space.size()), ec);
+        if (ec || consume(n) != receiver::step::read) co_return;
+    }
+}
+
+void session::on_read_error(const std::error_code& ec) {
+    if (ec == asio::error::operation_aborted) return;  // stop(), the handshake deadline, a failure
+    peer_closed_ = true;
+    if (ec == asio::error::eof) {
+        if (receiver_.buffered() > 0)
+            spdlog::warn(
+                "{}: connection closed mid-frame ({} bytes of an incomplete frame dropped)", peer_,
+                receiver_.buffered());
+        else if (receiver_.current() == receiver::state::streaming)
+            spdlog::info("{}: connection closed without goodbye", peer_);
+        return;
+    }
+    spdlog::warn("{}: read failed: {}", peer_, ec.message());
+}
+
+void session::log_close() {
+    switch (receiver_.current()) {
+        case receiver::state::failed:
+            ++server_.counters().protocol_errors;
+            server_.metrics().count_error(receiver_.error());
+            spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
+            break;
+        case receiver::state::finished:
+            spdlog::info("{}: done: {} objects stored from {} frames of '{}'", peer_,
+                         stored_objects_, receiver_.frames() - resumed_after_,
+                         receiver_.peer().client_name);
+            break;
+        default:
+            spdlog::info("{}: closed after {} objects stored from {} frames", peer_,
+                         stored_objects_, receiver_.frames() - resumed_after_);
+    }
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,170 @@
+// One connection of objwired: a thin driver around the sans-I/O receiver. It reads the socket
+// in blocks straight into the receiver's buffer, hands each read's decoded objects to its sink
+// stream as one batch (one write), and keeps the receiver's replies for that read - the ack,
+// and an error or goodbye after it - until the sink says the batch is durable; a writer
+// coroutine sends released replies in order. Reading goes on meanwhile, so a sync in progress
+// (journal fsync interval or always) delays acknowledgements, never the intake. Both
+// coroutines run on the socket's strand.
+#pragma once
+
+#include <asio.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "daemon/ops/metrics.hpp"
+#include "daemon/serve/connection_guard.hpp"
+#include "daemon/serve/link_estimator.hpp"
+#include "daemon/serve/sender_registry.hpp"
+#include "daemon/serve/store_allowance.hpp"
+#include "daemon/serve/table_budget_pool.hpp"
+#include "daemon/serve/transport.hpp"
+#include "daemon/sinks/sink.hpp"
+#include "proto/byte_buffer.hpp"
+#include "proto/receiver.hpp"
+
+namespace objwire::daemon {
+
+class server;
+
+class session : public std::enable_shared_from_this<session> {
+  public:
+    session(server& srv, asio::ip::tcp::socket socket);
+    ~session();  // lets go of the sender id if run() ended by an exception
+
+    // The connection's whole life; however it ends, the socket is closed when it returns.
+    asio::awaitable<void> run();
+    // Graceful stop: finish what is buffered, acknowledge it once durable, close. Any thread.
+    void stop();
+    // Forced stop: close the socket now; what is not yet acknowledged the sender sends again.
+    // Any thread.
+    void abort();
+    const std::string& peer() const { return peer_; }
+    asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
+
+  private:
+    // The receiver's replies to one read, sent once that read's batch is durable.
+    struct reply {
+        std::uint64_t id = 0;
+        bool durable = false;
+        byte_buffer bytes;
+        std::uint64_t received_ns = 0;  // when its read completed a frame (0: no ack in it)
+        std::uint64_t read_bytes = 0;   // bytes read for it, held until it is durable
+    };
+
+    asio::awaitable<void> serve();
+    // Closes the socket, cancels every wait of the session and settles its counts (once).
+    void end();
+    // Takes in n bytes just read: decode, store, queue the replies. False when the
+    // connection ends.
+    receiver::step consume(std::size_t n);
+    // Before a frame's first object or its whole payload is added: opens the sink stream,
+    // commits a long open batch, marks the frame's start (once per frame).
+    void begin_frame(std::error_code& store_error);
+    // Feeds the link estimator with a read of n bytes (filled: it took all the space offered)
+    // and publishes a new estimate in the metrics.
+    void measure_link(std::size_t n, bool filled);
+    // After the hello: checks access, then either welcomes a sender where its stream resumes
+    // or hands the connection to its role (reader, stats). False when the session is over.
+    asio::awaitable<bool> admit();
+    void refuse(std::error_code ec, const std::string& detail);
+    asio::awaitable<void> hand_over(peer_role role);
+    // The last frame of this sender already stored (0: a new stream), once this connection
+    // is the sender id's only one (daemon/serve/session_resume.cpp); nothing when another could not
+    // be made to let go in time.
+    asio::awaitable<std::optional<std::uint64_t>> resume_point();
+    asio::awaitable<std::optional<std::uint64_t>> ask_sink_last_frame(const std::string& id);
+    // This connection streams no more for its sender id (idempotent).
+    void release_sender();
+    // Queues the receiver's pending output as a reply released at once.
+    void queue_ready_reply();
+    std::error_code commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id);
+    asio::awaitable<void> drain();
+    asio::awaitable<void> write_loop();
+    // After the last read: waits until every reply is durable and sent (unless the sink or
+    // the socket failed).
+    asio::awaitable<void> finish();
+    void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
+    void cancel_read();
+    void wake();
+    bool all_durable() const;
+    void on_read_error(const std::error_code& ec);
+    void log_close();
+    // Limits against hostile and slow peers (daemon/serve/session_limits.cpp). The guard's tick:
+    // idle and slow peers.
+    asio::awaitable<void> guard_loop();
+    // Before each read: waits while the bytes read and not yet durable pass
+    // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
+    // connection is over.
+    asio::awaitable<bool> hold_reading();
+    // A commit that failed for want of space and kept its batch: stall (stop reading and
+    // acknowledging, retry) instead of closing. False: not such a failure.
+    bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
+    void queue_held_reply(reply r);
+    void release_held(std::uint64_t id);
+    // Adds to the open batch by `add` and counts what that stored against allowance_; past
+    // it, the frame is refused (the receiver sends the error) and nothing more is stored.
+    std::error_code store(const std::function<std::error_code()>& add);
+
+    server& server_;
+    transport stream_io_;
+    asio::steady_timer handshake_timer_;
+    asio::steady_timer writer_wake_;  // the writer waits on it for released replies
+    asio::steady_timer finish_wake_;  // finish() waits on it
+    asio::cancellation_signal read_cancel_;
+    std::string peer_;
+    table_budget_pool::grant table_grant_;  // before receiver_: it sizes the receiver's table
+    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
+    bool over_allowance_ = false;
+    receiver receiver_;
+    receiver_meter meter_;  // what receiver_ has added to the server's metrics
+    link_estimator link_;   // this sender's link bandwidth, from the reads
+    std::unique_ptr<sink_stream> stream_;
+    std::deque<reply> replies_;
+    std::uint64_t next_reply_id_ = 0;
+    std::uint64_t stored_sequence_ = 0;  // the last frame a committed batch covers
+    std::uint64_t adding_sequence_ = 0;  // the frame of the last object added
+    std::uint64_t batch_objects_ = 0;    // objects in the open batch
+    std::uint64_t marked_objects_ = 0;   // of them, those before the frame being added
+    std::uint64_t stored_objects_ = 0;   // objects of this connection durable in the sink
+    byte_buffer writing_;
+    bool reading_ = false;
+    bool stopping_ = false;
+    bool closing_ = false;  // no more replies will be queued
+    bool writer_done_ = false;
+    bool broken_ = false;       // the sink or the socket failed: nothing more is sent
+    bool expedited_ = false;    // the sink was asked to make the finished stream durable
+    bool peer_closed_ = false;  // the peer ended the connection
+    bool handed_over_ = false;  // a role service ran the connection after the hello
+    // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
+    asio::steady_timer guard_timer_;
+    connection_guard guard_;
+    std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink
+    std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
+    bool paused_ = false;                // reading paused (held_bytes_ over the cap)
+    bool stalled_ = false;               // the sink is out of space: retrying a batch
+    std::uint64_t stall_sequence_ = 0;
+    std::uint64_t stall_reply_id_ = 0;
+    std::chrono::steady_clock::time_point stalled_since_{};
+    bool ended_ = false;  // run() is over: the guard stops
+    // Resume (daemon/serve/session_resume.cpp): the sender id this connection holds in the server's
+    // sender_registry, and the frame its stream resumed after.
+    std::uint64_t resume_token_ = 0;  // 0: holds no sender id
+    std::uint64_t resumed_after_ = 0;
+    std::string resume_refusal_;  // why no resume point could be learned ("": sender busy)
+    bool resume_fenced_ = false;  // the hello's token is not the id's owner's
+    // The stream's resume token (in the welcome) and its fence (in every block's record), and
+    // where the stream stands: objects stored through the last committed batch, and the input
+    // digest its sender reported for them.
+    std::string stream_token_;
+    stream_fence stream_fence_{};
+    std::uint64_t stream_objects_ = 0;
+    std::uint64_t stream_digest_ = 0;
+    std::uint64_t frame_digest_ = 0;  // the digest the last whole frame's mark gave
+    asio::steady_timer claim_wake_;
+};
+
+}  // namespace objwire::daemon

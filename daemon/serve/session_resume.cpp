@@ -1,0 +1,118 @@
+// Resume (docs/PROTOCOL.md "Resume", docs/DECISIONS.md): a sender id streams over one
+// connection at a time. A connection that arrives for an id another one still holds asks that
+// one to stop - it takes in what its socket already holds, stores it and reads no more - and
+// waits, bounded, until the id is free and every batch of it is durable or failed; only then
+// is "the last durable frame" final, and the new connection resumes after it.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <asio/experimental/as_tuple.hpp>
+#include <atomic>
+#include <future>
+
+#include "daemon/serve/server.hpp"
+#include "daemon/serve/session.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+// Long enough for the old connection's last batches to be synced (fsync interval 100 ms by
+// default, a slow disk a few seconds); after it the peer is refused with sender_busy and its
+// client retries with backoff.
+constexpr auto takeover_timeout = std::chrono::seconds(5);
+// A new stream waits this long for a connection that holds its id to end by itself (one that
+// is closing as the new one arrives: a rerun right after its predecessor was killed); a live
+// one is never stopped for it (docs/PROTOCOL.md 1.1, "Ownership").
+constexpr auto new_stream_wait = std::chrono::seconds(1);
+
+std::atomic<std::uint64_t> next_token{1};
+
+}  // namespace
+
+asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
+    const hello& h = receiver_.peer();
+    const std::string& id = h.sender_id;
+    if (id.empty()) co_return std::uint64_t{0};  // anonymous: a new stream every time
+    auto& senders = server_.senders();
+    const std::uint64_t token = next_token++;
+    const bool resuming = !h.resume_token.empty();
+    std::optional<stream_fence> resume;
+    if (resuming) resume = fence_of(h.resume_token);
+    std::string fresh_token = resuming ? h.resume_token : new_resume_token();
+    const auto started = std::chrono::steady_clock::now();
+    const auto deadline = started + (resuming ? takeover_timeout : new_stream_wait);
+    auto exec = stream_io_.get_executor();
+    for (int round = 0;; ++round) {
+        auto stop = [weak = weak_from_this()] {
+            if (auto self = weak.lock()) self->stop();
+        };
+        auto on_free = [weak = weak_from_this(), exec] {
+            asio::post(exec, [weak] {
+                if (auto self = weak.lock()) self->claim_wake_.cancel();
+            });
+        };
+        const auto c = senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free);
+        if (c == sender_registry::claim::claimed) break;
+        if (c == sender_registry::claim::fenced) {
+            resume_refusal_ = "sender id '" + id +
+                              "' was taken by another stream since this one's welcome: it may "
+                              "not resume it (its objects after that are not stored)";
+            resume_fenced_ = true;
+            co_return std::nullopt;
+        }
+        if (round == 0 && resuming)
+            spdlog::info("{}: sender id '{}' is still streaming on another connection: stopping it",
+                         peer_, id);
+        if (std::chrono::steady_clock::now() >= deadline || stopping_) {
+            if (!resuming && senders.held(id))
+                resume_refusal_ = "sender id '" + id +
+                                  "' is held by a live connection: a new stream may not take it "
+                                  "over (ids must be unique per running stream)";
+            co_return std::nullopt;
+        }
+        claim_wake_.expires_at(deadline);
+        co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    }
+    resume_token_ = token;
+    stream_token_ = std::move(fresh_token);
+    stream_fence_ = fence_of(stream_token_);
+    const auto state = senders.state(id);
+    std::uint64_t last = state.last_durable;
+    stream_objects_ = state.objects;
+    stream_digest_ = state.digest;
+    if (server_.sink().shared()) {
+        const auto stored = co_await ask_sink_last_frame(id);
+        if (!stored) {
+            resume_refusal_ = "the last stored frame of sender id '" + id +
+                              "' cannot be read from " + server_.sink().describe() + " now";
+            release_sender();
+            co_return std::nullopt;
+        }
+        last = std::max(last, *stored);
+    }
+    if (last > 0)
+        spdlog::info("{}: sender id '{}' {} after frame {} ({} objects stored)", peer_, id,
+                     resuming ? "resumes" : "continues as a new stream", last, stream_objects_);
+    co_return last;
+}
+
+// Another daemon on the same stream may have stored frames of this sender after this one
+// last saw it: the sink's answer decides. The request blocks (a round trip to JetStream, at
+// most its timeout), so it runs on its own thread while the strand goes on.
+asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const std::string& id) {
+    auto answer = std::async(std::launch::async,
+                             [&sink = server_.sink(), id] { return sink.last_stored_frame(id); });
+    // Bounded by the sink's own request timeout; polled so the strand is never blocked.
+    while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        claim_wake_.expires_after(std::chrono::milliseconds(2));
+        co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+    }
+    co_return answer.get();
+}
+
+void session::release_sender() {
+    if (resume_token_ == 0) return;
+    server_.senders().release(receiver_.peer().sender_id, std::exchange(resume_token_, 0));
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,88 @@
+#include "daemon/serve/tls_context.hpp"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace objwire::daemon {
+namespace {
+
+// Loads one file into the context; on failure fills `why` with the key, the path and
+// OpenSSL's reason.
+template <class Load>
+bool load(Load&& load_file, const char* key, const std::string& path, std::string& why) {
+    if (::access(path.c_str(), R_OK) != 0) {
+        why = std::string(key) + " '" + path + "': " + std::strerror(errno);
+        return false;
+    }
+    std::error_code ec;
+    load_file(ec);
+    if (!ec) return true;
+    why = std::string(key) + " '" + path + "': " + last_tls_error(ec.message());
+    return false;
+}
+
+}  // namespace
+
+std::string last_tls_error(const std::string& fallback) {
+    const unsigned long e = ERR_get_error();
+    ERR_clear_error();
+    if (e == 0) return fallback;
+    const char* reason = ERR_reason_error_string(e);
+    return reason ? reason : fallback;
+}
+
+std::unique_ptr<asio::ssl::context> make_tls_context(const config::daemon_settings& s,
+                                                     std::string& why) {
+    why.clear();
+    if (s.tls_cert_file.empty()) {
+        if (!s.tls_key_file.empty() || !s.tls_client_ca_file.empty())
+            why = "tls.key_file and tls.client_ca_file need tls.cert_file";
+        return nullptr;
+    }
+    if (s.tls_key_file.empty()) {
+        why = "tls.cert_file needs tls.key_file";
+        return nullptr;
+    }
+    ERR_clear_error();
+    auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+    SSL_CTX* native = ctx->native_handle();
+    if (!load([&](std::error_code& ec) { ctx->use_certificate_chain_file(s.tls_cert_file, ec); },
+              "tls.cert_file", s.tls_cert_file, why))
+        return nullptr;
+    if (!load(
+            [&](std::error_code& ec) {
+                ctx->use_private_key_file(s.tls_key_file, asio::ssl::context::pem, ec);
+            },
+            "tls.key_file", s.tls_key_file, why))
+        return nullptr;
+    if (SSL_CTX_check_private_key(native) != 1) {
+        why = "tls.key_file '" + s.tls_key_file +
+              "' does not belong to tls.cert_file: " + last_tls_error("key mismatch");
+        return nullptr;
+    }
+    if (!s.tls_client_ca_file.empty()) {
+        if (!load([&](std::error_code& ec) { ctx->load_verify_file(s.tls_client_ca_file, ec); },
+                  "tls.client_ca_file", s.tls_client_ca_file, why))
+            return nullptr;
+        // Tells clients which CAs we accept, so one with several certificates picks right.
+        if (STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(s.tls_client_ca_file.c_str()))
+            SSL_CTX_set_client_CA_list(native, names);
+        ctx->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+    }
+    // objwire clients never resume TLS sessions: tickets would only cost bytes and time.
+    SSL_CTX_set_num_tickets(native, 0);
+    SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
+    // Session resumption with client certificates needs a context id, or OpenSSL refuses it.
+    static constexpr unsigned char id[] = "objwired";
+    SSL_CTX_set_session_id_context(native, id, sizeof id - 1);
+    return ctx;
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,34 @@
+// The forward sink (sink.kind = "forward"): a relay. Each connection to this daemon gets a
+// connection of its own to the next objwired (forward.to), made with the client library and
+// the hop's own client settings (forward.client_config: buffering, compression, reset, resume,
+// TLS). A committed batch is sent on by a worker thread, and is durable here - so acknowledged
+// upstream - only once the next hop acknowledged all of its objects.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "config/settings.hpp"
+#include "daemon/sinks/sink.hpp"
+
+namespace objwire::daemon {
+
+class forward_sink final : public sink {
+  public:
+    // Loads the hop's client settings; nullptr (with `ec` and a log line) when they are bad.
+    static std::unique_ptr<forward_sink> open(const config::daemon_settings& settings,
+                                              std::error_code& ec);
+
+    std::string describe() const override;
+    std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+
+  private:
+    forward_sink(config::client_settings hop, std::string via)
+        : hop_(std::move(hop)), via_(std::move(via)) {}
+
+    config::client_settings hop_;
+    std::string via_;  // appended to sender ids: "SENDER@via"
+};
+
+}  // namespace objwire::daemon

@@ -1,0 +1,34 @@
+// The journal sink (sink.kind = "journal", the default): each connection's stream encodes the
+// objects of one read into a journal block and appends it with one write; the block counts as
+// durable when the journal's fsync policy says so (daemon/store/journal.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon/sinks/sink.hpp"
+#include "daemon/store/journal.hpp"
+
+namespace objwire::daemon {
+
+class journal_sink final : public sink {
+  public:
+    explicit journal_sink(std::unique_ptr<journal> j) : journal_(std::move(j)) {}
+
+    std::string describe() const override { return journal_->describe(); }
+    bool takes_payloads() const override { return true; }
+    std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+    std::error_code recall_senders(sender_registry& senders) override;
+    // The gap log's figures (objwire_journal_*).
+    void write_metrics(prometheus_text& out, const metrics& m) const override;
+    // For readers, which serve its blocks (daemon/roles/reader_service.cpp).
+    daemon::journal& stored_journal() { return *journal_; }
+
+  private:
+    std::unique_ptr<journal> journal_;
+};
+
+// The journal options `settings` configure (journal.*, in server.data_dir).
+journal_options journal_options_from(const config::daemon_settings& settings);
+
+}  // namespace objwire::daemon

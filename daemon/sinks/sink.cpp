@@ -1,0 +1,38 @@
+#include "daemon/sinks/sink.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/sinks/forward_sink.hpp"
+#include "daemon/sinks/journal_sink.hpp"
+#include "daemon/sinks/jsonl_sink.hpp"
+#include "daemon/sinks/nats_sink.hpp"
+
+namespace objwire::daemon {
+
+std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec) {
+    ec.clear();
+    if (settings.sink_kind == "jsonl") {
+        jsonl_options o;
+        o.file = settings.sink_file == "-"
+                     ? std::filesystem::path("-")
+                     : std::filesystem::path(settings.data_dir) / settings.sink_file;
+        o.rotate_bytes = settings.sink_jsonl_rotate_bytes;
+        o.keep = settings.sink_jsonl_keep;
+        auto s = std::make_unique<jsonl_sink>(std::move(o));
+        if ((ec = s->error())) {
+            spdlog::error("cannot open '{}': {}", s->path().string(), ec.message());
+            return nullptr;
+        }
+        return s;
+    }
+    if (settings.sink_kind == "nats") return nats_sink::open(nats_options_from(settings), ec);
+    if (settings.sink_kind == "forward") return forward_sink::open(settings, ec);
+    auto j = journal::open(journal_options_from(settings), ec);
+    if (!j) {
+        spdlog::error("cannot open the journal in '{}': {}", settings.data_dir, ec.message());
+        return nullptr;
+    }
+    return std::make_unique<journal_sink>(std::move(j));
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,126 @@
+#include "daemon/store/cursor_store.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <map>
+#include <memory>
+
+#include "daemon/store/sync_directory.hpp"
+#include "proto/errors.hpp"
+
+namespace objwire::daemon {
+namespace {
+
+std::error_code last_errno() {
+    return {errno, std::generic_category()};
+}
+
+// The file's whole content: the offset in decimal and a newline.
+std::optional<std::uint64_t> parse_position(const std::string& text) {
+    std::uint64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || p == text.data() || p + 1 != end || *p != '\n') return std::nullopt;
+    return v;
+}
+
+std::error_code write_file_synced(const std::filesystem::path& path, const std::string& text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return last_errno();
+    std::error_code ec;
+    std::size_t done = 0;
+    while (!ec && done < text.size()) {
+        const auto n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno != EINTR) ec = last_errno();
+        if (n > 0) done += static_cast<std::size_t>(n);
+    }
+    if (!ec && ::fsync(fd) != 0) ec = last_errno();
+    if (::close(fd) != 0 && !ec) ec = last_errno();
+    return ec;
+}
+
+}  // namespace
+
+cursor_store& cursor_store::for_data_dir(const std::filesystem::path& data_dir) {
+    static std::mutex m;
+    static std::map<std::filesystem::path, std::unique_ptr<cursor_store>> stores;
+    std::lock_guard lock(m);
+    auto& s = stores[data_dir];
+    if (!s) s = std::make_unique<cursor_store>(data_dir);
+    return *s;
+}
+
+cursor_store::cursor_store(std::filesystem::path data_dir)
+    : dir_(std::move(data_dir) / "cursors") {}
+
+std::optional<std::uint64_t> cursor_store::get(const std::string& name, std::error_code& ec) const {
+    ec.clear();
+    const int fd = ::open(file_of(name).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT) ec = last_errno();
+        return std::nullopt;
+    }
+    std::string text(64, '\0');
+    const auto n = ::read(fd, text.data(), text.size());
+    ::close(fd);
+    if (n < 0) {
+        ec = last_errno();
+        return std::nullopt;
+    }
+    text.resize(static_cast<std::size_t>(n));
+    auto v = parse_position(text);
+    if (!v) ec = std::make_error_code(std::errc::illegal_byte_sequence);
+    return v;
+}
+
+std::error_code cursor_store::save(const std::string& name, std::uint64_t next_offset) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec) return ec;
+    const auto tmp = dir_ / ("." + name + ".tmp");
+    if ((ec = write_file_synced(tmp, std::to_string(next_offset) + "\n"))) return ec;
+    if (::rename(tmp.c_str(), file_of(name).c_str()) != 0) return last_errno();
+    return sync_directory(dir_);
+}
+
+std::error_code cursor_store::remove(const std::string& name) {
+    if (::unlink(file_of(name).c_str()) != 0)
+        return errno == ENOENT ? std::error_code(proto_errc::not_found) : last_errno();
+    return sync_directory(dir_);
+}
+
+std::vector<cursor_entry> cursor_store::list(std::error_code& ec) const {
+    std::vector<cursor_entry> out;
+    ec.clear();
+    if (!std::filesystem::exists(dir_, ec)) return out;
+    for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (!valid_cursor_name(name)) continue;  // a leftover temporary file
+        std::error_code one;
+        if (auto at = get(name, one)) out.push_back({name, *at});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
+}
+
+bool cursor_store::claim(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    return in_use_.insert(name).second;
+}
+
+void cursor_store::release(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    in_use_.erase(name);
+}
+
+bool cursor_store::in_use(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    return in_use_.count(name) != 0;
+}
+
+}  // namespace objwire::daemon

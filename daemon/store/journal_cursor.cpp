@@ -1,0 +1,197 @@
+#include "daemon/store/journal_cursor.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace objwire::daemon {
+namespace {
+constexpr std::size_t read_chunk = 256 * 1024;
+}
+
+journal_cursor::journal_cursor(std::filesystem::path dir, std::uint64_t from)
+    : dir_(std::move(dir)), from_(from) {}
+
+journal_cursor::~journal_cursor() {
+    close_segment();
+}
+
+void journal_cursor::close_segment() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    buf_.clear();
+    pos_ = 0;
+    buf_file_ = 0;
+}
+
+journal_cursor::status journal_cursor::fail(std::error_code ec, std::string detail) {
+    error_ = ec;
+    detail_ = std::move(detail) + ": " + ec.message();
+    close_segment();
+    return status::error;
+}
+
+// Opens the segment whose first message is `offset` (at the start: the one holding from_).
+// False with no error when the journal has no segment yet.
+bool journal_cursor::open_segment_holding(std::uint64_t offset) {
+    std::error_code ec;
+    const auto segments = list_segments(dir_, ec);
+    if (ec) {
+        fail(ec, dir_.string());
+        return false;
+    }
+    if (segments.empty()) return false;
+    const segment_info* pick = nullptr;
+    if (!started_) {
+        pick = &segments.front();
+        for (const auto& s : segments)
+            if (s.first_offset <= from_) pick = &s;
+    } else {
+        for (const auto& s : segments)
+            if (s.first_offset == offset) pick = &s;
+        if (!pick && offset < segments.front().first_offset) {
+            // Retention deleted what this reader had not read yet: go on with what is left.
+            pick = &segments.front();
+            skipped_ += pick->first_offset - offset;
+        }
+        if (!pick) {
+            // A segment is missing (or damage ran to the end of the last one read): the
+            // offsets up to the next segment are lost.
+            for (const auto& s : segments) {
+                if (s.first_offset > offset) {
+                    pick = &s;
+                    gap_ = {offset, s.first_offset, 0, 0};
+                    gap_detail_ = s.path.filename().string() +
+                                  " is the next segment after offset " + std::to_string(offset) +
+                                  " (a segment file is missing or damaged)";
+                    gap_pending_ = true;
+                    break;
+                }
+            }
+        }
+        if (!pick) {
+            fail(journal_errc::offset_gap,
+                 dir_.string() + ": no segment holds offset " + std::to_string(offset));
+            return false;
+        }
+    }
+    fd_ = ::open(pick->path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        // Deleted by retention between listing and opening: the next call lists again.
+        if (errno == ENOENT && started_) return true;
+        fail({errno, std::generic_category()}, pick->path.string());
+        return false;
+    }
+    segment_ = pick->path;
+    next_offset_ = pick->first_offset;
+    started_ = true;
+    return true;
+}
+
+bool journal_cursor::fill(std::size_t need) {
+    if (pos_ > 0) {
+        buf_.consume_front(pos_);
+        buf_file_ += pos_;
+        pos_ = 0;
+    }
+    while (buf_.size() < need) {
+        const std::size_t want = std::max(read_chunk, need - buf_.size());
+        std::uint8_t* p = buf_.prepare(want);
+        const ssize_t n = ::pread(fd_, p, want, static_cast<off_t>(buf_file_ + buf_.size()));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error_ = {errno, std::generic_category()};
+            return false;
+        }
+        if (n == 0) return false;
+        buf_.commit(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+bool journal_cursor::skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return false;
+    const std::uint64_t at = buf_file_ + pos_;
+    std::error_code ec;
+    const auto found = find_intact_block(fd_, offset_jump ? at : at + 1,
+                                         static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
+    if (!found || found->first_offset >= limit) return false;
+    gap_ = {next_offset_, found->first_offset, at, found->position - at};
+    gap_detail_ =
+        segment_.filename().string() + " at position " + std::to_string(at) + ": " + why.message();
+    buf_.clear();
+    pos_ = 0;
+    buf_file_ = found->position;
+    next_offset_ = found->first_offset;
+    return true;
+}
+
+journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_view& view,
+                                            std::span<const std::uint8_t>& bytes) {
+    bool reread = false;  // the bytes at pos_ were read again from the file once
+    for (;;) {
+        if (gap_pending_) {
+            gap_pending_ = false;
+            if (gap_.end > from_) return status::gap;
+        }
+        if (limit == 0 || (started_ && next_offset_ >= limit)) return status::caught_up;
+        if (fd_ < 0) {
+            if (!open_segment_holding(next_offset_))
+                return error_ ? status::error : status::caught_up;
+            continue;
+        }
+        const auto where = [&] {
+            return segment_.filename().string() + " at position " +
+                   std::to_string(buf_file_ + pos_);
+        };
+        const auto r = parse_journal_block(buf_.span().subspan(pos_));
+        if (r.state == journal_block_parse::status::need_more) {
+            if (fill(r.size)) continue;
+            if (error_) return fail(error_, where());
+            // Below the durable limit every block is whole: the segment's end is a rotation,
+            // and a partial block is damage (the offsets up to the next segment are lost).
+            if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) {
+                if (gap_.end > from_) return status::gap;
+                continue;
+            }
+            close_segment();
+            continue;
+        }
+        if (r.state == journal_block_parse::status::bad ||
+            r.block.header.first_offset != next_offset_) {
+            // Bytes read ahead of the durable limit may have been an append that failed and
+            // was cut: read them again before calling the journal bad.
+            if (!reread) {
+                reread = true;
+                buf_.resize(pos_);
+                continue;
+            }
+            const bool jump = r.state == journal_block_parse::status::block &&
+                              r.block.header.first_offset > next_offset_;
+            const std::error_code why = jump ? std::error_code(journal_errc::offset_gap) : r.error;
+            if (skip_damage(limit, jump, why)) {
+                if (gap_.end > from_) return status::gap;
+                continue;
+            }
+            // Damage with nothing intact after it in this segment: a later segment goes on.
+            if (r.state == journal_block_parse::status::bad) {
+                close_segment();
+                continue;
+            }
+            return fail(why, where());
+        }
+        bytes = buf_.span().subspan(pos_, r.size);
+        view = r.block;
+        pos_ += r.size;
+        next_offset_ = view.end_offset();
+        reread = false;
+        if (view.end_offset() <= from_) continue;
+        return status::block;
+    }
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,79 @@
+// Walks the stored journal block by block for serving it to readers
+// (daemon/roles/reader_service.cpp): each block's bytes exactly as stored, verified, in offset
+// order across segments, never decoded. Unlike the offline journal_reader it reads only below a
+// limit the caller gives (the journal's durable offset) and can be asked again after the journal
+// grew, so a follower resumes where it stopped. Memory: one read chunk plus the largest block met.
+//
+//   journal_cursor c(dir, from);
+//   journal_block_view b;
+//   std::span<const std::uint8_t> bytes;
+//   while (c.next(j.durable_offset(), b, bytes) == journal_cursor::status::block) serve(bytes);
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <system_error>
+
+#include "daemon/store/journal_segments.hpp"
+#include "proto/byte_buffer.hpp"
+#include "proto/journal_block.hpp"
+
+namespace objwire::daemon {
+
+class journal_cursor {
+  public:
+    // Blocks whose messages all come before `from` are skipped (read, not handed out).
+    journal_cursor(std::filesystem::path dir, std::uint64_t from);
+    ~journal_cursor();
+    journal_cursor(const journal_cursor&) = delete;
+    journal_cursor& operator=(const journal_cursor&) = delete;
+
+    enum class status {
+        block,      // `view` and `bytes` are the next block, valid until the next call
+        caught_up,  // nothing stored below `limit` is left
+        gap,        // offsets lost to damage (gap()); the next call goes on after them
+        error,      // the journal's files are not what they should be: error_detail() says
+    };
+    status next(std::uint64_t limit, journal_block_view& view,
+                std::span<const std::uint8_t>& bytes);
+
+    // The offset of the first message of the block next() will look at.
+    std::uint64_t next_offset() const { return next_offset_; }
+    // Offsets the cursor jumped over because retention deleted their segment meanwhile.
+    std::uint64_t skipped_by_retention() const { return skipped_; }
+    std::error_code error() const { return error_; }
+    const std::string& error_detail() const { return detail_; }
+    // After `gap`: the offsets lost, and where ("journal-...owj at position 1234: why").
+    const offset_gap& gap() const { return gap_; }
+    const std::string& gap_detail() const { return gap_detail_; }
+
+  private:
+    bool open_segment_holding(std::uint64_t offset);
+    // Reads more of the open segment: false at its end (or on an error, with error_ set).
+    bool fill(std::size_t need);
+    void close_segment();
+    status fail(std::error_code ec, std::string detail);
+    // Damage below the limit: goes on at the next intact block of the segment (or the next
+    // segment) when there is one.
+    bool skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why);
+
+    std::filesystem::path dir_;
+    std::uint64_t from_;
+    bool started_ = false;
+    int fd_ = -1;
+    std::filesystem::path segment_;
+    byte_buffer buf_;
+    std::size_t pos_ = 0;         // next unparsed byte in buf_
+    std::uint64_t buf_file_ = 0;  // file position of buf_[0]
+    std::uint64_t next_offset_ = 0;
+    std::uint64_t skipped_ = 0;
+    std::error_code error_;
+    std::string detail_;
+    offset_gap gap_;
+    std::string gap_detail_;
+    bool gap_pending_ = false;
+};
+
+}  // namespace objwire::daemon

@@ -1,0 +1,234 @@
+#include "daemon/store/journal_segments.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace objwire::daemon {
+namespace {
+constexpr std::string_view prefix = "journal-";
+constexpr std::string_view suffix = ".owj";
+constexpr std::size_t digits = 20;
+constexpr std::size_t read_chunk = 1 << 20;
+}  // namespace
+
+std::string segment_file_name(std::uint64_t first_offset) {
+    char name[64];
+    std::snprintf(name, sizeof name, "journal-%020llu.owj",
+                  static_cast<unsigned long long>(first_offset));
+    return name;
+}
+
+std::optional<std::uint64_t> parse_segment_file_name(std::string_view name) {
+    if (name.size() != prefix.size() + digits + suffix.size() || !name.starts_with(prefix) ||
+        !name.ends_with(suffix))
+        return std::nullopt;
+    std::uint64_t n = 0;
+    for (const char c : name.substr(prefix.size(), digits)) {
+        if (c < '0' || c > '9') return std::nullopt;
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (n > (UINT64_MAX - d) / 10) return std::nullopt;
+        n = n * 10 + d;
+    }
+    return n;
+}
+
+std::vector<segment_info> list_segments(const std::filesystem::path& dir, std::error_code& ec) {
+    std::vector<segment_info> out;
+    ec.clear();
+    if (!std::filesystem::exists(dir, ec)) return out;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        auto first = parse_segment_file_name(it->path().filename().string());
+        if (!first || !it->is_regular_file(ec)) continue;
+        const auto bytes = it->file_size(ec);
+        if (ec) break;
+        out.push_back({it->path(), *first, bytes});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first_offset < b.first_offset; });
+    return out;
+}
+
+std::size_t read_at(int fd, std::uint8_t* out, std::size_t n, std::uint64_t at,
+                    std::error_code& ec) {
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::pread(fd, out + got, n - got, static_cast<off_t>(at + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            ec = {errno, std::generic_category()};
+            break;
+        }
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    return got;
+}
+
+std::error_code write_all_at(int fd, std::span<const std::uint8_t> bytes, std::uint64_t at) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(at));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return {errno, std::generic_category()};
+        }
+        bytes = bytes.subspan(static_cast<std::size_t>(n));
+        at += static_cast<std::uint64_t>(n);
+    }
+    return {};
+}
+
+// Slides a window over the file looking for the magic; each candidate is parsed whole (read
+// again on its own when it does not fit the window) and must pass its checksum.
+std::optional<intact_block> find_intact_block(int fd, std::uint64_t from, std::uint64_t end,
+                                              std::uint64_t min_offset, std::error_code& ec) {
+    ec.clear();
+    std::vector<std::uint8_t> window(read_chunk);
+    std::vector<std::uint8_t> whole;
+    for (std::uint64_t base = from; base + journal_block_header_size <= end;) {
+        const auto want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(window.size(), end - base));
+        const std::size_t got = read_at(fd, window.data(), want, base, ec);
+        if (ec || got < journal_block_header_size) return std::nullopt;
+        std::size_t i = 0;
+        for (; i + journal_block_header_size <= got; ++i) {
+            if (std::memcmp(window.data() + i, journal_block_magic, 4) != 0) continue;
+            std::span<const std::uint8_t> at(window.data() + i, got - i);
+            auto r = parse_journal_block(at);
+            if (r.state == journal_block_parse::status::need_more &&
+                r.error == journal_errc::short_block && base + i + r.size <= end) {
+                whole.resize(r.size);
+                if (read_at(fd, whole.data(), r.size, base + i, ec) != r.size) {
+                    if (ec) return std::nullopt;
+                    continue;
+                }
+                r = parse_journal_block(whole);
+            }
+            if (r.state == journal_block_parse::status::block &&
+                r.block.header.first_offset >= min_offset)
+                return intact_block{base + i, r.block.header.first_offset};
+        }
+        if (got < want) break;
+        base += i;  // the last header's worth is looked at again with the next window
+    }
+    return std::nullopt;
+}
+
+bool segment_reader::skip_damage() {
+    if (fd_ < 0) return false;
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+        error_ = {errno, std::generic_category()};
+        return false;
+    }
+    // A block that is whole but numbered past the expected offset is itself where reading
+    // goes on: the offsets between are missing, nothing is damaged.
+    const std::uint64_t from = error_ == journal_errc::offset_gap ? position_ : position_ + 1;
+    std::error_code ec;
+    const auto found =
+        find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
+    if (ec) error_ = ec;
+    if (!found) return false;
+    lost_ = {next_offset_, found->first_offset, position_, found->position - position_};
+    buf_.clear();
+    pos_ = 0;
+    buf_file_ = found->position;
+    eof_ = false;
+    if (::lseek(fd_, static_cast<off_t>(found->position), SEEK_SET) < 0) {
+        error_ = {errno, std::generic_category()};
+        return false;
+    }
+    next_offset_ = found->first_offset;
+    error_.clear();
+    bad_size_ = 0;
+    return true;
+}
+
+segment_reader::~segment_reader() {
+    close();
+}
+
+void segment_reader::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+std::error_code segment_reader::open(const std::filesystem::path& path,
+                                     std::uint64_t first_offset) {
+    close();
+    buf_.clear();
+    pos_ = 0;
+    buf_file_ = 0;
+    eof_ = false;
+    position_ = good_end_ = 0;
+    next_offset_ = first_offset;
+    bad_size_ = 0;
+    error_.clear();
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return error_ = {errno, std::generic_category()};
+    return {};
+}
+
+// Makes at least `need` unparsed bytes available unless the file ends first. Reads in chunks
+// of at least read_chunk, after moving the unparsed rest to the front.
+bool segment_reader::fill(std::size_t need) {
+    if (pos_ > 0) {
+        buf_.consume_front(pos_);
+        buf_file_ += pos_;
+        pos_ = 0;
+    }
+    while (buf_.size() < need && !eof_) {
+        const std::size_t want = std::max(read_chunk, need - buf_.size());
+        std::uint8_t* p = buf_.prepare(want);
+        const ssize_t n = ::read(fd_, p, want);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error_ = {errno, std::generic_category()};
+            return false;
+        }
+        if (n == 0) eof_ = true;
+        buf_.commit(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+segment_reader::status segment_reader::next(journal_block_view& out) {
+    if (fd_ < 0)
+        return error_ = std::make_error_code(std::errc::bad_file_descriptor), status::io_error;
+    for (;;) {
+        const auto r = parse_journal_block(buf_.span().subspan(pos_));
+        position_ = buf_file_ + pos_;
+        if (r.state == journal_block_parse::status::need_more) {
+            if (eof_) {
+                error_ = leftover() > 0 ? r.error : std::error_code{};
+                return status::end;
+            }
+            if (!fill(r.size)) return status::io_error;
+            continue;
+        }
+        if (r.state == journal_block_parse::status::bad) {
+            error_ = r.error;
+            bad_size_ = r.size;
+            return status::bad;
+        }
+        if (r.block.header.first_offset != next_offset_) {
+            error_ = journal_errc::offset_gap;
+            bad_size_ = r.size;
+            return status::bad;
+        }
+        out = r.block;
+        pos_ += r.size;
+        good_end_ = buf_file_ + pos_;
+        next_offset_ = r.block.end_offset();
+        return status::block;
+    }
+}
+
+}  // namespace objwire::daemon

@@ -1,0 +1,155 @@
+// Reading stored objects back from objwired (docs/PROTOCOL.md, "Reading back"): connects,
+// says hello as a reader and yields every stored message with its journal offset and the id
+// of the sender that stored it, decoded from the journal blocks the daemon serves exactly as
+// stored. Blocking, like client::connection. Without follow the stream ends at what was
+// durable when the reader connected; with follow next() waits for new objects. TLS and the
+// auth token come from the settings as for client::connection (client/lib/transport.hpp).
+//
+//   client::reader r(settings, {.from = 1000});
+//   if (auto ec = r.open()) report(r.last_error());
+//   client::stored_message m;
+//   while (r.next(m)) use(m.offset, m.value);
+//   if (r.error()) report(r.last_error());
+#pragma once
+
+#include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "client/lib/transport.hpp"
+#include "config/settings.hpp"
+#include "proto/control.hpp"
+#include "proto/frame_reader.hpp"
+#include "proto/value.hpp"
+
+namespace objwire::client {
+
+struct read_options {
+    // The first offset wanted: an object offset of a journal, a stream sequence (a block) of
+    // a NATS stream.
+    std::uint64_t from = 0;
+    bool follow = false;  // after the stored objects, wait for new ones
+    std::string sender;   // only this sender's objects (empty: every sender)
+    // Instead of `from`: the durable end (only objects stored from now on), or the last N
+    // objects (of `sender`, if given).
+    bool at_end = false;
+    std::uint64_t last = 0;
+    // A named durable cursor: the stream starts where its last ack left it (a new one where
+    // from/at_end/last say), and ack() moves it.
+    std::string cursor;
+    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()).
+    cursor_op cursor_command = cursor_op::none;
+    // Objects below this offset are not handed out: a reconnecting reader's next offset, when
+    // the daemon starts before it (at a cursor's last ack).
+    std::uint64_t skip_below = 0;
+    // Set from a signal handler: a waiting next() then returns false and stopped() is true.
+    const std::atomic<bool>* stop = nullptr;
+    // With `stop`: called each time a wait for the daemon has lasted another 200 ms (a cursor
+    // reader acknowledges then what it wrote before it went idle).
+    std::function<void()> on_wait;
+    std::string client_name = "objwire read";
+    // The largest frame accepted: one stored block and its frame header. The daemon's blocks
+    // are one read of a sender's connection (a few MiB at most with the default limits).
+    std::uint32_t max_frame_bytes = 256u << 20;
+    // How long the daemon may stay silent before the read fails: without follow (it sends
+    // without pause until the end), and with follow (0: wait for new objects forever).
+    std::chrono::milliseconds idle_timeout{30'000};
+    std::chrono::milliseconds follow_idle_timeout{0};
+};
+
+struct stored_message {
+    // The journal offset; from a NATS stream, the object's place in its connection's blocks.
+    std::uint64_t offset = 0;
+    std::string sender_id;
+    message value;
+};
+
+// Offsets the daemon's journal lost to damage: [first, end). The objects around them read.
+struct lost_offsets {
+    std::uint64_t first = 0;
+    std::uint64_t end = 0;
+};
+
+struct read_stats {
+    std::uint64_t objects = 0;  // handed out by next()
+    std::uint64_t blocks = 0;   // journal_block frames received
+    std::uint64_t wire_bytes_in = 0;
+};
+
+class reader {
+  public:
+    reader(config::client_settings settings, read_options options);
+    ~reader();
+    reader(const reader&) = delete;
+    reader& operator=(const reader&) = delete;
+
+    // Connects and exchanges hello and welcome; a refusal (sink that cannot be read, token)
+    // is an error with the daemon's reason in last_error().
+    std::error_code open();
+    // The next stored message; false at the end of the stream or on an error (see error()).
+    bool next(stored_message& out);
+    // Messages next() can hand out without waiting for the daemon.
+    std::size_t ready() const { return pending_.size() - next_; }
+    // Ends a following read: says goodbye and closes.
+    void close();
+    // A cursor reader: every object below next_offset is written out; the daemon may move the
+    // cursor there.
+    std::error_code ack(std::uint64_t next_offset);
+    // A cursor reader's clean end: the last ack, a goodbye, and the daemon's goodbye once the
+    // cursor is stored (objects still arriving are dropped: the cursor is before them).
+    std::error_code finish_cursor(std::uint64_t next_offset);
+    // The offset the daemon started the stream at (from, the end, the last N or the cursor).
+    std::uint64_t start() const { return floor_; }
+    // The stop flag ended a wait (not an error).
+    bool stopped() const { return stopped_; }
+    // After a cursor_command::list open().
+    const cursor_list& cursors() const { return cursors_; }
+
+    std::error_code error() const { return error_; }
+    const std::string& last_error() const { return last_error_; }
+    // The daemon's welcome: journal_first_offset and journal_end_offset say what is stored.
+    const welcome& server() const { return welcome_; }
+    // The daemon said goodbye: everything asked for was delivered.
+    bool finished() const { return finished_; }
+    const read_stats& stats() const { return stats_; }
+    // Gaps the daemon reported so far, in order (a gap frame, docs/PROTOCOL.md 1.2).
+    const std::vector<lost_offsets>& gaps() const { return gaps_; }
+
+  private:
+    bool fail(std::error_code ec, std::string text);
+    // Reads from the socket until one frame is complete; false on an error.
+    bool read_frame(frame_view& out);
+    bool on_block(const frame_view& f);
+    // The answer to a cursor_command hello: the list, a goodbye or an error.
+    std::error_code on_cursor_answer(const frame_view& f);
+    std::error_code write_all(std::span<const std::uint8_t> bytes);
+
+    config::client_settings settings_;
+    read_options options_;
+    asio::io_context io_;
+    asio::ip::tcp::socket socket_;
+    transport link_;  // TCP, or TLS when tls.enabled
+    frame_reader frames_;
+    welcome welcome_;
+    std::vector<stored_message> pending_;  // the current block's messages
+    std::size_t next_ = 0;
+    std::uint64_t expected_sequence_ = 1;
+    read_stats stats_;
+    std::vector<lost_offsets> gaps_;
+    std::error_code error_;
+    std::string last_error_;
+    bool open_ = false;
+    bool finished_ = false;
+    bool offsets_are_blocks_ = false;  // served from a NATS stream: `from` was a stream sequence
+    bool stopped_ = false;
+    std::uint64_t floor_ = 0;  // objects below it are not handed out
+    cursor_list cursors_;
+};
+
+}  // namespace objwire::client
