@@ -1,0 +1,82 @@
+// cursor_store: named reader positions in a data directory, and the one-reader-per-name claim.
+#include "daemon/store/cursor_store.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+
+namespace objwire::daemon {
+namespace {
+
+class CursorStore : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::string tmpl = (std::filesystem::temp_directory_path() / "cursors-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::filesystem::path dir_;
+};
+
+TEST_F(CursorStore, AbsentUntilSavedThenKeptAcrossStores) {
+    std::error_code ec;
+    {
+        cursor_store s(dir_);
+        EXPECT_FALSE(s.get("etl", ec).has_value());
+        EXPECT_FALSE(ec);
+        ASSERT_FALSE(s.save("etl", 1200));
+        EXPECT_EQ(s.get("etl", ec), 1200u);
+    }
+    cursor_store again(dir_);
+    EXPECT_EQ(again.get("etl", ec), 1200u) << "a position survives the process";
+    EXPECT_FALSE(ec);
+}
+
+TEST_F(CursorStore, SaveReplacesAndListShowsEveryName) {
+    cursor_store s(dir_);
+    ASSERT_FALSE(s.save("a", 1));
+    ASSERT_FALSE(s.save("b", 2));
+    ASSERT_FALSE(s.save("a", 10));
+    std::error_code ec;
+    const auto all = s.list(ec);
+    ASSERT_FALSE(ec);
+    ASSERT_EQ(all.size(), 2u);
+    std::map<std::string, std::uint64_t> by_name;
+    for (const auto& c : all)
+        by_name[c.name] = c.next_offset;
+    EXPECT_EQ(by_name["a"], 10u);
+    EXPECT_EQ(by_name["b"], 2u);
+}
+
+TEST_F(CursorStore, RemoveDeletesAndSaysWhenThereWasNone) {
+    cursor_store s(dir_);
+    ASSERT_FALSE(s.save("a", 5));
+    EXPECT_FALSE(s.remove("a"));
+    std::error_code ec;
+    EXPECT_FALSE(s.get("a", ec).has_value());
+    EXPECT_TRUE(s.remove("a")) << "removing a missing cursor is an error the CLI reports";
+}
+
+TEST_F(CursorStore, OneReaderAtATimeHoldsAName) {
+    cursor_store s(dir_);
+    EXPECT_TRUE(s.claim("etl"));
+    EXPECT_TRUE(s.in_use("etl"));
+    EXPECT_FALSE(s.claim("etl"));
+    EXPECT_TRUE(s.claim("other"));
+    s.release("etl");
+    EXPECT_FALSE(s.in_use("etl"));
+    EXPECT_TRUE(s.claim("etl"));
+}
+
+TEST_F(CursorStore, OneStorePerDataDirectory) {
+    auto& a = cursor_store::for_data_dir(dir_);
+    auto& b = cursor_store::for_data_dir(dir_);
+    EXPECT_EQ(&a, &b) << "readers of one daemon share the in-use names";
+    EXPECT_EQ(a.dir(), dir_ / "cursors");
+}
+
+}  // namespace
+}  // namespace objwire::daemon
