@@ -22,6 +22,12 @@
 #include "objwire/version.hpp"
 #include "proto/json_writer.hpp"
 
+#ifdef OBJWIRED_TEST_FAULTS
+// Only a test build of objwired defines this (tests/integration/objwired_faults.cpp): it
+// installs the failures a test injects. objwired itself injects none.
+void install_test_faults(objwire::daemon::server& srv);
+#endif
+
 namespace {
 
 // Exit codes (docs/OPERATIONS.md, "Exit codes"); bad settings exit config::bad_config_exit.
@@ -158,6 +164,9 @@ int main(int argc, char** argv) {
     bool stopping = false;  // touched on signal_strand only
     asio::signal_set hup(signal_strand, SIGHUP);
     objwire::daemon::server srv(io, settings);
+#ifdef OBJWIRED_TEST_FAULTS
+    install_test_faults(srv);
+#endif
     if (srv.start()) return exit_cannot_start;
     namespace service = objwire::daemon::service;
     service::watchdog watchdog(io);

@@ -25,8 +25,6 @@ server::server(asio::io_context& io, config::daemon_settings settings)
 server::~server() = default;
 
 std::error_code server::start() {
-    // Test-only: makes a chosen failure happen (session.cpp), to check the daemon survives it.
-    if (const char* fault = std::getenv("OBJWIRED_TEST_FAULT")) fault_ = fault;
     if (auto access_error = load_access()) return access_error;
     std::error_code ec;
     std::filesystem::create_directories(settings_.data_dir, ec);
@@ -184,10 +182,6 @@ void server::abort() {
         spdlog::warn("closing {} connections that did not finish in time", sessions_.size());
     for (const auto& s : sessions_)
         s->abort();
-}
-
-bool server::fault_injected(std::string_view name) const {
-    return !fault_.empty() && fault_ == name;
 }
 
 }  // namespace objwire::daemon

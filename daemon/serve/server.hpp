@@ -28,6 +28,15 @@ namespace objwire::daemon {
 class session;
 class metrics_http;
 
+// Failures a test makes happen at chosen points, to check that the daemon survives them. Only
+// a test build of the daemon installs one; objwired itself runs with none.
+class fault_injection {
+  public:
+    virtual ~fault_injection() = default;
+    // Right after a session's hello is admitted; what it throws ends that session.
+    virtual void after_admit() = 0;
+};
+
 struct server_counters {
     std::atomic<std::uint64_t> connections_total{0};
     std::atomic<std::uint64_t> connections_open{0};
@@ -56,8 +65,8 @@ class server {
     // After stop(), when the grace is over: closes every connection still open; their
     // sessions end at once. Any thread.
     void abort();
-    // Whether OBJWIRED_TEST_FAULT names this failure to inject (tests only).
-    bool fault_injected(std::string_view name) const;
+    // Installs the failures to inject (tests only); before start().
+    void inject_faults(std::shared_ptr<fault_injection> faults) { faults_ = std::move(faults); }
     // Whether stop() was called: services that wait (followers) end when it is.
     bool stopping() const { return stopping_; }
 
@@ -118,7 +127,7 @@ class server {
     double start_time_seconds_ = 0;
     std::optional<access_token> token_;  // [auth] token_file
     std::unique_ptr<asio::ssl::context> tls_;
-    std::string fault_;  // OBJWIRED_TEST_FAULT
+    std::shared_ptr<fault_injection> faults_;  // none unless a test installs them
 };
 
 }  // namespace objwire::daemon

@@ -205,8 +205,7 @@ asio::awaitable<void> session::serve() {
         measure_link(n, n == space.size());
         if (step == receiver::step::admit) {
             if (!co_await admit()) break;
-            if (server_.fault_injected("session_exception"))
-                throw std::runtime_error("injected fault (OBJWIRED_TEST_FAULT)");
+            if (server_.faults_) server_.faults_->after_admit();
             step = consume(0);  // frames that came with the hello
         }
         // A stalled batch is stored before the connection ends, even after a goodbye.

@@ -18,19 +18,14 @@ run() {
     dir=$(mktemp -d)
     "$build/daemon/objwired" --listen 127.0.0.1:0 --data-dir "$dir/data" 2>"$dir/log" &
     daemon=$!
-    port=""
-    for _ in $(seq 100); do
-        port=$(grep -so 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
+    port=$(logged_port "$dir/log") || true
     # shellcheck disable=SC2086  # both are word lists
     env $1 "$build/client/objwire" bench $2 --to "127.0.0.1:$port" --json
     kill "$daemon"
     wait "$daemon" 2>/dev/null || true
     rm -rf "$dir"
 }
-source "$root/tests/bench/bench_helpers.sh"  # case_table, field
+source "$root/tests/bench/bench_helpers.sh"  # logged_port, case_table, field
 
 # One run's figures: objects/s, seconds, write calls, bytes/object.
 row() {

@@ -1,16 +1,7 @@
-# Shared by the benchmark scripts (source it): the port a started objwired logs, and medians.
+# Shared by the benchmark scripts (source it): the port a started objwired logs
+# (logged_port, with the other waits), and medians.
 
-# logged_port LOG...: prints the port objwired logged ("listening on 127.0.0.1:N") in any of
-# the LOG files, waiting at most 10 s for it; fails if none appears.
-logged_port() {
-  local port=""
-  for _ in $(seq 100); do
-    port=$(grep -ho 'listening on 127.0.0.1:[0-9]*' "$@" 2>/dev/null | head -1 | sed 's/.*://') || true
-    [ -n "$port" ] && { echo "$port"; return 0; }
-    sleep 0.1
-  done
-  return 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/wait_until.sh"
 
 # median: of the numbers on standard input, one per line.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }

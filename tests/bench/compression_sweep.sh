@@ -22,13 +22,8 @@ if [ "${1:-}" = "--run" ]; then
         2>"$dir/log" &
     daemon=$!
     trap 'kill $daemon 2>/dev/null || true; wait $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
-    port=""
-    for _ in $(seq 100); do
-        port=$(grep -so 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || { echo "daemon did not start: $(cat "$dir/log")" >&2; exit 1; }
+    source "$(dirname "$0")/../support/wait_until.sh"
+    port=$(logged_port "$dir/log") || { echo "daemon did not start: $(cat "$dir/log")" >&2; exit 1; }
     IFS=: read -r mode codec level <<<"$policy"
     args=(--compression "$mode")
     [ -n "${codec:-}" ] && args+=(--codec "$codec" --level "$level")

@@ -55,10 +55,7 @@ start_nats() {  # $1: servers (1, or 3 with cluster routes)
   done
   nats_url=${nats_url#,}
   for i in $(seq 0 $((count - 1))); do
-    for _ in $(seq 100); do
-      (exec 3<>"/dev/tcp/127.0.0.1/${ports[$i]}") 2>/dev/null && break
-      sleep 0.1
-    done
+    wait_for_port "${ports[$i]}" || true
   done
   nats_pid=${nats_pids[*]}
 }

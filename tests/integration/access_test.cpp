@@ -201,8 +201,7 @@ TEST_F(Access, TlsClientAtTheConnectionCapIsToldWhy) {
     settings_.handshake_timeout = std::chrono::seconds(60);
     start();
     raw_peer held(port(), /*greet=*/false);
-    for (int i = 0; i < 500 && server().counters().connections_open < 1; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_until([&] { return server().counters().connections_open >= 1; });
     client::connection c(tls_client());
     EXPECT_EQ(c.open(), proto_errc::too_many_connections) << c.last_error();
     EXPECT_NE(c.last_error().find("limits.max_connections_per_address = 1"), std::string::npos)

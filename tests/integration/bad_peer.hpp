@@ -117,10 +117,9 @@ class bad_input_fixture : public daemon_fixture {
     }
 
     void expect_logged(const std::string& peer, const std::string& reason) {
-        // The daemon logs after closing; give it a moment without depending on speed.
+        // The daemon logs after closing: wait (bounded) for the line.
         const std::string line = peer + ": " + reason;
-        for (int i = 0; i < 500 && log_text().find(line) == std::string::npos; ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        wait_until([&] { return log_text().find(line) != std::string::npos; });
         EXPECT_NE(log_text().find(line), std::string::npos) << "no log line '" << line << "' in:\n"
                                                             << log_text();
     }

@@ -14,6 +14,7 @@
 #include "config/settings.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/value.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace objwire::test {
 

@@ -1,6 +1,8 @@
 # Shared by the shell tests: start objwired on 127.0.0.1 with a free port, and fail with the
 # daemon's logs. Source it after setting $objwired and $dir (the test's scratch directory).
 
+source "$(dirname "${BASH_SOURCE[0]}")/../support/wait_until.sh"
+
 # fail MESSAGE: prints it and every daemon log in $dir, then exits 1.
 fail() {
   echo "FAIL: $*" >&2
@@ -18,11 +20,5 @@ start_daemon() {
   shift 2
   "$objwired" --listen 127.0.0.1:0 --data-dir "$data" "$@" 2>"$log" &
   daemon=$!
-  port=""
-  for _ in $(seq 100); do
-    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$log" 2>/dev/null | cut -d: -f2 || true)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
-  fail "daemon did not log its port"
+  port=$(logged_port "$log") || fail "daemon did not log its port"
 }

@@ -97,8 +97,7 @@ TEST_F(Delivery, TableBudgetsOfAllConnectionsStayUnderTheDaemonWideCap) {
     // A closed connection gives its share back (when its session ends, just after the goodbye).
     ASSERT_FALSE(first->close());
     first.reset();
-    for (int i = 0; i < 500 && table_budget_in_use() != 36u * 1024; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_until([&] { return table_budget_in_use() == 36u * 1024; });
     EXPECT_EQ(table_budget_in_use(), 36u * 1024);
     client::connection fourth(client_settings());
     ASSERT_FALSE(fourth.open());

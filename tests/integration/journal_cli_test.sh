@@ -60,11 +60,11 @@ grep -q "gap: offsets 10 to 19 are lost" "$dir/e8" || fail "read gap: $(cat "$di
 # A follower tells the gap once, goes on across a daemon restart, and exits 5 when stopped.
 "$objwire" read --to "127.0.0.1:$port" --follow -o "$dir/followed" 2>"$dir/e8f" &
 follower=$!
-for _ in $(seq 100); do [ "$(wc -l <"$dir/followed" 2>/dev/null || echo 0)" -ge 20 ] && break; sleep 0.1; done
+wait_for_lines "$dir/followed" 20 || true
 kill -TERM "$daemon"; wait "$daemon" || true
 "$objwired" --listen "127.0.0.1:$port" --data-dir "$dir/data" 2>"$dir/log2b" &
 daemon=$!
-for _ in $(seq 100); do grep -q "reader from offset 30, following" "$dir/log2b" && break; sleep 0.1; done
+wait_for_log "$dir/log2b" "reader from offset 30, following" || true
 grep -q "reader from offset 30, following" "$dir/log2b" || fail "the follower did not come back at 30: $(cat "$dir/e8f")"
 kill -TERM "$follower"
 rc=0

@@ -108,7 +108,7 @@ TEST_F(Limits, SlowFrameIsCutAtTheMinimumReadRate) {
         const auto start_at = steady::now();
         while (sent < frame.size() && steady::now() - start_at < close_bound &&
                log_text().find(cut) == std::string::npos) {
-            std::this_thread::sleep_for(50ms);
+            pause_as_peer(50ms);  // the slowness is the input: 10 bytes per 50 ms
             if (!try_send(*p, std::span(frame).subspan(sent, 10))) break;
             sent += 10;
         }
@@ -130,12 +130,10 @@ TEST_F(Limits, ConnectionsPerAddressAreCappedAtAccept) {
     expect_logged(refused->name(), "refused: 3 connections open from 127.0.0.1");
     // A slot given back is usable again (the daemon notices the close asynchronously).
     held.pop_back();
-    bool welcomed = false;
-    for (int i = 0; i < 100 && !welcomed; ++i) {
+    const bool welcomed = wait_until([&] {
         client::connection c(client_settings(), "again");
-        welcomed = !c.open() && !c.close();
-        if (!welcomed) std::this_thread::sleep_for(20ms);
-    }
+        return !c.open() && !c.close();
+    });
     EXPECT_TRUE(welcomed);
 }
 
@@ -166,8 +164,7 @@ TEST_F(Limits, AClientRefusedAtTheCapPerAddressIsToldWhy) {
     for (int i = 0; i < 64; ++i)
         idle.push_back(bounded_peer(port(), false));
     // The daemon counts a connection once it has accepted it: wait until all 64 are.
-    for (int i = 0; i < 500 && server().counters().connections_open < 64; ++i)
-        std::this_thread::sleep_for(10ms);
+    wait_until([&] { return server().counters().connections_open >= 64; });
     ASSERT_EQ(server().counters().connections_open, 64u);
     client::connection c(client_settings(), "normal");
     EXPECT_EQ(c.open(), proto_errc::too_many_connections);
@@ -232,8 +229,7 @@ TEST_F(Limits, ThousandConcurrentConnections) {
                 ++opened;
             }
             // Every connection is open before any sends: 1,000 at once.
-            for (int i = 0; i < 2000 && opened.load() < connections; ++i)
-                std::this_thread::sleep_for(5ms);
+            wait_until([&] { return opened.load() >= connections; });
             std::uint64_t seen = table_budget_in_use();
             std::uint64_t prev = table_peak.load();
             while (seen > prev && !table_peak.compare_exchange_weak(prev, seen)) {
@@ -299,8 +295,7 @@ TEST_F(Limits, DiskFullStopsAcknowledgingUntilSpaceReturns) {
         done = true;
     });
     // Several retries of the same batch, and no acknowledgement meanwhile.
-    for (int i = 0; i < 1000 && failed_appends.load() < 4; ++i)
-        std::this_thread::sleep_for(10ms);
+    wait_until([&] { return failed_appends.load() >= 4; });
     EXPECT_GE(failed_appends.load(), 4);
     EXPECT_FALSE(done.load()) << "the client finished while nothing could be stored";
     expect_logged("", "cannot store objects: No space left on device; not acknowledging");

@@ -33,6 +33,10 @@ fsync = "never"
 TOML
 
 kib_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+# only_stats_open: the one connection the daemon has open is this stats query's own.
+only_stats_open() {
+  "$objwire" stats --json --to "127.0.0.1:$port" 2>/dev/null | grep -q '"objwire_connections_open":1[,}]'
+}
 
 # run MODE CONNECTIONS: attacks a fresh daemon; sets $hwm_kb, $after_kb, $stored, $out.
 run() {
@@ -40,7 +44,8 @@ run() {
   rm -rf "$dir/data" "$dir/log"
   start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
   out=$("$attack" "$port" "$mode" "$conns" 300)
-  sleep 0.5  # the daemon frees the closed connections' tables
+  # The daemon frees the closed connections' tables as their sessions end.
+  wait_until 10 only_stats_open || true
   hwm_kb=$(kib_of "$daemon" VmHWM)
   after_kb=$(kib_of "$daemon" VmRSS)
   kill "$daemon"

@@ -63,8 +63,7 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     start();
     send_persons(5000);
     // The sender has its goodbye; its session may still be closing (bounded wait).
-    for (int i = 0; i < 500 && server().counters().connections_open > 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    wait_until([&] { return server().counters().connections_open == 0; });
     client::stats_answer a;
     std::string why;
     ASSERT_FALSE(client::fetch_stats(client_settings(), a, why)) << why;
@@ -171,11 +170,10 @@ TEST_F(Metrics, ErrorsAreCountedByKind) {
     }
     // The session counts its error as it closes, after the peer saw the error frame.
     std::string t;
-    for (int i = 0; i < 200; ++i) {
+    wait_until([&] {
         t = daemon::render_prometheus(server());
-        if (t.find("kind=\"bad_sequence\"") != std::string::npos) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+        return t.find("kind=\"bad_sequence\"") != std::string::npos;
+    });
     EXPECT_EQ(value(t, "objwire_errors_total", {{"kind", "bad_sequence"}}), 1);
     double frame_errors = 0;
     for (const auto& s : client::parse_prometheus(t))

@@ -110,10 +110,9 @@ class NatsSink : public ::testing::Test {
         // Both found (or created) the stream before a sender's resume lookup: nats-server
         // 2.9.10 can panic on a last-message request racing the stream's creation (seen
         // once in 9 runs: jsMsgGetRequest, nil pointer).
-        for (int i = 0;
-             i < 200 && !(sink_of(*p.a).stats().stream_ready && sink_of(*p.b).stats().stream_ready);
-             ++i)  // bounded: 10 s
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        wait_until([&] {
+            return sink_of(*p.a).stats().stream_ready && sink_of(*p.b).stats().stream_ready;
+        });
         EXPECT_TRUE(sink_of(*p.a).stats().stream_ready && sink_of(*p.b).stats().stream_ready);
         return p;
     }

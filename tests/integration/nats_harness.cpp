@@ -75,16 +75,14 @@ bool nats_server::start() {
         ::_exit(127);
     }
     if (pid_ < 0) return false;
-    for (int i = 0; i < 200; ++i) {  // 10 s at most
+    bool exited = false;
+    const bool accepts = wait_until([&] {
         if (port_accepts(options_.port)) return true;
         int status = 0;
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-            pid_ = -1;
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
+        return exited = ::waitpid(pid_, &status, WNOHANG) == pid_;
+    });
+    if (exited) pid_ = -1;
+    return accepts && !exited;
 }
 
 void nats_server::kill() {
@@ -156,11 +154,11 @@ std::vector<stream_block> read_stream(const std::string& urls, const std::string
         return out;
     }
     jsStreamInfo* si = nullptr;
-    for (int i = 0; i < 30; ++i) {  // a new leader is elected within seconds
-        s = js_GetStreamInfo(&si, js, stream.c_str(), nullptr, nullptr);
-        if (s == NATS_OK) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+    wait_until(  // a new leader is elected within seconds
+        [&] {
+            return (s = js_GetStreamInfo(&si, js, stream.c_str(), nullptr, nullptr)) == NATS_OK;
+        },
+        std::chrono::seconds(60), std::chrono::milliseconds(500));
     if (s != NATS_OK) {
         error = std::string("no stream info: ") + natsStatus_GetText(s);
     } else {
@@ -169,11 +167,12 @@ std::vector<stream_block> read_stream(const std::string& urls, const std::string
         jsStreamInfo_Destroy(si);
         for (auto seq = first; seq <= last && seq > 0 && error.empty(); ++seq) {
             natsMsg* m = nullptr;
-            for (int i = 0; i < 10; ++i) {
-                s = js_GetMsg(&m, js, stream.c_str(), seq, nullptr, nullptr);
-                if (s == NATS_OK) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            }
+            wait_until(
+                [&] {
+                    return (s = js_GetMsg(&m, js, stream.c_str(), seq, nullptr, nullptr)) ==
+                           NATS_OK;
+                },
+                std::chrono::seconds(10), std::chrono::milliseconds(200));
             if (s != NATS_OK) {
                 error = "message " + std::to_string(seq) + ": " + natsStatus_GetText(s);
                 break;

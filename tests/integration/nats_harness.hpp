@@ -19,6 +19,7 @@
 #include "daemon/serve/server.hpp"
 #include "proto/journal_block.hpp"
 #include "proto/value.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace objwire::test {
 

@@ -183,8 +183,7 @@ TEST_F(NatsSink, FollowThroughAnotherDaemonSeesLaterBlocks) {
         rd.close();
         return r;
     });
-    for (int i = 0; i < 600 && got < n1; ++i)  // bounded: 60 s
-        std::this_thread::sleep_for(100ms);
+    wait_until([&] { return got >= n1; }, 60s);
     ASSERT_EQ(got.load(), n1) << "the follower did not get what was stored before it started";
     const auto second = send_events(client_to(a.port()), 52, n2);
     ASSERT_EQ(second.error, "");

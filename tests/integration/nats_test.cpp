@@ -111,12 +111,12 @@ TEST_F(NatsSink, UnreachableClusterHoldsAcksUntilItReturns) {
     nats.kill();
     killed.set_value();
     // Bounded wait until the daemon holds all the buffer lets it and has put a batch off.
-    bool full = false;
-    for (int i = 0; i < 300 && !full; ++i) {
-        std::this_thread::sleep_for(50ms);
-        const auto s = sink_of(d).stats();
-        full = !s.connected && s.buffered_bytes > 0 && s.refused_batches > 0;
-    }
+    const bool full = wait_until(
+        [&] {
+            const auto s = sink_of(d).stats();
+            return !s.connected && s.buffered_bytes > 0 && s.refused_batches > 0;
+        },
+        15s);
     ASSERT_TRUE(full) << "the daemon never filled its buffer";
     const auto held = sink_of(d).stats();
     EXPECT_EQ(held.blocks_acked, acked_before);  // nothing acknowledged while it is gone
@@ -157,11 +157,8 @@ TEST_F(NatsSink, ClusterLosesOneServerMidStreamNothingLostNothingDuplicated) {
     ASSERT_TRUE(b.start());
 
     // An R3 stream needs all three servers to be placed: wait (bounded) until it is there.
-    bool ready = false;
-    for (int i = 0; i < 300 && !ready; ++i) {
-        ready = sink_of(a).stats().stream_ready && sink_of(b).stats().stream_ready;
-        if (!ready) std::this_thread::sleep_for(100ms);
-    }
+    const bool ready = wait_until(
+        [&] { return sink_of(a).stats().stream_ready && sink_of(b).stats().stream_ready; }, 30s);
     ASSERT_TRUE(ready) << "the R3 stream was not created within 30 s";
 
     const auto per_sender = events_total(20'000) / 2;
@@ -175,11 +172,9 @@ TEST_F(NatsSink, ClusterLosesOneServerMidStreamNothingLostNothingDuplicated) {
     auto sb = std::async(std::launch::async,
                          [&] { return send_events(client_to(b.port()), 22, per_sender); });
     ASSERT_EQ(half_future.wait_for(120s), std::future_status::ready);
-    bool in_flight = false;
-    for (int i = 0; i < 20000 && !in_flight; ++i) {  // a few seconds at most
-        in_flight = sink_of(a).stats().window_in_use > 0;
-        if (!in_flight) std::this_thread::sleep_for(100us);
-    }
+    // Best effort, a few seconds at most: polled finely, the window fills and drains fast.
+    const bool in_flight =
+        wait_until([&] { return sink_of(a).stats().window_in_use > 0; }, 3s, 100us);
     const auto url = sink_of(a).stats().connected_url;
     std::size_t victim = 0;
     for (std::size_t i = 0; i < servers_.size(); ++i)

@@ -23,11 +23,7 @@ constexpr std::uint64_t owner_seed = 21;
 // Waits (bounded: 30 s) until `done()`.
 template <class F>
 bool eventually(F done) {
-    for (int i = 0; i < 3000; ++i) {
-        if (done()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
+    return wait_until(done, std::chrono::seconds(30));
 }
 
 // The stream's owner: sends n events under `id`, held before object `limit` until the test
@@ -52,8 +48,9 @@ struct owner_client {
         auto w = workloads::make("events", owner_seed);
         message m;
         for (std::uint64_t i = 0; i < n && !result; ++i) {
-            for (int waited = 0; i >= limit.load() && waited < 30'000; ++waited)
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            // Held before object `limit` until the test lets it go on (bounded: 30 s).
+            wait_until([&] { return i < limit.load(); }, std::chrono::seconds(30),
+                       std::chrono::milliseconds(1));
             w->next(m);
             result = c.send(m);
             progress = i + 1;

@@ -29,10 +29,7 @@ tail -n 50 "$dir/graph.jsonl" | cmp -s - "$dir/tail.jsonl" || fail "read --from 
 follower=$!
 printf '%s\n' '{"$type":"Point","x":1,"y":2}' '{"late":true}' | "$objwire" send - --to "$to" 2>/dev/null ||
   fail "send to a followed daemon exited $?"
-for _ in $(seq 100); do
-  [ "$(wc -l <"$dir/followed.jsonl" 2>/dev/null || echo 0)" -ge 2 ] && break
-  sleep 0.1
-done
+wait_for_lines "$dir/followed.jsonl" 2 || true
 [ "$(wc -l <"$dir/followed.jsonl")" -eq 2 ] || fail "the follower printed $(wc -l <"$dir/followed.jsonl") objects, want 2"
 grep -qx '{"late":true}' "$dir/followed.jsonl" || fail "follower output: $(cat "$dir/followed.jsonl")"
 kill $follower

@@ -11,21 +11,14 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 # wait_lines FILE N: waits (at most 20 s) until FILE has at least N lines.
 wait_lines() {
-  for _ in $(seq 200); do
-    [ "$(wc -l 2>/dev/null <"$1" || echo 0)" -ge "$2" ] && return 0
-    sleep 0.1
-  done
-  fail "$1 has $(wc -l 2>/dev/null <"$1" || echo 0) lines, want $2"
+  wait_for_lines "$1" "$2" 20 ||
+    fail "$1 has $(wc -l 2>/dev/null <"$1" || echo 0) lines, want $2"
 }
 # restart_daemon LOG: starts objwired again on the same port and data directory.
 restart_daemon() {
   "$objwired" --listen "127.0.0.1:$port" --data-dir "$dir/data" 2>"$1" &
   daemon=$!
-  for _ in $(seq 100); do
-    grep -q 'listening on' "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "the restarted daemon did not listen"
+  wait_for_log "$1" 'listening on' || fail "the restarted daemon did not listen"
 }
 send() { "$objwire" send "$1" --to "$to" --sender-id "$2" 2>/dev/null || fail "send $1 exited $?"; }
 # stored FILE [ARGS...]: everything stored (or what ARGS select) as read prints it, the
@@ -60,7 +53,7 @@ rc=0
 grep -q "no sender with id 'nobody'" "$dir/err" || fail "unknown sender: $(cat "$dir/err")"
 "$objwire" read --to "$to" --from end --follow -o "$dir/end.jsonl" 2>"$dir/end.err" &
 follower=$!
-for _ in $(seq 100); do grep -q "reader from offset 1000, following" "$dir/log" && break; sleep 0.1; done
+wait_for_log "$dir/log" "reader from offset 1000, following" || true
 send "$dir/part01" second
 wait_lines "$dir/end.jsonl" 1000
 kill -TERM $follower
@@ -112,16 +105,14 @@ grep -q "reconnecting at offset 2000" "$dir/follow.err" || fail "follower: $(cat
 creader=$!
 wait_lines "$dir/c1" 4000
 # It acknowledges what it wrote once idle: the daemon stores the cursor at 4000.
-for _ in $(seq 100); do
-  "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl	4000$" && break
-  sleep 0.1
-done
+etl_at_4000() { "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl	4000$"; }
+wait_until 10 etl_at_4000 || true
 "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl	4000$" ||
   fail "cursor etl not stored at 4000: $("$objwire" cursor list --to "$to" 2>&1)"
 "$objwire" gen --workload person -n 30000 -o "$dir/more.jsonl"
 send "$dir/more.jsonl" fifth &
 sender=$!
-for _ in $(seq 200); do [ "$(wc -l <"$dir/c1")" -gt 4000 ] && break; sleep 0.05; done
+wait_for_lines "$dir/c1" 4001 || true
 kill -9 $creader
 wait $creader 2>/dev/null || true
 creader=""

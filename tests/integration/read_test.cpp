@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <objwire/connection.hpp>
@@ -174,21 +175,21 @@ TEST_F(Read, ACursorContinuesAtItsLastAck) {
         ASSERT_FALSE(r.ack(40));
     }  // gone without a goodbye: as if killed
     std::vector<client::stored_message> got;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        // The daemon may not have noticed the first reader is gone: the name is still held.
-        client::reader r(client_settings(), o);
-        if (r.open() == proto_errc::sender_busy) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            continue;
-        }
-        ASSERT_FALSE(r.error()) << r.last_error();
-        EXPECT_EQ(r.start(), 40u);
+    {
+        // The daemon may not have noticed the first reader is gone: while the name is still
+        // held, open again (bounded).
+        std::optional<client::reader> r;
+        wait_until([&] {
+            r.emplace(client_settings(), o);
+            return r->open() != proto_errc::sender_busy;
+        });
+        ASSERT_FALSE(r->error()) << r->last_error();
+        EXPECT_EQ(r->start(), 40u);
         client::stored_message m;
-        while (r.next(m))
+        while (r->next(m))
             got.push_back(std::move(m));
-        ASSERT_TRUE(r.finished()) << r.last_error();
-        ASSERT_FALSE(r.finish_cursor(100)) << r.last_error();
-        break;
+        ASSERT_TRUE(r->finished()) << r->last_error();
+        ASSERT_FALSE(r->finish_cursor(100)) << r->last_error();
     }
     ASSERT_EQ(got.size(), 60u);
     EXPECT_EQ(got.front().offset, 40u);

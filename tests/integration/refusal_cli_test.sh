@@ -17,10 +17,7 @@ to=(--to "127.0.0.1:$port")
 printf '%s\n' '{"$type":"Point","x":1,"y":2}' >"$dir/in.jsonl"
 
 exec 3<>"/dev/tcp/127.0.0.1/$port"  # the one connection allowed, idle
-for _ in $(seq 100); do
-  grep -q ": connected" "$dir/log" && break
-  sleep 0.1
-done
+wait_for_log "$dir/log" ": connected" || true
 grep -q ": connected" "$dir/log" || fail "the held connection was not accepted"
 
 expect_refused() {  # NAME ARGS...
@@ -41,12 +38,8 @@ expect_refused stats
 
 # The slot given back, the same client gets in.
 exec 3>&-
-ok=""
-for _ in $(seq 50); do
-  if "$objwire" send "$dir/in.jsonl" "${to[@]}" 2>"$dir/ok.err"; then ok=1; break; fi
-  sleep 0.1
-done
-[ -n "$ok" ] || fail "send after the slot was freed: $(cat "$dir/ok.err")"
+sends() { "$objwire" send "$dir/in.jsonl" "${to[@]}" 2>"$dir/ok.err"; }
+wait_until 10 sends || fail "send after the slot was freed: $(cat "$dir/ok.err")"
 
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"

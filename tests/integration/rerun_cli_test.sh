@@ -34,15 +34,13 @@ expect_stored_equal() {
   cmp -s "$2" "$dir/back.jsonl" ||
     fail "sender $1 holds $(wc -l <"$dir/back.jsonl") objects, not the $(wc -l <"$2") lines of $2 in order: $(diff "$2" "$dir/back.jsonl" | head -c 300)"
 }
+# stored_or_ended ID N: sender ID has N objects stored, or the send ($sender) is over.
+stored_or_ended() { [ "$(stored "$1")" -ge "$2" ] || ! kill -0 "$sender" 2>/dev/null; }
 # interrupt_at_random ID: waits until sender ID has stored a random share (10-60%) of the input.
 interrupt_at_random() {
   local want=$(( n / 10 + RANDOM % (n / 2) ))
-  for _ in $(seq 600); do
-    [ "$(stored "$1")" -ge "$want" ] && return 0
-    kill -0 $sender 2>/dev/null || fail "the send ended before it could be interrupted"
-    sleep 0.05
-  done
-  fail "sender $1 did not reach $want stored objects"
+  wait_until 30 stored_or_ended "$1" "$want" || fail "sender $1 did not reach $want stored objects"
+  [ "$(stored "$1")" -ge "$want" ] || fail "the send ended before it could be interrupted"
 }
 
 # What read prints for the input (numbers as read prints them): sent once, uninterrupted.
@@ -80,10 +78,8 @@ sender=""
 [ "$rc" -ne 0 ] || fail "send to a killed daemon exited 0: $(cat "$dir/send3.err")"
 "$objwired" --listen "$to" --data-dir "$dir/data" 2>>"$dir/log" &
 daemon=$!
-for _ in $(seq 100); do
-  "$objwire" stats --to "$to" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+answers() { "$objwire" stats --to "$to" >/dev/null 2>&1; }
+wait_until 10 answers || true
 before=$(stored daemon-killed)
 [ "$before" -lt "$n" ] || fail "the daemon was killed after the whole input was stored"
 "$objwire" send "$dir/in.jsonl" --sender-id daemon-killed --to "$to" 2>"$dir/send4.err" ||

@@ -27,6 +27,7 @@
 
 #include "client/workloads/workloads.hpp"
 #include "daemon/store/journal_reader.hpp"
+#include "tests/support/wait_until.hpp"
 
 extern char** environ;
 
@@ -47,24 +48,26 @@ inline std::uint16_t free_port() {
 
 // objwired as a child process on 127.0.0.1:port, its log appended to a file; `env` adds
 // OBJWIRE_* variables (the test's own are not passed on). Port 0: the kernel picks a free one
-// at each start, and port() says which (read from the log).
+// at each start, and port() says which (read from the log). `program` is objwired unless a
+// test runs its fault-injecting build (OBJWIRED_FAULTS_PATH).
 class child_objwired {
   public:
     child_objwired(std::filesystem::path data, std::filesystem::path log, std::uint16_t port,
-                   std::vector<std::string> env = {})
+                   std::vector<std::string> env = {}, std::string program = OBJWIRED_PATH)
         : data_(std::move(data)),
           log_(std::move(log)),
           requested_port_(port),
           port_(port),
-          env_(std::move(env)) {}
+          env_(std::move(env)),
+          program_(std::move(program)) {}
     ~child_objwired() { kill_now(); }
 
     // Starts it and waits (bounded) until it listens; false if it did not.
     bool start() {
         const auto before = log().size();
         std::vector<std::string> args = {
-            OBJWIRED_PATH, "--listen",     "127.0.0.1:" + std::to_string(requested_port_),
-            "--data-dir",  data_.string(), "--log-level",
+            program_,     "--listen",     "127.0.0.1:" + std::to_string(requested_port_),
+            "--data-dir", data_.string(), "--log-level",
             "info"};
         std::vector<char*> argv;
         for (auto& a : args)
@@ -88,19 +91,17 @@ class child_objwired {
             return false;
         }
         const std::string listening = "listening on 127.0.0.1:";
-        for (int i = 0; i < 500; ++i) {  // up to 10 s
+        bool exited = false;
+        const bool listens = wait_until([&] {
             const auto text = log();
             if (const auto at = text.find(listening, before); at != std::string::npos) {
                 port_ = static_cast<std::uint16_t>(std::stoi(text.substr(at + listening.size())));
                 return true;
             }
-            if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-                pid_ = -1;
-                return false;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        return false;
+            return exited = ::waitpid(pid_, nullptr, WNOHANG) == pid_;
+        });
+        if (exited) pid_ = -1;
+        return listens && !exited;
     }
     // Sends `sig` and waits for the exit; the wait status.
     int signal_and_wait(int sig) {
@@ -127,14 +128,10 @@ class child_objwired {
     std::optional<int> signal_and_wait_for(int sig, std::chrono::milliseconds limit) {
         if (pid_ <= 0) return std::nullopt;
         ::kill(pid_, sig);
-        const auto deadline = std::chrono::steady_clock::now() + limit;
         int status = 0;
-        while (::waitpid(pid_, &status, WNOHANG) == 0) {
-            if (std::chrono::steady_clock::now() >= deadline) {
-                kill_now();
-                return std::nullopt;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (!wait_until([&] { return ::waitpid(pid_, &status, WNOHANG) != 0; }, limit)) {
+            kill_now();
+            return std::nullopt;
         }
         pid_ = -1;
         return status;
@@ -146,6 +143,7 @@ class child_objwired {
     std::uint16_t requested_port_;
     std::uint16_t port_;
     std::vector<std::string> env_;
+    std::string program_;
     pid_t pid_ = -1;
 };
 

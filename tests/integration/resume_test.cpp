@@ -51,8 +51,8 @@ struct streaming_client {
         auto w = workloads::make("events", seed);
         message m;
         for (std::uint64_t i = 0; i < n; ++i) {
-            for (int waited = 0; i >= limit.load() && waited < 60'000; ++waited)  // bounded: 60 s
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            wait_until([&] { return i < limit.load(); }, std::chrono::seconds(60),
+                       std::chrono::milliseconds(1));
             w->next(m);
             if ((result = c.send(m))) {
                 error = c.last_error();
@@ -70,12 +70,8 @@ struct streaming_client {
 
 // Waits (bounded: 60 s) until `done()` or the client thread is over.
 template <class F>
-bool wait_until(F done) {
-    for (int i = 0; i < 6000; ++i) {
-        if (done()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
+bool eventually(F done) {
+    return wait_until(done, std::chrono::seconds(60));
 }
 
 class ResumeChild : public ::testing::Test {
@@ -117,7 +113,7 @@ TEST_F(ResumeChild, SigkillFiveTimesStoresEveryObjectExactlyOnce) {
     std::thread t([&] { client.run(cs); });
     int kills = 0;
     for (std::size_t k = 0; k < at.size(); ++k) {
-        if (!wait_until([&] { return client.progress.load() >= at[k]; })) break;
+        if (!eventually([&] { return client.progress.load() >= at[k]; })) break;
         const int status = d.signal_and_wait(SIGKILL);
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
         ++kills;
@@ -164,7 +160,7 @@ TEST_F(ResumeChild, SigtermWhileTenClientsSendThenTheyResume) {
         c->limit = n / 3;
         threads.emplace_back([&c, cs] { c->run(cs); });
     }
-    EXPECT_TRUE(wait_until([&] {
+    EXPECT_TRUE(eventually([&] {
         for (auto& c : clients)
             if (c->progress.load() < n / 3) return false;
         return true;
@@ -176,7 +172,8 @@ TEST_F(ResumeChild, SigtermWhileTenClientsSendThenTheyResume) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << d.log();
     for (auto& c : clients)
         c->limit = UINT64_MAX;  // they go on, find the daemon gone and retry
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // clients retrying
+    // The daemon stays down a while, so the clients' retries meet a closed port: the input.
+    pause_as_peer(std::chrono::milliseconds(200));
     ASSERT_TRUE(d.start()) << d.log();
     for (auto& t : threads)
         t.join();
@@ -212,12 +209,12 @@ TEST_F(ResumeInProcess, ConnectionCutTenTimesLosesAndDuplicatesNothing) {
     // one before it closes.
     std::atomic<int> cuts{0};
     std::atomic<bool> cutting{true};
-    client.before_close = [&] { wait_until([&] { return !cutting.load(); }); };
+    client.before_close = [&] { eventually([&] { return !cutting.load(); }); };
     std::thread t([&] { client.run(cs); });
     std::mt19937_64 rng(std::random_device{}());
     for (int k = 1; k <= 10; ++k) {
         const std::uint64_t at = n * k / 11 + rng() % std::max<std::uint64_t>(1, n / 22);
-        if (!wait_until([&] {
+        if (!eventually([&] {
                 return client.progress.load() >= at &&
                        client.reconnects.load() == static_cast<std::uint64_t>(cuts.load()) &&
                        proxy.open() > 0;
@@ -251,10 +248,10 @@ TEST_F(ResumeInProcess, ConnectionCutWhileClosingIsResumed) {
     std::atomic<bool> cut{false};
     client.before_close = [&] {
         at_close = true;
-        wait_until([&] { return cut.load(); });
+        eventually([&] { return cut.load(); });
     };
     std::thread t([&] { client.run(cs); });
-    EXPECT_TRUE(wait_until([&] { return at_close.load(); }));
+    EXPECT_TRUE(eventually([&] { return at_close.load(); }));
     EXPECT_EQ(proxy.cut(), 1);
     cut = true;
     t.join();

@@ -20,14 +20,10 @@ stored() { "$objwire" read --to "127.0.0.1:$port" --sender "$1" 2>/dev/null | wc
 # wait_stored SENDER N: waits (at most 20 s) until the daemon holds N objects for SENDER and
 # prints how many it holds then.
 wait_stored() {
-  local n=0
-  for _ in $(seq 200); do
-    n=$(stored "$1")
-    [ "$n" -ge "$2" ] && break
-    sleep 0.1
-  done
-  echo "$n"
+  wait_until 20 holds "$1" "$2" || true
+  stored "$1"
 }
+holds() { [ "$(stored "$1")" -ge "$2" ]; }
 
 # A pipe gives 3 lines and pauses: they are readable from the daemon during the pause (the
 # writer holds the rest back until it sees them, at most 20 s), then the other 2 follow.

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/wait_until.hpp"
+
 extern char** environ;
 
 namespace {
@@ -132,10 +134,8 @@ TEST(ServiceNotify, ReadyReloadingStoppingThroughNotifySocket) {
     EXPECT_NE(stopping.find("STOPPING=1"), std::string::npos) << stopping;
     int status = 0;
     pid_t done = 0;
-    for (int i = 0; i < 300 && done == 0; ++i) {  // bounded: 30 s
-        done = ::waitpid(pid, &status, WNOHANG);
-        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    objwire::test::wait_until([&] { return (done = ::waitpid(pid, &status, WNOHANG)) != 0; },
+                              std::chrono::seconds(30));
     if (done == 0) {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, &status, 0);

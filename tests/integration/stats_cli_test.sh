@@ -6,17 +6,18 @@ objwire=$2
 dir=$(mktemp -d)
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- daemon log:" >&2; cat "$dir/log" >&2; exit 1; }
+source "$(dirname "$0")/../support/wait_until.sh"
 
 OBJWIRE_METRICS_LISTEN=127.0.0.1:0 "$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data" 2>"$dir/log" &
 daemon=$!
 port="" metrics=""
-for _ in $(seq 100); do
+# ports_logged: sets $port and $metrics from the log; whether both are there.
+ports_logged() {
   port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
   metrics=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 || true)
-  [ -n "$port" ] && [ -n "$metrics" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] && [ -n "$metrics" ] || fail "daemon did not log its ports"
+  [ -n "$port" ] && [ -n "$metrics" ]
+}
+wait_until 10 ports_logged || fail "daemon did not log its ports"
 
 "$objwire" bench --workload person -n 1000 --to "127.0.0.1:$port" >/dev/null 2>&1 || fail "bench exited $?"
 

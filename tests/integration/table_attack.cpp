@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "../support/wait_until.hpp"
+
 namespace {
 
 using bytes_t = std::vector<std::uint8_t>;
@@ -276,7 +278,9 @@ int main(int argc, char** argv) {
         });
     for (auto& t : threads)
         t.join();
-    std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
+    // Every connection stays open, its table full, for the hold: the load whose memory the
+    // test measures.
+    objwire::test::pause_as_peer(std::chrono::milliseconds(hold_ms));
     for (auto& p : peers) {
         if (p.error.empty()) {
             p.send_all(frame(6, 0, {}));

@@ -9,15 +9,11 @@ command -v strace >/dev/null || { echo "SKIP: strace is not installed"; exit 77;
 dir=$(mktemp -d)
 trap 'kill $daemon 2>/dev/null || true; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/wait_until.sh"
 
 "$objwired" --listen 127.0.0.1:0 --data-dir "$dir/data" 2>"$dir/log" &
 daemon=$!
-for _ in $(seq 100); do
-  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f2 || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "daemon did not log its port"
+port=$(logged_port "$dir/log") || fail "daemon did not log its port"
 
 strace -f -qq -e trace=write,writev,sendmsg,sendto,pwrite64 -o "$dir/trace" \
   "$objwire" bench --workload person -n 100000 --to "127.0.0.1:$port" --json >"$dir/bench.json" \

@@ -32,6 +32,7 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$dir/log" ] && { echo "--- objwired log:" >&2; cat "$dir/log" >&2; }; exit 1; }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+source "$(dirname "$0")/../support/wait_until.sh"
 
 if [ ! -x "$cache/usr/bin/apt-get" ]; then
   echo "deb_test: debootstrap bookworm from $mirror into $cache (once)"
@@ -77,13 +78,7 @@ chroot --userspec=objwire:objwire "$root" /usr/bin/env -i OBJWIRE_METRICS_LISTEN
   /usr/sbin/objwired --config /etc/objwire/objwired.toml --listen 127.0.0.1:0 \
   --data-dir /var/lib/objwire 2>"$dir/log" &
 daemon=$!
-port=""
-for _ in $(seq 100); do
-  port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/log" 2>/dev/null | cut -d: -f2 || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "objwired did not start"
+port=$(logged_port "$dir/log") || fail "objwired did not start"
 in_root sh -c "objwire gen --workload person -n 1000 -o /tmp/person.jsonl && objwire send /tmp/person.jsonl --to 127.0.0.1:$port" \
   >"$dir/send.log" 2>&1 || fail "objwire send: $(cat "$dir/send.log")"
 in_root objwire read --to "127.0.0.1:$port" -o /tmp/back.jsonl 2>>"$dir/send.log" || fail "objwire read: $(cat "$dir/send.log")"

@@ -26,6 +26,7 @@
 #include "client/pipeline/message_pipeline.hpp"
 #include "client/pipeline/pipeline.hpp"
 #include "client/pipeline/sent_lines.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace {
 
@@ -387,11 +388,7 @@ TEST(jsonl_stream, blocks_of_any_size_read_as_the_whole_text) {
 // Waits (at most 20 s) for done().
 template <class Done>
 bool eventually_long(Done&& done) {
-    for (int i = 0; i < 2'000; ++i) {
-        if (done()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return done();
+    return objwire::test::wait_until(done, std::chrono::seconds(20));
 }
 
 // A pipe whose writer pauses: the lines before the pause are delivered, and the consumer's
@@ -439,7 +436,8 @@ TEST(jsonl_stream, cancel_ends_a_waiting_read) {
     ASSERT_TRUE(in.open("/dev/fd/" + std::to_string(fds[0]), error)) << error;
     ::close(fds[0]);
     std::thread canceller([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        // The cancel comes late, once the read is likely waiting: its lateness is the input.
+        objwire::test::pause_as_peer(std::chrono::milliseconds(20));
         in.cancel();
     });
     std::string_view lines;
