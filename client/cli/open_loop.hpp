@@ -22,6 +22,9 @@ class open_loop {
     // `count` objects at `rate` per second, the first due at the clock's current time.
     open_loop(double rate, std::uint64_t count, clock_fn now)
         : rate_(rate), count_(count), now_(std::move(now)), start_ns_(now_()) {}
+    // The first object due at `start_ns`: senders that share a rate start a slot apart.
+    open_loop(double rate, std::uint64_t count, clock_fn now, std::int64_t start_ns)
+        : rate_(rate), count_(count), now_(std::move(now)), start_ns_(start_ns) {}
 
     std::int64_t due_ns(std::uint64_t i) const {
         return start_ns_ + static_cast<std::int64_t>(static_cast<double>(i) * 1e9 / rate_);
