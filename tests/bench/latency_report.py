@@ -55,10 +55,14 @@ def connection_table(closed, paced):
         "paced at 50%: p50 ms | p99 ms | p99.9 ms | runs |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    for r in closed + paced:
+        r.setdefault("connections", 1)
     by_n = groups(paced, "fsync", "connections")
     for (fsync, n), runs in groups(closed, "fsync", "connections").items():
+        # One connection (the plain bench report) is fair by definition.
         fair = statistics.median(
-            r["connection_objects_per_second_min"] / r["connection_objects_per_second_mean"] for r in runs
+            min(r.get("connection_objects_per_second", [1])) / statistics.mean(r.get("connection_objects_per_second", [1]))
+            for r in runs
         )
         p = by_n.get((fsync, n), [])
         lat = (
