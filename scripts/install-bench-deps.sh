@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Optional: what the benchmarks need beyond scripts/install-deps.sh - gnuplot for the plots in
-# docs/PERFORMANCE.md, iproute2 (ip, tc) for tests/bench/link.sh's shaped links. Not
-# part of the build or test path. Installs only what is missing; needs root (or sudo) then.
+# docs/PERFORMANCE.md, python3 for tests/bench/latency_report.py, iproute2 (ip, tc) for
+# tests/bench/link.sh's shaped links. Not part of the build or test path. Installs only what
+# is missing; needs root (or sudo) then.
 set -euo pipefail
 
-packages=(gnuplot-nox iproute2 util-linux time)  # time: /usr/bin/time -v in tests/bench/e2e.sh
+packages=(gnuplot-nox python3 iproute2 util-linux time)  # time: /usr/bin/time -v in tests/bench/e2e.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "client/cli/bench_load.hpp"
+#include "client/cli/bench_report.hpp"
 #include "client/cli/bench_verify.hpp"
 #include "client/cli/gen_command.hpp"
 #include "client/cli/sender_flags.hpp"
@@ -14,33 +16,39 @@
 namespace objwire::client {
 namespace {
 
-// One bench result: its key and its value as JSON text.
-struct report_line {
-    std::string key;
-    std::string json;
-};
-
-std::string json_number(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-std::string json_string(std::string_view v) {
-    std::string out = "\"";
-    for (char ch : v) {
-        if (ch == '"' || ch == '\\') out.push_back('\\');
-        out.push_back(ch);
-    }
-    return out + "\"";
-}
-
 struct bench_flags {
     sender_flags common;
     std::string workload = "person";
     std::uint64_t count = 0;
     bool json = false;
     bool verify = false;  // read this run's objects back and compare (client/cli/bench_verify.hpp)
+    std::string rate;     // --rate N/s: open loop (client/cli/bench_load.hpp)
+    unsigned connections = 1;
+    unsigned readers = 0;
 };
+
+// --rate, --connections or --readers: the load runner, with latency percentiles.
+int run_load_bench(const bench_flags& f, const config::client_settings& settings) {
+    load_flags l{.connections = f.connections, .readers = f.readers, .workload = f.workload};
+    if (!f.rate.empty()) {
+        const auto rate = parse_rate(f.rate);
+        if (!rate) {
+            std::cerr << "objwire: --rate " << f.rate << ": not a rate (e.g. 50000/s, 50k/s)\n";
+            return exit_codes::usage;
+        }
+        l.rate = *rate;
+    }
+    if (f.verify) {
+        std::cerr << "objwire: --verify reads one connection back: not with --rate, "
+                     "--connections or --readers\n";
+        return exit_codes::usage;
+    }
+    auto w = make_workload(f.workload);
+    if (!w) return exit_codes::usage;
+    l.count = f.count ? f.count : w->default_count();
+    l.json = f.json;
+    return run_load(settings, l);
+}
 
 // The compression policy's decision and inputs, as bench reports them.
 std::vector<report_line> compression_lines(const connection& c) {
@@ -92,10 +100,7 @@ void print_bench(const bench_flags& f, const config::client_settings& settings, 
         lines.push_back({"verify_mismatches", std::to_string(verified->mismatches)});
     }
     if (f.json) {
-        std::string out = "{";
-        for (const auto& l : lines)
-            out += (out.size() > 1 ? "," : "") + json_string(l.key) + ":" + l.json;
-        std::printf("%s}\n", out.c_str());
+        std::printf("%s\n", json_object(lines).c_str());
         return;
     }
     std::printf("objwire bench: %s, %llu objects in %.3f s = %.0f objects/s\n", f.workload.c_str(),
@@ -130,6 +135,7 @@ void print_bench(const bench_flags& f, const config::client_settings& settings, 
 int run_bench(const bench_flags& f) {
     config::client_settings settings;
     if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
+    if (!f.rate.empty() || f.connections > 1 || f.readers > 0) return run_load_bench(f, settings);
     auto w = make_workload(f.workload);
     if (!w) return exit_codes::usage;
     const std::uint64_t n = f.count ? f.count : w->default_count();
@@ -178,8 +184,22 @@ subcommand add_bench_command(CLI::App& app) {
     bench->add_flag("--verify", f->verify,
                     "then read this run's objects back and compare each with what was sent "
                     "(exit 3 on a mismatch)");
+    bench->add_option("--rate", f->rate,
+                      "open loop: objects per second over all connections (50000/s, 50k/s), each "
+                      "object's latency from its due time to its acknowledgement");
+    bench
+        ->add_option("--connections", f->connections,
+                     "concurrent senders in this process, sharing the rate and the objects")
+        ->check(CLI::Range(1, 10'000));
+    bench
+        ->add_option("--readers", f->readers,
+                     "followers reading from the journal's end while the senders write "
+                     "(delivery latency: acknowledged to delivered, with --rate)")
+        ->check(CLI::Range(0, 1'000));
     bench->footer(
-        "Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json");
+        "Example:\n  objwire bench --workload person -n 100000 --to 127.0.0.1:7878 --json\n"
+        "  objwire bench --workload events -n 20000 --rate 20000/s --connections 10 --readers 2 "
+        "--to 127.0.0.1:7878 --json");
     return {bench, [f] { return run_bench(*f); }};
 }
 

@@ -1,5 +1,6 @@
 // `objwire bench --workload NAME -n N`: generates a workload in-process, sends it and reports
-// the link (objects/s, bytes/object, table, compression), optionally reading it back.
+// the link (objects/s, bytes/object, table, compression), optionally reading it back; with
+// --rate, --connections or --readers, latency percentiles (client/cli/bench_load.hpp).
 #pragma once
 
 #include "client/cli/subcommand.hpp"

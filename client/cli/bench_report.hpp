@@ -1,0 +1,37 @@
+// How bench reports a result: key/value lines printed as one JSON object (--json) or as text.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace objwire::client {
+
+// One bench result: its key and its value as JSON text.
+struct report_line {
+    std::string key;
+    std::string json;
+};
+
+inline std::string json_number(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+inline std::string json_string(std::string_view v) {
+    std::string out = "\"";
+    for (char ch : v) {
+        if (ch == '"' || ch == '\\') out.push_back('\\');
+        out.push_back(ch);
+    }
+    return out + "\"";
+}
+inline std::string json_object(const std::vector<report_line>& lines) {
+    std::string out = "{";
+    for (const auto& l : lines)
+        out += (out.size() > 1 ? "," : "") + json_string(l.key) + ":" + l.json;
+    return out + "}";
+}
+
+}  // namespace objwire::client
