@@ -1,5 +1,6 @@
 #include "client/cli/read_command.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -79,8 +80,18 @@ class buffered_file {
             buf_.empty() || (std::fwrite(buf_.data(), 1, buf_.size(), file_) == buf_.size() &&
                              std::fflush(file_) == 0);
         buf_.clear();
-        if (!good) report();
+        if (!good && errno == EPIPE) closed_ = true;
+        if (!good && !closed_) report();
         return good;
+    }
+    // Whether whoever reads the output closed it (EPIPE, or poll() says so while idle): the
+    // end of the read they asked for, as `head -5` does, not an error.
+    bool closed() const { return closed_; }
+    bool check_closed() {
+        if (!file_ || closed_) return closed_;
+        pollfd p{::fileno(file_), 0, 0};
+        if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0) closed_ = true;
+        return closed_;
     }
     bool close() {
         bool good = !file_ || flush();
@@ -99,6 +110,7 @@ class buffered_file {
     std::string path_;
     std::FILE* file_ = nullptr;
     std::string buf_;
+    bool closed_ = false;
 };
 
 // The objects as JSON lines and, with --offsets, a line "OFFSET<TAB>SENDER" per object in a
@@ -135,6 +147,10 @@ class read_output {
     std::uint64_t next() const { return next_; }
     std::uint64_t written() const { return written_; }
     void start_at(std::uint64_t offset) { next_ = written_ = offset; }
+    bool closed() const { return objects_.closed() || offsets_.closed(); }
+    // Looks whether an output's reader is gone without writing to it: a follower waiting
+    // for new objects hears of a closed pipe at once, not with the next object.
+    bool check_closed() { return objects_.check_closed() || offsets_.check_closed(); }
 
   private:
     buffered_file objects_;
@@ -148,13 +164,15 @@ void on_stop_signal(int) {
 }
 
 // SIGINT and SIGTERM end the read cleanly: what was received is written out and a cursor
-// stored at its end.
+// stored at its end. A closed output is a failed write (EPIPE), not a SIGPIPE death, so that
+// a cursor is stored there too and the exit is quiet.
 void install_stop_handlers() {
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
 }
 
 // The daemon went away or restarts: a follower reconnects.
@@ -254,7 +272,18 @@ int run_read(const read_flags& f) {
         if (!current->ack(out.written())) acked = out.written();
         last_ack = now;
     };
-    options.on_wait = [&] { maybe_ack(); };
+    options.on_wait = [&] {
+        if (out.check_closed()) stop_requested = true;
+        maybe_ack();
+    };
+    // A write failed: an output closed by its reader ends the read quietly (at what was
+    // written out, for a cursor); any other failure was reported.
+    const auto write_failed = [&](reader& r) {
+        if (!out.closed()) return exit_codes::usage;
+        progress.finish();
+        if (!f.cursor.empty()) r.finish_cursor(out.written());
+        return exit_codes::ok;
+    };
     for (;;) {
         reader r(settings, options);
         current = &r;
@@ -278,14 +307,14 @@ int run_read(const read_flags& f) {
                     return progress_sample{objects, bytes_in + r.stats().wire_bytes_in, objects,
                                            false};
                 });
-                if (!out.add(m)) return exit_codes::usage;
+                if (!out.add(m)) return write_failed(r);
                 if (r.ready() != 0) continue;
                 // About to wait for the daemon: what came is written out, and a cursor hears so.
-                if ((f.follow || !f.cursor.empty()) && !out.flush()) return exit_codes::usage;
+                if ((f.follow || !f.cursor.empty()) && !out.flush()) return write_failed(r);
                 maybe_ack();
             }
             gaps.tell(r);
-            if (!out.flush()) return exit_codes::usage;
+            if (!out.flush()) return write_failed(r);
             account();
             if (r.stopped() || r.finished()) {
                 if (!f.cursor.empty() && r.finish_cursor(out.written())) {
@@ -323,7 +352,8 @@ int run_read(const read_flags& f) {
         options.skip_below = resume_at;
     }
     progress.finish();
-    if (!out.close()) return exit_codes::usage;
+    if (!out.close() && !out.closed()) return exit_codes::usage;
+    if (out.closed()) return exit_codes::ok;
     std::cerr << "objwire: read " << objects << " objects in " << blocks << " blocks from " << sink
               << (f.cursor.empty()
                       ? ""
@@ -367,7 +397,9 @@ subcommand add_read_command(CLI::App& app) {
                     "or /dev/fd/3), line N for the Nth object, so the objects stay re-sendable");
     cmd->add_option("-o,--output", flags->output, "file to write, - for stdout (default)");
     cmd->footer(
-        "Exit: 0 done (or stopped by SIGINT/SIGTERM), 1 usage, 2 cannot connect or the "
+        "Exit: 0 done (or stopped by SIGINT/SIGTERM, or the output closed by its reader, as "
+        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage, 2 "
+        "cannot connect or the "
         "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
         "printed), 6 unknown --sender, 78 bad settings.\n"
         "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl");
