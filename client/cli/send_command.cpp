@@ -69,8 +69,7 @@ void report_stored(send_run& run, const connection& c) {
     const std::uint64_t acked = c.stats().objects_acked;
     run.lines.acked(acked);
     const std::uint64_t last = run.lines.last_stored_line();
-    std::cerr << "objwire: " << acked << (acked == 1 ? " object" : " objects")
-              << " acknowledged as stored";
+    std::cerr << "objwire: " << counted(acked, "object") << " acknowledged as stored";
     if (last == 0)
         std::cerr << ": nothing of " << run.name << "\n";
     else
@@ -104,7 +103,7 @@ int run_send(const send_flags& f) {
     line_blocks input;
     if (std::string error; !input.open(f.input, error)) {
         std::cerr << "objwire: " << error << "\n";
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     // A named stream's input is its whole stream: a rerun sends only what is not stored yet
     // (docs/PROTOCOL.md 1.1, "Reruns").
@@ -113,9 +112,10 @@ int run_send(const send_flags& f) {
     c.skip_stored(rerunnable);
     if (int rc = open_connection(c)) return rc;
     if (c.stored_objects() > 0)
-        std::cerr << "objwire: sender id '" << c.sender_id() << "' has " << c.stored_objects()
-                  << " objects stored: the first " << c.stored_objects()
-                  << " objects of the input are checked against them and not sent again\n";
+        std::cerr << "objwire: sender id '" << c.sender_id() << "' has "
+                  << counted(c.stored_objects(), "object") << " stored: the first "
+                  << counted(c.stored_objects(), "object")
+                  << " of the input are checked against them and not sent again\n";
     bool mismatch = false;  // the input is not the one the sender id stored
     send_run run;
     run.name = input_name(f.input);
@@ -204,12 +204,12 @@ int run_send(const send_flags& f) {
     if (!input.error().empty()) {
         std::cerr << "objwire: " << input.error() << "\n";
         report_stored(run, c);
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     const auto& s = c.stats();
-    std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
-              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
-              << " bytes, to " << c.server().sink << "\n";
+    std::cerr << "objwire: sent " << counted(s.objects_sent, "object") << " (" << s.objects_acked
+              << " acknowledged) in " << counted(s.frames, "frame") << ", "
+              << counted(s.wire_bytes_out, "byte") << ", to " << c.server().sink << "\n";
     if (run.stopped_at_line != 0) {
         std::cerr << "objwire: stopped at line " << run.stopped_at_line << " of " << run.name
                   << " (--on-error stop)\n";
@@ -217,13 +217,14 @@ int run_send(const send_flags& f) {
         return exit_codes::bad_input;
     }
     if (c.skipped_objects())
-        std::cerr << "objwire: " << c.skipped_objects()
-                  << " objects of the input were stored before under this sender id: not sent "
+        std::cerr << "objwire: " << counted(c.skipped_objects(), "object")
+                  << " of the input were stored before under this sender id: not sent "
                      "again\n";
     if (run.skipped) {
         run.lines.acked(s.objects_acked);
-        std::cerr << "objwire: skipped " << run.skipped << " bad lines; the others of " << run.name
-                  << ", up to line " << run.lines.last_stored_line() << ", were stored\n";
+        std::cerr << "objwire: skipped " << counted(run.skipped, "bad line") << "; the others of "
+                  << run.name << ", up to line " << run.lines.last_stored_line()
+                  << ", were stored\n";
         return exit_codes::bad_input;
     }
     return exit_codes::ok;
@@ -248,7 +249,8 @@ subcommand add_send_command(CLI::App& app) {
         "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
         "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
         "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
-        "input was stored); 78 bad settings (config file, OBJWIRE_* variable, setting flag);\n"
+        "input was stored); 66 the input file is missing or cannot be read; 78 bad settings "
+        "(config file, OBJWIRE_* variable, setting flag);\n"
         "130 / 143 stopped by SIGINT (Ctrl-C) / SIGTERM: reading stops, the objects in flight\n"
         "get 5 s to be acknowledged, then the exit 3 summary (a second signal ends at once).\n"
         "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"

@@ -2,7 +2,9 @@
 # objwire in shell pipelines: Ctrl-C (in a pseudo-terminal, through `script`) and SIGTERM
 # during `send` print where the acknowledged part ends and exit 130 / 143 with no progress
 # line left on the terminal, and a rerun under the sender id stores the rest once; `read |
-# head -5` ends quietly with 0; a follower whose reader closes the pipe ends at once.
+# head -5` ends quietly with 0; a follower whose reader closes the pipe ends at once. Then the
+# consistency rules: empty filters, --from past the end, cursor moves, the file exit codes,
+# --offsets to inherited descriptors, singular counts.
 #
 #   tests/integration/pipeline_cli_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
@@ -136,4 +138,51 @@ follower=""
 [ "$rc" -eq 0 ] || fail "the follower exited $rc: $(cat "$dir/follow.err")"
 [ ! -s "$dir/follow.err" ] || fail "the follower printed on stderr: $(cat "$dir/follow.err")"
 echo "follower: ended ${took_ms} ms after its output closed, exit 0, stderr empty"
+
+# expect CODE STDERR_PATTERN COMMAND...: COMMAND exits CODE and says STDERR_PATTERN.
+expect() {
+  local want=$1 pattern=$2 rc=0
+  shift 2
+  "$@" >"$dir/out" 2>"$dir/err" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "$* exited $rc, want $want: $(cat "$dir/err")"
+  grep -q -- "$pattern" "$dir/err" || fail "$* said: $(cat "$dir/err")"
+}
+# 5. Empty filters are usage errors, not "everything".
+expect 1 "must not be empty" "$objwire" read --to "$to" --sender ""
+expect 1 "must not be empty" "$objwire" read --to "$to" --cursor ""
+# --from past the end says so.
+end=$(wc -l <"$dir/ref.jsonl")
+expect 0 "is past the end of what is stored" "$objwire" read --to "$to" --from 99999999999
+[ ! -s "$dir/out" ] || fail "read --from past the end printed objects"
+# Cursors: --from places a new one only; cursor set moves one back (or forward).
+expect 0 "cursor 'etl' at offset" "$objwire" read --to "$to" --cursor etl --from 10
+expect 1 "exists (at offset" "$objwire" read --to "$to" --cursor etl --from 0
+expect 0 "cursor 'etl' at offset 5" "$objwire" cursor set etl 5 --to "$to"
+"$objwire" cursor list --to "$to" 2>/dev/null | grep -qx "etl	5" || fail "cursor set did not move etl to 5"
+expect 0 "cursor 'etl' at offset" "$objwire" read --to "$to" --cursor etl
+head -6 "$dir/out" | cmp -s - <(sed -n 6,11p "$dir/ref.jsonl") || fail "the moved cursor did not start at 5"
+expect 1 "past the end" "$objwire" cursor set etl 99999999999 --to "$to"
+# Files: a missing input 66, an output that cannot be created 73, for every subcommand.
+expect 66 "cannot open" "$objwire" send "$dir/missing.jsonl" --to "$to"
+expect 66 "cannot open" "$objwire" encode "$dir/missing.jsonl" -o "$dir/x.owj"
+expect 66 "cannot open" "$objwire" decode "$dir/missing.owj"
+expect 73 "cannot create" "$objwire" read --to "$to" -o "$dir/no/such/dir/x"
+expect 73 "cannot create" "$objwire" read --to "$to" -o "$dir/x" --offsets "$dir/no/such/dir/x"
+expect 73 "cannot create" "$objwire" gen -n 1 -o "$dir/no/such/dir/x"
+expect 73 "cannot create" "$objwire" encode "$dir/in.jsonl" -o "$dir/no/such/dir/x"
+expect 73 "cannot create" "$objwire" decode "$dir/x.owj" -o "$dir/no/such/dir/x"
+# --offsets to stderr redirected to a file: what was there stays, the offsets follow it.
+echo "kept line" >"$dir/stderr.txt"
+"$objwire" read --to "$to" --sender reference --offsets /dev/stderr >/dev/null 2>>"$dir/stderr.txt" ||
+  fail "read --offsets /dev/stderr exited $?"
+[ "$(head -1 "$dir/stderr.txt")" = "kept line" ] || fail "--offsets /dev/stderr overwrote the file"
+[ "$(grep -c "	reference$" "$dir/stderr.txt")" -eq "$end" ] || fail "--offsets /dev/stderr: $(head -3 "$dir/stderr.txt")"
+# --offsets - with the objects in a file: the offsets on stdout.
+"$objwire" read --to "$to" --sender reference -o "$dir/objs" --offsets - 2>/dev/null >"$dir/offs" ||
+  fail "read --offsets - exited $?"
+[ "$(wc -l <"$dir/offs")" -eq "$end" ] && cmp -s "$dir/objs" "$dir/ref.jsonl" || fail "--offsets -: $(head -2 "$dir/offs")"
+expect 1 "is the objects' output too" "$objwire" read --to "$to" --offsets -
+# One object is "1 object".
+expect 0 "sent 1 object (1 acknowledged) in 1 frame," sh -c "echo '{\"one\":1}' | '$objwire' send - --to '$to'"
+echo "consistency: empty filters, --from past the end, cursor set, exit 66/73, --offsets, counts"
 echo "PASS"
