@@ -46,6 +46,7 @@ struct read_flags {
     std::string offsets;
     std::string output = "-";
     bool from_given = false;  // --from on the command line, not the default
+    std::uint64_t count = 0;  // --count: stop after this many objects (0: no limit)
 };
 
 // --from: an offset, `end`, or -N (the last N objects). False for anything else.
@@ -376,6 +377,7 @@ int run_read(const read_flags& f) {
                                            false};
                 });
                 if (!out.add(m)) return write_failed(r);
+                if (f.count != 0 && objects >= f.count) break;
                 if (r.ready() != 0) continue;
                 // About to wait for the daemon: what came is written out, and a cursor hears so.
                 if ((f.follow || !f.cursor.empty()) && !out.flush()) return write_failed(r);
@@ -384,7 +386,8 @@ int run_read(const read_flags& f) {
             gaps.tell(r);
             if (!out.flush()) return write_failed(r);
             account();
-            if (r.stopped() || r.finished()) {
+            const bool counted_out = f.count != 0 && objects >= f.count;
+            if (r.stopped() || r.finished() || counted_out) {
                 if (!f.cursor.empty() && r.finish_cursor(out.written())) {
                     std::cerr << "objwire: " << r.last_error() << " (cursor '" << f.cursor
                               << "' may repeat objects after its last stored position)\n";
@@ -480,6 +483,10 @@ subcommand add_read_command(CLI::App& app) {
                     "object, so the objects stay re-sendable. -, /dev/stdout, /dev/stderr and "
                     "/dev/fd/N are written as inherited, never reopened or truncated (e.g. "
                     "--offsets /dev/stderr 2>>log)");
+    cmd->add_option("--count", flags->count,
+                    "stop after this many objects (with --follow too; a cursor then stands after "
+                    "the last one printed)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("-o,--output", flags->output,
                     "file to create (or replace), - for stdout (default)");
     cmd->footer(

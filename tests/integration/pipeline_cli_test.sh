@@ -182,6 +182,12 @@ echo "kept line" >"$dir/stderr.txt"
   fail "read --offsets - exited $?"
 [ "$(wc -l <"$dir/offs")" -eq "$end" ] && cmp -s "$dir/objs" "$dir/ref.jsonl" || fail "--offsets -: $(head -2 "$dir/offs")"
 expect 1 "is the objects' output too" "$objwire" read --to "$to" --offsets -
+# --count: that many objects, then the end (a follower too).
+expect 0 "read 3 objects" "$objwire" read --to "$to" --sender reference --count 3
+head -3 "$dir/ref.jsonl" | cmp -s - "$dir/out" || fail "read --count 3 printed $(wc -l <"$dir/out") lines"
+expect 0 "read 5 objects" timeout 60 "$objwire" read --to "$to" --sender reference --follow --count 5
+head -5 "$dir/ref.jsonl" | cmp -s - "$dir/out" || fail "read --follow --count 5 printed $(wc -l <"$dir/out") lines"
+expect 1 "" "$objwire" read --to "$to" --count 0
 # One object is "1 object".
 expect 0 "sent 1 object (1 acknowledged) in 1 frame," sh -c "echo '{\"one\":1}' | '$objwire' send - --to '$to'"
 echo "consistency: empty filters, --from past the end, cursor set, exit 66/73, --offsets, counts"
