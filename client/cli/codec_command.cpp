@@ -38,7 +38,8 @@ class output_file {
         path_ = path;
         file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
         if (!file_)
-            std::cerr << "objwire: cannot write '" << path << "': " << std::strerror(errno) << "\n";
+            std::cerr << "objwire: cannot create '" << path << "': " << std::strerror(errno)
+                      << "\n";
         return file_ != nullptr;
     }
     bool write(const void* data, std::size_t n) {
@@ -106,10 +107,10 @@ int run_encode(const encode_flags& f) {
     std::string error;
     if (!text.open(f.input, error)) {
         std::cerr << "objwire: " << error << "\n";
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     output_file out;
-    if (!out.open(f.output)) return exit_codes::usage;
+    if (!out.open(f.output)) return exit_codes::cannot_create;
     block_file_writer blocks(out);
     const std::string name = input_name(f.input);
     std::uint64_t skipped = 0;
@@ -141,11 +142,11 @@ int run_encode(const encode_flags& f) {
     };
     read_jsonl_pipelined(text.view(), stop_at_error, encode_one, report);
     if (failed != exit_codes::ok) return failed;
-    if (!blocks.flush() || !out.close()) return exit_codes::usage;
-    std::cerr << "objwire: encoded " << blocks.messages() << " objects in " << blocks.blocks()
-              << " blocks to " << f.output << "\n";
+    if (!blocks.flush() || !out.close()) return exit_codes::io_error;
+    std::cerr << "objwire: encoded " << counted(blocks.messages(), "object") << " in "
+              << counted(blocks.blocks(), "block") << " to " << f.output << "\n";
     if (skipped) {
-        std::cerr << "objwire: skipped " << skipped << " bad lines\n";
+        std::cerr << "objwire: skipped " << counted(skipped, "bad line") << "\n";
         return exit_codes::bad_input;
     }
     return exit_codes::ok;
@@ -171,7 +172,7 @@ int decode_file(const std::string& path, output_file& out, std::uint64_t& object
     const std::string name = input_name(path);
     if (fd < 0) {
         std::cerr << "objwire: cannot open '" << path << "': " << std::strerror(errno) << "\n";
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     const fd_closer closer{is_stdin ? -1 : fd};
     std::string buf;
@@ -198,7 +199,7 @@ int decode_file(const std::string& path, output_file& out, std::uint64_t& object
             }
             start += parsed.size;
             if (json.size() >= write_chunk) {
-                if (!out.write(json.data(), json.size())) return exit_codes::usage;
+                if (!out.write(json.data(), json.size())) return exit_codes::io_error;
                 json.clear();
             }
             continue;
@@ -219,7 +220,7 @@ int decode_file(const std::string& path, output_file& out, std::uint64_t& object
             std::cerr << where() << "the last " << (buf.size() - start)
                       << " bytes are not a whole block (a torn or unfinished append); the "
                          "objects before them were decoded\n";
-            if (!out.write(json.data(), json.size())) return exit_codes::usage;
+            if (!out.write(json.data(), json.size())) return exit_codes::io_error;
             return exit_codes::bad_input;
         }
         buf.erase(0, start);
@@ -230,23 +231,24 @@ int decode_file(const std::string& path, output_file& out, std::uint64_t& object
         const long n = read_some(fd, buf, want);
         if (n < 0) {
             std::cerr << "objwire: cannot read '" << name << "': " << std::strerror(errno) << "\n";
-            return exit_codes::bad_input;
+            return exit_codes::no_input;
         }
         eof = n == 0;
     }
-    return out.write(json.data(), json.size()) ? exit_codes::ok : exit_codes::usage;
+    return out.write(json.data(), json.size()) ? exit_codes::ok : exit_codes::io_error;
 }
 
 int run_decode(const decode_flags& f) {
     output_file out;
-    if (!out.open(f.output)) return exit_codes::usage;
+    if (!out.open(f.output)) return exit_codes::cannot_create;
     std::uint64_t objects = 0;
     for (const auto& path : f.inputs) {
         if (int rc = decode_file(path, out, objects)) return rc;
     }
-    if (!out.close()) return exit_codes::usage;
+    if (!out.close()) return exit_codes::io_error;
     if (f.output != "-")
-        std::cerr << "objwire: decoded " << objects << " objects to " << f.output << "\n";
+        std::cerr << "objwire: decoded " << counted(objects, "object") << " to " << f.output
+                  << "\n";
     return exit_codes::ok;
 }
 

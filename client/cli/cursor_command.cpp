@@ -16,10 +16,39 @@ struct cursor_flags {
     std::string to;
     access_flags access;  // --tls, --tls-ca, --token-file
     std::string name;
+    std::uint64_t offset = 0;  // cursor set
 };
 
+// cursor set: a reader under the cursor's name that stops at once and acknowledges `offset`.
+// The daemon takes any offset up to its durable end, back or forward; a new cursor is made.
+int run_cursor_set(const cursor_flags& f, const config::client_settings& settings) {
+    read_options o;
+    o.cursor = f.name;
+    o.from = f.offset;
+    o.client_name = "objwire cursor";
+    reader r(settings, o);
+    if (r.open()) {
+        std::cerr << "objwire: " << r.last_error() << "\n";
+        return exit_codes::cannot_connect;
+    }
+    const std::uint64_t end = r.server().journal_end_offset;
+    if (f.offset > end) {
+        std::cerr << "objwire: offset " << f.offset
+                  << " is past the end of what is stored (the next offset is " << end
+                  << "): cursor '" << f.name << "' not moved\n";
+        r.finish_cursor(r.start());
+        return exit_codes::usage;
+    }
+    if (r.finish_cursor(f.offset)) {
+        std::cerr << "objwire: " << r.last_error() << "\n";
+        return exit_codes::cannot_connect;
+    }
+    std::cerr << "objwire: cursor '" << f.name << "' at offset " << f.offset << "\n";
+    return exit_codes::ok;
+}
+
 int run_cursor(const cursor_flags& f, cursor_op op) {
-    if (op == cursor_op::remove && !valid_cursor_name(f.name)) {
+    if (op != cursor_op::list && !valid_cursor_name(f.name)) {
         std::cerr
             << "objwire: '" << f.name
             << "' is not a cursor name (1 to 128 of A-Z a-z 0-9 . _ -, not starting with .)\n";
@@ -29,6 +58,7 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
     if (!load_client_settings(f.config_file, f.to, settings) ||
         !apply_access_flags(f.access, settings))
         return exit_codes::bad_config;
+    if (op == cursor_op::none) return run_cursor_set(f, settings);
     read_options o;
     o.cursor_command = op;
     o.cursor = f.name;
@@ -45,8 +75,8 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
     }
     for (const auto& c : r.cursors().cursors)
         std::cout << c.name << '\t' << c.next_offset << '\n';
-    std::cerr << "objwire: " << r.cursors().cursors.size() << " cursors\n";
-    return std::cout.flush() ? exit_codes::ok : exit_codes::usage;
+    std::cerr << "objwire: " << counted(r.cursors().cursors.size(), "cursor") << "\n";
+    return std::cout.flush() ? exit_codes::ok : exit_codes::io_error;
 }
 
 void add_connection_options(CLI::App* cmd, cursor_flags& f) {
@@ -60,7 +90,7 @@ void add_connection_options(CLI::App* cmd, cursor_flags& f) {
 subcommand add_cursor_command(CLI::App& app) {
     auto flags = std::make_shared<cursor_flags>();
     auto* cmd = app.add_subcommand(
-        "cursor", "list or delete the named cursors of `objwire read --cursor NAME`");
+        "cursor", "list, move or delete the named cursors of `objwire read --cursor NAME`");
     cmd->require_subcommand(1);
     auto* list = cmd->add_subcommand(
         "list", "print each cursor as 'NAME<TAB>OFFSET' (OFFSET: where its reader continues)");
@@ -70,11 +100,26 @@ subcommand add_cursor_command(CLI::App& app) {
     add_connection_options(remove, *flags);
     remove->add_option("name", flags->name, "the cursor's name")->required();
     remove->footer("Example:\n  objwire cursor delete etl --to 127.0.0.1:7878");
+    auto* set = cmd->add_subcommand(
+        "set",
+        "move a cursor (or make one) to an offset, back or forward: its next reader "
+        "starts there");
+    add_connection_options(set, *flags);
+    set->add_option("name", flags->name, "the cursor's name")->required();
+    set->add_option("offset", flags->offset,
+                    "the next offset its reader gets (at most the end of what is stored)")
+        ->required();
+    set->footer(
+        "Exit: 0 moved, 1 usage (a bad name, an offset past the end), 2 cannot connect or the "
+        "cursor is in use by a reader.\n"
+        "Example:\n  objwire cursor set etl 0 --to 127.0.0.1:7878");
     cmd->footer(
         "Example:\n  objwire read --to 127.0.0.1:7878 --cursor etl -o etl.jsonl\n"
         "  objwire cursor list --to 127.0.0.1:7878");
-    return {cmd, [flags, list] {
-                return run_cursor(*flags, list->parsed() ? cursor_op::list : cursor_op::remove);
+    return {cmd, [flags, list, set] {
+                return run_cursor(*flags, list->parsed()  ? cursor_op::list
+                                          : set->parsed() ? cursor_op::none
+                                                          : cursor_op::remove);
             }};
 }
 

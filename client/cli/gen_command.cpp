@@ -21,22 +21,27 @@ int run_gen(const gen_flags& f) {
     if (!w) return exit_codes::usage;
     FILE* out = f.output == "-" ? stdout : std::fopen(f.output.c_str(), "wb");
     if (!out) {
-        std::cerr << "objwire: cannot write '" << f.output << "': " << std::strerror(errno) << "\n";
-        return exit_codes::usage;
+        std::cerr << "objwire: cannot create '" << f.output << "': " << std::strerror(errno)
+                  << "\n";
+        return exit_codes::cannot_create;
     }
     const std::uint64_t n = f.count ? f.count : w->default_count();
     std::string buf;
-    for (std::uint64_t i = 0; i < n; ++i) {
+    bool good = true;
+    for (std::uint64_t i = 0; good && i < n; ++i) {
         w->next_json(buf);
         buf.push_back('\n');
         if (buf.size() >= (1 << 20)) {
-            std::fwrite(buf.data(), 1, buf.size(), out);
+            good = std::fwrite(buf.data(), 1, buf.size(), out) == buf.size();
             buf.clear();
         }
     }
-    std::fwrite(buf.data(), 1, buf.size(), out);
-    if (out != stdout) std::fclose(out);
-    return exit_codes::ok;
+    good = good && std::fwrite(buf.data(), 1, buf.size(), out) == buf.size();
+    good = std::fflush(out) == 0 && good;
+    if (out != stdout && std::fclose(out) != 0) good = false;
+    if (good) return exit_codes::ok;
+    std::cerr << "objwire: cannot write '" << f.output << "': " << std::strerror(errno) << "\n";
+    return exit_codes::io_error;
 }
 
 }  // namespace

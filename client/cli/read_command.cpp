@@ -1,5 +1,7 @@
 #include "client/cli/read_command.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -43,6 +45,8 @@ struct read_flags {
     std::string cursor;
     std::string offsets;
     std::string output = "-";
+    bool from_given = false;  // --from on the command line, not the default
+    std::uint64_t count = 0;  // --count: stop after this many objects (0: no limit)
 };
 
 // --from: an offset, `end`, or -N (the last N objects). False for anything else.
@@ -62,13 +66,38 @@ bool parse_from(const std::string& text, read_options& o) {
     return true;
 }
 
+// The descriptor a path names that the process already holds: "-", /dev/stdout, /dev/stderr,
+// /dev/fd/N. Opening those by name would reopen the file behind them, and truncate it (what
+// `2>file` created and the shell's other writes share); they are written as inherited.
+int inherited_fd(const std::string& path) {
+    if (path == "-" || path == "/dev/stdout") return STDOUT_FILENO;
+    if (path == "/dev/stderr") return STDERR_FILENO;
+    for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        if (!path.starts_with(prefix)) continue;
+        int fd = -1;
+        const char* end = path.data() + path.size();
+        auto [p, ec] = std::from_chars(path.data() + prefix.size(), end, fd);
+        if (ec == std::errc() && p == end && ::fcntl(fd, F_GETFD) >= 0) return fd;
+    }
+    return -1;
+}
+
 // One output file written in large writes; flush() makes everything added so far written out.
 class buffered_file {
   public:
+    // False (said on stderr) when the file cannot be created.
     bool open(const std::string& path) {
         path_ = path;
-        file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-        if (!file_) report();
+        const int fd = inherited_fd(path);
+        if (fd == STDOUT_FILENO)
+            file_ = stdout;
+        else if (fd >= 0)
+            file_ = ::fdopen(::fcntl(fd, F_DUPFD_CLOEXEC, 3), "wb");
+        else
+            file_ = std::fopen(path.c_str(), "wb");
+        if (!file_)
+            std::cerr << "objwire: cannot create '" << path << "': " << std::strerror(errno)
+                      << "\n";
         return file_ != nullptr;
     }
     bool is_open() const { return file_ != nullptr; }
@@ -79,8 +108,18 @@ class buffered_file {
             buf_.empty() || (std::fwrite(buf_.data(), 1, buf_.size(), file_) == buf_.size() &&
                              std::fflush(file_) == 0);
         buf_.clear();
-        if (!good) report();
+        if (!good && errno == EPIPE) closed_ = true;
+        if (!good && !closed_) report();
         return good;
+    }
+    // Whether whoever reads the output closed it (EPIPE, or poll() says so while idle): the
+    // end of the read they asked for, as `head -5` does, not an error.
+    bool closed() const { return closed_; }
+    bool check_closed() {
+        if (!file_ || closed_) return closed_;
+        pollfd p{::fileno(file_), 0, 0};
+        if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0) closed_ = true;
+        return closed_;
     }
     bool close() {
         bool good = !file_ || flush();
@@ -99,6 +138,7 @@ class buffered_file {
     std::string path_;
     std::FILE* file_ = nullptr;
     std::string buf_;
+    bool closed_ = false;
 };
 
 // The objects as JSON lines and, with --offsets, a line "OFFSET<TAB>SENDER" per object in a
@@ -106,8 +146,16 @@ class buffered_file {
 // objects they describe: the last offset line always names an object already written out.
 class read_output {
   public:
-    bool open(const std::string& objects, const std::string& offsets) {
-        return objects_.open(objects) && (offsets.empty() || offsets_.open(offsets));
+    int open(const std::string& objects, const std::string& offsets) {
+        if (!offsets.empty() && inherited_fd(offsets) == STDOUT_FILENO &&
+            inherited_fd(objects) == STDOUT_FILENO) {
+            std::cerr << "objwire: --offsets " << offsets
+                      << " is the objects' output too: give -o FILE, or --offsets /dev/stderr\n";
+            return exit_codes::usage;
+        }
+        return objects_.open(objects) && (offsets.empty() || offsets_.open(offsets))
+                   ? exit_codes::ok
+                   : exit_codes::cannot_create;
     }
     bool add(const stored_message& m) {
         append_json(m.value, objects_.buffer());
@@ -135,6 +183,10 @@ class read_output {
     std::uint64_t next() const { return next_; }
     std::uint64_t written() const { return written_; }
     void start_at(std::uint64_t offset) { next_ = written_ = offset; }
+    bool closed() const { return objects_.closed() || offsets_.closed(); }
+    // Looks whether an output's reader is gone without writing to it: a follower waiting
+    // for new objects hears of a closed pipe at once, not with the next object.
+    bool check_closed() { return objects_.check_closed() || offsets_.check_closed(); }
 
   private:
     buffered_file objects_;
@@ -148,13 +200,15 @@ void on_stop_signal(int) {
 }
 
 // SIGINT and SIGTERM end the read cleanly: what was received is written out and a cursor
-// stored at its end.
+// stored at its end. A closed output is a failed write (EPIPE), not a SIGPIPE death, so that
+// a cursor is stored there too and the exit is quiet.
 void install_stop_handlers() {
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
 }
 
 // The daemon went away or restarts: a follower reconnects.
@@ -206,6 +260,34 @@ class gap_report {
     std::uint64_t ranges_ = 0;
 };
 
+// A start past what is stored is no error - a follower waits for it - but it is said, since
+// nothing else would be.
+void tell_past_end(const reader& r, const read_flags& f) {
+    const std::uint64_t end = r.server().journal_end_offset;
+    if (r.server().sink.starts_with("nats:") || r.start() <= end) return;
+    std::cerr << "objwire: offset " << r.start()
+              << " is past the end of what is stored (the next offset is " << end << ")"
+              << (f.follow ? ": waiting for it\n" : ": nothing to read\n");
+}
+
+// --from places a new cursor; an existing one moves only by `objwire cursor set`, so that a
+// --from left in a script never silently rewinds or skips a consumer. Usage when it exists.
+int check_cursor_from(const read_flags& f, const config::client_settings& s) {
+    read_options o;
+    o.cursor_command = cursor_op::list;
+    reader r(s, o);
+    if (r.open()) return exit_codes::ok;  // the read itself reports the failure
+    for (const auto& c : r.cursors().cursors) {
+        if (c.name != f.cursor) continue;
+        std::cerr << "objwire: cursor '" << f.cursor << "' exists (at offset " << c.next_offset
+                  << "): --from places only a new cursor; leave it out to continue there, or "
+                     "move the cursor with `objwire cursor set "
+                  << f.cursor << " " << f.from << "`\n";
+        return exit_codes::usage;
+    }
+    return exit_codes::ok;
+}
+
 int refused(const reader& r) {
     std::cerr << "objwire: " << r.last_error() << "\n";
     return r.error() == proto_errc::not_found ? exit_codes::not_found : exit_codes::cannot_connect;
@@ -226,8 +308,10 @@ int run_read(const read_flags& f) {
     }
     config::client_settings settings;
     if (!load(f, settings)) return exit_codes::bad_config;
+    if (!f.cursor.empty() && f.from_given)
+        if (int rc = check_cursor_from(f, settings)) return rc;
     read_output out;
-    if (!out.open(f.output, f.offsets)) return exit_codes::usage;
+    if (int rc = out.open(f.output, f.offsets)) return rc;
     options.follow = f.follow;
     options.sender = f.sender;
     options.cursor = f.cursor;
@@ -254,7 +338,18 @@ int run_read(const read_flags& f) {
         if (!current->ack(out.written())) acked = out.written();
         last_ack = now;
     };
-    options.on_wait = [&] { maybe_ack(); };
+    options.on_wait = [&] {
+        if (out.check_closed()) stop_requested = true;
+        maybe_ack();
+    };
+    // A write failed: an output closed by its reader ends the read quietly (at what was
+    // written out, for a cursor); any other failure was reported.
+    const auto write_failed = [&](reader& r) {
+        if (!out.closed()) return exit_codes::io_error;
+        progress.finish();
+        if (!f.cursor.empty()) r.finish_cursor(out.written());
+        return exit_codes::ok;
+    };
     for (;;) {
         reader r(settings, options);
         current = &r;
@@ -264,7 +359,10 @@ int run_read(const read_flags& f) {
             bytes_in += r.stats().wire_bytes_in;
         };
         if (!r.open()) {
-            if (!connected_once) out.start_at(r.start());
+            if (!connected_once) {
+                out.start_at(r.start());
+                tell_past_end(r, f);
+            }
             connected_once = true;
             failing_since.reset();
             backoff = std::chrono::milliseconds(0);
@@ -278,16 +376,18 @@ int run_read(const read_flags& f) {
                     return progress_sample{objects, bytes_in + r.stats().wire_bytes_in, objects,
                                            false};
                 });
-                if (!out.add(m)) return exit_codes::usage;
+                if (!out.add(m)) return write_failed(r);
+                if (f.count != 0 && objects >= f.count) break;
                 if (r.ready() != 0) continue;
                 // About to wait for the daemon: what came is written out, and a cursor hears so.
-                if ((f.follow || !f.cursor.empty()) && !out.flush()) return exit_codes::usage;
+                if ((f.follow || !f.cursor.empty()) && !out.flush()) return write_failed(r);
                 maybe_ack();
             }
             gaps.tell(r);
-            if (!out.flush()) return exit_codes::usage;
+            if (!out.flush()) return write_failed(r);
             account();
-            if (r.stopped() || r.finished()) {
+            const bool counted_out = f.count != 0 && objects >= f.count;
+            if (r.stopped() || r.finished() || counted_out) {
                 if (!f.cursor.empty() && r.finish_cursor(out.written())) {
                     std::cerr << "objwire: " << r.last_error() << " (cursor '" << f.cursor
                               << "' may repeat objects after its last stored position)\n";
@@ -308,7 +408,8 @@ int run_read(const read_flags& f) {
         if (!retry || now - *failing_since > settings.resume_retry_for) {
             out.close();
             if (r.error() == proto_errc::not_found) return refused(r);
-            std::cerr << "objwire: " << r.last_error() << " (after " << objects << " objects)\n";
+            std::cerr << "objwire: " << r.last_error() << " (after " << counted(objects, "object")
+                      << ")\n";
             return exit_codes::cannot_connect;
         }
         // Past a gap the daemon reported last: it is not asked for again.
@@ -323,8 +424,10 @@ int run_read(const read_flags& f) {
         options.skip_below = resume_at;
     }
     progress.finish();
-    if (!out.close()) return exit_codes::usage;
-    std::cerr << "objwire: read " << objects << " objects in " << blocks << " blocks from " << sink
+    if (!out.close() && !out.closed()) return exit_codes::io_error;
+    if (out.closed()) return exit_codes::ok;
+    std::cerr << "objwire: read " << counted(objects, "object") << " in "
+              << counted(blocks, "block") << " from " << sink
               << (f.cursor.empty()
                       ? ""
                       : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
@@ -339,6 +442,14 @@ int run_read(const read_flags& f) {
 
 }  // namespace
 
+// An empty --sender or --cursor is a mistake (an unset variable in a script), not "all".
+const CLI::Validator non_empty(
+    [](const std::string& s) {
+        return s.empty() ? std::string("must not be empty (leave the flag out instead)")
+                         : std::string();
+    },
+    "TEXT");
+
 subcommand add_read_command(CLI::App& app) {
     auto flags = std::make_shared<read_flags>();
     auto* cmd = app.add_subcommand(
@@ -347,31 +458,49 @@ subcommand add_read_command(CLI::App& app) {
     add_access_flags(cmd, flags->access);
     cmd->add_option("-c,--config", flags->config_file,
                     "client settings file (see config/objwire.toml)");
-    cmd->add_option("--from", flags->from,
-                    "where to start: an offset (of a journal; a stream sequence, one per block, "
-                    "of a NATS stream), 'end' (only objects stored from now on) or -N (the last "
-                    "N objects, of --sender if given). Default 0: everything still stored");
+    auto* from = cmd->add_option(
+        "--from", flags->from,
+        "where to start: an offset (of a journal; a stream sequence, one per block, "
+        "of a NATS stream), 'end' (only objects stored from now on) or -N (the last "
+        "N objects, of --sender if given). Default 0: everything still stored. Past "
+        "the end: said on stderr (a follower waits for it). With --cursor: only for "
+        "a new cursor (an existing one: exit 1; see `cursor set`)");
     cmd->add_flag("--follow", flags->follow,
                   "after the stored objects, wait and print new ones as they are stored; when "
                   "the daemon restarts, reconnect (with backoff, for resume.retry_for) and go "
                   "on at the next offset");
     cmd->add_option("--sender", flags->sender,
-                    "only the objects of this sender id (an id that stored nothing: exit 6)");
+                    "only the objects of this sender id (an id that stored nothing: exit 6)")
+        ->check(non_empty);
     cmd->add_option("--cursor", flags->cursor,
                     "a named cursor kept by the daemon: start where the last reader with this "
                     "name acknowledged (a new cursor starts at --from), and move it as objects "
                     "are written out. A killed reader repeats at most the last half second; "
-                    "SIGINT, SIGTERM or the end of the stream store the exact position");
+                    "SIGINT, SIGTERM or the end of the stream store the exact position")
+        ->check(non_empty);
     cmd->add_option("--offsets", flags->offsets,
-                    "also write 'OFFSET<TAB>SENDER' per object to this file (e.g. /dev/stderr "
-                    "or /dev/fd/3), line N for the Nth object, so the objects stay re-sendable");
-    cmd->add_option("-o,--output", flags->output, "file to write, - for stdout (default)");
+                    "also write 'OFFSET<TAB>SENDER' per object to this file, line N for the Nth "
+                    "object, so the objects stay re-sendable. -, /dev/stdout, /dev/stderr and "
+                    "/dev/fd/N are written as inherited, never reopened or truncated (e.g. "
+                    "--offsets /dev/stderr 2>>log)");
+    cmd->add_option("--count", flags->count,
+                    "stop after this many objects (with --follow too; a cursor then stands after "
+                    "the last one printed)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("-o,--output", flags->output,
+                    "file to create (or replace), - for stdout (default)");
     cmd->footer(
-        "Exit: 0 done (or stopped by SIGINT/SIGTERM), 1 usage, 2 cannot connect or the "
+        "Exit: 0 done (or stopped by SIGINT/SIGTERM, or the output closed by its reader, as "
+        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage, 2 "
+        "cannot connect or the "
         "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
-        "printed), 6 unknown --sender, 78 bad settings.\n"
+        "printed), 6 unknown --sender, 73 an output (-o, --offsets) cannot be created, 74 "
+        "writing an output failed, 78 bad settings.\n"
         "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl");
-    return {cmd, [flags] { return run_read(*flags); }};
+    return {cmd, [flags, from] {
+                flags->from_given = from->count() > 0;
+                return run_read(*flags);
+            }};
 }
 
 }  // namespace objwire::client

@@ -1,5 +1,9 @@
 #include "client/cli/send_command.hpp"
 
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -22,6 +26,31 @@ struct send_flags {
     std::string on_error = "stop";
 };
 
+// After SIGINT/SIGTERM: how long the acknowledgements of what was sent are waited for.
+constexpr auto interrupt_grace = std::chrono::seconds(5);
+
+// The signal that stopped the run (0: none), and the input it cancels. Both are touched by the
+// handler, which only stores and writes to a pipe (async-signal-safe).
+std::atomic<int> stop_signal{0};
+std::atomic<line_blocks*> interrupted_input{nullptr};
+
+void on_stop_signal(int sig) {
+    stop_signal = sig;
+    if (auto* in = interrupted_input.load()) in->cancel();
+}
+
+// SIGINT and SIGTERM end the reading of the input; the handler is reset on its first call,
+// so a second one ends the process at once.
+void install_stop_handlers(line_blocks& input) {
+    interrupted_input = &input;
+    struct sigaction sa = {};
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
 // Entries of sent_lines past which the acknowledged ones are dropped (each is a few words).
 constexpr std::size_t trim_runs_at = 4096;
 
@@ -40,13 +69,32 @@ void report_stored(send_run& run, const connection& c) {
     const std::uint64_t acked = c.stats().objects_acked;
     run.lines.acked(acked);
     const std::uint64_t last = run.lines.last_stored_line();
-    std::cerr << "objwire: " << acked << (acked == 1 ? " object" : " objects")
-              << " acknowledged as stored";
+    std::cerr << "objwire: " << counted(acked, "object") << " acknowledged as stored";
     if (last == 0)
         std::cerr << ": nothing of " << run.name << "\n";
     else
         std::cerr << ": " << run.name << " up to line " << last
                   << "; the first line not acknowledged is line " << last + 1 << "\n";
+}
+
+// After a stop signal: what was sent gets interrupt_grace to be acknowledged, then the
+// summary says where the stored part ends. The shell's code for the signal (130 for SIGINT,
+// 143 for SIGTERM), so a script sees the interruption.
+int finish_interrupted(send_run& run, connection& c) {
+    const int sig = stop_signal.load();
+    std::cerr << "objwire: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped reading "
+              << run.name << "; waiting up to " << interrupt_grace.count()
+              << " s for the acknowledgements in flight\n";
+    const auto until = std::chrono::steady_clock::now() + interrupt_grace;
+    if (c.is_open() && !c.flush()) {
+        while (c.is_open() && c.stats().objects_acked < c.stats().objects_sent &&
+               std::chrono::steady_clock::now() < until)
+            if (c.poll(std::chrono::milliseconds(100))) break;
+        // Everything acknowledged: the goodbye ends the stream cleanly for a rerun.
+        if (c.is_open() && c.stats().objects_acked == c.stats().objects_sent) c.close();
+    }
+    report_stored(run, c);
+    return 128 + sig;
 }
 
 int run_send(const send_flags& f) {
@@ -55,7 +103,7 @@ int run_send(const send_flags& f) {
     line_blocks input;
     if (std::string error; !input.open(f.input, error)) {
         std::cerr << "objwire: " << error << "\n";
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     // A named stream's input is its whole stream: a rerun sends only what is not stored yet
     // (docs/PROTOCOL.md 1.1, "Reruns").
@@ -64,14 +112,16 @@ int run_send(const send_flags& f) {
     c.skip_stored(rerunnable);
     if (int rc = open_connection(c)) return rc;
     if (c.stored_objects() > 0)
-        std::cerr << "objwire: sender id '" << c.sender_id() << "' has " << c.stored_objects()
-                  << " objects stored: the first " << c.stored_objects()
-                  << " objects of the input are checked against them and not sent again\n";
+        std::cerr << "objwire: sender id '" << c.sender_id() << "' has "
+                  << counted(c.stored_objects(), "object") << " stored: the first "
+                  << counted(c.stored_objects(), "object")
+                  << " of the input are checked against them and not sent again\n";
     bool mismatch = false;  // the input is not the one the sender id stored
     send_run run;
     run.name = input_name(f.input);
     const bool stop_at_error = f.on_error == "stop";
     progress_line progress("send");
+    install_stop_handlers(input);
     // Whether each transient field given matches a record: checked on the shapes the reader
     // meets (on its thread; read here once it has ended).
     transient_check transient(settings.transient);
@@ -96,6 +146,7 @@ int run_send(const send_flags& f) {
     stream_jsonl_pipelined(
         input, stop_at_error,
         [&](const message& m, std::size_t line) {
+            if (stop_signal) return false;
             progress.tick([&] { return progress_of(c); });
             const std::uint64_t skipped_before = c.skipped_objects();
             const auto ec = c.send(m);
@@ -127,6 +178,7 @@ int run_send(const send_flags& f) {
         },
         settings.batch_linger, {}, on_new_type);
     progress.finish();
+    if (stop_signal) return finish_interrupted(run, c);
     // Only a run that read its whole input knows that a name matched nothing.
     const bool read_all =
         !mismatch && !run.connection_failed && run.stopped_at_line == 0 && input.error().empty();
@@ -152,12 +204,12 @@ int run_send(const send_flags& f) {
     if (!input.error().empty()) {
         std::cerr << "objwire: " << input.error() << "\n";
         report_stored(run, c);
-        return exit_codes::bad_input;
+        return exit_codes::no_input;
     }
     const auto& s = c.stats();
-    std::cerr << "objwire: sent " << s.objects_sent << " objects (" << s.objects_acked
-              << " acknowledged) in " << s.frames << " frames, " << s.wire_bytes_out
-              << " bytes, to " << c.server().sink << "\n";
+    std::cerr << "objwire: sent " << counted(s.objects_sent, "object") << " (" << s.objects_acked
+              << " acknowledged) in " << counted(s.frames, "frame") << ", "
+              << counted(s.wire_bytes_out, "byte") << ", to " << c.server().sink << "\n";
     if (run.stopped_at_line != 0) {
         std::cerr << "objwire: stopped at line " << run.stopped_at_line << " of " << run.name
                   << " (--on-error stop)\n";
@@ -165,13 +217,14 @@ int run_send(const send_flags& f) {
         return exit_codes::bad_input;
     }
     if (c.skipped_objects())
-        std::cerr << "objwire: " << c.skipped_objects()
-                  << " objects of the input were stored before under this sender id: not sent "
+        std::cerr << "objwire: " << counted(c.skipped_objects(), "object")
+                  << " of the input were stored before under this sender id: not sent "
                      "again\n";
     if (run.skipped) {
         run.lines.acked(s.objects_acked);
-        std::cerr << "objwire: skipped " << run.skipped << " bad lines; the others of " << run.name
-                  << ", up to line " << run.lines.last_stored_line() << ", were stored\n";
+        std::cerr << "objwire: skipped " << counted(run.skipped, "bad line") << "; the others of "
+                  << run.name << ", up to line " << run.lines.last_stored_line()
+                  << ", were stored\n";
         return exit_codes::bad_input;
     }
     return exit_codes::ok;
@@ -196,7 +249,10 @@ subcommand add_send_command(CLI::App& app) {
         "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
         "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
         "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
-        "input was stored); 78 bad settings (config file, OBJWIRE_* variable, setting flag).\n"
+        "input was stored); 66 the input file is missing or cannot be read; 78 bad settings "
+        "(config file, OBJWIRE_* variable, setting flag);\n"
+        "130 / 143 stopped by SIGINT (Ctrl-C) / SIGTERM: reading stops, the objects in flight\n"
+        "get 5 s to be acknowledged, then the exit 3 summary (a second signal ends at once).\n"
         "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
         "of the same command stores each input object exactly once in all. The daemon says\n"
         "how many objects ID has stored (N); send checks that the first N objects of the\n"

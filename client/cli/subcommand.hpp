@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -24,9 +25,20 @@ inline constexpr int bad_input = 4;
 inline constexpr int data_lost = 5;
 // read, cursor delete: the sender id or cursor named does not exist on the daemon
 inline constexpr int not_found = 6;
+// sysexits.h EX_NOINPUT: an input file that is missing or cannot be read
+inline constexpr int no_input = 66;
+// sysexits.h EX_CANTCREAT: an output file that cannot be created
+inline constexpr int cannot_create = 73;
+// sysexits.h EX_IOERR: writing an output failed (a full disk, a closed descriptor)
+inline constexpr int io_error = 74;
 // settings that cannot be used: a config file, an OBJWIRE_* variable or a setting's flag
 inline constexpr int bad_config = config::bad_config_exit;
 }  // namespace exit_codes
+
+// "1 object", "2 objects": counts in messages read as English.
+inline std::string counted(std::uint64_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
 
 struct subcommand {
     CLI::App* app = nullptr;
