@@ -227,7 +227,7 @@ bool reader::on_block(const frame_view& f) {
                         std::to_string(served_end_ - 1));
     served_end_ = b.end_offset();
     decoder_.emplace(block_limits(settings_));
-    block_in_ = byte_reader{};
+    block_in_ = byte_reader(b.payload);
     if (auto ec = decoder_->open_payload(b.payload, block_in_))
         return fail(ec, "cannot decode the stored block at offset " +
                             std::to_string(b.header.first_offset) + ": " + ec.message());
