@@ -149,6 +149,10 @@ struct client_settings {
     // [limits] - what this client accepts from the daemon
     std::uint32_t max_frame_bytes = 16 * mebibyte;  // limits.max_frame_bytes
     std::uint32_t max_depth = 64;                   // limits.max_depth
+    // [read] - what `objwire read` (client::reader) accepts from the daemon it reads
+    std::uint64_t read_max_block_bytes = 64 * mebibyte;     // read.max_block_bytes
+    std::uint64_t read_max_block_objects = 16 * mebibyte;   // read.max_block_objects
+    std::uint64_t read_max_decoded_bytes = 256 * mebibyte;  // read.max_decoded_bytes
     // [compression] - whether frames are compressed (docs/COMPRESSION.md)
     std::string compression_policy = "auto";  // compression.policy: never|always|auto
     std::string compression_codec = "zstd";   // compression.codec: zlib|zstd|lz4

@@ -46,6 +46,17 @@ class stream_decoder {
     // leave it and the next frame decodes alike.
     std::error_code check_payload(std::span<const std::uint8_t> payload, std::uint64_t& messages);
 
+    // Pulling the messages of one payload one at a time instead of decode_payload (a reader
+    // that holds one message, not a block's worth): open_payload() takes `in` reading the
+    // payload, points it at its main section for a column layout and starts the
+    // reference-bytes account; next()
+    // until `in` is at its end; close_payload() checks every column section was used up.
+    std::error_code open_payload(std::span<const std::uint8_t> payload, byte_reader& in) {
+        begin_frame();
+        return open_columns(payload, in);
+    }
+    std::error_code close_payload() { return close_columns(); }
+
     // Starts a frame's reference-bytes account (decode_payload does it; callers of next()
     // do it once per frame payload).
     void begin_frame() { reference_bytes_ = 0; }

@@ -12,6 +12,20 @@ namespace {
 constexpr std::size_t read_block = 256 * 1024;
 // How often a wait looks at the stop flag.
 constexpr std::chrono::milliseconds stop_poll{200};
+
+// The largest frame this reader accepts: the option, within read.max_block_bytes.
+std::uint32_t frame_limit(const config::client_settings& s, const read_options& o) {
+    const std::uint64_t block = s.read_max_block_bytes + frame_header_size;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(o.max_frame_bytes, block));
+}
+
+// What decoding a stored block may cost: the journal's own limits (a different table budget
+// would change what ids mean) with this reader's read.max_decoded_bytes.
+decoder_limits block_limits(const config::client_settings& s) {
+    auto l = journal_block_limits();
+    l.max_reference_bytes = s.read_max_decoded_bytes;
+    return l;
+}
 }  // namespace
 
 reader::reader(config::client_settings settings, read_options options)
@@ -19,7 +33,9 @@ reader::reader(config::client_settings settings, read_options options)
       options_(std::move(options)),
       socket_(io_),
       link_(socket_),
-      frames_(options_.max_frame_bytes, read_block) {}
+      frames_(frame_limit(settings_, options_), read_block) {
+    options_.max_frame_bytes = frame_limit(settings_, options_);
+}
 
 reader::~reader() {
     std::error_code ignored;
@@ -32,6 +48,7 @@ bool reader::fail(std::error_code ec, std::string text) {
         last_error_ = std::move(text);
     }
     open_ = false;
+    block_left_ = 0;
     std::error_code ignored;
     socket_.close(ignored);
     return false;
@@ -150,6 +167,10 @@ bool reader::read_frame(frame_view& out) {
             stats_.wire_bytes_in += r.size;
             return true;
         }
+        if (r.state == frame_parser::status::error && r.error == proto_errc::frame_too_large)
+            return fail(r.error, "a frame from the daemon is larger than this reader accepts (" +
+                                     std::to_string(options_.max_frame_bytes) +
+                                     " bytes with its header: read.max_block_bytes)");
         if (r.state == frame_parser::status::error)
             return fail(r.error, "bad frame from the daemon: " + r.error.message());
         if (options_.stop && options_.stop->load()) {
@@ -190,25 +211,90 @@ bool reader::on_block(const frame_view& f) {
                     "bad stored block in frame " + std::to_string(f.header.sequence) + ": " +
                         (parsed.error ? parsed.error.message() : "bytes after the block"));
     const auto& b = parsed.block;
-    pending_.clear();
-    next_ = 0;
-    std::uint64_t offset = b.header.first_offset;
-    const std::string sender(b.sender_id);
-    auto ec = decode_journal_block(b, [&](message&& m) {
-        // The first block may begin before the offset asked for.
-        if (offsets_are_blocks_ || offset >= floor_)
-            pending_.push_back({offset, sender, std::move(m)});
-        ++offset;
-    });
-    if (ec)
+    if (b.header.message_count > settings_.read_max_block_objects)
+        return fail(proto_errc::too_many_elements,
+                    "the stored block at offset " + std::to_string(b.header.first_offset) +
+                        " announces " + std::to_string(b.header.message_count) +
+                        " objects, more than this reader accepts (" +
+                        std::to_string(settings_.read_max_block_objects) +
+                        ", read.max_block_objects)");
+    // Journal offsets only grow (gaps and a sender filter skip some): a block that goes back
+    // would hand out offsets twice, and a reader resuming after them would skip objects.
+    if (!offsets_are_blocks_ && b.header.first_offset < served_end_)
+        return fail(proto_errc::bad_message,
+                    "the daemon served offsets going backwards: a block at offset " +
+                        std::to_string(b.header.first_offset) + " after offsets up to " +
+                        std::to_string(served_end_ - 1));
+    served_end_ = b.end_offset();
+    decoder_.emplace(block_limits(settings_));
+    block_in_ = byte_reader(b.payload);
+    if (auto ec = decoder_->open_payload(b.payload, block_in_))
         return fail(ec, "cannot decode the stored block at offset " +
                             std::to_string(b.header.first_offset) + ": " + ec.message());
+    block_left_ = b.header.message_count;
+    block_offset_ = b.header.first_offset;
+    // Several blocks in a row come from one sender: they share one copy of its id.
+    if (block_sender_.str() != b.sender_id)
+        block_sender_ = shared_sender_id(std::string(b.sender_id));
     ++stats_.blocks;
     return true;
 }
 
+bool reader::decode_next(stored_message& out, bool& got) {
+    got = false;
+    while (!got) {
+        if (block_in_.at_end())
+            return fail(journal_errc::count_mismatch, "the stored block before offset " +
+                                                          std::to_string(block_offset_) +
+                                                          " holds fewer objects than it announces");
+        if (auto ec = decoder_->next(block_in_, out.value, got)) {
+            const auto limit = exceeded_limit(ec, decoder_->limits());
+            const bool decoded_bytes = ec == proto_errc::reference_bytes_exceeded;
+            return fail(
+                ec, "cannot decode the stored object at offset " + std::to_string(block_offset_) +
+                        ": " + ec.message() +
+                        (decoded_bytes ? " (" + std::to_string(settings_.read_max_decoded_bytes) +
+                                             " bytes, read.max_decoded_bytes)"
+                         : limit.empty() ? std::string()
+                                         : " (" + limit + ")"));
+        }
+    }
+    out.offset = block_offset_++;
+    out.sender_id = block_sender_;
+    --block_left_;
+    return block_left_ != 0 || end_block();
+}
+
+// After the last announced message only reset ops may follow.
+bool reader::end_block() {
+    while (!block_in_.at_end()) {
+        bool got = false;
+        if (auto ec = decoder_->next(block_in_, scratch_, got))
+            return fail(ec, "cannot decode the stored block before offset " +
+                                std::to_string(block_offset_) + ": " + ec.message());
+        if (got)
+            return fail(journal_errc::count_mismatch, "the stored block before offset " +
+                                                          std::to_string(block_offset_) +
+                                                          " holds more objects than it announces");
+    }
+    if (auto ec = decoder_->close_payload())
+        return fail(ec, "cannot decode the stored block before offset " +
+                            std::to_string(block_offset_) + ": " + ec.message());
+    decoder_.reset();
+    return true;
+}
+
 bool reader::next(stored_message& out) {
-    while (next_ >= pending_.size()) {
+    for (;;) {
+        while (block_left_ > 0) {
+            bool got = false;
+            if (!decode_next(out, got)) return false;
+            // The first block may begin before the offset asked for.
+            if (offsets_are_blocks_ || out.offset >= floor_) {
+                ++stats_.objects;
+                return true;
+            }
+        }
         if (!open_ || finished_) return false;
         frame_view f;
         if (!read_frame(f)) return false;
@@ -232,7 +318,11 @@ bool reader::next(stored_message& out) {
                 return fail(
                     e ? std::error_code(static_cast<proto_errc>(e->code)) : proto_errc::bad_message,
                     "the daemon ended the stream: " +
-                        (e ? e->text : std::string("malformed error frame")));
+                        (e ? e->text : std::string("malformed error frame")) +
+                        (e && e->code == static_cast<std::uint32_t>(proto_errc::frame_too_large)
+                             ? " (this reader accepts " + std::to_string(options_.max_frame_bytes) +
+                                   " bytes with the frame header: read.max_block_bytes)"
+                             : std::string()));
             }
             default:
                 return fail(proto_errc::unexpected_frame,
@@ -241,9 +331,6 @@ bool reader::next(stored_message& out) {
                                 " from the daemon");
         }
     }
-    out = std::move(pending_[next_++]);
-    ++stats_.objects;
-    return true;
 }
 
 std::error_code reader::ack(std::uint64_t next_offset) {
@@ -266,6 +353,8 @@ std::error_code reader::finish_cursor(std::uint64_t next_offset) {
         fail(client_errc::connection_lost, "cannot send the goodbye: " + ec.message());
         return error_;
     }
+    // What is left of the current block is dropped: reading frames moves its bytes.
+    block_left_ = 0;
     // Waits the idle timeout, even for a follower, and whatever the stop flag says.
     options_.follow = false;
     options_.stop = nullptr;

@@ -45,8 +45,9 @@ bool stored_file::next_block() {
     pending_.clear();
     next_ = 0;
     std::uint64_t offset = parsed.block.header.first_offset;
+    const shared_sender_id sender(std::string(parsed.block.sender_id));
     const auto ec = decode_journal_block(parsed.block, [&](message&& m) {
-        pending_.push_back({offset++, std::string(parsed.block.sender_id), std::move(m)});
+        pending_.push_back({offset++, sender, std::move(m)});
     });
     if (ec) return fail(ec, where + "cannot decode block: " + ec.message());
     position_ += parsed.size;

@@ -105,8 +105,13 @@ void server::reload(const config::daemon_settings& next) {
         }
         old_metrics = current.metrics_listen;
         new_metrics = effective->metrics_listen;
-        reloaded_.push_back(std::move(effective));
-        live_settings_.store(reloaded_.back().get());
+        // A snapshot is kept for the server's lifetime (sessions hold references to the one
+        // they started with), so only one that changes something is kept: reloading an
+        // unchanged file costs nothing, however often.
+        if (!applied.empty()) {
+            reloaded_.push_back(std::move(effective));
+            live_settings_.store(reloaded_.back().get());
+        }
         ++metrics_.reloads;
         if (applied.empty() && need_restart.empty())
             spdlog::info("reload: no setting changed");

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
@@ -48,7 +49,7 @@ asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& strea
                              "cannot delete cursor '" + h.read_cursor + "': " + ec.message());
         co_return;
     }
-    spdlog::info("{}: deleted cursor '{}'", peer, h.read_cursor);
+    spdlog::info("{}: deleted cursor '{}'", peer, log_text(h.read_cursor));
     co_await send_goodbye(stream);
 }
 
@@ -80,13 +81,13 @@ asio::awaitable<void> watch_cursor_peer(transport& stream, std::shared_ptr<reade
                     : result<read_ack>(proto_errc::unexpected_frame);
             if (!a || !acceptable(a->next_offset)) {
                 spdlog::warn("{}: cursor reader '{}' sent a bad frame or offset; ending it", peer,
-                             name);
+                             log_text(name));
                 done = true;
                 break;
             }
             if (auto e = store.save(name, a->next_offset)) {
-                spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer, name, a->next_offset,
-                              e.message());
+                spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer, log_text(name),
+                              a->next_offset, e.message());
                 done = true;
                 break;
             }

@@ -11,6 +11,7 @@
 #include <future>
 
 #include "daemon/roles/reader_support.hpp"
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/sinks/nats_reader.hpp"
@@ -102,10 +103,11 @@ asio::awaitable<void> stream_reader::run() {
         append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
         if (co_await write_bytes(stream_, hello_reply)) co_return;
     }
-    spdlog::info("{}: reader of {} from stream sequence {}{}{} (stored up to {})", peer_,
-                 sink_.describe(), hello_.read_from, hello_.follow ? ", following" : "",
-                 hello_.read_sender.empty() ? "" : ", sender '" + hello_.read_sender + "'",
-                 source_->end_sequence() - 1);
+    spdlog::info(
+        "{}: reader of {} from stream sequence {}{}{} (stored up to {})", peer_, sink_.describe(),
+        hello_.read_from, hello_.follow ? ", following" : "",
+        hello_.read_sender.empty() ? "" : ", sender '" + log_text(hello_.read_sender) + "'",
+        source_->end_sequence() - 1);
     asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
     bool write_failed = false;
     for (;;) {

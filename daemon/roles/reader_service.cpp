@@ -19,6 +19,7 @@
 
 #include "daemon/roles/cursor_service.hpp"
 #include "daemon/roles/reader_support.hpp"
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/sinks/journal_sink.hpp"
@@ -47,10 +48,14 @@ welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
 
 class reader_stream : reader_base {
   public:
-    // `cursors`: the store holding hello.read_cursor, claimed for this reader (null: none).
+    // `cursors`: the store holding hello.read_cursor, claimed for this reader (null: none);
+    // the reader releases the claim.
     reader_stream(server& srv, journal& j, transport& stream, const std::string& peer,
                   const hello& h, cursor_store* cursors)
         : reader_base(srv, stream, peer, h), journal_(j), cursors_(cursors) {}
+    ~reader_stream() { release_cursor(); }
+    reader_stream(const reader_stream&) = delete;
+    reader_stream& operator=(const reader_stream&) = delete;
 
     asio::awaitable<void> run();
 
@@ -66,10 +71,15 @@ class reader_stream : reader_base {
     asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
     // A non-following cursor reader, after the goodbye: its last ack and goodbye.
     asio::awaitable<void> wait_for_peer_end();
+    void release_cursor() {
+        if (cursors_ && !std::exchange(cursor_released_, true))
+            cursors_->release(hello_.read_cursor);
+    }
 
     std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
     journal& journal_;
     cursor_store* cursors_;
+    bool cursor_released_ = false;
     std::optional<journal_cursor> cursor_;
     std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
 };
@@ -222,10 +232,11 @@ asio::awaitable<void> reader_stream::run() {
         append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
     }
     if (co_await write_bytes(stream_, hello_reply)) co_return;
-    spdlog::info("{}: reader from offset {}{}{}{} (stored up to {})", peer_, w.read_start,
-                 hello_.follow ? ", following" : "",
-                 hello_.read_sender.empty() ? "" : ", sender '" + hello_.read_sender + "'",
-                 cursors_ ? ", cursor '" + hello_.read_cursor + "'" : "", limit_);
+    spdlog::info(
+        "{}: reader from offset {}{}{}{} (stored up to {})", peer_, w.read_start,
+        hello_.follow ? ", following" : "",
+        hello_.read_sender.empty() ? "" : ", sender '" + log_text(hello_.read_sender) + "'",
+        cursors_ ? ", cursor '" + log_text(hello_.read_cursor) + "'" : "", limit_);
     const std::uint64_t listener = hello_.follow ? subscribe() : 0;
     if (cursors_) {
         auto acceptable = [this](std::uint64_t o) { return o <= journal_.durable_offset(); };
@@ -276,8 +287,12 @@ asio::awaitable<void> reader_stream::run() {
     }
     if (listener) journal_.unsubscribe(listener);
     co_await stop_watching(stream_, *state_);
-    // The cursor is stored: the reader may exit.
-    if (cursors_ && state_->peer_goodbye) co_await send_goodbye(stream_);
+    // The cursor is stored: the reader may exit, and a reader that starts as soon as it has
+    // may take the name, so the claim ends before the goodbye goes out.
+    if (cursors_ && state_->peer_goodbye) {
+        release_cursor();
+        co_await send_goodbye(stream_);
+    }
     if (cursor_->skipped_by_retention())
         spdlog::warn("{}: reader skipped {} objects deleted by retention while it read", peer_,
                      cursor_->skipped_by_retention());
@@ -304,7 +319,7 @@ asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transpo
     } else {
         co_return false;
     }
-    spdlog::warn("{}: reader refused: {}", peer, why);
+    spdlog::warn("{}: reader refused: {}", peer, log_text(why));
     co_await refuse_role(stream, code, why);
     co_return true;
 }
@@ -340,13 +355,6 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
         co_return;
     }
     if (co_await refuse_request(srv, cursors, stream, peer, h)) co_return;
-    struct release_cursor {
-        cursor_store& store;
-        const std::string& name;
-        ~release_cursor() {
-            if (!name.empty()) store.release(name);
-        }
-    } claimed{cursors, h.read_cursor};
     reader_stream r(srv, j, stream, peer, h, h.read_cursor.empty() ? nullptr : &cursors);
     co_await r.run();
 }

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/errors.hpp"
@@ -40,7 +41,7 @@ asio::awaitable<void> send_goodbye(transport& stream) {
 
 asio::awaitable<void> end_reader(transport& stream, const std::string& peer, std::error_code code,
                                  std::string text) {
-    spdlog::warn("{}: reader stopped: {}", peer, text);
+    spdlog::warn("{}: reader stopped: {}", peer, log_text(text));
     co_await refuse_role(stream, code, std::move(text));
 }
 

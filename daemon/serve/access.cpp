@@ -21,6 +21,10 @@ std::error_code server::load_access() {
         spdlog::error("cannot set up TLS: {}", why);
         return std::make_error_code(std::errc::invalid_argument);
     }
+    if (tls_) {
+        const auto problem = certificate_validity_problem(*tls_, std::time(nullptr));
+        if (!problem.empty()) spdlog::warn("{}", problem);
+    }
     spdlog::info("access: {}{}{}", tls_ ? "TLS" : "plain TCP",
                  settings_.tls_client_ca_file.empty() ? "" : ", client certificates required",
                  token_ ? ", token required" : "");

@@ -49,6 +49,11 @@ void sender_registry::remember(const std::string& id, std::uint64_t last_sequenc
     }
 }
 
+void sender_registry::own(const std::string& id, const stream_fence& fence) {
+    std::lock_guard lock(mutex_);
+    entries_[id].fence = fence;
+}
+
 std::uint64_t sender_registry::last_durable(const std::string& id) const {
     return state(id).last_durable;
 }
@@ -96,7 +101,8 @@ sender_registry::claim sender_registry::try_claim(const std::string& id, std::ui
                                                   const std::optional<stream_fence>& resume,
                                                   const stream_fence& fresh,
                                                   std::function<void()> stop,
-                                                  std::function<void()> on_free) {
+                                                  std::function<void()> on_free,
+                                                  bool* fence_changed) {
     std::function<void()> stop_holder;
     {
         std::lock_guard lock(mutex_);
@@ -108,7 +114,9 @@ sender_registry::claim sender_registry::try_claim(const std::string& id, std::ui
             e.owner = owner;
             e.stop_owner = std::move(stop);
             e.stop_asked = false;
-            e.fence = resume ? *resume : fresh;
+            const stream_fence now = resume ? *resume : fresh;
+            if (fence_changed) *fence_changed = e.fence != now;
+            e.fence = now;
             return claim::claimed;
         }
         e.waiting.push_back(std::move(on_free));

@@ -41,6 +41,8 @@ class sender_registry {
     // is stored, with its stream record if it has one (the newest block wins).
     void remember(const std::string& id, std::uint64_t last_sequence,
                   const journal_stream_record* record = nullptr);
+    // At start, after remember(): `id` is owned by the stream of `fence` (daemon/serve/fence_log).
+    void own(const std::string& id, const stream_fence& fence);
     // The last durable frame of `id`; 0 for a sender never seen.
     std::uint64_t last_durable(const std::string& id) const;
     stream_state state(const std::string& id) const;
@@ -66,7 +68,8 @@ class sender_registry {
     //   holder, called once: it is this stream's own broken connection); a new stream's is not.
     claim try_claim(const std::string& id, std::uint64_t owner,
                     const std::optional<stream_fence>& resume, const stream_fence& fresh,
-                    std::function<void()> stop, std::function<void()> on_free);
+                    std::function<void()> stop, std::function<void()> on_free,
+                    bool* fence_changed = nullptr);
     // Whether a connection holds `id` now.
     bool held(const std::string& id) const;
     // The connection `owner` will commit no more batches of `id`.

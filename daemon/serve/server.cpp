@@ -38,6 +38,14 @@ std::error_code server::start() {
         spdlog::error("cannot read the sender index: {}", ec.message());
         return ec;
     }
+    if (!sink_->shared()) {
+        fences_.emplace(std::filesystem::path(settings_.data_dir) / "stream_fences");
+        if ((ec = fences_->recall(senders_))) {
+            spdlog::error("cannot read or rewrite '{}': {}", fences_->file().string(),
+                          ec.message());
+            return ec;
+        }
+    }
     auto address = asio::ip::make_address(settings_.listen_host, ec);
     if (ec) {
         // A host name: resolve it to its first address.

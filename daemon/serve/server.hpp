@@ -15,6 +15,7 @@
 #include "daemon/ops/metrics.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
+#include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/sender_registry.hpp"
 #include "daemon/serve/store_allowance.hpp"
@@ -77,6 +78,8 @@ class server {
     // SIGHUP: applies what `next` changes that can change live, logs each changed key and
     // names those that need a restart (daemon/ops/reload.cpp). Any thread.
     void reload(const config::daemon_settings& next);
+    // Settings snapshots held: the first and one per reload that applied a change.
+    std::size_t settings_snapshots() const { return reloaded_.size() + 1; }
     daemon::metrics& metrics() { return metrics_; }
     // The metrics endpoint's address (unspecified when metrics.listen is "" or failed).
     asio::ip::tcp::endpoint metrics_endpoint() const;
@@ -84,6 +87,9 @@ class server {
     daemon::sink& sink() { return *sink_; }
     // Per sender id: the last durable frame and the one live connection (resume).
     sender_registry& senders() { return senders_; }
+    // Where a new owner of a sender id is written before its welcome (null: a shared sink,
+    // whose stored records are the only account every daemon sees).
+    fence_log* fences() { return fences_ ? &*fences_ : nullptr; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
     sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
@@ -110,6 +116,7 @@ class server {
     config::daemon_settings settings_;
     asio::ip::tcp::acceptor acceptor_;
     sender_registry senders_;  // before sink_: the sink's last callbacks report to it
+    std::optional<fence_log> fences_;
     std::unique_ptr<daemon::sink> sink_;
     server_counters counters_;
     table_budget_pool table_budgets_;

@@ -5,6 +5,7 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <stdexcept>
 
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/errors.hpp"
@@ -224,7 +225,7 @@ asio::awaitable<bool> session::admit() {
     const hello& h = receiver_.peer();
     std::string why;
     if (auto ec = server_.check_access(h, why)) {
-        spdlog::warn("{}: refused: {}", peer_, why);
+        spdlog::warn("{}: refused: {}", peer_, log_text(why));
         refuse(ec, why);
         co_return false;
     }
@@ -234,12 +235,12 @@ asio::awaitable<bool> session::admit() {
     }
     const auto resume = co_await resume_point();
     if (!resume && resume_fenced_) {
-        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        spdlog::warn("{}: refused: {}", peer_, log_text(resume_refusal_));
         refuse(proto_errc::sender_fenced, resume_refusal_);  // for good: not worth retrying
         co_return false;
     }
     if (!resume && !resume_refusal_.empty()) {
-        spdlog::warn("{}: refused: {}", peer_, resume_refusal_);
+        spdlog::warn("{}: refused: {}", peer_, log_text(resume_refusal_));
         // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
         // resume does, with backoff) - the stream will answer again.
         refuse(proto_errc::sender_busy, resume_refusal_);
@@ -247,7 +248,7 @@ asio::awaitable<bool> session::admit() {
     }
     if (!resume) {
         const std::string why = "sender id '" + h.sender_id + "' is busy on another connection";
-        spdlog::warn("{}: refused: {}", peer_, why);
+        spdlog::warn("{}: refused: {}", peer_, log_text(why));
         refuse(proto_errc::sender_busy, why);
         co_return false;
     }
@@ -532,7 +533,7 @@ void session::log_close() {
         case receiver::state::finished:
             spdlog::info("{}: done: {} objects stored from {} frames of '{}'", peer_,
                          stored_objects_, receiver_.frames() - resumed_after_,
-                         receiver_.peer().client_name);
+                         log_text(receiver_.peer().client_name));
             break;
         default:
             spdlog::info("{}: closed after {} objects stored from {} frames", peer_,

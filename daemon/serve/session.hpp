@@ -79,6 +79,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::awaitable<std::optional<std::uint64_t>> ask_sink_last_frame(const std::string& id);
     // This connection streams no more for its sender id (idempotent).
     void release_sender();
+    // Stores `fence` as the owner of sender id `id`; false (released, refused) if it cannot.
+    bool record_owner(const std::string& id, const stream_fence& fence);
     // Queues the receiver's pending output as a reply released at once.
     void queue_ready_reply();
     std::error_code commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id);

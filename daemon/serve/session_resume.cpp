@@ -10,6 +10,7 @@
 #include <atomic>
 #include <future>
 
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
 
@@ -51,8 +52,14 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
                 if (auto self = weak.lock()) self->claim_wake_.cancel();
             });
         };
-        const auto c = senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free);
-        if (c == sender_registry::claim::claimed) break;
+        bool new_owner = false;
+        const auto c =
+            senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free, &new_owner);
+        if (c == sender_registry::claim::claimed) {
+            resume_token_ = token;
+            if (new_owner && !record_owner(id, fence_of(fresh_token))) co_return std::nullopt;
+            break;
+        }
         if (c == sender_registry::claim::fenced) {
             resume_refusal_ = "sender id '" + id +
                               "' was taken by another stream since this one's welcome: it may "
@@ -62,7 +69,7 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         }
         if (round == 0 && resuming)
             spdlog::info("{}: sender id '{}' is still streaming on another connection: stopping it",
-                         peer_, id);
+                         peer_, log_text(id));
         if (std::chrono::steady_clock::now() >= deadline || stopping_) {
             if (!resuming && senders.held(id))
                 resume_refusal_ = "sender id '" + id +
@@ -73,7 +80,6 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         claim_wake_.expires_at(deadline);
         co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
     }
-    resume_token_ = token;
     stream_token_ = std::move(fresh_token);
     stream_fence_ = fence_of(stream_token_);
     const auto state = senders.state(id);
@@ -91,8 +97,9 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         last = std::max(last, *stored);
     }
     if (last > 0)
-        spdlog::info("{}: sender id '{}' {} after frame {} ({} objects stored)", peer_, id,
-                     resuming ? "resumes" : "continues as a new stream", last, stream_objects_);
+        spdlog::info("{}: sender id '{}' {} after frame {} ({} objects stored)", peer_,
+                     log_text(id), resuming ? "resumes" : "continues as a new stream", last,
+                     stream_objects_);
     co_return last;
 }
 
@@ -108,6 +115,21 @@ asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const
         co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
     }
     co_return answer.get();
+}
+
+// Written before the welcome that hands the stream its token: a daemon restarted before the
+// stream stores a block still knows it owns the id (docs/PROTOCOL.md 1.1, "Ownership").
+bool session::record_owner(const std::string& id, const stream_fence& fence) {
+    auto* fences = server_.fences();
+    if (!fences) return true;
+    if (auto ec = fences->append(id, fence)) {
+        spdlog::error("{}: cannot store the owner of sender id '{}' in '{}': {}", peer_,
+                      log_text(id), fences->file().string(), ec.message());
+        resume_refusal_ = "the owner of sender id '" + id + "' cannot be stored now";
+        release_sender();
+        return false;
+    }
+    return true;
 }
 
 void session::release_sender() {

@@ -1,7 +1,10 @@
 #include "daemon/serve/tls_context.hpp"
 
+#include <openssl/asn1.h>
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +29,31 @@ bool load(Load&& load_file, const char* key, const std::string& path, std::strin
 }
 
 }  // namespace
+
+namespace {
+std::string asn1_time_text(const ASN1_TIME* t) {
+    BIO* b = BIO_new(BIO_s_mem());
+    if (!b) return "?";
+    ASN1_TIME_print(b, t);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(b, &data);
+    std::string text(data, n > 0 ? static_cast<std::size_t>(n) : 0);
+    BIO_free(b);
+    return text;
+}
+}  // namespace
+
+std::string certificate_validity_problem(asio::ssl::context& ctx, std::time_t now) {
+    X509* cert = SSL_CTX_get0_certificate(ctx.native_handle());
+    if (!cert) return {};
+    if (X509_cmp_time(X509_get0_notAfter(cert), &now) < 0)
+        return "the certificate of tls.cert_file expired on " +
+               asn1_time_text(X509_get0_notAfter(cert)) + ": clients will refuse it";
+    if (X509_cmp_time(X509_get0_notBefore(cert), &now) > 0)
+        return "the certificate of tls.cert_file is not valid before " +
+               asn1_time_text(X509_get0_notBefore(cert)) + ": clients will refuse it until then";
+    return {};
+}
 
 std::string last_tls_error(const std::string& fallback) {
     const unsigned long e = ERR_get_error();

@@ -3,6 +3,8 @@
 // certificate signed by one of its CAs (docs/SECURITY.md, "Access").
 #pragma once
 
+#include <ctime>
+
 #include <asio/ssl.hpp>
 #include <memory>
 #include <string>
@@ -15,6 +17,12 @@ namespace objwire::daemon {
 // settings or the files are unusable.
 std::unique_ptr<asio::ssl::context> make_tls_context(const config::daemon_settings& s,
                                                      std::string& why);
+
+// What is wrong with the dates of the context's certificate at `now` ("tls.cert_file expired
+// on ..." or "... is not valid before ..."), or "" when it is valid then. A daemon whose
+// certificate is outside its validity still starts (a renewal may be on its way), but every
+// client will refuse it: the start says so.
+std::string certificate_validity_problem(asio::ssl::context& ctx, std::time_t now);
 
 // The reason OpenSSL gives for the last failure on this thread ("certificate verify
 // failed", "peer did not return a certificate"), or `fallback`.

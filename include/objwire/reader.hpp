@@ -17,15 +17,21 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "client/lib/transport.hpp"
 #include "config/settings.hpp"
+#include "proto/byte_reader.hpp"
 #include "proto/control.hpp"
+#include "proto/decoder.hpp"
 #include "proto/frame_reader.hpp"
+#include "proto/journal_block.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::client {
@@ -55,7 +61,8 @@ struct read_options {
     std::function<void()> on_wait;
     std::string client_name = "objwire read";
     // The largest frame accepted: one stored block and its frame header. The daemon's blocks
-    // are one read of a sender's connection (a few MiB at most with the default limits).
+    // are one read of a sender's connection (a few MiB at most with the default limits). The
+    // settings' read.max_block_bytes caps it further.
     std::uint32_t max_frame_bytes = 256u << 20;
     // How long the daemon may stay silent before the read fails: without follow (it sends
     // without pause until the end), and with follow (0: wait for new objects forever).
@@ -63,10 +70,39 @@ struct read_options {
     std::chrono::milliseconds follow_idle_timeout{0};
 };
 
+// The sender id of a stored block, held once for every object decoded from it: a block of
+// millions of objects under a 4 KiB id costs the id once, not once per object. Reads as a
+// const std::string.
+class shared_sender_id {
+  public:
+    shared_sender_id() = default;
+    explicit shared_sender_id(std::string id)
+        : id_(std::make_shared<const std::string>(std::move(id))) {}
+    const std::string& str() const { return id_ ? *id_ : none(); }
+    operator const std::string&() const { return str(); }  // NOLINT: reads as the string
+    bool empty() const { return str().empty(); }
+    std::size_t size() const { return str().size(); }
+    const char* c_str() const { return str().c_str(); }
+    friend bool operator==(const shared_sender_id& a, std::string_view b) { return a.str() == b; }
+    friend bool operator==(const shared_sender_id& a, const shared_sender_id& b) {
+        return a.str() == b.str();
+    }
+    friend std::ostream& operator<<(std::ostream& os, const shared_sender_id& s) {
+        return os << s.str();
+    }
+
+  private:
+    static const std::string& none() {
+        static const std::string empty;
+        return empty;
+    }
+    std::shared_ptr<const std::string> id_;
+};
+
 struct stored_message {
     // The journal offset; from a NATS stream, the object's place in its connection's blocks.
     std::uint64_t offset = 0;
-    std::string sender_id;
+    shared_sender_id sender_id;
     message value;
 };
 
@@ -94,8 +130,9 @@ class reader {
     std::error_code open();
     // The next stored message; false at the end of the stream or on an error (see error()).
     bool next(stored_message& out);
-    // Messages next() can hand out without waiting for the daemon.
-    std::size_t ready() const { return pending_.size() - next_; }
+    // Messages next() can hand out without waiting for the daemon (the current block's rest,
+    // those below the start included).
+    std::size_t ready() const { return block_left_; }
     // Ends a following read: says goodbye and closes.
     void close();
     // A cursor reader: every object below next_offset is written out; the daemon may move the
@@ -126,6 +163,10 @@ class reader {
     // Reads from the socket until one frame is complete; false on an error.
     bool read_frame(frame_view& out);
     bool on_block(const frame_view& f);
+    // The current block's next message, decoded into out.value; false when it ends the block
+    // (got stays false) or on an error.
+    bool decode_next(stored_message& out, bool& got);
+    bool end_block();
     // The answer to a cursor_command hello: the list, a goodbye or an error.
     std::error_code on_cursor_answer(const frame_view& f);
     std::error_code write_all(std::span<const std::uint8_t> bytes);
@@ -137,8 +178,16 @@ class reader {
     transport link_;  // TCP, or TLS when tls.enabled
     frame_reader frames_;
     welcome welcome_;
-    std::vector<stored_message> pending_;  // the current block's messages
-    std::size_t next_ = 0;
+    // The current block, decoded one message per next(): its bytes stay in frames_' buffer,
+    // which is not read again until the block is used up, so the reader holds one block and
+    // one decoded message whatever the block announces (docs/PROTOCOL.md 1.2, "Memory").
+    std::optional<stream_decoder> decoder_;
+    byte_reader block_in_;
+    std::size_t block_left_ = 0;      // messages the block announced and next() has not decoded
+    std::uint64_t block_offset_ = 0;  // the offset of the next one
+    shared_sender_id block_sender_;
+    std::uint64_t served_end_ = 0;  // the offset after the last block served
+    message scratch_;  // what trails a block's last message (reset ops only, if intact)
     std::uint64_t expected_sequence_ = 1;
     read_stats stats_;
     std::vector<lost_offsets> gaps_;

@@ -246,6 +246,23 @@ TEST_F(Metrics, ReloadAppliesLiveKeysAndNamesTheOthers) {
     spdlog::set_level(spdlog::level::debug);
 }
 
+// A reload that changes nothing keeps nothing: 5,000 of them hold no more memory than one.
+TEST_F(Metrics, ReloadsThatChangeNothingKeepNoSnapshot) {
+    settings_.metrics_listen = "";
+    start();
+    const auto* before = &server().settings();
+    for (int i = 0; i < 5000; ++i)
+        server().reload(settings_);
+    EXPECT_EQ(&server().settings(), before);
+    EXPECT_EQ(server().settings_snapshots(), 1u);
+    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_reloads_total"), 5000);
+    auto next = settings_;
+    next.max_frame_bytes = 1 << 20;
+    server().reload(next);
+    EXPECT_EQ(server().settings_snapshots(), 2u);
+    EXPECT_EQ(server().settings().max_frame_bytes, 1u << 20);
+}
+
 }  // namespace
 }  // namespace objwire::test
 

@@ -90,7 +90,7 @@ TEST_F(Read, SeveralSendersReadBackEqualInOrder) {
         ASSERT_EQ(got[i].offset, i);
         auto it = by_sender.find(got[i].sender_id);
         ASSERT_NE(it, by_sender.end()) << "unknown sender " << got[i].sender_id;
-        const auto k = next_of[got[i].sender_id]++;
+        const auto k = next_of[got[i].sender_id.str()]++;
         ASSERT_EQ(canonical(got[i].value), canonical((*it->second)[k]))
             << "object " << k << " of " << got[i].sender_id;
     }
@@ -208,6 +208,38 @@ TEST_F(Read, ACursorContinuesAtItsLastAck) {
     // One reader per name.
     client::reader second(client_settings(), o);
     EXPECT_EQ(second.open(), proto_errc::sender_busy);
+}
+
+// The daemon releases a finished cursor before its goodbye: a reader that starts the moment
+// the previous one ended is never refused as "in use".
+TEST_F(Read, ACursorReaderRestartedAtOnceAfterItsEndIsNotRefused) {
+    start();
+    send_all(generate("events", 200, 7));
+    auto o = options();
+    o.cursor = "again";
+    for (int run = 0; run < 20; ++run) {
+        client::reader r(client_settings(), o);
+        ASSERT_FALSE(r.open()) << "run " << run << ": " << r.last_error();
+        client::stored_message m;
+        std::uint64_t next = r.start();
+        while (r.next(m))
+            next = m.offset + 1;
+        ASSERT_FALSE(r.error()) << r.last_error();
+        ASSERT_FALSE(r.finish_cursor(next)) << r.last_error();
+    }
+}
+
+// Offsets handed out keep their block's one sender id: equal to it, and the same string.
+TEST_F(Read, ObjectsOfABlockShareItsSenderId) {
+    start();
+    const auto id = send_all(generate("events", 500, 8));
+    client::reader r(client_settings(), options());
+    ASSERT_FALSE(r.open()) << r.last_error();
+    client::stored_message a, b;
+    ASSERT_TRUE(r.next(a));
+    ASSERT_TRUE(r.next(b));
+    EXPECT_EQ(a.sender_id, id);
+    EXPECT_EQ(&a.sender_id.str(), &b.sender_id.str());
 }
 
 TEST_F(Read, FromInTheMiddleOfABlock) {

@@ -198,7 +198,9 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("journal.fsync").env_var, "OBJWIRE_JOURNAL_FSYNC");
 
     const auto client = cfg::client_keys();
-    ASSERT_EQ(client.size(), 30u);  // 26 + resume.max_replay_bytes, lazy.fields/min_bytes/codec
+    // 26 + resume.max_replay_bytes, lazy.fields/min_bytes/codec, read.max_block_bytes/
+    // max_block_objects/max_decoded_bytes
+    ASSERT_EQ(client.size(), 33u);
     const auto find_client = [&](std::string_view name) { return find_key(client, name); };
     EXPECT_EQ(find_client("batch.max_bytes").env_var, "OBJWIRE_BATCH_MAX_BYTES");
     EXPECT_EQ(find_client("batch.linger").allowed, "0..10s");
