@@ -244,8 +244,9 @@ class gap_report {
             ++ranges_;
             end_ = g.end;
             std::cerr << "objwire: gap: offsets " << g.first << " to " << g.end - 1
-                      << " are lost (damaged in the daemon's journal); reading goes on at " << g.end
-                      << "\n";
+                      << " are lost (damaged, or deleted by retention, in the daemon's journal); "
+                         "reading goes on at "
+                      << g.end << "\n";
         }
     }
     // A new connection: its gaps are counted from the start.

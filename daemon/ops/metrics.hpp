@@ -65,6 +65,8 @@ struct metrics {
     std::atomic<std::uint64_t> held_bytes_peak{0};
     std::atomic<std::uint64_t> reloads{0};
     std::atomic<std::uint64_t> journal_gaps_served{0};  // gap frames sent to readers
+    // Offsets retention deleted before a reader read them (served to it as gaps).
+    std::atomic<std::uint64_t> retention_offsets_unread{0};
     latency_histogram ack_latency;  // a read's last frame received -> its ack written
 
     // Counts a failure by kind: a proto_errc by its name ("bad_checksum"), anything else as

@@ -17,10 +17,19 @@ asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& strea
     std::error_code ec;
     if (h.cursor_command == cursor_op::list) {
         cursor_list l;
-        l.cursors = store.list(ec);
+        std::string damaged;
+        l.cursors = store.list(ec, damaged);
         if (ec) {
             co_await refuse_role(stream, proto_errc::not_available,
                                  "cannot list " + store.dir().string() + ": " + ec.message());
+            co_return;
+        }
+        if (!damaged.empty()) {
+            // A list without them would look complete: the operator learns which to delete.
+            spdlog::warn("{}: cursor list refused: in {}: {}", peer, store.dir().string(), damaged);
+            co_await refuse_role(
+                stream, proto_errc::not_available,
+                "cannot list every cursor in " + store.dir().string() + ": " + damaged);
             co_return;
         }
         byte_buffer payload, frame;

@@ -35,6 +35,9 @@ namespace {
 
 using namespace reader_support;
 
+// Cursor steps (blocks, gaps) in one batch before the strand's other work runs.
+constexpr std::size_t max_gather_steps = 4096;
+
 welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     welcome w;
     w.server_name = "objwired";
@@ -110,6 +113,7 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
     std::deque<std::pair<std::uint64_t, std::uint64_t>> newest;  // first offset, objects
     std::uint64_t held = 0;
     std::size_t scanned = 0;
+    std::size_t steps = 0;
     journal_block_view view;
     std::span<const std::uint8_t> bytes;
     for (;;) {
@@ -120,12 +124,19 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
             failure_ = "the journal cannot be read: " + scan.error_detail();
             co_return std::nullopt;
         }
-        if (st == journal_cursor::status::gap) continue;  // reported when the stream reaches it
-        scanned += bytes.size();
-        if (scanned > 16 * write_batch_bytes) {  // let the strand's other work run
+        if (srv_.stopping()) {
+            failure_code_ = proto_errc::not_available;
+            failure_ = "the daemon is stopping";
+            co_return std::nullopt;
+        }
+        scanned += st == journal_cursor::status::gap ? 1 : bytes.size();
+        if (scanned > 16 * write_batch_bytes || ++steps > max_gather_steps) {
+            // Let the strand's other work run.
             scanned = 0;
+            steps = 0;
             co_await asio::post(stream_.get_executor(), asio::use_awaitable);
         }
+        if (st == journal_cursor::status::gap) continue;  // reported when the stream reaches it
         if (view.sender_id != hello_.read_sender) continue;
         newest.emplace_back(view.header.first_offset, view.header.message_count);
         held += view.header.message_count;
@@ -155,16 +166,24 @@ std::uint64_t reader_stream::subscribe() {
 reader_stream::outcome reader_stream::gather() {
     journal_block_view view;
     std::span<const std::uint8_t> bytes;
-    // Scanning past other senders' blocks counts too, so one call stays bounded.
+    // Scanning past other senders' blocks counts too, and so does every step (a gap, a damaged
+    // segment passed over), so one call stays bounded and the strand's other work runs.
     std::size_t scanned = 0;
-    while (out_.size() < write_batch_bytes && scanned < 16 * write_batch_bytes) {
+    for (std::size_t steps = 0; out_.size() < write_batch_bytes &&
+                                scanned < 16 * write_batch_bytes && steps < max_gather_steps;
+         ++steps) {
         switch (cursor_->next(limit_, view, bytes)) {
             case journal_cursor::status::caught_up:
                 return outcome::caught_up;
             case journal_cursor::status::gap: {
                 // The reader learns what is lost and reads on after it.
                 const auto g = cursor_->gap();
-                journal_.note_gap(g, cursor_->gap_detail());
+                if (cursor_->gap_by_retention()) {
+                    srv_.metrics().retention_offsets_unread += g.end - g.first;
+                    spdlog::warn("{}: reader: {}", peer_, cursor_->gap_detail());
+                } else {
+                    journal_.note_gap(g, cursor_->gap_detail());
+                }
                 std::uint8_t payload[16];
                 store_le<std::uint64_t>(payload, g.first);
                 store_le<std::uint64_t>(payload + 8, g.end);
@@ -294,8 +313,10 @@ asio::awaitable<void> reader_stream::run() {
         co_await send_goodbye(stream_);
     }
     if (cursor_->skipped_by_retention())
-        spdlog::warn("{}: reader skipped {} objects deleted by retention while it read", peer_,
-                     cursor_->skipped_by_retention());
+        spdlog::warn(
+            "{}: reader skipped {} objects deleted by retention before it read them "
+            "(served to it as gaps)",
+            peer_, cursor_->skipped_by_retention());
     spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_, blocks_,
                  bytes_, cursor_->next_offset(), write_failed ? " (the peer went away)" : "");
 }

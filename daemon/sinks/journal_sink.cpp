@@ -97,6 +97,10 @@ void journal_sink::write_metrics(prometheus_text& x, const metrics& m) const {
     x.one("objwire_journal_gaps_served_total", "counter",
           "Gaps reported to readers (each reader that read past a lost range).",
           m.journal_gaps_served.load());
+    x.one("objwire_journal_retention_unread_total", "counter",
+          "Offsets retention deleted before a reader reading them had read them (each served to "
+          "that reader as a gap).",
+          m.retention_offsets_unread.load());
 }
 
 }  // namespace objwire::daemon

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <memory>
 
 #include "daemon/store/sync_directory.hpp"
+#include "proto/crc32c.hpp"
 #include "proto/errors.hpp"
 
 namespace objwire::daemon {
@@ -19,13 +21,68 @@ std::error_code last_errno() {
     return {errno, std::generic_category()};
 }
 
-// The file's whole content: the offset in decimal and a newline.
-std::optional<std::uint64_t> parse_position(const std::string& text) {
+class cursor_file_category final : public std::error_category {
+  public:
+    const char* name() const noexcept override { return "objwire.cursor_file"; }
+    std::string message(int ev) const override {
+        switch (static_cast<cursor_file_errc>(ev)) {
+            case cursor_file_errc::bad_checksum:
+                return "the cursor file is damaged (its CRC-32C does not match its offset); "
+                       "delete the cursor to start it again";
+            case cursor_file_errc::malformed:
+                return "the cursor file is damaged (not \"owc1 <offset> <crc32c>\" nor an "
+                       "offset in decimal)";
+        }
+        return "objwire.cursor_file error " + std::to_string(ev);
+    }
+};
+
+constexpr std::string_view file_tag = "owc1 ";
+
+std::uint32_t checksum_of(std::string_view text) {
+    return crc32c({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
+std::optional<std::uint64_t> parse_number(std::string_view text, int base = 10) {
     std::uint64_t v = 0;
     const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc() || p == text.data() || p + 1 != end || *p != '\n') return std::nullopt;
+    auto [p, ec] = std::from_chars(text.data(), end, v, base);
+    if (ec != std::errc() || p == text.data() || p != end) return std::nullopt;
     return v;
+}
+
+// "owc1 <offset> <CRC-32C of what precedes the last space, 8 hex digits>\n"; a file of an
+// earlier version holds the offset and a newline only, and is read as it is.
+std::optional<std::uint64_t> parse_position(std::string_view text, std::error_code& ec) {
+    if (text.empty() || text.back() != '\n') {
+        ec = cursor_file_errc::malformed;
+        return std::nullopt;
+    }
+    text.remove_suffix(1);
+    if (!text.starts_with(file_tag)) {
+        auto v = parse_number(text);
+        if (!v) ec = cursor_file_errc::malformed;
+        return v;
+    }
+    const auto space = text.rfind(' ');
+    const auto sum = parse_number(text.substr(space + 1), 16);
+    const auto v = parse_number(text.substr(file_tag.size(), space - file_tag.size()));
+    if (space == file_tag.size() - 1 || !sum || !v || text.size() - space != 9) {
+        ec = cursor_file_errc::malformed;
+        return std::nullopt;
+    }
+    if (*sum != checksum_of(text.substr(0, space))) {
+        ec = cursor_file_errc::bad_checksum;
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::string file_text(std::uint64_t next_offset) {
+    const std::string body = std::string(file_tag) + std::to_string(next_offset);
+    char sum[9];
+    std::snprintf(sum, sizeof sum, "%08x", checksum_of(body));
+    return body + " " + sum + "\n";
 }
 
 std::error_code write_file_synced(const std::filesystem::path& path, const std::string& text) {
@@ -44,6 +101,11 @@ std::error_code write_file_synced(const std::filesystem::path& path, const std::
 }
 
 }  // namespace
+
+std::error_code make_error_code(cursor_file_errc e) noexcept {
+    static const cursor_file_category category;
+    return {static_cast<int>(e), category};
+}
 
 cursor_store& cursor_store::for_data_dir(const std::filesystem::path& data_dir) {
     static std::mutex m;
@@ -72,9 +134,7 @@ std::optional<std::uint64_t> cursor_store::get(const std::string& name, std::err
         return std::nullopt;
     }
     text.resize(static_cast<std::size_t>(n));
-    auto v = parse_position(text);
-    if (!v) ec = std::make_error_code(std::errc::illegal_byte_sequence);
-    return v;
+    return parse_position(text, ec);
 }
 
 std::error_code cursor_store::save(const std::string& name, std::uint64_t next_offset) {
@@ -82,7 +142,7 @@ std::error_code cursor_store::save(const std::string& name, std::uint64_t next_o
     std::filesystem::create_directories(dir_, ec);
     if (ec) return ec;
     const auto tmp = dir_ / ("." + name + ".tmp");
-    if ((ec = write_file_synced(tmp, std::to_string(next_offset) + "\n"))) return ec;
+    if ((ec = write_file_synced(tmp, file_text(next_offset)))) return ec;
     if (::rename(tmp.c_str(), file_of(name).c_str()) != 0) return last_errno();
     return sync_directory(dir_);
 }
@@ -93,16 +153,21 @@ std::error_code cursor_store::remove(const std::string& name) {
     return sync_directory(dir_);
 }
 
-std::vector<cursor_entry> cursor_store::list(std::error_code& ec) const {
+std::vector<cursor_entry> cursor_store::list(std::error_code& ec, std::string& damaged) const {
     std::vector<cursor_entry> out;
     ec.clear();
+    damaged.clear();
     if (!std::filesystem::exists(dir_, ec)) return out;
     for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end;
          it.increment(ec)) {
         const auto name = it->path().filename().string();
         if (!valid_cursor_name(name)) continue;  // a leftover temporary file
         std::error_code one;
-        if (auto at = get(name, one)) out.push_back({name, *at});
+        if (auto at = get(name, one)) {
+            out.push_back({name, *at});
+        } else if (one) {
+            damaged += (damaged.empty() ? "cursor '" : "; cursor '") + name + "': " + one.message();
+        }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return out;

@@ -2,7 +2,9 @@
 // with that name has acknowledged writing the objects out. Kept in the data directory, in a
 // `cursors` subdirectory the journal never looks at, one small file per name, replaced by
 // write + fsync + rename + fsync of the directory, so a position survives kill -9 and power
-// loss and a reader never finds a half-written one. One reader at a time holds a name.
+// loss and a reader never finds a half-written one. Each file carries a CRC-32C of its offset,
+// as journal blocks do, so a damaged one is reported (cursor_file_errc), never read as another
+// position. One reader at a time holds a name.
 //
 //   auto& store = cursor_store::for_data_dir(dir);
 //   if (!store.claim("etl")) refuse("in use");
@@ -24,6 +26,13 @@
 
 namespace objwire::daemon {
 
+// Why a cursor file cannot be read (beyond an errno).
+enum class cursor_file_errc {
+    bad_checksum = 1,  // the offset does not match its CRC-32C
+    malformed,         // not a cursor file at all (cut, overwritten)
+};
+std::error_code make_error_code(cursor_file_errc e) noexcept;
+
 class cursor_store {
   public:
     // The store of the daemon whose data directory is `data_dir`: one per directory in the
@@ -37,8 +46,9 @@ class cursor_store {
     std::error_code save(const std::string& name, std::uint64_t next_offset);
     // Deletes `name`; not_found (proto_errc) when there was none.
     std::error_code remove(const std::string& name);
-    // Every stored cursor, by name.
-    std::vector<cursor_entry> list(std::error_code& ec) const;
+    // Every stored cursor that can be read, by name; `damaged` names each one that cannot, and
+    // why ("cursor 'etl': the cursor file is damaged ...; cursor ..."), empty when none.
+    std::vector<cursor_entry> list(std::error_code& ec, std::string& damaged) const;
 
     // A reader holds `name` while it reads: false when another does.
     bool claim(const std::string& name);
@@ -57,3 +67,6 @@ class cursor_store {
 };
 
 }  // namespace objwire::daemon
+
+template <>
+struct std::is_error_code_enum<objwire::daemon::cursor_file_errc> : std::true_type {};

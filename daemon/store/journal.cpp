@@ -131,6 +131,13 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
     if (failed_) return ec = failed_, 0;
     if (stopping_ || closed_) return ec = std::make_error_code(std::errc::operation_canceled), 0;
     if (count == 0) return ec = journal_errc::empty_block, 0;
+    if (next_offset_ > max_journal_offset || count > max_journal_offset - next_offset_) {
+        spdlog::error(
+            "journal: offset {} plus {} messages would pass the largest offset a "
+            "journal gives out ({})",
+            next_offset_, count, max_journal_offset);
+        return ec = std::make_error_code(std::errc::value_too_large), 0;
+    }
     if (segments_.back().bytes > 0 &&
         segments_.back().bytes + block.size() > options_.segment_bytes) {
         if ((ec = rotate())) return 0;

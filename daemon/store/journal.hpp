@@ -64,6 +64,8 @@ enum class journal_open_errc {
     synced_data_lost = 1,  // the sync checkpoint covers offsets the files no longer hold
     segments_overlap,      // a segment's blocks run into the next segment's offsets
     locked,                // another process holds the data directory's lock
+    offset_out_of_range,   // the gap log or checkpoint names an offset past max_journal_offset
+    end_unproven,          // both checkpoint files are gone from a journal holding data
 };
 std::error_code make_error_code(journal_open_errc e) noexcept;
 
@@ -148,6 +150,8 @@ class journal {
   private:
     explicit journal(journal_options options);
     std::error_code recover(std::vector<segment_info> found);
+    std::error_code check_end_provable(const checkpoint_records& records,
+                                       const std::vector<segment_info>& found) const;
     std::error_code check_closed_segments();
     std::error_code recover_open_segment(const std::optional<sync_checkpoint>& checkpoint);
     std::error_code sync_recovered();

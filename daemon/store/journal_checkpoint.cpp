@@ -31,13 +31,17 @@ checkpoint_writer::~checkpoint_writer() {
 
 void checkpoint_writer::close() {
     if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    if (copy_fd_ >= 0) ::close(copy_fd_);
+    fd_ = copy_fd_ = -1;
 }
 
 std::error_code checkpoint_writer::open(const std::filesystem::path& dir) {
     close();
     fd_ = ::open((dir / checkpoint_file_name).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    return fd_ < 0 ? last_errno() : std::error_code{};
+    if (fd_ < 0) return last_errno();
+    copy_fd_ =
+        ::open((dir / checkpoint_copy_file_name).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    return copy_fd_ < 0 ? last_errno() : std::error_code{};
 }
 
 std::error_code checkpoint_writer::write(const sync_checkpoint& c) {
@@ -48,19 +52,42 @@ std::error_code checkpoint_writer::write(const sync_checkpoint& c) {
     store_le<std::uint64_t>(b + 16, c.segment_bytes);
     store_le<std::uint64_t>(b + 24, c.end_offset);
     store_le<std::uint32_t>(b + 32, crc32c({b, 32}));
-    const ssize_t n = ::pwrite(fd_, b, sizeof b, 0);
-    if (n < 0) return last_errno();
-    if (static_cast<std::size_t>(n) != sizeof b) return std::make_error_code(std::errc::io_error);
+    for (const int fd : {fd_, copy_fd_}) {
+        const ssize_t n = ::pwrite(fd, b, sizeof b, 0);
+        if (n < 0) return last_errno();
+        if (static_cast<std::size_t>(n) != sizeof b)
+            return std::make_error_code(std::errc::io_error);
+    }
     return {};
 }
 
 std::error_code checkpoint_writer::sync() {
-    return fd_ >= 0 && ::fdatasync(fd_) != 0 ? last_errno() : std::error_code{};
+    for (const int fd : {fd_, copy_fd_})
+        if (fd >= 0 && ::fdatasync(fd) != 0) return last_errno();
+    return {};
 }
 
-std::optional<sync_checkpoint> read_checkpoint(const std::filesystem::path& dir, bool& damaged) {
+checkpoint_records read_checkpoints(const std::filesystem::path& dir) {
+    checkpoint_records r;
+    for (const char* name : {checkpoint_file_name, checkpoint_copy_file_name}) {
+        std::error_code ec;
+        if (!std::filesystem::exists(dir / name, ec)) {
+            r.missing += (r.missing.empty() ? "" : ", ") + std::string(name);
+            continue;
+        }
+        r.any_file = true;
+        bool damaged = false;
+        const auto c = read_checkpoint(dir, damaged, name);
+        if (damaged) r.damaged += (r.damaged.empty() ? "" : ", ") + std::string(name);
+        if (c && (!r.best || c->end_offset > r.best->end_offset)) r.best = c;
+    }
+    return r;
+}
+
+std::optional<sync_checkpoint> read_checkpoint(const std::filesystem::path& dir, bool& damaged,
+                                               const char* file_name) {
     damaged = false;
-    const int fd = ::open((dir / checkpoint_file_name).c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open((dir / file_name).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     std::uint8_t b[checkpoint_size + 1];
     const ssize_t n = ::pread(fd, b, sizeof b, 0);
@@ -76,15 +103,24 @@ std::optional<sync_checkpoint> read_checkpoint(const std::filesystem::path& dir,
                            load_le<std::uint64_t>(b + 24)};
 }
 
-std::vector<recorded_gap> read_gap_log(const std::filesystem::path& dir) {
+std::vector<recorded_gap> read_gap_log(const std::filesystem::path& dir, std::string* refused) {
     std::vector<recorded_gap> out;
     std::ifstream in(dir / gap_log_file_name);
     std::string line;
-    while (std::getline(in, line)) {
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
         std::istringstream fields(line);
         std::string word;
         recorded_gap g;
         if (!(fields >> word >> g.first >> g.end) || word != "gap" || g.end <= g.first) continue;
+        if (g.end > max_journal_offset) {
+            // Taken as it is, the journal would number on from near 2^64 and wrap.
+            if (refused && refused->empty())
+                *refused = (dir / gap_log_file_name).string() + " line " + std::to_string(number) +
+                           ": end offset " + std::to_string(g.end) +
+                           " is beyond the largest offset a journal gives out (" +
+                           std::to_string(max_journal_offset) + ")";
+            continue;
+        }
         std::getline(fields >> std::ws, g.why);
         out.push_back(std::move(g));
     }

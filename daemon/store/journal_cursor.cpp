@@ -27,6 +27,11 @@ void journal_cursor::close_segment() {
     buf_file_ = 0;
 }
 
+void journal_cursor::finish_segment() {
+    close_segment();
+    segment_done_ = true;
+}
+
 journal_cursor::status journal_cursor::fail(std::error_code ec, std::string detail) {
     error_ = ec;
     detail_ = std::move(detail) + ": " + ec.message();
@@ -34,7 +39,42 @@ journal_cursor::status journal_cursor::fail(std::error_code ec, std::string deta
     return status::error;
 }
 
-// Opens the segment whose first message is `offset` (at the start: the one holding from_).
+void journal_cursor::set_gap(std::uint64_t first, std::uint64_t end, std::string detail,
+                             bool retention) {
+    gap_ = {first, end, 0, 0};
+    gap_detail_ = std::move(detail);
+    gap_by_retention_ = retention;
+    gap_pending_ = true;
+}
+
+const segment_info* journal_cursor::pick_next(const std::vector<segment_info>& segments,
+                                              std::uint64_t offset) {
+    if (offset < segments.front().first_offset &&
+        (!segment_done_ || segments.front().first_offset > segment_first_)) {
+        // Retention deleted what this reader had not read yet: the reader learns it as a gap.
+        const auto& front = segments.front();
+        skipped_ += front.first_offset - offset;
+        set_gap(offset, front.first_offset,
+                "retention deleted offsets " + std::to_string(offset) + " to " +
+                    std::to_string(front.first_offset - 1) + " before this reader read them",
+                true);
+        return &front;
+    }
+    for (const auto& s : segments) {
+        if (s.first_offset < offset || (segment_done_ && s.first_offset <= segment_first_))
+            continue;
+        if (s.first_offset > offset)
+            set_gap(offset, s.first_offset,
+                    s.path.filename().string() + " is the next segment after offset " +
+                        std::to_string(offset) + " (a segment file is missing, empty or damaged)",
+                    false);
+        return &s;
+    }
+    return nullptr;
+}
+
+// Opens the segment whose first message is `offset` (at the start: the one holding from_), or
+// after the segment read to its end, the next one (the offsets up to it are a gap).
 // False with no error when the journal has no segment yet.
 bool journal_cursor::open_segment_holding(std::uint64_t offset) {
     std::error_code ec;
@@ -50,28 +90,7 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
         for (const auto& s : segments)
             if (s.first_offset <= from_) pick = &s;
     } else {
-        for (const auto& s : segments)
-            if (s.first_offset == offset) pick = &s;
-        if (!pick && offset < segments.front().first_offset) {
-            // Retention deleted what this reader had not read yet: go on with what is left.
-            pick = &segments.front();
-            skipped_ += pick->first_offset - offset;
-        }
-        if (!pick) {
-            // A segment is missing (or damage ran to the end of the last one read): the
-            // offsets up to the next segment are lost.
-            for (const auto& s : segments) {
-                if (s.first_offset > offset) {
-                    pick = &s;
-                    gap_ = {offset, s.first_offset, 0, 0};
-                    gap_detail_ = s.path.filename().string() +
-                                  " is the next segment after offset " + std::to_string(offset) +
-                                  " (a segment file is missing or damaged)";
-                    gap_pending_ = true;
-                    break;
-                }
-            }
-        }
+        pick = pick_next(segments, offset);
         if (!pick) {
             fail(journal_errc::offset_gap,
                  dir_.string() + ": no segment holds offset " + std::to_string(offset));
@@ -86,6 +105,8 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
         return false;
     }
     segment_ = pick->path;
+    segment_first_ = pick->first_offset;
+    segment_done_ = false;
     next_offset_ = pick->first_offset;
     started_ = true;
     return true;
@@ -121,6 +142,7 @@ bool journal_cursor::skip_damage(std::uint64_t limit, bool offset_jump, std::err
                                          static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
     if (!found || found->first_offset >= limit) return false;
     gap_ = {next_offset_, found->first_offset, at, found->position - at};
+    gap_by_retention_ = false;
     gap_detail_ =
         segment_.filename().string() + " at position " + std::to_string(at) + ": " + why.message();
     buf_.clear();
@@ -158,7 +180,7 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
                 if (gap_.end > from_) return status::gap;
                 continue;
             }
-            close_segment();
+            finish_segment();
             continue;
         }
         if (r.state == journal_block_parse::status::bad ||
@@ -179,7 +201,7 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
             }
             // Damage with nothing intact after it in this segment: a later segment goes on.
             if (r.state == journal_block_parse::status::bad) {
-                close_segment();
+                finish_segment();
                 continue;
             }
             return fail(why, where());

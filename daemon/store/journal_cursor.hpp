@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "daemon/store/journal_segments.hpp"
 #include "proto/byte_buffer.hpp"
@@ -41,8 +42,11 @@ class journal_cursor {
 
     // The offset of the first message of the block next() will look at.
     std::uint64_t next_offset() const { return next_offset_; }
-    // Offsets the cursor jumped over because retention deleted their segment meanwhile.
+    // Offsets the cursor jumped over because retention deleted their segment meanwhile (each
+    // such jump is also handed out as a gap: the reader had not read them).
     std::uint64_t skipped_by_retention() const { return skipped_; }
+    // Whether the last gap is offsets retention deleted (not damage).
+    bool gap_by_retention() const { return gap_by_retention_; }
     std::error_code error() const { return error_; }
     const std::string& error_detail() const { return detail_; }
     // After `gap`: the offsets lost, and where ("journal-...owj at position 1234: why").
@@ -51,9 +55,15 @@ class journal_cursor {
 
   private:
     bool open_segment_holding(std::uint64_t offset);
+    // Once started: the segment to read from `offset` on, after the segment the cursor is done
+    // with (never that one again: a segment wholly damaged or empty must not be reopened).
+    const segment_info* pick_next(const std::vector<segment_info>& segments, std::uint64_t offset);
+    void set_gap(std::uint64_t first, std::uint64_t end, std::string detail, bool retention);
     // Reads more of the open segment: false at its end (or on an error, with error_ set).
     bool fill(std::size_t need);
     void close_segment();
+    // The open segment holds nothing more below the limit: the next one goes on.
+    void finish_segment();
     status fail(std::error_code ec, std::string detail);
     // Damage below the limit: goes on at the next intact block of the segment (or the next
     // segment) when there is one.
@@ -64,6 +74,8 @@ class journal_cursor {
     bool started_ = false;
     int fd_ = -1;
     std::filesystem::path segment_;
+    std::uint64_t segment_first_ = 0;  // first offset of the segment open (or last open)
+    bool segment_done_ = false;        // the segment at segment_first_ was read to its end
     byte_buffer buf_;
     std::size_t pos_ = 0;         // next unparsed byte in buf_
     std::uint64_t buf_file_ = 0;  // file position of buf_[0]
@@ -74,6 +86,7 @@ class journal_cursor {
     offset_gap gap_;
     std::string gap_detail_;
     bool gap_pending_ = false;
+    bool gap_by_retention_ = false;
 };
 
 }  // namespace objwire::daemon

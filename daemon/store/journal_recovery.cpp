@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "daemon/store/journal.hpp"
@@ -29,6 +30,11 @@ class journal_open_category final : public std::error_category {
                 return "journal segments overlap";
             case journal_open_errc::locked:
                 return "the data directory is locked by another process";
+            case journal_open_errc::end_unproven:
+                return "the journal's end cannot be proven (start with --repair-journal to "
+                       "accept it)";
+            case journal_open_errc::offset_out_of_range:
+                return "the journal's records name an offset past the largest one it gives out";
         }
         return "objwire.journal_open error " + std::to_string(ev);
     }
@@ -158,15 +164,59 @@ std::error_code journal::check_closed_segments() {
     return {};
 }
 
+// Without either checkpoint file, a cut of the open segment (or its loss) cannot be told from
+// a journal that ended there: numbering on could give acknowledged offsets out again.
+std::error_code journal::check_end_provable(const checkpoint_records& records,
+                                            const std::vector<segment_info>& found) const {
+    const bool holds_data =
+        std::any_of(found.begin(), found.end(), [](const auto& s) { return s.bytes > 0; });
+    if (records.any_file || !holds_data) {
+        if (records.any_file && records.missing.find(checkpoint_file_name) == 0)
+            spdlog::warn("journal: {} is missing: {} proves how far the journal was synced",
+                         (options_.dir / checkpoint_file_name).string(), checkpoint_copy_file_name);
+        return {};
+    }
+    if (!options_.repair) {
+        spdlog::error(
+            "journal: {}: {} and {} are both missing, so the offset the journal reached cannot "
+            "be proven (a cut of the open segment would give acknowledged offsets out again). "
+            "Refusing to start: restore one of them, or run objwired once with "
+            "--repair-journal to number on from what the segment files hold",
+            options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
+        return journal_open_errc::end_unproven;
+    }
+    spdlog::error(
+        "journal: {}: {} and {} are both missing: repair numbers on from what the "
+        "segment files hold; offsets lost at their end cannot be known",
+        options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
+    return {};
+}
+
 std::error_code journal::recover(std::vector<segment_info> found) {
-    known_gaps_ = read_gap_log(options_.dir);
-    bool checkpoint_damaged = false;
-    const auto checkpoint = read_checkpoint(options_.dir, checkpoint_damaged);
-    if (checkpoint_damaged)
-        spdlog::warn(
-            "journal: {} is damaged: cuts of synced data cannot be told from torn "
-            "appends at this start",
-            (options_.dir / checkpoint_file_name).string());
+    std::string refused;
+    known_gaps_ = read_gap_log(options_.dir, &refused);
+    if (!refused.empty()) {
+        spdlog::error(
+            "journal: {}; refusing to start (offsets would wrap): correct or remove "
+            "that line",
+            refused);
+        return journal_open_errc::offset_out_of_range;
+    }
+    const auto records = read_checkpoints(options_.dir);
+    const auto& checkpoint = records.best;
+    if (checkpoint && checkpoint->end_offset > max_journal_offset) {
+        spdlog::error(
+            "journal: {}: end offset {} is beyond the largest offset a journal gives "
+            "out ({}); refusing to start",
+            options_.dir.string(), checkpoint->end_offset, max_journal_offset);
+        return journal_open_errc::offset_out_of_range;
+    }
+    if (!records.damaged.empty())
+        spdlog::warn("journal: {}: {} damaged{}", options_.dir.string(), records.damaged,
+                     checkpoint ? ""
+                                : ": cuts of synced data cannot be told from torn appends "
+                                  "at this start");
+    if (auto ec = check_end_provable(records, found)) return ec;
     if (auto ec = checkpoint_.open(options_.dir)) return ec;
     segments_ = std::move(found);
     if (auto ec = check_closed_segments()) return ec;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "daemon/store/data_dir_lock.hpp"
@@ -338,6 +339,113 @@ TEST_F(JournalFaults, ALostOpenSegmentRefusesToOpenWithoutRepair) {
     std::error_code ec;
     EXPECT_FALSE(daemon::journal::open(options(fsync_policy::always), ec));
     EXPECT_EQ(ec, daemon::journal_open_errc::synced_data_lost);
+}
+
+// What the daemon's cursor hands out walking the journal from 0 below `limit`, within a bound
+// of calls: a cursor that opened the same segment again would never end.
+struct cursor_walk {
+    std::vector<std::uint64_t> firsts;
+    std::vector<daemon::offset_gap> gaps;
+    std::vector<bool> by_retention;
+    bool ended = false;
+};
+cursor_walk walk_cursor(daemon::journal_cursor& c, std::uint64_t limit) {
+    cursor_walk w;
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    for (int calls = 0; calls < 100 && !w.ended; ++calls) {
+        const auto st = c.next(limit, view, bytes);
+        if (st == daemon::journal_cursor::status::block) {
+            w.firsts.push_back(view.header.first_offset);
+        } else if (st == daemon::journal_cursor::status::gap) {
+            w.gaps.push_back(c.gap());
+            w.by_retention.push_back(c.gap_by_retention());
+        } else {
+            EXPECT_EQ(st, daemon::journal_cursor::status::caught_up) << c.error_detail();
+            w.ended = true;
+        }
+    }
+    return w;
+}
+
+// A closed segment with nothing intact in it - its only block damaged, zeroed, or cut to 0
+// bytes - is one gap for the cursor, which goes on with the next segment.
+TEST_F(JournalFaults, AWhollyDamagedSegmentIsOneGapForTheCursor) {
+    for (int how = 0; how < 3; ++how) {
+        std::filesystem::remove_all(dir_);
+        write_three(fsync_policy::never, true);
+        const auto middle = segment(5);
+        const auto size = std::filesystem::file_size(middle);
+        if (how == 0) flip(middle, size / 2);
+        if (how == 1) write_bytes(middle, std::vector<std::uint8_t>(size, 0));
+        if (how == 2) std::filesystem::resize_file(middle, 0);
+        daemon::journal_cursor c(dir_, 0);
+        const auto w = walk_cursor(c, 18);
+        EXPECT_TRUE(w.ended) << "damage kind " << how;
+        EXPECT_EQ(w.firsts, (std::vector<std::uint64_t>{0, 11})) << "damage kind " << how;
+        ASSERT_EQ(w.gaps.size(), 1u) << "damage kind " << how;
+        EXPECT_EQ(w.gaps[0].first, 5u);
+        EXPECT_EQ(w.gaps[0].end, 11u);
+        EXPECT_FALSE(w.by_retention[0]);
+    }
+}
+
+// Retention that deletes a segment the cursor has not read yet is a gap, marked as retention's.
+TEST_F(JournalFaults, RetentionAheadOfTheCursorIsAGap) {
+    write_three(fsync_policy::never, true);
+    daemon::journal_cursor c(dir_, 0);
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    ASSERT_EQ(c.next(18, view, bytes), daemon::journal_cursor::status::block);
+    EXPECT_EQ(view.header.first_offset, 0u);
+    std::filesystem::remove(segment(0));  // open: the cursor still reads it
+    std::filesystem::remove(segment(5));
+    const auto w = walk_cursor(c, 18);
+    EXPECT_TRUE(w.ended);
+    EXPECT_EQ(w.firsts, (std::vector<std::uint64_t>{11}));
+    ASSERT_EQ(w.gaps.size(), 1u);
+    EXPECT_EQ(w.gaps[0].first, 5u);
+    EXPECT_EQ(w.gaps[0].end, 11u);
+    EXPECT_TRUE(w.by_retention[0]);
+    EXPECT_EQ(c.skipped_by_retention(), 6u);
+}
+
+// A gap log line whose end is near 2^64 would make the journal number on from there and wrap.
+TEST_F(JournalFaults, AGapLogLinePastTheLargestOffsetRefusesToOpen) {
+    write_three(fsync_policy::always, false);
+    {
+        std::ofstream out(dir_ / daemon::gap_log_file_name, std::ios::app);
+        out << "gap 18 18446744073709551610 by hand\n";
+    }
+    std::error_code ec;
+    auto j = daemon::journal::open(options(), ec);
+    EXPECT_FALSE(j);
+    EXPECT_EQ(ec, daemon::journal_open_errc::offset_out_of_range);
+    EXPECT_NE(log_.str().find("journal.gaps line 1: end offset 18446744073709551610"),
+              std::string::npos)
+        << log_.str();
+}
+
+// The checkpoint deleted and the open segment cut: its copy still proves how far the journal
+// was synced, so the cut is lost synced data, not a torn tail whose offsets could be reused.
+TEST_F(JournalFaults, TheCheckpointCopyProvesTheEndWhenTheCheckpointIsLost) {
+    write_three(fsync_policy::always, false);
+    std::filesystem::remove(dir_ / daemon::checkpoint_file_name);
+    std::filesystem::resize_file(segment(0), make_block(events(0, 5)).size() + 10);
+    std::error_code ec;
+    EXPECT_FALSE(daemon::journal::open(options(), ec));
+    EXPECT_EQ(ec, daemon::journal_open_errc::synced_data_lost);
+    auto o = options();
+    o.repair = true;
+    auto j = open(o);
+    ASSERT_TRUE(j);
+    EXPECT_EQ(j->durable_offset(), 18u);  // numbers on after the loss
+    j.reset();
+    // Both files lost: the end cannot be proven.
+    std::filesystem::remove(dir_ / daemon::checkpoint_file_name);
+    std::filesystem::remove(dir_ / daemon::checkpoint_copy_file_name);
+    EXPECT_FALSE(daemon::journal::open(options(), ec));
+    EXPECT_EQ(ec, daemon::journal_open_errc::end_unproven);
 }
 
 }  // namespace
