@@ -107,6 +107,8 @@ class sender {
     bool all_acked() const { return in_flight_.empty() && open_messages_ == 0; }
     std::uint64_t frames_sent() const { return frames_sealed_; }  // resent ones too
     std::uint64_t messages_added() const { return messages_; }
+    // Messages in sealed frames (written, or waiting for room in the window).
+    std::uint64_t messages_sealed() const { return messages_ - open_messages_; }
     // Messages of acknowledged frames (or found stored on resume), over every connection.
     std::uint64_t messages_acked() const { return messages_acked_; }
     // The sequence the next sealed frame gets.

@@ -158,6 +158,7 @@ std::error_code connection::open() {
     interval_start_ns_ = steady_now_ns();
     auto ec = handshake();
     welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
+    observe_progress(true);
     if (!ec) learn_stored();
     return ec;
 }
@@ -179,7 +180,9 @@ std::error_code connection::connect_socket() {
                     handler(e, 0);
                 });
         },
-        settings_.connect_timeout);
+        // A reconnect does not outlast the retry window.
+        resuming_ ? window_.wait_for(settings_.connect_timeout, std::chrono::steady_clock::now())
+                  : settings_.connect_timeout);
     if (ec)
         return fail(client_errc::connect_failed,
                     "cannot connect to " + where + ": " + ec.message());
@@ -284,6 +287,8 @@ std::error_code connection::write_output() {
 }
 
 std::error_code connection::write_released() {
+    // Nothing written before waits for an ack: the wait these frames start begins now.
+    observe_progress(core_.messages_acked() >= written_messages_);
     auto out = core_.output();
     const std::uint64_t calls_before = stats_.write_calls;
     if (auto ec = write_all(out)) {
@@ -296,6 +301,7 @@ std::error_code connection::write_released() {
         return resume_after(client_errc::connection_lost, "write failed: " + ec.message());
     }
     core_.consume_output();
+    written_messages_ = core_.messages_sealed();
     measure(stats_.write_calls - calls_before > 1);  // more than one call: the buffer was full
     return {};
 }
@@ -361,28 +367,39 @@ void connection::apply_socket_options() {
     socket_.non_blocking(true, ignored);
 }
 
+// An ack that moved the count restarts the retry window. Not while resuming: the window of a
+// reconnect loop ends where it did when the loop began.
+void connection::observe_progress(bool idle) {
+    if (resuming_ || !window_.enabled()) return;
+    window_.observe(core_.messages_acked(), !idle, std::chrono::steady_clock::now());
+}
+
 std::error_code connection::read_replies(bool block) {
+    observe_progress();
     if (!block && !stream_.readable_now()) return {};
+    // A resumable connection waits for the daemon no longer than its retry window has left.
+    const auto wait =
+        welcomed_ ? window_.wait_for(ack_timeout, std::chrono::steady_clock::now()) : ack_timeout;
     auto space = core_.prepare();
     std::size_t n = 0;
     std::error_code ec;
     if (stream_.secure()) {
         // The bytes there may be TLS records without data (session tickets): nothing yet.
-        n = stream_.read_some(space, block ? ack_timeout : std::chrono::milliseconds(0), ec);
+        n = stream_.read_some(space, block ? wait : std::chrono::milliseconds(0), ec);
         if (!block && ec == client_errc::timed_out) return {};
     } else {
         ec = run_with_deadline(
             [&](auto handler) {
                 socket_.async_read_some(asio::buffer(space.data(), space.size()), handler);
             },
-            ack_timeout, &n);
+            wait, &n);
     }
     // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
     if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
     if (ec) {
         if (ec == client_errc::timed_out)
-            return resume_after(ec, "no reply from the daemon within " +
-                                        std::to_string(ack_timeout.count() / 1000) + " s");
+            return resume_after(
+                ec, "no reply from the daemon within " + std::to_string(wait.count()) + " ms");
         return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
     }
     stats_.wire_bytes_in += n;

@@ -1,6 +1,7 @@
 // Resume on the client side (docs/PROTOCOL.md "Resume"): when the connection breaks, the
-// connection object reconnects - at once, then with exponential backoff - for
-// resume.retry_for, says hello under the same sender id, and its sender re-encodes and resends
+// connection object reconnects - at once, then with exponential backoff - until resume.retry_for
+// has passed since the last acknowledged progress (client/lib/retry_window.hpp), says hello
+// under the same sender id, and its sender re-encodes and resends
 // the frames after the one the daemon's welcome says it stored last. The caller's send(),
 // flush() or close() then simply goes on.
 #include <chrono>
@@ -12,16 +13,14 @@
 namespace objwire::client {
 namespace {
 
-constexpr std::chrono::milliseconds first_backoff{50};
-constexpr std::chrono::milliseconds max_backoff{1000};
-
 // A broken or hung connection, a daemon still finishing the old connection of our sender id,
-// or one at its connection cap (the old connection may still hold our slot); anything else
-// (a refusal, a protocol error) would only happen again.
+// one at its connection cap (the old connection may still hold our slot), or one that cannot
+// serve a stream now (not_available: a relay whose next hop is down, a daemon shutting down);
+// anything else (a refusal, a protocol error) would only happen again.
 bool retryable(std::error_code ec) {
     return ec == client_errc::connection_lost || ec == client_errc::timed_out ||
            ec == client_errc::connect_failed || ec == proto_errc::sender_busy ||
-           ec == proto_errc::too_many_connections;
+           ec == proto_errc::too_many_connections || ec == proto_errc::not_available;
 }
 
 }  // namespace
@@ -29,19 +28,17 @@ bool retryable(std::error_code ec) {
 std::error_code connection::resume_after(std::error_code ec, std::string text) {
     if (resuming_ || !welcomed_ || settings_.resume_retry_for.count() == 0 || !retryable(ec))
         return fail(ec, std::move(text));
+    observe_progress();
     resuming_ = true;
-    const auto deadline = std::chrono::steady_clock::now() + settings_.resume_retry_for;
-    auto backoff = first_backoff;
-    attempt_error_.clear();
+    // attempt_error_ is kept: a window can span several breaks, and the last reason is the one
+    // to report.
     for (int attempt = 0;; ++attempt) {
         std::error_code ignored;
         socket_.close(ignored);
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) break;
+        if (window_.expired(std::chrono::steady_clock::now())) break;
         if (attempt > 0) {
-            std::this_thread::sleep_for(
-                std::min<std::chrono::steady_clock::duration>(backoff, deadline - now));
-            backoff = std::min(backoff * 2, max_backoff);
+            std::this_thread::sleep_for(window_.next_pause(std::chrono::steady_clock::now()));
+            if (window_.expired(std::chrono::steady_clock::now())) break;
         }
         if (core_.restart()) break;
         if (connect_socket()) continue;
@@ -68,9 +65,10 @@ std::error_code connection::resume_after(std::error_code ec, std::string text) {
     resuming_ = false;
     std::error_code ignored;
     socket_.close(ignored);
-    return fail(ec, text + "; resuming failed for " +
-                        std::to_string(settings_.resume_retry_for.count()) +
-                        " ms: " + (attempt_error_.empty() ? "gave up" : attempt_error_));
+    return fail(
+        ec, text + "; no acknowledged progress for " +
+                std::to_string(settings_.resume_retry_for.count()) +
+                " ms (resume.retry_for): " + (attempt_error_.empty() ? "gave up" : attempt_error_));
 }
 
 }  // namespace objwire::client

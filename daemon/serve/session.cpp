@@ -233,6 +233,12 @@ asio::awaitable<bool> session::admit() {
         co_await hand_over(h.role);
         co_return false;
     }
+    // Not counted as an error per connection: the sink logs the refusals once per interval.
+    if (auto why = server_.sink().refuse_stream(); !why.empty()) {
+        spdlog::debug("{}: refused: {}", peer_, why);
+        refuse(proto_errc::not_available, why);
+        co_return false;
+    }
     const auto resume = co_await resume_point();
     if (!resume && resume_fenced_) {
         spdlog::warn("{}: refused: {}", peer_, log_text(resume_refusal_));
@@ -523,9 +529,19 @@ void session::on_read_error(const std::error_code& ec) {
     spdlog::warn("{}: read failed: {}", peer_, ec.message());
 }
 
+// A sink's refusal of a new stream (daemon/sinks/forward_sink.hpp) is logged by the sink, once
+// per interval with a count, not once per connection.
+static bool refused_by_sink(const receiver& r) {
+    return r.error() == proto_errc::not_available && r.error_detail().starts_with("next hop ");
+}
+
 void session::log_close() {
     switch (receiver_.current()) {
         case receiver::state::failed:
+            if (refused_by_sink(receiver_)) {
+                spdlog::debug("{}: closing connection: {}", peer_, receiver_.error_detail());
+                break;
+            }
             ++server_.counters().protocol_errors;
             server_.metrics().count_error(receiver_.error());
             spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());

@@ -42,7 +42,8 @@ std::size_t approximate_bytes(const message& m) {
 
 class forward_stream final : public sink_stream {
   public:
-    explicit forward_stream(config::client_settings hop) : hop_(std::move(hop)) {
+    forward_stream(config::client_settings hop, std::shared_ptr<hop_monitor> monitor)
+        : hop_(std::move(hop)), monitor_(std::move(monitor)) {
         worker_ = std::thread([this] { run(); });
     }
     ~forward_stream() override {
@@ -124,6 +125,7 @@ class forward_stream final : public sink_stream {
     void send(client::connection& hop, batch& b) {
         if (!opened_) {
             if (auto ec = hop.open()) return fail(hop, ec, &b);
+            monitor_->on_success();
             opened_ = true;
         }
         for (const auto& m : b.messages)
@@ -145,8 +147,8 @@ class forward_stream final : public sink_stream {
     // The hop is lost for good (after the client's own reconnects): every batch not yet
     // acknowledged there fails, so nothing of it is acknowledged upstream.
     void fail(client::connection& hop, std::error_code ec, batch* current = nullptr) {
-        spdlog::error("forward to {}:{}: {}", hop_.to_host, hop_.to_port,
-                      hop.last_error().empty() ? ec.message() : hop.last_error());
+        // Logged by the monitor, one line per interval however many streams fail.
+        monitor_->on_failure(hop.last_error().empty() ? ec.message() : hop.last_error());
         std::deque<batch> queued;
         {
             std::lock_guard lock(mutex_);
@@ -162,6 +164,7 @@ class forward_stream final : public sink_stream {
     }
 
     config::client_settings hop_;
+    std::shared_ptr<hop_monitor> monitor_;
     std::vector<message> open_;                 // the session's open batch (its strand only)
     std::pair<std::size_t, std::size_t> mark_;  // open_.size() and bytes_ at mark()
     std::size_t bytes_ = 0;
@@ -217,7 +220,38 @@ std::unique_ptr<sink_stream> forward_sink::open_stream(const std::string& sender
     auto hop = hop_;
     // Anonymous upstream streams stay anonymous (the client picks a random id per connection).
     if (!sender_id.empty()) hop.sender_id = sender_id + "@" + via_;
-    return std::make_unique<forward_stream>(std::move(hop));
+    return std::make_unique<forward_stream>(std::move(hop), monitor_);
+}
+
+std::string forward_sink::refuse_stream() {
+    return monitor_->admit().why;
+}
+
+hop_monitor::hop_monitor(std::string hop) : hop_(hop), health_(std::move(hop)) {}
+
+hop_health::admission hop_monitor::admit() {
+    std::lock_guard lock(mutex_);
+    const auto now = hop_health::clock::now();
+    auto a = health_.admit(now);
+    log(now);
+    return a;
+}
+
+void hop_monitor::on_failure(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    const auto now = hop_health::clock::now();
+    health_.on_failure(why, now);
+    log(now);
+}
+
+void hop_monitor::on_success() {
+    std::lock_guard lock(mutex_);
+    if (const auto failed = health_.on_success(); failed > 0)
+        spdlog::warn("forward to {}: reachable again after {} failed attempts", hop_, failed);
+}
+
+void hop_monitor::log(hop_health::clock::time_point now) {
+    if (auto line = health_.take_log(now)) spdlog::error("{}", *line);
 }
 
 }  // namespace objwire::daemon

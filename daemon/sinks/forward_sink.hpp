@@ -9,10 +9,29 @@
 #include <string>
 #include <system_error>
 
+#include <chrono>
+#include <mutex>
+
 #include "config/settings.hpp"
+#include "daemon/sinks/hop_health.hpp"
 #include "daemon/sinks/sink.hpp"
 
 namespace objwire::daemon {
+
+// The hop's health, shared by the sink (new streams) and every stream's worker (connects).
+class hop_monitor {
+  public:
+    explicit hop_monitor(std::string hop);
+    hop_health::admission admit();
+    void on_failure(const std::string& why);
+    void on_success();
+
+  private:
+    void log(hop_health::clock::time_point now);  // with mutex_ held
+    std::string hop_;
+    std::mutex mutex_;
+    hop_health health_;
+};
 
 class forward_sink final : public sink {
   public:
@@ -22,13 +41,18 @@ class forward_sink final : public sink {
 
     std::string describe() const override;
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+    std::string refuse_stream() override;
 
   private:
     forward_sink(config::client_settings hop, std::string via)
-        : hop_(std::move(hop)), via_(std::move(via)) {}
+        : hop_(std::move(hop)),
+          via_(std::move(via)),
+          monitor_(
+              std::make_shared<hop_monitor>(hop_.to_host + ":" + std::to_string(hop_.to_port))) {}
 
     config::client_settings hop_;
     std::string via_;  // appended to sender ids: "SENDER@via"
+    std::shared_ptr<hop_monitor> monitor_;
 };
 
 }  // namespace objwire::daemon

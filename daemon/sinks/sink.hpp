@@ -70,6 +70,9 @@ class sink {
     virtual bool takes_payloads() const { return false; }
     // A stream for one connection; sender_id is the one its hello gave (may be empty).
     virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
+    // Why a new sender stream cannot be taken now, with when to retry (empty: it can). A relay
+    // whose next hop is down says so; the hello is refused with not_available and this text.
+    virtual std::string refuse_stream() { return {}; }
     // At start: tells `senders` the last frame stored of every sender id the sink still
     // holds, so streams resume across restarts. The journal reads its block headers; a sink
     // that keeps nothing to read back (JSON lines) remembers nothing.

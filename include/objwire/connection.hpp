@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "client/lib/link_meter.hpp"
+#include "client/lib/retry_window.hpp"
 #include "client/lib/transport.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
@@ -173,6 +174,10 @@ class connection {
     bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
     bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
     std::string attempt_error_;  // why the last reconnect attempt failed
+    // resume.retry_for, counted from the last acknowledged progress (client/lib/retry_window.hpp).
+    retry_window window_{settings_.resume_retry_for};
+    void observe_progress(bool idle = false);
+    std::uint64_t written_messages_ = 0;  // messages_sealed() at the last write
     bool skip_stored_ = false;
     bool input_mismatch_ = false;
     std::uint64_t stored_at_open_ = 0;

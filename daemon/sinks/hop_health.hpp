@@ -1,0 +1,58 @@
+// Whether a relay (sink.kind = "forward") takes new streams while its next hop is down. A failed
+// connect to the hop marks it down; from then on new sender streams are refused, with the cause
+// and a retry-after, until the next attempt is due - 100 ms after the first failure, doubling
+// to 5 s while they go on - when one stream is let through to try the hop again. The log gets
+// one line per 5 s with the counts of failed attempts and refused streams, not one per attempt.
+// No I/O, no lock and no clock of its own: the forward sink holds a mutex and says when.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace objwire::daemon {
+
+class hop_health {
+  public:
+    using clock = std::chrono::steady_clock;
+    static constexpr std::chrono::milliseconds first_pause{100};
+    static constexpr std::chrono::milliseconds max_pause{5000};
+    static constexpr std::chrono::milliseconds log_interval{5000};
+
+    explicit hop_health(std::string hop) : hop_(std::move(hop)) {}
+
+    struct admission {
+        bool admit = true;
+        std::string why;  // refused: the cause and the retry-after, for the error frame
+        std::chrono::milliseconds retry_after{0};
+    };
+    // A new sender stream asks at `now`.
+    admission admit(clock::time_point now);
+
+    // A connection to the hop failed (`why`: the client library's reason).
+    void on_failure(const std::string& why, clock::time_point now);
+    // A connection to the hop was welcomed: the failed attempts of the run it ends (0: none).
+    std::uint64_t on_success();
+
+    // The line to log at `now`, at most one per log_interval, when there is something to say.
+    std::optional<std::string> take_log(clock::time_point now);
+
+    bool down() const { return down_; }
+    std::chrono::milliseconds pause() const { return pause_; }
+
+  private:
+    std::string hop_;
+    bool down_ = false;
+    std::string why_;
+    std::chrono::milliseconds pause_{0};
+    clock::time_point next_try_{};
+    std::uint64_t run_ = 0;  // failed attempts since the last success
+    std::uint64_t unlogged_failures_ = 0;
+    std::uint64_t unlogged_refusals_ = 0;
+    bool logged_once_ = false;
+    clock::time_point last_log_{};
+};
+
+}  // namespace objwire::daemon
