@@ -13,13 +13,13 @@
 #include <thread>
 #include <vector>
 
+#include <objwire/version.hpp>
 #include "config/env_names.hpp"
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
 #include "daemon/ops/journal_tools.hpp"
 #include "daemon/ops/service_notify.hpp"
 #include "daemon/serve/server.hpp"
-#include "objwire/version.hpp"
 #include "proto/json_writer.hpp"
 
 #ifdef OBJWIRED_TEST_FAULTS

@@ -2,6 +2,7 @@
 // (client/cli/subcommand.hpp); the exit codes are the README's "Exit codes".
 #include <CLI/CLI.hpp>
 
+#include <objwire/version.hpp>
 #include "client/cli/bench_command.hpp"
 #include "client/cli/codec_command.hpp"
 #include "client/cli/config_command.hpp"
@@ -10,7 +11,6 @@
 #include "client/cli/read_command.hpp"
 #include "client/cli/send_command.hpp"
 #include "client/cli/stats_command.hpp"
-#include "objwire/version.hpp"
 
 int main(int argc, char** argv) {
     namespace client = objwire::client;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The README's layout table and the tree agree: every folder the table names holds tracked
+# files, and every folder that holds tracked files - at the top, and one level into daemon/,
+# client/, tests/ and include/ - is in the table. Public headers live only in include/objwire/
+# and are included as <objwire/NAME.hpp>; proto/ includes nothing of config/, daemon/ or client/.
+#   tests/repo/layout_test.sh [ROOT]   (default: the repository this script is in)
+set -euo pipefail
+root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
+cd "$root"
+fail() { echo "FAIL: $*" >&2; bad=1; }
+bad=0
+
+mapfile -t files < <(git ls-files)
+listed=$(awk '/^## Layout$/{on=1; next} /^## /{on=0} on' README.md |
+    grep -oE '^\| `[^`]+/`' | sed -E 's/^\| `(.*)\/`$/\1/' | sort -u)
+[ -n "$listed" ] || fail "README.md has no '## Layout' table"
+
+declare -A present
+for f in "${files[@]}"; do
+    d=$(dirname "$f")
+    [ "$d" = . ] && continue
+    top=${d%%/*}
+    case $top in .*) continue ;; esac
+    [ "$top" = include ] || present[$top]=1
+    case $top in daemon | client | tests | include)
+        rest=${d#"$top"}
+        rest=${rest#/}
+        [ -n "$rest" ] && present[$top/${rest%%/*}]=1 ;;
+    esac
+done
+for p in $listed; do
+    [ -n "${present[$p]:-}" ] || fail "README's layout names $p/, which holds no tracked file"
+done
+for p in "${!present[@]}"; do
+    grep -qxF "$p" <<<"$listed" || fail "$p/ holds tracked files but README's layout does not name it"
+done
+
+for f in "${files[@]}"; do
+    case $f in
+        include/objwire/*.hpp) ;;
+        include/*) fail "$f: include/ holds only the public headers, include/objwire/*.hpp" ;;
+    esac
+done
+if git grep -nE '#include "(include/)?objwire/' -- '*.cpp' '*.hpp' >/dev/null; then
+    fail "public headers included with quotes (use <objwire/NAME.hpp>):"
+    git grep -nE '#include "(include/)?objwire/' -- '*.cpp' '*.hpp' >&2
+fi
+if git grep -nE '#include "(config|daemon|client)/' -- 'proto/*' >/dev/null; then
+    fail "proto/ includes a layer above it:"
+    git grep -nE '#include "(config|daemon|client)/' -- 'proto/*' >&2
+fi
+if git grep -nE '#include "(daemon|client)/' -- 'config/*' >/dev/null; then
+    fail "config/ includes a layer above it:"
+    git grep -nE '#include "(daemon|client)/' -- 'config/*' >&2
+fi
+[ $bad = 0 ] && echo "layout: README's table, the tree and the include rules agree"
+exit $bad
