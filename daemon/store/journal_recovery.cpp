@@ -164,31 +164,20 @@ std::error_code journal::check_closed_segments() {
     return {};
 }
 
-// Without either checkpoint file, a cut of the open segment (or its loss) cannot be told from
-// a journal that ended there: numbering on could give acknowledged offsets out again.
+// Without either checkpoint file a cut of the open segment cannot be told from a torn tail:
+// said loudly, as a journal restored without them (or written by hand) must still open.
 std::error_code journal::check_end_provable(const checkpoint_records& records,
                                             const std::vector<segment_info>& found) const {
     const bool holds_data =
         std::any_of(found.begin(), found.end(), [](const auto& s) { return s.bytes > 0; });
-    if (records.any_file || !holds_data) {
-        if (records.any_file && records.missing.find(checkpoint_file_name) == 0)
-            spdlog::warn("journal: {} is missing: {} proves how far the journal was synced",
-                         (options_.dir / checkpoint_file_name).string(), checkpoint_copy_file_name);
-        return {};
-    }
-    if (!options_.repair) {
+    if (records.any_file && records.missing.find(checkpoint_file_name) == 0)
+        spdlog::warn("journal: {} is missing: {} proves how far the journal was synced",
+                     (options_.dir / checkpoint_file_name).string(), checkpoint_copy_file_name);
+    if (!records.any_file && holds_data)
         spdlog::error(
-            "journal: {}: {} and {} are both missing, so the offset the journal reached cannot "
-            "be proven (a cut of the open segment would give acknowledged offsets out again). "
-            "Refusing to start: restore one of them, or run objwired once with "
-            "--repair-journal to number on from what the segment files hold",
+            "journal: {}: {} and {} are both missing: a loss at the end of the open segment "
+            "cannot be told from a torn tail at this start",
             options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
-        return journal_open_errc::end_unproven;
-    }
-    spdlog::error(
-        "journal: {}: {} and {} are both missing: repair numbers on from what the "
-        "segment files hold; offsets lost at their end cannot be known",
-        options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
     return {};
 }
 
