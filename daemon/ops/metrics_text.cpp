@@ -145,6 +145,9 @@ std::string render_prometheus(server& srv) {
     errors(x, m);
     x.one("objwire_reloads_total", "counter", "Configuration reloads (SIGHUP) applied.",
           m.reloads.load());
+    x.one("objwire_reload_failures_total", "counter",
+          "Configuration reloads (SIGHUP) refused: the settings in force stayed.",
+          m.reload_failures.load());
     x.one("objwire_start_time_seconds", "gauge", "When objwired started, in Unix seconds.",
           srv.start_time_seconds());
     return x.take();
