@@ -91,7 +91,7 @@ std::string expected_text(const key_def<S>& key) {
         case value_kind::size:
             return "a size (an integer number of bytes or a string like \"64KiB\")";
         case value_kind::duration:
-            return "a duration (integer milliseconds or a string like \"250ms\" or \"5s\")";
+            return "a duration (a string like \"250ms\" or \"5s\", or 0)";
         case value_kind::bandwidth:
             return "a bandwidth (integer bits per second or a string like \"100Mbit\")";
         case value_kind::host_port:
@@ -328,12 +328,9 @@ outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
         }
         if (signed_number < 0) return out_of_range();
         number = static_cast<std::uint64_t>(signed_number);
-        if (key.kind == value_kind::duration) {
-            if (number > std::numeric_limits<std::uint64_t>::max() / us_per_ms) {
-                return out_of_range();
-            }
-            number *= us_per_ms;
-        }
+        // A bare number could mean any unit (5 ms or 5 s?): only 0 means the same in all.
+        if (key.kind == value_kind::duration && number != 0)
+            return error{name + " = " + v.display + " " + duration_without_unit(v.display)};
     } else if (is_string && key.kind != value_kind::integer) {
         outcome<std::uint64_t> parsed = std::uint64_t{0};
         if (key.kind == value_kind::size) {

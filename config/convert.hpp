@@ -48,4 +48,8 @@ std::ptrdiff_t first_bad_item(const std::vector<toml_item>& items);
 template <class S>
 outcome<typed_value> convert(const key_def<S>& key, const raw_value& v);
 
+// A duration written as a bare number other than 0 (config/units.cpp): "has no unit: write
+// \"5s\" or \"5ms\" ...", to follow the value as written.
+std::string duration_without_unit(std::string_view number);
+
 }  // namespace objwire::config::detail

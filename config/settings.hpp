@@ -195,7 +195,7 @@ outcome<client_settings> parse_client_toml(std::string_view text, std::string_vi
 // Apply one override `key` = `text` (full dotted key, e.g. "server.listen"), validated like a
 // file value; `origin` names where it came from in the error ("--listen",
 // "OBJWIRE_SERVER_LISTEN"). On error the settings are unchanged. Text is read by the key's
-// kind: integers "64", sizes "16MiB", durations "5s" (bare number = ms), booleans
+// kind: integers "64", sizes "16MiB", durations "5s" (a unit but for 0), booleans
 // true|false, strings as-is.
 std::optional<error> apply_daemon_override(daemon_settings& s, std::string_view key,
                                            std::string_view text, std::string_view origin);
@@ -260,7 +260,7 @@ std::vector<key_info> client_keys();
 // Bytes: an integer ("4096", "4096B") or an integer with a unit: KiB MiB GiB TiB (powers of
 // 1024) or KB MB GB TB (powers of 1000), case-insensitive, optional space. No fractions.
 outcome<std::uint64_t> parse_size(std::string_view text);
-// An integer with a unit: us (or µs), ms, s, m (or min), h. A bare integer is milliseconds.
+// An integer with a unit: us (or µs), ms, s, m (or min), h. Only 0 may go without one.
 outcome<std::chrono::microseconds> parse_duration(std::string_view text);
 // For a size written with a decimal unit ("64KB"): what it was read as and how to write the
 // power of 1024 probably meant. Empty for any other text.

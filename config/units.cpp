@@ -5,6 +5,7 @@
 #include <cctype>
 #include <limits>
 
+#include "config/convert.hpp"
 #include "config/settings.hpp"
 #include "config/toml_document.hpp"
 
@@ -31,9 +32,8 @@ constexpr std::array size_units{
     unit{"tb", 1000ULL * 1000 * 1000 * 1000},
 };
 
-// In microseconds. "" (a bare number) means milliseconds, like a TOML integer.
+// In microseconds. A bare number has no unit here: parse_duration refuses it (but 0).
 constexpr std::array duration_units{
-    unit{"", 1000},
     unit{"us", 1},
     unit{"\xC2\xB5s", 1},  // µs (micro sign)
     unit{"\xCE\xBCs", 1},  // μs (Greek mu)
@@ -85,8 +85,7 @@ struct quantity {
 };
 
 constexpr quantity size_quantity{"size", "B, KiB, MiB, GiB, TiB, KB, MB, GB or TB", "64KiB"};
-constexpr quantity duration_quantity{"duration", "us, ms, s, m or h (a bare number is ms)",
-                                     "250ms"};
+constexpr quantity duration_quantity{"duration", "us, ms, s, m or h", "250ms"};
 constexpr quantity bandwidth_quantity{
     "bandwidth", "bit, kbit, Mbit, Gbit or Tbit per second, or KB/s, MB/s, GB/s", "100Mbit"};
 
@@ -162,11 +161,22 @@ bool is_ipv6_address(std::string_view text) {
 
 }  // namespace
 
+std::string detail::duration_without_unit(std::string_view number) {
+    const std::string n(number);
+    return "has no unit: write \"" + n + "s\" or \"" + n +
+           "ms\" (a duration takes us, ms, s, m or h; only 0 goes without one)";
+}
+
 outcome<std::uint64_t> parse_size(std::string_view text) {
     return parse_quantity(text, text, size_quantity, size_units);
 }
 
 outcome<std::chrono::microseconds> parse_duration(std::string_view text) {
+    const std::string_view t = trim(text);
+    if (!t.empty() && std::all_of(t.begin(), t.end(), is_digit)) {
+        if (t.find_first_not_of('0') == std::string_view::npos) return std::chrono::microseconds(0);
+        return error{quote_toml(t) + " " + detail::duration_without_unit(t)};
+    }
     auto us = parse_quantity(text, text, duration_quantity, duration_units);
     if (!us) return us.error();
     if (*us > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {

@@ -1,8 +1,8 @@
 // objwired: the objwire daemon. Loads its settings (defaults < file < environment < flags),
 // serves until SIGINT or SIGTERM, then stops gracefully within server.shutdown_grace.
 // `--dump-journal` instead prints what the data directory's journal holds, offline.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <asio.hpp>
@@ -18,7 +18,9 @@
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
 #include "daemon/ops/journal_tools.hpp"
+#include "daemon/ops/log_format.hpp"
 #include "daemon/ops/service_notify.hpp"
+#include "daemon/ops/settings_check.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/json_writer.hpp"
 
@@ -46,24 +48,58 @@ struct flags {
     std::uint64_t from = 0;
 };
 
-// Applies file, environment and flags in that order; prints the error and returns false.
-bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
+// Where load_settings' messages go: stderr, before the logger exists and while a reload
+// reads the file. Under journald each line starts with its priority ("<3>" an error, "<4>" a
+// warning) and no name; the check prints the messages bare, as a compiler would.
+struct console {
+    objwire::daemon::log_style style = objwire::daemon::log_style::plain;
+    bool bare = false;
+
+    void error(std::string_view text) const { say(3, "", text); }
+    void warning(std::string_view text) const { say(4, "warning: ", text); }
+
+  private:
+    void say(int priority, std::string_view level, std::string_view text) const {
+        if (style == objwire::daemon::log_style::journal)
+            std::cerr << "<" << priority << ">" << text << "\n";
+        else
+            std::cerr << (bare ? "" : "objwired: ") << level << text << "\n";
+    }
+};
+console console_;  // set once in main, before any thread
+
+// How load_settings treats an OBJWIRE_* variable that names no setting: the start and a
+// reload warn (a stray variable does not stop a service), the check refuses it, as
+// `objwire config check` does.
+enum class unknown_env { warn, refuse };
+
+// Applies file, environment and flags in that order, then every check of the start
+// (daemon/ops/settings_check.hpp); prints each error and returns false.
+bool load_settings(const flags& f, objwire::config::daemon_settings& s,
+                   unknown_env unknown = unknown_env::warn) {
     using namespace objwire::config;
     if (!f.config_file.empty()) {
         auto loaded = load_daemon_file(f.config_file);
         if (!loaded) {
-            std::cerr << "objwired: " << loaded.error().message << "\n";
+            console_.error(loaded.error().message);
             return false;
         }
         s = std::move(*loaded);
     }
     if (auto e = apply_daemon_env(s, [](const char* n) { return std::getenv(n); })) {
-        std::cerr << "objwired: " << e->message << "\n";
+        console_.error(e->message);
         return false;
     }
     // A misspelt variable would otherwise be ignored without a word.
-    for (const auto& u : unknown_env_variables(process_environment()))
-        std::cerr << "objwired: warning: " << u.message() << "\n";
+    bool refused = false;
+    for (const auto& u : unknown_env_variables(process_environment())) {
+        if (unknown == unknown_env::refuse)
+            console_.error(u.message());
+        else
+            console_.warning(u.message());
+        refused = unknown == unknown_env::refuse;
+    }
+    if (refused) return false;
     struct flag_override {
         const std::string& text;
         const char* key;
@@ -75,11 +111,14 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s) {
     for (const auto& [text, key, flag] : overrides) {
         if (text.empty()) continue;
         if (auto e = apply_daemon_override(s, key, text, flag)) {
-            std::cerr << "objwired: " << e->message << "\n";
+            console_.error(e->message);
             return false;
         }
     }
-    return true;
+    const auto problems = objwire::daemon::settings_problems(s);
+    for (const auto& p : problems)
+        console_.error(p);
+    return problems.empty();
 }
 
 // SIGHUP: builds the settings again as at start (file, environment, flags) and lets the
@@ -96,22 +135,27 @@ void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::se
             "SIGHUP: reloading settings from {}",
             f.config_file.empty() ? "the environment and flags (no --config)" : f.config_file);
         objwire::config::daemon_settings next;
-        if (load_settings(f, next))
+        if (load_settings(f, next)) {
             srv.reload(next);
-        else
-            spdlog::error("reload: settings not reloaded, the ones in force stay (error above)");
+        } else {
+            ++srv.metrics().reload_failures;
+            spdlog::error(
+                "reload: settings not reloaded, the ones in force stay (error above; "
+                "objwire_reload_failures_total counts these)");
+        }
         objwire::daemon::service::notify_ready("serving");
         reload_on_sighup(hup, f, srv, stopping);
     });
 }
 
-int check_config(const std::string& file) {
-    auto loaded = objwire::config::load_daemon_file(file);
-    if (!loaded) {
-        std::cerr << loaded.error().message << "\n";
-        return objwire::config::bad_config_exit;
-    }
-    std::cout << file << ": ok\n";
+// The settings the start would build from this file, the environment and the other flags,
+// with every check the start makes: the unit's ExecReload runs it before signalling.
+int check_config(flags f) {
+    f.config_file = f.check_config;
+    console_.bare = true;
+    objwire::config::daemon_settings s;
+    if (!load_settings(f, s, unknown_env::refuse)) return objwire::config::bad_config_exit;
+    std::cout << f.check_config << ": ok\n";
     return 0;
 }
 
@@ -125,7 +169,9 @@ int main(int argc, char** argv) {
     app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
     app.add_option("--data-dir", f.data_dir, "directory for stored objects");
     app.add_option("--log-level", f.log_level, "trace|debug|info|warn|error|critical|off");
-    app.add_option("--check-config", f.check_config, "validate a settings file and exit");
+    app.add_option("--check-config", f.check_config,
+                   "check a settings file as the start would (with the OBJWIRE_* environment "
+                   "and the other flags) and exit: 0 ok, 78 bad");
     app.add_flag("--dump-journal", f.dump_journal,
                  "print the stored objects of the data directory's journal as JSON lines and exit");
     app.add_option("--from", f.from, "with --dump-journal: the first offset to print");
@@ -145,15 +191,17 @@ int main(int argc, char** argv) {
         return app.exit(e) == 0 ? 0 : exit_usage;  // not CLI11's own codes (--help: 0)
     }
 
-    if (!f.check_config.empty()) return check_config(f.check_config);
+    namespace ops = objwire::daemon;
+    console_.style = ops::choose_log_style([](const char* n) { return std::getenv(n); },
+                                           ::isatty(STDERR_FILENO) != 0);
+    if (!f.check_config.empty()) return check_config(f);
 
     objwire::config::daemon_settings settings;
     if (!load_settings(f, settings)) return objwire::config::bad_config_exit;
     if (f.dump_journal) return objwire::daemon::dump_journal(settings.data_dir, f.from);
     if (f.verify_journal) return objwire::daemon::verify_journal(settings.data_dir);
     // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
-    spdlog::set_default_logger(spdlog::stderr_color_mt("objwired"));
-    spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ objwired: %v");
+    spdlog::set_default_logger(ops::make_stderr_logger("objwired", console_.style));
     spdlog::set_level(spdlog::level::from_str(settings.log_level));
     if (f.repair_journal) return objwire::daemon::repair_journal(settings);
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "config/daemon_rules.hpp"
 #include "config/env_names.hpp"
 #include "config/settings.hpp"
 
@@ -42,6 +43,8 @@ struct program<cfg::client_settings> {
                       std::string_view origin) {
         return cfg::apply_client_override(s, key, text, origin);
     }
+    // Its files are read when a command needs them, and name themselves when they fail.
+    static std::vector<cfg::error> rules(const cfg::client_settings&) { return {}; }
 };
 
 template <>
@@ -54,6 +57,11 @@ struct program<cfg::daemon_settings> {
     static auto apply(cfg::daemon_settings& s, std::string_view key, std::string_view text,
                       std::string_view origin) {
         return cfg::apply_daemon_override(s, key, text, origin);
+    }
+    // What the start refuses beyond each key (config/daemon_rules.cpp), so a file this check
+    // passes does not stop objwired.
+    static std::vector<cfg::error> rules(const cfg::daemon_settings& s) {
+        return cfg::check_daemon_settings(s);
     }
 };
 
@@ -108,6 +116,10 @@ int check_as(const config_flags& f) {
     for (const auto& u : unknown)
         std::cerr << "objwire: " << u.message() << "\n";
     if (!unknown.empty()) return exit_codes::bad_config;
+    const auto problems = P::rules(s);
+    for (const auto& e : problems)
+        std::cerr << P::name << ": " << e.message << "\n";
+    if (!problems.empty()) return exit_codes::bad_config;
     std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
               << " settings";
     if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";

@@ -141,9 +141,10 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("frames in", count(frames));
     line("objects out", count(m.get("objwire_objects_out_total")));
     line("bytes out", bytes(m.get("objwire_bytes_out_total")));
-    line("link estimate", link_estimate(m.get("objwire_link_bandwidth_bits_per_second"),
+    // The metrics are in bytes per second (Prometheus' base unit); links are told in bits.
+    line("link estimate", link_estimate(8 * m.get("objwire_link_bandwidth_bytes_per_second"),
                                         m.get("objwire_link_bandwidth_connections"),
-                                        m.get("objwire_link_bandwidth_last_bits_per_second")));
+                                        8 * m.get("objwire_link_bandwidth_last_bytes_per_second")));
 
     std::cout << "\nCompression\n";
     const double compressed = m.get("objwire_frames_compressed_total");

@@ -64,6 +64,7 @@ struct metrics {
     std::atomic<std::int64_t> held_bytes{0};
     std::atomic<std::uint64_t> held_bytes_peak{0};
     std::atomic<std::uint64_t> reloads{0};
+    std::atomic<std::uint64_t> reload_failures{0};      // SIGHUPs whose settings were refused
     std::atomic<std::uint64_t> journal_gaps_served{0};  // gap frames sent to readers
     // Offsets retention deleted before a reader read them (served to it as gaps).
     std::atomic<std::uint64_t> retention_offsets_unread{0};

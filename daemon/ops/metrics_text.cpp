@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "daemon/ops/process_metrics.hpp"
 #include "daemon/ops/prometheus_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/sinks/sink.hpp"
@@ -53,13 +54,14 @@ void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
     x.one("objwire_bytes_out_total", "counter",
           "Bytes written to connections (acks, replies, reader data, stats).", m.bytes_out.load());
     const auto links = m.link_estimates();
-    x.one("objwire_link_bandwidth_bits_per_second", "gauge",
+    // Prometheus' base unit is bytes: the estimator's bits per second, divided by 8.
+    x.one("objwire_link_bandwidth_bytes_per_second", "gauge",
           "Estimated receive link bandwidth: the fastest open sender connection's estimate "
           "(0: none has one).",
-          links.max_bps);
-    x.one("objwire_link_bandwidth_last_bits_per_second", "gauge",
+          links.max_bps / 8);
+    x.one("objwire_link_bandwidth_last_bytes_per_second", "gauge",
           "The latest link bandwidth estimate of any sender connection, open or closed.",
-          links.last_bps);
+          links.last_bps / 8);
     x.one("objwire_link_bandwidth_connections", "gauge",
           "Open sender connections with a link bandwidth estimate.", links.connections);
 }
@@ -145,8 +147,12 @@ std::string render_prometheus(server& srv) {
     errors(x, m);
     x.one("objwire_reloads_total", "counter", "Configuration reloads (SIGHUP) applied.",
           m.reloads.load());
+    x.one("objwire_reload_failures_total", "counter",
+          "Configuration reloads (SIGHUP) refused: the settings in force stayed.",
+          m.reload_failures.load());
     x.one("objwire_start_time_seconds", "gauge", "When objwired started, in Unix seconds.",
           srv.start_time_seconds());
+    write_process_metrics(x, read_process_figures(), srv.start_time_seconds());
     return x.take();
 }
 

@@ -93,7 +93,7 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     EXPECT_EQ(value(t, "objwire_frames_compressed_total"), 0);
     // No sender connection is open: none has a link estimate (loopback may give none at all).
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 0);
-    EXPECT_GE(value(t, "objwire_link_bandwidth_last_bits_per_second"), 0);
+    EXPECT_GE(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 0);
 }
 
 // The link estimates sessions publish (daemon/serve/link_estimator.hpp makes them, unit-tested with
@@ -101,18 +101,18 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
 TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {
     start();
     auto& m = server().metrics();
-    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_link_bandwidth_bits_per_second"),
+    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_link_bandwidth_bytes_per_second"),
               0);
     m.set_link_estimate(1, 80e6);
     m.set_link_estimate(2, 940e6);
     m.set_link_estimate(1, 95e6);  // a connection's newer estimate replaces its older one
     auto t = daemon::render_prometheus(server());
-    EXPECT_EQ(value(t, "objwire_link_bandwidth_bits_per_second"), 940e6);
-    EXPECT_EQ(value(t, "objwire_link_bandwidth_last_bits_per_second"), 95e6);
+    EXPECT_EQ(value(t, "objwire_link_bandwidth_bytes_per_second"), 940e6 / 8);
+    EXPECT_EQ(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 95e6 / 8);
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 2);
     m.drop_link_estimate(2);  // that connection closed
     t = daemon::render_prometheus(server());
-    EXPECT_EQ(value(t, "objwire_link_bandwidth_bits_per_second"), 95e6);
+    EXPECT_EQ(value(t, "objwire_link_bandwidth_bytes_per_second"), 95e6 / 8);
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 1);
     m.drop_link_estimate(1);
 }

@@ -108,8 +108,22 @@ TEST(config_errors, out_of_range) {
     EXPECT_EQ(client_error("[client]\nto = \"127.0.0.1:0\"\n"),
               "bad.toml:2:6: 'client.to' = \"127.0.0.1:0\" is out of range (allowed HOST:PORT, "
               "port 1..65535)");
-    EXPECT_THAT(daemon_error("[server]\nshutdown_grace = 9223372036854775807\n"),
-                HasSubstr("'server.shutdown_grace' = 9223372036854775807 is out of range"));
+    EXPECT_THAT(daemon_error("[server]\nshutdown_grace = \"2h\"\n"),
+                HasSubstr("'server.shutdown_grace' = \"2h\" is out of range (allowed 0..1h)"));
+}
+
+// A bare number could be any unit: refused (but 0), with the two likeliest spellings.
+TEST(config_errors, a_duration_without_a_unit_is_refused_with_the_fix) {
+    EXPECT_EQ(daemon_error("[server]\nshutdown_grace = 5\n"),
+              "bad.toml:2:18: 'server.shutdown_grace' = 5 has no unit: write \"5s\" or \"5ms\" "
+              "(a duration takes us, ms, s, m or h; only 0 goes without one)");
+    EXPECT_EQ(daemon_error("[journal]\nretention_age = 3600\n"),
+              "bad.toml:2:17: 'journal.retention_age' = 3600 has no unit: write \"3600s\" or "
+              "\"3600ms\" (a duration takes us, ms, s, m or h; only 0 goes without one)");
+    EXPECT_EQ(client_error("[batch]\nlinger = \"5\"\n"),
+              "bad.toml:2:10: 'batch.linger': \"5\" has no unit: write \"5s\" or \"5ms\" (a "
+              "duration takes us, ms, s, m or h; only 0 goes without one)");
+    EXPECT_EQ(daemon_error("[server]\nshutdown_grace = 0\n"), "(loaded without error)");
 }
 
 TEST(config_errors, bad_unit_names_the_allowed_forms) {

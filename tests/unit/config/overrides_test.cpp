@@ -47,7 +47,8 @@ TEST(config_override, applies_each_kind_of_value) {
 
     cfg::client_settings c;
     EXPECT_FALSE(cfg::apply_client_override(c, "batch.linger", "0", "--linger"));
-    EXPECT_FALSE(cfg::apply_client_override(c, "client.connect_timeout", "1500", "--timeout"));
+    EXPECT_TRUE(cfg::apply_client_override(c, "client.connect_timeout", "1500", "--timeout"));
+    EXPECT_FALSE(cfg::apply_client_override(c, "client.connect_timeout", "1500ms", "--timeout"));
     EXPECT_EQ(c.batch_linger, std::chrono::microseconds(0));
     EXPECT_EQ(c.connect_timeout, std::chrono::milliseconds(1500));
 }

@@ -321,7 +321,7 @@ TEST(config_loading, dotted_keys_and_inline_tables) {
 
 TEST(config_loading, value_forms) {
     const auto d = cfg::parse_daemon_toml(
-        "[server]\nlisten = \"localhost:0\"\nshutdown_grace = 250\nlog_level = \"off\"\n"
+        "[server]\nlisten = \"localhost:0\"\nshutdown_grace = \"250ms\"\nlog_level = \"off\"\n"
         "[limits]\nmax_frame_bytes = 4096\nmax_string_bytes = \"64KB\"\n"
         "read_buffer = \"1 MiB\"\n",
         "forms.toml");

@@ -62,7 +62,7 @@ TEST(config_units, size_bad) {
 TEST(config_units, duration_good) {
     const std::vector<std::pair<std::string_view, std::chrono::microseconds>> cases{
         {"5ms", 5ms},   {"2s", 2s},    {"250us", 250us},    {"1m", 1min},
-        {"1min", 1min}, {"1h", 1h},    {"5000", 5000ms},    {"0", 0us},
+        {"1min", 1min}, {"1h", 1h},    {"5000ms", 5000ms},  {"0", 0us},
         {"0ms", 0us},   {"10 s", 10s}, {"7\xC2\xB5s", 7us}, {"3MS", 3ms},
     };
     for (const auto& [text, d] : cases) {
@@ -75,7 +75,10 @@ TEST(config_units, duration_good) {
 TEST(config_units, duration_bad) {
     EXPECT_THAT(error_of(cfg::parse_duration("5 fortnights")),
                 HasSubstr("\"5 fortnights\" is not a valid duration: unknown unit 'fortnights' "
-                          "(use us, ms, s, m or h (a bare number is ms))"));
+                          "(use us, ms, s, m or h)"));
+    EXPECT_EQ(error_of(cfg::parse_duration("5")),
+              "\"5\" has no unit: write \"5s\" or \"5ms\" (a duration takes us, ms, s, m or h; "
+              "only 0 goes without one)");
     EXPECT_THAT(error_of(cfg::parse_duration("-1s")), HasSubstr("cannot be negative"));
     EXPECT_THAT(error_of(cfg::parse_duration("1.5s")), HasSubstr("use a whole number"));
     EXPECT_THAT(error_of(cfg::parse_duration("s")), HasSubstr("expected a whole number"));

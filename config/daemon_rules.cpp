@@ -1,0 +1,78 @@
+// What objwired's start needs beyond each key's own rule: keys that only work together, and
+// the files the settings name. One function, so `objwired --check-config`, `objwire config
+// check --daemon`, the start and a reload refuse the same settings with the same words.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "config/daemon_rules.hpp"
+
+namespace objwire::config {
+namespace {
+
+struct named_file {
+    const std::string& path;
+    const char* key;
+    const char* env;
+    bool needed;  // only some sinks read theirs
+};
+
+void check_pair(std::vector<error>& out, const daemon_settings& s) {
+    const bool cert = !s.tls_cert_file.empty();
+    const bool key = !s.tls_key_file.empty();
+    if (cert && !key)
+        out.push_back(
+            {"tls.key_file: must be set when tls.cert_file is set (the PEM private key "
+             "of the certificate; OBJWIRE_TLS_KEY_FILE)"});
+    if (key && !cert)
+        out.push_back(
+            {"tls.cert_file: must be set when tls.key_file is set (the PEM "
+             "certificate chain; OBJWIRE_TLS_CERT_FILE)"});
+    if (!s.tls_client_ca_file.empty() && !cert)
+        out.push_back(
+            {"tls.client_ca_file: needs TLS: set tls.cert_file and tls.key_file too "
+             "(OBJWIRE_TLS_CERT_FILE, OBJWIRE_TLS_KEY_FILE)"});
+}
+
+}  // namespace
+
+std::string readable_file_problem(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) return "does not exist";
+    if (std::filesystem::is_directory(status)) return "is a directory, not a file";
+    if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
+    return "";
+}
+
+std::vector<error> check_daemon_settings(const daemon_settings& s,
+                                         const file_problem_function& file_problem) {
+    std::vector<error> out;
+    if (s.sink_kind == "forward" && s.forward_to.empty())
+        out.push_back(
+            {"forward.to: must be set when sink.kind = \"forward\" (the next hop's "
+             "\"HOST:PORT\"; OBJWIRE_FORWARD_TO)"});
+    check_pair(out, s);
+    const named_file files[] = {
+        {s.auth_token_file, "auth.token_file", "OBJWIRE_AUTH_TOKEN_FILE", true},
+        {s.tls_cert_file, "tls.cert_file", "OBJWIRE_TLS_CERT_FILE", true},
+        {s.tls_key_file, "tls.key_file", "OBJWIRE_TLS_KEY_FILE", true},
+        {s.tls_client_ca_file, "tls.client_ca_file", "OBJWIRE_TLS_CLIENT_CA_FILE", true},
+        {s.forward_client_config, "forward.client_config", "OBJWIRE_FORWARD_CLIENT_CONFIG",
+         s.sink_kind == "forward"},
+        {s.nats_credentials_file, "nats.credentials_file", "OBJWIRE_NATS_CREDENTIALS_FILE",
+         s.sink_kind == "nats"},
+    };
+    for (const auto& f : files) {
+        if (f.path.empty() || !f.needed) continue;
+        const auto problem = file_problem(f.path);
+        if (!problem.empty())
+            out.push_back({std::string(f.key) + ": '" + f.path + "' " + problem +
+                           " (objwired reads it at start, as its own user; " + f.env + ")"});
+    }
+    return out;
+}
+
+}  // namespace objwire::config

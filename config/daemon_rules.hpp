@@ -1,0 +1,22 @@
+// What objwired's start needs beyond each key's own rule (config/daemon_rules.cpp): keys that
+// only work together (sink.kind = "forward" needs forward.to; tls.cert_file and tls.key_file
+// go in pairs) and files that must exist and be readable (token, TLS, credentials).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+
+namespace objwire::config {
+
+// Every problem, each naming its key and variable; none when the settings can start.
+// `file_problem` says why a path cannot be read ("" when it can): readable_file_problem, or a
+// stand-in in tests.
+using file_problem_function = std::function<std::string(const std::string& path)>;
+std::string readable_file_problem(const std::string& path);
+std::vector<error> check_daemon_settings(
+    const daemon_settings& s, const file_problem_function& file_problem = readable_file_problem);
+
+}  // namespace objwire::config

@@ -1,0 +1,91 @@
+// The rules across keys that objwired's start, reload and both checks share
+// (config/daemon_rules.cpp), with a stand-in for the file system.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "config/daemon_rules.hpp"
+
+namespace objwire::config {
+namespace {
+
+// Files in `present` can be read; any other does not exist.
+file_problem_function files(std::set<std::string> present) {
+    return [present = std::move(present)](const std::string& path) {
+        return present.contains(path) ? std::string() : std::string("does not exist");
+    };
+}
+
+std::vector<std::string> messages(const daemon_settings& s, const file_problem_function& fp) {
+    std::vector<std::string> out;
+    for (const auto& e : check_daemon_settings(s, fp))
+        out.push_back(e.message);
+    return out;
+}
+
+TEST(DaemonRules, TheDefaultsPass) {
+    EXPECT_TRUE(messages(daemon_settings{}, files({})).empty());
+}
+
+TEST(DaemonRules, ForwardNeedsTo) {
+    daemon_settings s;
+    s.sink_kind = "forward";
+    const auto m = messages(s, files({}));
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_EQ(m[0],
+              "forward.to: must be set when sink.kind = \"forward\" (the next hop's "
+              "\"HOST:PORT\"; OBJWIRE_FORWARD_TO)");
+    s.forward_to = "127.0.0.1:7879";
+    EXPECT_TRUE(messages(s, files({})).empty());
+}
+
+TEST(DaemonRules, TlsFilesGoInPairs) {
+    daemon_settings s;
+    s.tls_cert_file = "/c.pem";
+    auto m = messages(s, files({"/c.pem"}));
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_TRUE(m[0].starts_with("tls.key_file: must be set when tls.cert_file is set")) << m[0];
+    s = {};
+    s.tls_key_file = "/k.pem";
+    m = messages(s, files({"/k.pem"}));
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_TRUE(m[0].starts_with("tls.cert_file: must be set when tls.key_file is set")) << m[0];
+    s = {};
+    s.tls_client_ca_file = "/ca.pem";
+    m = messages(s, files({"/ca.pem"}));
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_TRUE(m[0].starts_with("tls.client_ca_file: needs TLS")) << m[0];
+}
+
+TEST(DaemonRules, NamedFilesMustBeReadable) {
+    daemon_settings s;
+    s.auth_token_file = "/etc/objwire/token";
+    s.tls_cert_file = "/c.pem";
+    s.tls_key_file = "/k.pem";
+    const auto m = messages(s, files({"/c.pem"}));
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0],
+              "auth.token_file: '/etc/objwire/token' does not exist (objwired reads it at start, "
+              "as its own user; OBJWIRE_AUTH_TOKEN_FILE)");
+    EXPECT_TRUE(m[1].starts_with("tls.key_file: '/k.pem' does not exist")) << m[1];
+}
+
+// A sink's own file is only read when that sink is chosen.
+TEST(DaemonRules, OnlyTheChosenSinksFilesAreRead) {
+    daemon_settings s;
+    s.nats_credentials_file = "/nats.creds";
+    s.forward_client_config = "/hop.toml";
+    EXPECT_TRUE(messages(s, files({})).empty());
+    s.sink_kind = "nats";
+    const auto m = messages(s, files({}));
+    ASSERT_EQ(m.size(), 1u);
+    EXPECT_TRUE(m[0].starts_with("nats.credentials_file: '/nats.creds' does not exist")) << m[0];
+}
+
+TEST(DaemonRules, TheRealProbeTellsMissingFromDirectory) {
+    EXPECT_EQ(readable_file_problem("/nonexistent/objwire/file"), "does not exist");
+    EXPECT_EQ(readable_file_problem("/"), "is a directory, not a file");
+}
+
+}  // namespace
+}  // namespace objwire::config
