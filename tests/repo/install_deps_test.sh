@@ -15,8 +15,8 @@ mkdir -p "$dir/bin" "$dir/noboost"
 # install that includes libboost1.81-dev removes the 1.74 Boost and what depends on it, as
 # Debian's apt-get does on such a machine.
 cat >"$dir/bin/dpkg-query" <<'FAKE'
-#!/usr/bin/env bash
-p=${!#}
+#!/bin/sh
+for p; do :; done
 for m in $MISSING; do [ "$m" = "$p" ] && { echo -n "unknown ok not-installed"; exit 0; }; done
 echo -n "install ok installed"
 FAKE
