@@ -78,24 +78,24 @@ install(FILES ${PROJECT_BINARY_DIR}/objwireConfig.cmake
 
 # objwire.pc, relocatable (prefix from its own place). Static libraries need their
 # dependencies on the link line, so they are in Libs/Requires; shared ones only privately.
-set(pc_requires "fmt openssl zlib")
+set(pc_requires "openssl zlib")
 if(OBJWIRE_WITH_ZSTD)
   string(APPEND pc_requires " libzstd")
 endif()
 if(OBJWIRE_WITH_LZ4)
   string(APPEND pc_requires " liblz4")
 endif()
-# spdlog's and toml++'s .pc files bring defines of their own (SPDLOG_SHARED_LIB,
-# TOML_SHARED_LIB...) that only their own headers need: only their libraries are named.
+# toml++'s .pc file brings defines of its own (TOML_SHARED_LIB...) that only its headers
+# need: only its library is named. spdlog and fmt are the programs' alone: not named.
 set(pc_libs "-L\${libdir} -lobjwire_client -lobjwire_config -lobjwire_proto")
 if(BUILD_SHARED_LIBS)
   set(pc_requires_public "")
   set(pc_requires_private "${pc_requires}")
-  set(pc_libs_private "-lspdlog -ltomlplusplus -pthread")
+  set(pc_libs_private "-ltomlplusplus -pthread")
 else()
   set(pc_requires_public "${pc_requires}")
   set(pc_requires_private "")
-  string(APPEND pc_libs " -lspdlog -ltomlplusplus -pthread")
+  string(APPEND pc_libs " -ltomlplusplus -pthread")
   set(pc_libs_private "")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/objwire.pc.in ${PROJECT_BINARY_DIR}/objwire.pc @ONLY)

@@ -104,11 +104,14 @@ connection::connection(config::client_settings settings, std::string client_name
       core_(sender_options(settings_, std::move(client_name), named_id_)) {}
 
 connection::~connection() {
+    stop_async();
+    stop_linger();
     std::error_code ignored;
     socket_.close(ignored);
 }
 
-const connection_stats& connection::stats() const {
+connection_stats connection::stats() const {
+    std::lock_guard lock(mu_);
     stats_.objects_sent = core_.messages_added();
     stats_.objects_acked = core_.messages_acked();  // over every reconnect
     stats_.frames = core_.frames_sent();
@@ -153,14 +156,45 @@ std::error_code connection::run_with_deadline(Start&& start, std::chrono::millis
 }
 
 std::error_code connection::open() {
+    std::unique_lock lock(mu_);
     if (auto ec = connect_socket()) return ec;
     open_ = true;
     interval_start_ns_ = steady_now_ns();
     auto ec = handshake();
     welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
     observe_progress(true);
-    if (!ec) learn_stored();
+    if (ec) return ec;
+    learn_stored();
+    lock.unlock();
+    start_linger();
+    return settle({});
+}
+
+std::error_code connection::open(std::chrono::milliseconds retry_for) {
+    const auto deadline = std::chrono::steady_clock::now() + retry_for;
+    auto backoff = std::chrono::milliseconds(50);
+    for (;;) {
+        auto ec = open();
+        if (ec != client_errc::connect_failed) return ec;
+        if (std::chrono::steady_clock::now() + backoff >= deadline) return ec;
+        {
+            std::lock_guard lock(mu_);
+            std::error_code ignored;
+            socket_.close(ignored);
+            last_error_.clear();  // the next attempt's reason replaces this one
+        }
+        std::this_thread::sleep_for(backoff);  // a backoff between attempts, not a poll
+        backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+    }
+}
+
+std::error_code connection::settle(std::error_code ec) {
+    if (!ec) last_error_.clear();
     return ec;
+}
+
+std::error_code connection::take_background_error() {
+    return std::exchange(background_error_, {});
 }
 
 std::error_code connection::connect_socket() {
@@ -219,6 +253,13 @@ std::error_code connection::send(const typed_source& m) {
 
 template <class Source>
 std::error_code connection::send_source(const Source& m) {
+    std::lock_guard lock(mu_);
+    if (auto ec = take_background_error()) return ec;
+    return settle(send_locked(m));
+}
+
+template <class Source>
+std::error_code connection::send_locked(const Source& m) {
     if (!open_) return client_errc::not_open;
     if (skipped_ < to_skip_) {
         // Reruns compare digests of messages; a typed source is not skipped by itself.
@@ -246,10 +287,13 @@ std::error_code connection::send_source(const Source& m) {
     // Linger: a batch whose first message has waited long enough goes out even if small. The
     // coarse clock keeps this check cheap on every send; linger holds to within one tick.
     const std::uint64_t now = coarse_now_ns();
-    if (was_empty) batch_opened_ns_ = now;
+    if (was_empty) {
+        batch_opened_ns_ = now;
+        linger_cv_.notify_one();  // the linger thread times this batch
+    }
     const auto linger =
         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
-    if (now - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count())) return flush();
+    if (now - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count())) return flush_locked();
     return {};
 }
 
@@ -260,6 +304,12 @@ bool connection::lingered() const {
 }
 
 std::error_code connection::flush() {
+    std::lock_guard lock(mu_);
+    if (auto ec = take_background_error()) return ec;
+    return settle(flush_locked());
+}
+
+std::error_code connection::flush_locked() {
     if (!open_) return client_errc::not_open;
     core_.seal();
     return write_output();
@@ -409,6 +459,17 @@ std::error_code connection::read_replies(bool block) {
 }
 
 std::error_code connection::close() {
+    std::unique_lock lock(mu_);
+    auto background = take_background_error();
+    auto ec = close_locked();
+    lock.unlock();
+    stop_linger();
+    if (background && !ec) ec = background;
+    lock.lock();
+    return settle(ec);
+}
+
+std::error_code connection::close_locked() {
     if (!open_)
         return last_error_.empty() ? client_errc::not_open
                                    : std::error_code(client_errc::connection_lost);
@@ -434,6 +495,12 @@ std::error_code connection::close() {
 }
 
 std::error_code connection::poll(std::chrono::milliseconds wait) {
+    std::lock_guard lock(mu_);
+    if (auto ec = take_background_error()) return ec;
+    return settle(poll_locked(wait));
+}
+
+std::error_code connection::poll_locked(std::chrono::milliseconds wait) {
     if (!open_) return client_errc::not_open;
     // The connection has no thread of its own: an idle producer's last objects leave when
     // poll() finds their batch older than batch.linger, so the wait ends by then.
@@ -448,10 +515,10 @@ std::error_code connection::poll(std::chrono::milliseconds wait) {
     if (!stream_.readable_now()) {
         pollfd p{socket_.native_handle(), POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0)
-            return batch_open && lingered() ? flush() : std::error_code{};
+            return batch_open && lingered() ? flush_locked() : std::error_code{};
     }
     if (auto ec = read_replies(true)) return ec;
-    if (batch_open && lingered()) return flush();
+    if (batch_open && lingered()) return flush_locked();
     // Frames a resume left waiting for room in the window go out as acks make it.
     return core_.frames_waiting() ? write_output() : std::error_code{};
 }

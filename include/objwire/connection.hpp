@@ -4,6 +4,15 @@
 // while the send window is full - flow.max_in_flight bytes unacknowledged, or the daemon's
 // credit if that is smaller - so a slow daemon slows its producer.
 //
+// Linger is a timer: a thread of the connection's own writes a batch that has waited
+// batch.linger and takes in its acknowledgements, so a producer that goes quiet needs no
+// further call for its last objects to leave (client/lib/connection_linger.cpp).
+//
+// Threads: one connection may be used from several threads at once. Every public call holds
+// the connection's mutex, so calls are serialized (one at a time, in the order they take it)
+// and the messages of one thread keep their order; a send() that waits for the window holds
+// the others back, as the window intends.
+//
 //   objwire::client::connection c(settings);
 //   if (auto ec = c.open()) ...;          // connect + handshake
 //   c.send(message);                      // any number of times
@@ -12,9 +21,15 @@
 
 #include <asio.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <type_traits>
 
 #include "client/lib/link_meter.hpp"
@@ -26,7 +41,13 @@
 namespace objwire::typed {
 template <class T>
 class record_source;  // include/objwire/typed.hpp
-}
+
+// Whether include/objwire/typed.hpp was included: only then is record_source complete.
+template <class T>
+concept typed_layer_included = requires {
+    sizeof(record_source<T>);
+};
+}  // namespace objwire::typed
 
 namespace objwire::client {
 
@@ -73,6 +94,10 @@ class connection {
     connection& operator=(const connection&) = delete;
 
     std::error_code open();
+    // open(), trying again while the daemon cannot be reached (not listening yet, restarting):
+    // at once, then with a backoff from 50 ms doubling to 1 s, until `retry_for` has passed.
+    // A refusal (a bad token, a protocol error) is returned at once.
+    std::error_code open(std::chrono::milliseconds retry_for);
     std::error_code send(const message& m);
     // A message written straight from the program's data (proto/typed_writer.hpp).
     std::error_code send(const typed_source& m);
@@ -81,26 +106,78 @@ class connection {
     template <class T>
     requires(!std::is_convertible_v<const T&, const message&> &&
              !std::is_base_of_v<typed_source, T>) std::error_code send(const T& object) {
+        static_assert(typed::typed_layer_included<T>,
+                      "sending a struct needs #include <objwire/typed.hpp> (typed records)");
         return send(static_cast<const typed_source&>(typed::record_source<T>(object)));
     }
     // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
     std::error_code flush();
+    // Writes the open batch and waits until every object sent so far is acknowledged as
+    // durable: timed_out if that takes longer than `timeout` (the objects stay in the stream
+    // and may still be stored; unacknowledged() says how many are not yet).
+    std::error_code flush(std::chrono::milliseconds timeout);
+
+    // Asynchronous calls (client/lib/connection_async.cpp). Each takes any asio completion
+    // token - a callback, asio::use_awaitable, asio::use_future, asio::experimental::deferred -
+    // with the signature void(std::error_code). Starting one only queues it for the
+    // connection's own worker thread, so the caller's executor is never blocked; the
+    // completion runs on the handler's associated executor (a coroutine's, or one bound with
+    // asio::bind_executor; a plain callback's is asio's system executor). Operations run in
+    // the order they were started.
+    //
+    // async_send completes when the message is acknowledged as durable (it leaves with its
+    // batch, within batch.linger), or with timed_out when set_send_timeout() is set and passed
+    // first, or with the error that ended the connection.
+    template <class Token>
+    auto async_send(message m, Token&& token) {
+        return asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler, message msg) {
+                start_send(std::move(msg), completion_for(std::move(handler)));
+            },
+            token, std::move(m));
+    }
+    // Completes when everything sent before it is acknowledged as durable.
+    template <class Token>
+    auto async_flush(Token&& token) {
+        return asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler) { start_flush(completion_for(std::move(handler))); }, token);
+    }
+    // close() on the worker thread: completes once every ack and the goodbye are in.
+    template <class Token>
+    auto async_close(Token&& token) {
+        return asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler) { start_close(completion_for(std::move(handler))); }, token);
+    }
+    // How long an async_send may wait for its acknowledgement; zero (the default) waits as
+    // long as the connection lives.
+    void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
+    // Objects given to send() that the daemon has not acknowledged: after a failure, these
+    // are the last ones sent (a rerun with the same client.sender_id and skip_stored(true)
+    // sends exactly them again, docs/LIBRARY.md).
+    std::uint64_t unacknowledged() const;
     // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
     std::error_code close();
     // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
     // interleave sending with watching stats().objects_acked (the daemon's forward sink).
-    // Also the idle flush: a batch that has waited batch.linger is written (the wait ends
-    // then), so a producer that goes quiet calls poll() - or flush() - for its last objects.
+    // A batch that has waited batch.linger is written here too, as the linger thread would.
     std::error_code poll(std::chrono::milliseconds wait);
 
     const welcome& server() const { return core_.peer(); }
     // The sender's half of the back-reference table (hits, misses, evictions, resets...).
     const table_stats& table() const { return core_.table(); }
-    const connection_stats& stats() const;
+    // A copy, taken under the connection's mutex (the linger thread may be taking in acks).
+    connection_stats stats() const;
     // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
-    compression_stats compression() const { return core_.compression().stats(); }
-    // What went wrong, for people: the daemon's reason when it refused us.
-    std::string last_error() const { return last_error_; }
+    compression_stats compression() const {
+        std::lock_guard lock(mu_);
+        return core_.compression().stats();
+    }
+    // What went wrong, for people: the daemon's reason when it refused us. Cleared by a later
+    // call that succeeds, so it always speaks of the last failure still in force.
+    std::string last_error() const {
+        std::lock_guard lock(mu_);
+        return last_error_;
+    }
     // Whether send() can go on: false before open(), after close(), and once the connection
     // broke and could not be resumed (an error of send() for one message leaves it open).
     bool is_open() const { return open_; }
@@ -124,8 +201,55 @@ class connection {
     std::uint64_t skipped_objects() const { return skipped_; }
 
   private:
+    using completion = std::function<void(std::error_code)>;
+    // Runs the handler on its associated executor, keeping that executor's work counted
+    // until then (an io_context's run() does not return under a pending send).
+    template <class Handler>
+    static completion completion_for(Handler handler) {
+        auto work = asio::prefer(asio::get_associated_executor(handler),
+                                 asio::execution::outstanding_work.tracked);
+        auto h = std::make_shared<Handler>(std::move(handler));
+        return [h, work](std::error_code ec) {
+            asio::post(work, [h, ec]() mutable { std::move (*h)(ec); });
+        };
+    }
+    // One queued asynchronous call: `step` runs with mu_ held and says which count of acked
+    // messages completes it (0: done at once).
+    struct async_job {
+        std::function<std::error_code(std::uint64_t& ack_target)> step;
+        completion done;
+        bool send = false;  // the send timeout applies
+    };
+    void start_send(message m, completion done);
+    void start_flush(completion done);
+    void start_close(completion done);
+    void enqueue(async_job job);
+    void async_loop();
+    void stop_async();
+    // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
+    std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
+    // Waits, taking in acks, until `target` messages are acknowledged or the deadline passes.
+    std::error_code wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                               std::chrono::steady_clock::time_point deadline);
     template <class Source>  // message or typed_source
     std::error_code send_source(const Source& m);
+    // The public calls, with mu_ held.
+    template <class Source>
+    std::error_code send_locked(const Source& m);
+    std::error_code flush_locked();
+    std::error_code close_locked();
+    std::error_code poll_locked(std::chrono::milliseconds wait);
+    // An error the linger thread met, given to the next call (and cleared): the caller hears
+    // of it as if its own call had flushed.
+    std::error_code take_background_error();
+    // A call's outcome: success clears last_error().
+    std::error_code settle(std::error_code ec);
+    // The linger thread (client/lib/connection_linger.cpp).
+    void start_linger();
+    void stop_linger();
+    void linger_loop();
+    // Takes in acks of what the linger thread wrote, while the caller stays away.
+    void linger_read_acks(std::unique_lock<std::mutex>& lock);
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
@@ -154,6 +278,17 @@ class connection {
     void learn_stored();
     std::error_code check_skipped_all();
 
+    std::mutex async_mu_;  // the queue of asynchronous calls
+    std::condition_variable async_cv_;
+    std::deque<async_job> async_jobs_;
+    std::thread async_thread_;
+    bool async_stop_ = false;
+    std::int64_t send_timeout_ms_ = 0;
+    mutable std::mutex mu_;              // every public call and the linger thread
+    std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
+    std::thread linger_thread_;
+    bool linger_stop_ = false;
+    std::error_code background_error_;
     bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
     config::client_settings settings_;
     asio::io_context io_;

@@ -33,8 +33,8 @@ TEST_F(Delivery, TenThousandPersonsStoredExactlyOnceInOrder) {
     EXPECT_EQ(stored(), sent);
 }
 
-// The connection has no thread: a producer that goes quiet after one object (no flush, no
-// close) gets it written by poll() once its batch has waited batch.linger.
+// A producer that goes quiet after one object and polls for acks: the batch is written once
+// it has waited batch.linger (by the linger thread or by poll(), whichever comes first), once.
 TEST_F(Delivery, AnIdleProducersLastObjectLeavesOnPoll) {
     start();
     auto settings = client_settings();

@@ -21,6 +21,12 @@ for f in lib/cmake/objwire/objwireConfig.cmake lib/cmake/objwire/objwireConfigVe
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
 
+# The package asks only for what the libraries use: spdlog and fmt are the programs' alone.
+grep -qE "spdlog|fmt" "$prefix/lib/cmake/objwire/objwireConfig.cmake" "$prefix/lib/pkgconfig/objwire.pc" &&
+  fail "the package requires spdlog or fmt: $(grep -hE 'spdlog|fmt' "$prefix/lib/cmake/objwire/"*.cmake "$prefix/lib/pkgconfig/objwire.pc" | head -3)"
+grep -qE "spdlog|fmt::" "$prefix/lib/cmake/objwire/"objwireTargets*.cmake &&
+  fail "the exported targets link spdlog or fmt"
+
 # Compiles cached across runs: paths under $dir are hashed relative to it.
 launcher=()
 if command -v ccache >/dev/null; then

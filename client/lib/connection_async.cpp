@@ -1,0 +1,165 @@
+// The asynchronous calls: async_send, async_flush and async_close queue a job for the
+// connection's worker thread and return, so the caller's executor never waits on the daemon.
+// The worker runs the jobs in order with the connection's mutex held - the same steps as the
+// blocking calls - and keeps the sends waiting for their acknowledgement, taking in acks as
+// they arrive; each completion is posted to its handler's executor.
+#include <poll.h>
+
+#include <algorithm>
+
+#include <objwire/connection.hpp>
+
+namespace objwire::client {
+namespace {
+
+// The worker watches the socket at most this long before it looks for new jobs again.
+constexpr std::chrono::milliseconds worker_slice{5};
+
+struct waiting_send {
+    std::uint64_t target;  // complete once this many messages are acknowledged
+    std::chrono::steady_clock::time_point deadline;
+    std::function<void(std::error_code)> done;
+};
+
+}  // namespace
+
+void connection::start_send(message m, completion done) {
+    async_job job;
+    job.send = true;
+    job.done = std::move(done);
+    job.step = [this, m = std::move(m)](std::uint64_t& target) {
+        auto ec = send_locked(m);
+        if (!ec) target = core_.messages_added();
+        return ec;
+    };
+    enqueue(std::move(job));
+}
+
+void connection::start_flush(completion done) {
+    async_job job;
+    job.done = std::move(done);
+    job.step = [this](std::uint64_t& target) {
+        auto ec = flush_locked();
+        if (!ec && !core_.all_acked()) target = core_.messages_added();
+        return ec;
+    };
+    enqueue(std::move(job));
+}
+
+void connection::start_close(completion done) {
+    async_job job;
+    job.done = std::move(done);
+    job.step = [this](std::uint64_t&) { return close_locked(); };
+    enqueue(std::move(job));
+}
+
+void connection::enqueue(async_job job) {
+    std::lock_guard lock(async_mu_);
+    async_jobs_.push_back(std::move(job));
+    if (!async_thread_.joinable()) async_thread_ = std::thread([this] { async_loop(); });
+    async_cv_.notify_one();
+}
+
+std::uint64_t connection::unacknowledged() const {
+    std::lock_guard lock(mu_);
+    return core_.messages_added() - core_.messages_acked();
+}
+
+std::error_code connection::take_acks(std::unique_lock<std::mutex>& lock,
+                                      std::chrono::milliseconds wait) {
+    pollfd p{socket_.native_handle(), POLLIN, 0};
+    lock.unlock();
+    const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
+    lock.lock();
+    if (ready <= 0 || !open_) return {};
+    return read_replies(false);
+}
+
+std::error_code connection::wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                                       std::chrono::steady_clock::time_point deadline) {
+    while (core_.messages_acked() < target) {
+        if (!open_) return client_errc::connection_lost;
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) return client_errc::timed_out;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+        if (auto ec = take_acks(lock, std::clamp(left, std::chrono::milliseconds(1),
+                                                 std::chrono::milliseconds(20))))
+            return ec;
+    }
+    return {};
+}
+
+std::error_code connection::flush(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::unique_lock lock(mu_);
+    if (auto ec = take_background_error()) return ec;
+    if (auto ec = flush_locked()) return ec;
+    auto ec = wait_acked(lock, core_.messages_added(), deadline);
+    if (ec == client_errc::timed_out)
+        last_error_ = "flush: " + std::to_string(core_.messages_added() - core_.messages_acked()) +
+                      " objects not acknowledged within " + std::to_string(timeout.count()) + " ms";
+    return settle(ec);
+}
+
+void connection::async_loop() {
+    std::deque<waiting_send> waiting;
+    const auto none = std::chrono::steady_clock::time_point::max();
+    for (;;) {
+        std::deque<async_job> jobs;
+        {
+            std::unique_lock lock(async_mu_);
+            if (async_jobs_.empty() && waiting.empty())
+                async_cv_.wait(lock, [&] { return async_stop_ || !async_jobs_.empty(); });
+            if (async_stop_ && async_jobs_.empty()) break;
+            jobs.swap(async_jobs_);
+        }
+        std::unique_lock lock(mu_);
+        for (auto& job : jobs) {
+            std::uint64_t target = 0;
+            auto ec = take_background_error();
+            if (!ec) ec = settle(job.step(target));
+            if (ec || target == 0) {
+                job.done(ec);
+                continue;
+            }
+            const auto deadline =
+                job.send && send_timeout_ms_ > 0
+                    ? std::chrono::steady_clock::now() + std::chrono::milliseconds(send_timeout_ms_)
+                    : none;
+            waiting.push_back({target, deadline, std::move(job.done)});
+        }
+        if (waiting.empty()) continue;
+        std::error_code ec;
+        if (open_) ec = take_acks(lock, worker_slice);
+        if (!ec && !open_) ec = client_errc::connection_lost;
+        const auto now = std::chrono::steady_clock::now();
+        const auto acked = core_.messages_acked();
+        for (auto it = waiting.begin(); it != waiting.end();) {
+            if (ec) {
+                it->done(ec);
+            } else if (acked >= it->target) {
+                it->done({});
+            } else if (now >= it->deadline) {
+                it->done(client_errc::timed_out);
+            } else {
+                ++it;
+                continue;
+            }
+            it = waiting.erase(it);
+        }
+    }
+    for (auto& w : waiting)
+        w.done(asio::error::operation_aborted);
+}
+
+void connection::stop_async() {
+    {
+        std::lock_guard lock(async_mu_);
+        if (!async_thread_.joinable()) return;
+        async_stop_ = true;
+    }
+    async_cv_.notify_one();
+    async_thread_.join();
+}
+
+}  // namespace objwire::client

@@ -1,0 +1,205 @@
+// The asynchronous calls of client::connection on an application's own io_context: every
+// completion token (callback, use_awaitable, use_future, deferred) delivers; a coroutine whose
+// async_send waits on a stopped (SIGSTOP) daemon leaves the application's 1 ms timer running;
+// the send timeout and flush(timeout) end with timed_out against a stopped daemon, and the
+// same connection delivers once the daemon goes on (SIGCONT).
+#include <gtest/gtest.h>
+
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/experimental/deferred.hpp>
+#include <asio/use_future.hpp>
+#include <chrono>
+#include <iostream>
+
+#include <objwire/connection.hpp>
+#include "daemon_fixture.hpp"
+#include "resume_support.hpp"
+
+namespace objwire::test {
+namespace {
+
+using namespace std::chrono_literals;
+using asio::experimental::as_tuple;
+
+message tagged(std::int64_t sender, std::int64_t i) {
+    static const auto type = make_record_type("Tagged", {"sender", "i"});
+    return {make_record(type, {sender, i}), {}};
+}
+
+class AsyncSend : public daemon_fixture {};
+
+TEST_F(AsyncSend, EveryCompletionTokenDeliversInOrder) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    asio::io_context io;
+    int failures = 0, acked = 0;
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            for (int i = 0; i < 20; ++i) {  // awaited one by one
+                auto [ec] = co_await c.async_send(tagged(0, i), as_tuple(asio::use_awaitable));
+                ++(ec ? failures : acked);
+            }
+            // Many in flight at once: each completion comes when its message is durable.
+            for (int i = 20; i < 300; ++i)
+                c.async_send(tagged(0, i), asio::bind_executor(io, [&](std::error_code ec) {
+                                 ++(ec ? failures : acked);
+                             }));
+            auto [fe] = co_await c.async_flush(as_tuple(asio::use_awaitable));
+            if (fe) ++failures;
+        },
+        asio::detached);
+    io.run();  // returns once every completion has run: they keep the io_context's work
+    EXPECT_EQ(failures, 0) << c.last_error();
+    EXPECT_EQ(acked, 300);
+    EXPECT_EQ(c.unacknowledged(), 0u);
+    // A future and a deferred operation, outside any event loop of ours.
+    auto f = c.async_send(tagged(0, 300), asio::use_future);
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(f.get());
+    auto op = c.async_send(tagged(0, 301), asio::experimental::deferred);
+    std::promise<std::error_code> done;
+    std::move(op)([&](std::error_code ec) { done.set_value(ec); });
+    auto df = done.get_future();
+    ASSERT_EQ(df.wait_for(30s), std::future_status::ready);
+    EXPECT_FALSE(df.get());
+    auto cf = c.async_close(asio::use_future);
+    ASSERT_EQ(cf.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(cf.get()) << c.last_error();
+    stop();
+    expect_tagged_in_order(1, 302);
+}
+
+class StoppedDaemon : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("objwire-async-" + std::to_string(::getpid()));
+        std::filesystem::remove_all(dir_);
+        std::filesystem::create_directories(dir_);
+        daemon_ = std::make_unique<child_objwired>(dir_ / "data", dir_ / "log", 0);
+        ASSERT_TRUE(daemon_->start()) << daemon_->log();
+        settings_.to_host = "127.0.0.1";
+        settings_.to_port = daemon_->port();
+        settings_.batch_linger = 5ms;
+    }
+    void TearDown() override {
+        ::kill(daemon_->pid(), SIGCONT);
+        daemon_.reset();
+        std::filesystem::remove_all(dir_);
+    }
+    std::filesystem::path dir_;
+    std::unique_ptr<child_objwired> daemon_;
+    config::client_settings settings_;
+};
+
+// The acceptance test of the event loop: while async_send waits for a daemon that is stopped,
+// the application's 1 ms timer keeps firing on the same thread.
+TEST_F(StoppedDaemon, AsyncSendLeavesTheCallersTimerRunning) {
+    client::connection c(settings_);
+    ASSERT_FALSE(c.open()) << c.last_error();
+    c.set_send_timeout(1500ms);
+    ASSERT_EQ(::kill(daemon_->pid(), SIGSTOP), 0);
+    asio::io_context io;
+    asio::steady_timer tick(io);
+    bool sending = true;
+    std::error_code send_ec;
+    int ticks_while_sending = 0;
+    std::chrono::steady_clock::duration late_max{}, late_sum{};
+    auto due = std::chrono::steady_clock::now();
+    std::function<void()> arm = [&] {
+        due += 1ms;
+        tick.expires_at(due);
+        tick.async_wait([&](std::error_code ec) {
+            if (ec || !sending) return;
+            const auto late = std::chrono::steady_clock::now() - due;
+            late_max = std::max(late_max, late);
+            late_sum += late;
+            ++ticks_while_sending;
+            arm();
+        });
+    };
+    arm();
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [ec] = co_await c.async_send(tagged(1, 0), as_tuple(asio::use_awaitable));
+            send_ec = ec;
+            sending = false;
+            tick.cancel();
+        },
+        asio::detached);
+    io.run();
+    const auto us = [](auto d) {
+        return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+    };
+    std::cout << "1 ms timer over " << ticks_while_sending << " ticks while async_send waited: "
+              << "mean " << us(late_sum / std::max(ticks_while_sending, 1)) << " us late, max "
+              << us(late_max) << " us late\n";
+    EXPECT_EQ(send_ec, client::client_errc::timed_out);
+    // The send waited 1.5 s; a loop it blocked would have seen no tick at all.
+    EXPECT_GT(ticks_while_sending, 100);
+    EXPECT_EQ(c.unacknowledged(), 1u);
+    // The daemon goes on: the same connection delivers what timed out and what follows.
+    ASSERT_EQ(::kill(daemon_->pid(), SIGCONT), 0);
+    auto f = c.async_send(tagged(1, 1), asio::use_future);
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(f.get()) << c.last_error();
+    EXPECT_EQ(c.unacknowledged(), 0u);
+    EXPECT_FALSE(c.close()) << c.last_error();
+}
+
+TEST_F(StoppedDaemon, FlushWithTimeoutReturnsTimedOutOnTime) {
+    client::connection c(settings_);
+    ASSERT_FALSE(c.open()) << c.last_error();
+    ASSERT_EQ(::kill(daemon_->pid(), SIGSTOP), 0);
+    ASSERT_FALSE(c.send(tagged(2, 0))) << c.last_error();
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(c.flush(300ms), client::client_errc::timed_out);
+    // Generous: the deadline plus scheduling on a loaded machine, far below the 30 s ack wait.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 300ms + 5s);
+    EXPECT_NE(c.last_error().find("not acknowledged within 300 ms"), std::string::npos)
+        << c.last_error();
+    EXPECT_EQ(c.unacknowledged(), 1u);
+    ASSERT_EQ(::kill(daemon_->pid(), SIGCONT), 0);
+    EXPECT_FALSE(c.flush(30s)) << c.last_error();
+    EXPECT_EQ(c.unacknowledged(), 0u);
+    EXPECT_EQ(c.last_error(), "");
+    EXPECT_FALSE(c.close()) << c.last_error();
+}
+
+// open(retry_for): a daemon that starts while the client is already trying is reached; with
+// none, open gives up once retry_for has passed.
+TEST(OpenRetry, ReachesADaemonThatStartsMeanwhileAndGivesUpWithoutOne) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("objwire-open-retry-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    config::client_settings settings;
+    settings.to_host = "127.0.0.1";
+    settings.to_port = free_port();
+    {
+        client::connection lonely(settings);
+        const auto start = std::chrono::steady_clock::now();
+        EXPECT_EQ(lonely.open(300ms), client::client_errc::connect_failed);
+        EXPECT_LT(std::chrono::steady_clock::now() - start, 300ms + 5s);
+        EXPECT_NE(lonely.last_error().find("cannot connect"), std::string::npos)
+            << lonely.last_error();
+    }
+    child_objwired daemon(dir / "data", dir / "log", settings.to_port);
+    bool started = false;
+    std::thread starter([&] { started = daemon.start(); });
+    client::connection c(settings);
+    const auto ec = c.open(30s);
+    starter.join();
+    ASSERT_TRUE(started) << daemon.log();
+    ASSERT_FALSE(ec) << c.last_error();
+    EXPECT_FALSE(c.send(tagged(3, 0))) << c.last_error();
+    EXPECT_FALSE(c.close()) << c.last_error();
+    daemon.kill_now();
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace objwire::test
