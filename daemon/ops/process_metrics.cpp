@@ -9,8 +9,8 @@
 #include <iterator>
 #include <string>
 
+#include <objwire/version.hpp>
 #include "daemon/ops/prometheus_text.hpp"
-#include "objwire/version.hpp"
 
 namespace objwire::daemon {
 namespace {
