@@ -41,8 +41,10 @@ TEST_F(CursorStore, SaveReplacesAndListShowsEveryName) {
     ASSERT_FALSE(s.save("b", 2));
     ASSERT_FALSE(s.save("a", 10));
     std::error_code ec;
-    const auto all = s.list(ec);
+    std::string damaged;
+    const auto all = s.list(ec, damaged);
     ASSERT_FALSE(ec);
+    EXPECT_EQ(damaged, "");
     ASSERT_EQ(all.size(), 2u);
     std::map<std::string, std::uint64_t> by_name;
     for (const auto& c : all)
