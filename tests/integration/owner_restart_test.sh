@@ -5,6 +5,8 @@
 # and starts again before a new line arrives; a line is appended. The stream resumes (its
 # token is still the id's owner after the restart) and every line is stored once: 3 stored.
 #
+# Not in the suite yet: it fails because an idle tailing send does not resume when the next line
+# arrives after the restart (docs/PROTOCOL.md 1.1); it goes back in with that fix.
 #   tests/integration/owner_restart_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
 objwired=$1
