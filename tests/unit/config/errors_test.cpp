@@ -63,10 +63,11 @@ TEST(config_errors, unknown_table) {
                           "limits, compression, sink, "));
     EXPECT_EQ(daemon_error("[tls]\ncert = \"x\"\n"),
               "bad.toml:2:1: unknown key 'tls.cert' (did you mean 'tls.cert_file'?)");
-    EXPECT_EQ(client_error("[server]\nlisten = \"127.0.0.1:1\"\n"),
-              "bad.toml:1:2: unknown table 'server' (it belongs to objwired's config; "
-              "objwire's tables are: client, resume, batch, reset, flow, limits, read, compression, "
-              "socket, tls, auth, lazy, types)");
+    EXPECT_EQ(
+        client_error("[server]\nlisten = \"127.0.0.1:1\"\n"),
+        "bad.toml:1:2: unknown table 'server' (it belongs to objwired's config; "
+        "objwire's tables are: client, resume, batch, reset, flow, limits, read, compression, "
+        "socket, tls, auth, lazy, types)");
     EXPECT_THAT(daemon_error("[server.tls]\ncert = \"x\"\n"),
                 HasSubstr("bad.toml:1:9: unknown table 'server.tls'"));
 }
