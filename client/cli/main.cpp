@@ -1,5 +1,5 @@
 // objwire: the command line. Each subcommand lives in its own *_command.cpp and joins here
-// (client/cli/subcommand.hpp); the exit codes are the README's "Exit codes".
+// (client/cli/subcommand.hpp); the exit codes are docs/CLI.md's "Exit codes".
 #include <CLI/CLI.hpp>
 
 #include <objwire/version.hpp>

@@ -1,6 +1,6 @@
 // How a subcommand that lives in its own file joins the objwire CLI: its add_*() registers it
 // on the app and returns this; main.cpp runs `run` when `app` was the one parsed.
-// Exit codes are the CLI's (README "Exit codes").
+// Exit codes are the CLI's (docs/CLI.md, "Exit codes").
 #pragma once
 
 #include <CLI/CLI.hpp>
