@@ -134,7 +134,7 @@ pids+=($reader8)
   cat >"$dir/read8"
 ) &
 pids+=($!)
-for _ in $(seq 600); do grep -q "reader from offset" "$dir/log3" && break; sleep 0.05; done
+wait_until 30 grep -q "reader from offset" "$dir/log3" || true
 deleted=$(grep -c "retention deleted" "$dir/log3" || true)
 for b in 3 4 5; do
   "$objwire" send "$dir/big" --to "127.0.0.1:$port" 2>/dev/null || fail "send big $b"

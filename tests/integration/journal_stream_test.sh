@@ -11,10 +11,7 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 # wait_log LOG PATTERN: the daemon logs PATTERN within 10 s.
 wait_log() {
-  for _ in $(seq 100); do
-    grep -q -- "$2" "$1" && return 0
-    sleep 0.1
-  done
+  wait_until 10 grep -q -- "$2" "$1" && return 0
   fail "the daemon did not log '$2'"
 }
 

@@ -12,12 +12,9 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 printf '[metrics]\nlisten = "127.0.0.1:0"\n' >"$dir/objwired.toml"
 start_daemon "$dir/log" "$dir/data" -c "$dir/objwired.toml"
+metrics_port() { grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 | grep .; }
 metrics=""
-for _ in $(seq 100); do
-  metrics=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 || true)
-  [ -n "$metrics" ] && break
-  sleep 0.1
-done
+wait_until 10 metrics_port >/dev/null && metrics=$(metrics_port)
 [ -n "$metrics" ] || fail "no metrics port in the log"
 exec 3<>"/dev/tcp/127.0.0.1/$metrics"
 printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3

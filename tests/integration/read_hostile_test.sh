@@ -10,6 +10,7 @@
 #
 #   tests/integration/read_hostile_test.sh HOSTILE_READER_DAEMON OBJWIRE [SANITIZED [BOUND_MB]]
 set -euo pipefail
+source "$(dirname "$0")/../support/wait_until.sh"
 hostile=$1
 objwire=$2
 sanitized=${3:-0}
@@ -30,11 +31,7 @@ serve() {
   "$hostile" "$@" >"$dir/port" 2>"$dir/server.err" &
   server=$!
   port=""
-  for _ in $(seq 600); do
-    port=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/port" 2>/dev/null | cut -d: -f2 || true)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
+  wait_until 60 port_in_log "$dir/port" >/dev/null && port=$(port_in_log "$dir/port") && return 0
   fail "the hostile daemon did not listen: $(cat "$dir/server.err")"
 }
 

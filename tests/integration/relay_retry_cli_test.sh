@@ -59,12 +59,7 @@ daemon=""
 # A daemon that welcomes and never acknowledges.
 "$silent_daemon" 1000 >"$dir/silent.out" &
 silent=$!
-sport=""
-for _ in $(seq 100); do
-  sport=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$dir/silent.out" 2>/dev/null | cut -d: -f2 || true)
-  [ -n "$sport" ] && break
-  sleep 0.1
-done
+sport=$(logged_port "$dir/silent.out" || true)
 [ -n "$sport" ] || fail "silent_daemon did not say its port"
 send_timed $((3000 + bound_ms)) "$sport" --retry-for 3s
 grep -q "no acknowledged progress for 3000 ms (resume.retry_for)" "$dir/send.err" ||

@@ -90,10 +90,7 @@ run_exec_reload() {
 
 # wait_log PATTERN: the daemon logs PATTERN within 10 s.
 wait_log() {
-  for _ in $(seq 100); do
-    grep -q -- "$1" "$dir/log" && return 0
-    sleep 0.1
-  done
+  wait_until 10 grep -q -- "$1" "$dir/log" && return 0
   fail "the daemon did not log '$1'"
 }
 
