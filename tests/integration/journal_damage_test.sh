@@ -72,8 +72,14 @@ done
 for r in 1 2; do
   wait_exit "${pids[r - 1]}" 30 || fail "reader $r still running after 30 s"
   [ "$rc" -eq 5 ] || fail "reader $r exited $rc, want 5: $(cat "$dir/err$r")"
-  [ "$(wc -l <"$dir/read$r")" -eq "$want" ] ||
-    fail "reader $r read $(wc -l <"$dir/read$r") objects, want every intact one: $want"
+  # The offline verifier gives up on the rest of a segment after a damaged block, the daemon
+  # goes on at the next intact block of it, so the daemon may serve more than `want`; never
+  # less, never anything of the wholly lost segments, and both readers the same.
+  got=$(wc -l <"$dir/read$r")
+  [ "$got" -ge "$want" ] && [ "$got" -le $((3600 - whole)) ] ||
+    fail "reader $r read $got objects, want every intact one: $want to $((3600 - whole))"
+  [ "$r" = 1 ] && served=$got
+  [ "$got" -eq "$served" ] || fail "reader $r read $got objects, reader 1 $served"
   grep -q "gap: offsets $(first_of "${segs[1]}") to" "$dir/err$r" ||
     fail "reader $r: no gap at the damaged segment: $(cat "$dir/err$r")"
 done
@@ -93,11 +99,11 @@ for r in 1 2; do
 done
 for r in 1 2; do
   for _ in $(seq 600); do
-    [ "$(wc -l <"$dir/follow$r" 2>/dev/null || echo 0)" -ge $((want + 10)) ] && break
+    [ "$(wc -l <"$dir/follow$r" 2>/dev/null || echo 0)" -ge $((served + 10)) ] && break
     sleep 0.05
   done
-  [ "$(wc -l <"$dir/follow$r")" -eq $((want + 10)) ] ||
-    fail "follower $r read $(wc -l <"$dir/follow$r"), want $((want + 10))"
+  [ "$(wc -l <"$dir/follow$r")" -eq $((served + 10)) ] ||
+    fail "follower $r read $(wc -l <"$dir/follow$r"), want $((served + 10))"
 done
 kill -TERM "$daemon"
 wait_exit "$daemon" 3 || fail "objwired still running 3 s after SIGTERM (grace 2 s)"
