@@ -98,10 +98,7 @@ for r in 1 2; do
   pids+=($!)
 done
 for r in 1 2; do
-  for _ in $(seq 600); do
-    [ "$(wc -l <"$dir/follow$r" 2>/dev/null || echo 0)" -ge $((served + 10)) ] && break
-    sleep 0.05
-  done
+  wait_for_lines "$dir/follow$r" $((served + 10)) 30 || true
   [ "$(wc -l <"$dir/follow$r")" -eq $((served + 10)) ] ||
     fail "follower $r read $(wc -l <"$dir/follow$r"), want $((served + 10))"
 done
@@ -136,7 +133,7 @@ reader8=$!
 pids+=($reader8)
 (
   exec <"$dir/pipe"
-  for _ in $(seq 600); do [ -e "$dir/go" ] && break; sleep 0.05; done
+  wait_until 30 test -e "$dir/go" || true
   cat >"$dir/read8"
 ) &
 pids+=($!)
@@ -145,10 +142,8 @@ deleted=$(grep -c "retention deleted" "$dir/log3" || true)
 for b in 3 4 5; do
   "$objwire" send "$dir/big" --to "127.0.0.1:$port" 2>/dev/null || fail "send big $b"
 done
-for _ in $(seq 200); do
-  [ "$(grep -c "retention deleted" "$dir/log3")" -gt $((deleted + 24)) ] && break
-  sleep 0.05
-done
+deleted_more() { [ "$(grep -c "retention deleted" "$dir/log3")" -gt $((deleted + 24)) ]; }
+wait_until 10 deleted_more || true
 touch "$dir/go"
 wait_exit "$reader8" 30 || fail "the reader behind retention did not end"
 [ "$rc" -eq 5 ] || fail "the reader behind retention exited $rc, want 5: $(cat "$dir/err8")"

@@ -19,10 +19,7 @@ source "$(dirname "$0")/daemon_helpers.sh"
 wait_for() {
   local what=$1
   shift
-  for _ in $(seq 300); do
-    "$@" && return 0
-    sleep 0.1
-  done
+  wait_until 30 "$@" && return 0
   fail "not within 30 s: $what"
 }
 stored_lines() { "$objwire" read --to "$to" --sender "$1" 2>/dev/null | wc -l; }

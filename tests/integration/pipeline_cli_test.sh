@@ -65,7 +65,7 @@ script -qfe -c "exec '$objwire' send '$dir/in.jsonl' --sender-id ctrl-c --to '$t
   "$dir/terminal" <&3 >/dev/null &
 sender=$!
 wait_stored ctrl-c $((n / 10))
-for _ in $(seq 200); do grep -q "obj/s" "$dir/terminal" && break; sleep 0.05; done
+wait_until 10 grep -q "obj/s" "$dir/terminal" || true
 grep -q "obj/s" "$dir/terminal" || fail "no progress line on the terminal: $(cat -v "$dir/terminal")"
 printf '\003' >&3
 set +e
