@@ -190,6 +190,7 @@ std::error_code connection::open(std::chrono::milliseconds retry_for) {
 
 std::error_code connection::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
+    wake_linger_poll();  // every public call ends here
     return ec;
 }
 
@@ -417,11 +418,17 @@ void connection::apply_socket_options() {
     socket_.non_blocking(true, ignored);
 }
 
-// An ack that moved the count restarts the retry window. Not while resuming: the window of a
-// reconnect loop ends where it did when the loop began.
+// An ack that moved the count restarts the retry window, and so does a moment when nothing
+// written waits for an ack: a connection idle since its open (a producer with nothing to say,
+// or one of many opened before any sends) has not failed to progress. Not while resuming: the
+// window of a reconnect loop ends where it did when the loop began.
 void connection::observe_progress(bool idle) {
     if (resuming_ || !window_.enabled()) return;
     window_.observe(core_.messages_acked(), !idle, std::chrono::steady_clock::now());
+}
+
+void connection::observe_progress() {
+    observe_progress(core_.messages_acked() >= written_messages_);
 }
 
 std::error_code connection::read_replies(bool block) {

@@ -2,9 +2,17 @@
 // while the caller makes no call, and then takes in that batch's acknowledgements, so a
 // producer that sends its last object and goes quiet still has it leave - and acknowledged -
 // without calling flush() or poll(). The thread takes the connection's mutex for each step, as
-// a public call does, and sleeps on a condition variable while no batch is open.
+// a public call does, and sleeps while there is nothing to do: on a condition variable while no
+// batch is open, in poll() on the socket and an eventfd while it waits for acks. It never wakes
+// on a timer of its own: a thousand quiet connections cost nothing until their acks come (a
+// 20 ms slice each was 50,000 wake-ups a second, enough to starve the daemon beside them).
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include <objwire/connection.hpp>
 
@@ -13,9 +21,6 @@
 namespace objwire::client {
 namespace {
 
-// While the linger thread waits for acks it wakes at least this often to see whether the
-// caller opened another batch (whose linger it then times) or is closing.
-constexpr std::chrono::milliseconds max_ack_slice{20};
 // How long the thread waits for the acks of a batch it wrote; past that the caller's next
 // call meets whatever is wrong, with the connection's own deadlines.
 constexpr std::chrono::seconds ack_wait{30};
@@ -24,6 +29,10 @@ constexpr std::chrono::seconds ack_wait{30};
 
 void connection::start_linger() {
     if (settings_.batch_linger.count() <= 0 || linger_thread_.joinable()) return;
+    // Without an eventfd the thread could not be woken out of its wait for acks: no linger
+    // thread, and the caller's own calls (poll(), flush()) write lingering batches.
+    linger_wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (linger_wake_fd_ < 0) return;
     linger_stop_ = false;
     linger_thread_ = std::thread([this] { linger_loop(); });
 }
@@ -33,9 +42,19 @@ void connection::stop_linger() {
     {
         std::lock_guard lock(mu_);
         linger_stop_ = true;
+        wake_linger_poll();
     }
     linger_cv_.notify_one();
     linger_thread_.join();
+    ::close(linger_wake_fd_);
+    linger_wake_fd_ = -1;
+}
+
+void connection::wake_linger_poll() {
+    if (!linger_polling_) return;
+    linger_polling_ = false;  // one wake-up per wait: a fast producer pays no syscall per send
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(linger_wake_fd_, &one, sizeof one);
 }
 
 void connection::linger_loop() {
@@ -60,15 +79,31 @@ void connection::linger_loop() {
     }
 }
 
+bool connection::linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait) {
+    if (stream_.readable_now()) return true;  // TLS may hold a record poll() cannot see
+    pollfd fds[2] = {{socket_.native_handle(), POLLIN, 0}, {linger_wake_fd_, POLLIN, 0}};
+    linger_polling_ = true;
+    lock.unlock();
+    const int ready = ::poll(fds, 2, static_cast<int>(wait.count()));
+    lock.lock();
+    linger_polling_ = false;
+    std::uint64_t wakes = 0;  // read even if poll() returned for the socket: no stale wake-up
+    [[maybe_unused]] const auto n = ::read(linger_wake_fd_, &wakes, sizeof wakes);
+    // A caller was in meanwhile: the socket may be another (a resume) or closed.
+    return ready > 0 && wakes == 0 && (fds[0].revents & POLLIN) != 0;
+}
+
 void connection::linger_read_acks(std::unique_lock<std::mutex>& lock) {
-    const auto slice =
-        std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(settings_.batch_linger),
-                   std::chrono::milliseconds(1), max_ack_slice);
     const auto deadline = std::chrono::steady_clock::now() + ack_wait;
-    while (!linger_stop_ && open_ && !background_error_ && core_.open_batch_bytes() == 0 &&
-           !core_.all_acked() && std::chrono::steady_clock::now() < deadline) {
-        // The caller may call in while the thread waits (take_acks unlocks the mutex).
-        if (auto ec = take_acks(lock, slice)) background_error_ = ec;
+    for (;;) {
+        if (linger_stop_ || !open_ || background_error_ || core_.open_batch_bytes() != 0 ||
+            core_.all_acked())
+            return;
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return;
+        if (!linger_poll(lock, left) || !open_) continue;
+        if (auto ec = read_replies(false)) background_error_ = ec;
     }
 }
 

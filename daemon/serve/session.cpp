@@ -494,8 +494,14 @@ asio::awaitable<void> session::write_loop() {
 
 asio::awaitable<void> session::finish() {
     // A stalled batch was never stored: it is not acknowledged, the sender sends it again.
-    while (!broken_ && !writer_done_ && !all_durable() && !stalled_)
+    while (!broken_ && !writer_done_ && !all_durable() && !stalled_) {
+        // On stop the last acks need not wait out the sink's sync interval (which may be long).
+        if (stopping_ && stream_ && !expedited_) {
+            expedited_ = true;
+            stream_->expedite();
+        }
         co_await wait_for_wake(finish_wake_);
+    }
     closing_ = true;
     wake();
     while (!writer_done_)

@@ -250,6 +250,12 @@ class connection {
     void linger_loop();
     // Takes in acks of what the linger thread wrote, while the caller stays away.
     void linger_read_acks(std::unique_lock<std::mutex>& lock);
+    // Waits, without the mutex, until the socket is readable, the caller has been in, or
+    // `wait` has passed; whether the socket is readable.
+    bool linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
+    // With mu_ held: a caller has been in (a batch opened, acks taken, the socket closed), so
+    // a linger thread waiting on the socket looks again.
+    void wake_linger_poll();
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
@@ -288,6 +294,8 @@ class connection {
     std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
     std::thread linger_thread_;
     bool linger_stop_ = false;
+    bool linger_polling_ = false;  // the linger thread waits in poll() on the socket and:
+    int linger_wake_fd_ = -1;      // an eventfd, written by wake_linger_poll()
     std::error_code background_error_;
     bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
     config::client_settings settings_;
@@ -311,7 +319,8 @@ class connection {
     std::string attempt_error_;  // why the last reconnect attempt failed
     // resume.retry_for, counted from the last acknowledged progress (client/lib/retry_window.hpp).
     retry_window window_{settings_.resume_retry_for};
-    void observe_progress(bool idle = false);
+    void observe_progress(bool idle);
+    void observe_progress();              // idle: everything written is acknowledged
     std::uint64_t written_messages_ = 0;  // messages_sealed() at the last write
     bool skip_stored_ = false;
     bool input_mismatch_ = false;

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <fstream>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "bad_peer.hpp"
 #include "daemon/store/journal.hpp"
@@ -219,6 +221,8 @@ TEST_F(Limits, ThousandConcurrentConnections) {
     std::atomic<int> opened{0};
     std::atomic<int> acked_ok{0};
     std::atomic<std::uint64_t> table_peak{0};
+    std::mutex failures_mutex;
+    std::vector<std::string> failures;
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
         pool.emplace_back([&, t] {
@@ -243,15 +247,30 @@ TEST_F(Limits, ThousandConcurrentConnections) {
                 }
             // All flushed first, so the acks come with one journal sync, not one each.
             for (auto& c : mine)
-                if (c->flush()) return;
-            for (auto& c : mine)
-                if (!c->close() && c->stats().objects_acked == per_connection) ++acked_ok;
+                if (const std::error_code ec = c->flush()) {
+                    const std::lock_guard lock(failures_mutex);
+                    failures.push_back("flush: " + ec.message());
+                    return;
+                }
+            for (auto& c : mine) {
+                const std::error_code ec = c->close();
+                if (!ec && c->stats().objects_acked == per_connection) {
+                    ++acked_ok;
+                    continue;
+                }
+                const std::lock_guard lock(failures_mutex);
+                failures.push_back("close: " + ec.message() + ", " +
+                                   std::to_string(c->stats().objects_acked) + " acknowledged, " +
+                                   c->last_error());
+            }
         });
     }
     for (auto& t : pool)
         t.join();
     EXPECT_EQ(opened.load(), connections);
     EXPECT_EQ(acked_ok.load(), connections);
+    for (const auto& f : failures)
+        ADD_FAILURE() << "a connection ended with: " << f;
     EXPECT_LE(table_peak.load(), settings_.table_budget_total);
     const std::uint64_t rss_peak = peak_rss_kib();
     std::printf("1000 connections: peak RSS %llu KiB (before %llu KiB)\n",

@@ -3,9 +3,11 @@
 // has waited batch.linger and acknowledged soon after; four threads sending on one connection
 // deliver every object once, each thread's in its order.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -83,6 +85,56 @@ TEST_F(LingerThread, LastErrorIsClearedByALaterSuccess) {
     ASSERT_FALSE(c.send({make_record(type, {std::string("ok")}), {}})) << c.last_error();
     EXPECT_EQ(c.last_error(), "");
     ASSERT_FALSE(c.close()) << c.last_error();
+}
+
+long voluntary_switches() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_nvcsw;
+}
+
+// A linger thread waiting for acks sleeps until they come (or the caller calls in): it has no
+// timer slice of its own. 100 connections whose acks are held back (the journal syncs once an
+// hour) and which the caller leaves alone make next to no context switches in a second; with
+// a 20 ms slice each they made 5,000. Counted in switches, not time: bounded whatever the
+// machine's speed.
+TEST_F(LingerThread, ConnectionsWaitingForAcksDoNotWakeOnATimer) {
+    constexpr int connections = 100;
+    settings_.journal_fsync_interval = std::chrono::hours(1);
+    settings_.max_connections_per_address = connections;
+    start();
+    auto w = workloads::make("events", 3);
+    message m;
+    {  // the journal's first sync comes at once; after this one the next is an hour away
+        client::connection first(client_settings());
+        w->next(m);
+        ASSERT_FALSE(first.open() || first.send(m) || first.close()) << first.last_error();
+    }
+    std::vector<std::unique_ptr<client::connection>> open;
+    for (int i = 0; i < connections; ++i) {
+        open.push_back(std::make_unique<client::connection>(client_settings()));
+        ASSERT_FALSE(open.back()->open()) << open.back()->last_error();
+        w->next(m);
+        ASSERT_FALSE(open.back()->send(m)) << open.back()->last_error();
+    }
+    // Every batch written by its linger thread, none acknowledged: each thread now waits.
+    ASSERT_TRUE(wait_until([&] {
+        for (const auto& c : open)
+            if (c->stats().frames != 1) return false;
+        return true;
+    }));
+    for (const auto& c : open)
+        ASSERT_EQ(c->stats().objects_acked, 0u);
+    const long before = voluntary_switches();
+    pause_as_peer(std::chrono::seconds(1));  // the callers stay away for a second
+    const long switches = voluntary_switches() - before;
+    EXPECT_LT(switches, 1000) << "context switches in a second of waiting";
+    for (const auto& c : open) {  // the goodbye has the daemon sync: every ack comes
+        EXPECT_FALSE(c->close()) << c->last_error();
+        EXPECT_EQ(c->stats().objects_acked, 1u);
+    }
+    stop();
+    EXPECT_EQ(stored().size(), static_cast<std::size_t>(connections + 1));
 }
 
 }  // namespace

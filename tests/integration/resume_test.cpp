@@ -262,6 +262,31 @@ TEST_F(ResumeInProcess, ConnectionCutWhileClosingIsResumed) {
     EXPECT_EQ(expect_exact_streams(dir_, {{"close-cut", 13}}, {{"close-cut", n}}), n);
 }
 
+// The retry window counts from the last progress, and a connection with nothing unacknowledged
+// is not failing to progress: one idle for longer than the window after its open (say, one of
+// a thousand opened before any sends) still has the whole window for its first ack. (It used
+// to give up at once: the window had run from the open.)
+TEST_F(ResumeInProcess, AnIdleSpellLongerThanTheRetryWindowIsNoFailure) {
+    start();
+    auto cs = client_settings();
+    cs.resume_retry_for = std::chrono::seconds(2);
+    client::connection c(cs, "idle");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    pause_as_peer(std::chrono::milliseconds(2500));  // idle past the window, nothing in flight
+    auto w = workloads::make("events", 5);
+    message m;
+    for (int i = 0; i < 5; ++i) {
+        w->next(m);
+        ASSERT_FALSE(c.send(m)) << c.last_error();
+    }
+    ASSERT_FALSE(c.flush()) << c.last_error();
+    EXPECT_FALSE(c.close()) << c.last_error();
+    EXPECT_EQ(c.stats().objects_acked, 5u);
+    EXPECT_EQ(c.stats().reconnects, 0u);
+    stop();
+    EXPECT_EQ(stored().size(), 5u);
+}
+
 // A second, new stream for a sender id whose connection is still open is refused
 // (sender_busy) and the first goes on; once the first ended, a new stream takes the id and
 // continues after what the first stored. A sender id is never served twice.
