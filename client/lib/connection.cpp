@@ -190,7 +190,7 @@ std::error_code connection::open(std::chrono::milliseconds retry_for) {
 
 std::error_code connection::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
-    wake_linger_poll();  // every public call ends here
+    wake_linger();  // every public call ends here
     return ec;
 }
 

@@ -21,8 +21,8 @@
 namespace objwire::client {
 namespace {
 
-// How long the thread waits for the acks of a batch it wrote; past that the caller's next
-// call meets whatever is wrong, with the connection's own deadlines.
+// The longest single poll() while acks are awaited: the wait itself has no end of its own (the
+// caller's calls keep their deadlines and the retry window); this only bounds one system call.
 constexpr std::chrono::seconds ack_wait{30};
 
 }  // namespace
@@ -50,6 +50,20 @@ void connection::stop_linger() {
     linger_wake_fd_ = -1;
 }
 
+void connection::wait_idle(std::unique_lock<std::mutex>& lock) {
+    linger_idle_ = true;
+    linger_cv_.wait(lock);
+    linger_idle_ = false;
+}
+
+void connection::wake_linger() {
+    wake_linger_poll();
+    // Only from the idle wait, and only when there is work: a thread timing an open batch is
+    // not woken by every send.
+    if (linger_idle_ && open_ && (!core_.all_acked() || core_.open_batch_bytes() > 0))
+        linger_cv_.notify_one();
+}
+
 void connection::wake_linger_poll() {
     if (!linger_polling_) return;
     linger_polling_ = false;  // one wake-up per wait: a fast producer pays no syscall per send
@@ -62,17 +76,27 @@ void connection::linger_loop() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger).count());
     std::unique_lock lock(mu_);
     while (!linger_stop_) {
-        if (!open_ || background_error_ || core_.open_batch_bytes() == 0) {
-            linger_cv_.wait(lock);
+        if (!open_ || background_error_) {
+            wait_idle(lock);
             continue;
         }
-        const std::uint64_t waited = coarse_now_ns() - batch_opened_ns_;
-        if (waited < linger_ns) {
-            linger_cv_.wait_for(lock, std::chrono::nanoseconds(linger_ns - waited));
-            continue;
+        if (core_.open_batch_bytes() > 0) {
+            const std::uint64_t waited = coarse_now_ns() - batch_opened_ns_;
+            if (waited < linger_ns) {
+                linger_cv_.wait_for(lock, std::chrono::nanoseconds(linger_ns - waited));
+                continue;
+            }
+            if (auto ec = flush_locked()) {
+                background_error_ = ec;
+                continue;
+            }
         }
-        if (auto ec = flush_locked()) {
-            background_error_ = ec;
+        // Whoever wrote them (this thread or the caller's flush), frames wait for their acks:
+        // taken in here, so a connection the daemon closed meanwhile (a restart) is noticed
+        // and resumed now, not at the caller's next call - which, for `tail -F | objwire
+        // send -`, may be hours away.
+        if (core_.all_acked()) {
+            wait_idle(lock);
             continue;
         }
         linger_read_acks(lock);
@@ -94,15 +118,9 @@ bool connection::linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::mi
 }
 
 void connection::linger_read_acks(std::unique_lock<std::mutex>& lock) {
-    const auto deadline = std::chrono::steady_clock::now() + ack_wait;
-    for (;;) {
-        if (linger_stop_ || !open_ || background_error_ || core_.open_batch_bytes() != 0 ||
-            core_.all_acked())
-            return;
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return;
-        if (!linger_poll(lock, left) || !open_) continue;
+    while (!linger_stop_ && open_ && !background_error_ && core_.open_batch_bytes() == 0 &&
+           !core_.all_acked()) {
+        if (!linger_poll(lock, ack_wait) || !open_) continue;
         if (auto ec = read_replies(false)) background_error_ = ec;
     }
 }

@@ -305,8 +305,10 @@ std::size_t transport::write_some(std::span<const std::uint8_t> bytes, std::erro
 
 bool transport::readable_now() {
     if (ssl_ && SSL_pending(ssl_) > 0) return true;
-    std::error_code ec;
-    return socket_.available(ec) > 0 && !ec;
+    // Not FIONREAD: a daemon that closed (a restart) leaves 0 bytes to read, and the end of
+    // the stream is what a read must find now, or the connection is never resumed.
+    pollfd p{socket_.native_handle(), POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 std::size_t transport::read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,

@@ -46,7 +46,7 @@ class transport {
     // the kernel's buffer is full. After would_block, retry with the same bytes (on TLS part
     // of them may already be out, as records, and the retry sends the rest).
     std::size_t write_some(std::span<const std::uint8_t> bytes, std::error_code& ec);
-    // Whether read_some would find something at once.
+    // Whether read_some would find something at once: bytes, or the end of the stream.
     bool readable_now();
     // Reads what has arrived, waiting up to `timeout` for something; eof when the daemon
     // closed, timed_out when nothing came.

@@ -256,6 +256,10 @@ class connection {
     // With mu_ held: a caller has been in (a batch opened, acks taken, the socket closed), so
     // a linger thread waiting on the socket looks again.
     void wake_linger_poll();
+    // With mu_ held, at the end of every public call: wakes the linger thread from its idle
+    // wait when the call left it work (frames to take acks for, a batch to time).
+    void wake_linger();
+    void wait_idle(std::unique_lock<std::mutex>& lock);
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
@@ -294,6 +298,7 @@ class connection {
     std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
     std::thread linger_thread_;
     bool linger_stop_ = false;
+    bool linger_idle_ = false;     // the linger thread waits with nothing to do
     bool linger_polling_ = false;  // the linger thread waits in poll() on the socket and:
     int linger_wake_fd_ = -1;      // an eventfd, written by wake_linger_poll()
     std::error_code background_error_;

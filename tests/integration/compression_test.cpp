@@ -109,6 +109,9 @@ TEST_F(Compression, ConfiguredSlowLinkCompressesEveryFrame) {
     const auto sent = generate("events", 20'000);
     auto s = with(client_settings(), "auto", "zstd");
     s.link_bandwidth = "10Mbit";
+    // Frames sealed by size only: on a loaded machine a producer paused past batch.linger would
+    // have a small batch leave, and frames under compression.min_frame_bytes go plain.
+    s.batch_linger = std::chrono::seconds(10);
     client::connection c(s);
     send_all(c, sent);
     const auto z = c.compression();

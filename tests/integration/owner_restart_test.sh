@@ -4,9 +4,6 @@
 # over as a new stream and stores nothing new; objwired stops (SIGTERM, and separately kill -9)
 # and starts again before a new line arrives; a line is appended. The stream resumes (its
 # token is still the id's owner after the restart) and every line is stored once: 3 stored.
-#
-# Not in the suite yet: it fails because an idle tailing send does not resume when the next line
-# arrives after the restart (docs/PROTOCOL.md 1.1); it goes back in with that fix.
 #   tests/integration/owner_restart_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
 objwired=$1
@@ -14,6 +11,7 @@ objwire=$2
 dir=$(mktemp -d)
 trap 'kill ${daemon:-} ${tailer:-} ${sender:-} 2>/dev/null || true; rm -rf "$dir"' EXIT
 source "$(dirname "$0")/daemon_helpers.sh"
+export OBJWIRE_METRICS_LISTEN=""  # the restarted daemons too: no port shared with other tests
 
 # wait_for DESCRIPTION COMMAND...: runs COMMAND every 0.1 s until it succeeds, at most 30 s.
 wait_for() {
