@@ -154,6 +154,20 @@ SEE_ALSO = {
 }
 
 
+# What --help does not say: how the package runs each program.
+DESCRIPTION = {
+    "objwire": "objwire is the command line of objwire: it sends JSON lines to \\fBobjwired\\fR(8), "
+    "reads stored objects back, benchmarks the link and checks settings. Each subcommand "
+    "has its own options, below; its settings file is \\fB/etc/objwire/objwire.toml\\fR.",
+    "objwired": "objwired receives object streams over TCP, stores them and serves them to "
+    "readers. The Debian package runs it as the systemd service \\fBobjwired.service\\fR under "
+    "the system user \\fBobjwire\\fR, with its settings in "
+    "\\fB/etc/objwire/objwired.toml\\fR and its stored objects in "
+    "\\fB/var/lib/objwire\\fR. \\fBsystemctl reload objwired\\fR checks the file, then "
+    "applies it; the log names what needs a restart.",
+}
+
+
 def summary_of(text, name):
     """'objwire - send objects ...' -> 'send objects ...'."""
     return text.split(" - ", 1)[1] if text.startswith(name + " - ") else text
@@ -163,6 +177,7 @@ def program_page(name, section, tree, version):
     top = tree[()]
     out = header(name, section, version, summary_of(top.summary, name))
     out += [".SH SYNOPSIS", "\\fB" + esc(name) + "\\fR " + esc(top.usage.split(" ", 1)[1])]
+    out += [".SH DESCRIPTION", DESCRIPTION[name]]
     out += [".SH OPTIONS"] + help_roff(top)
     subs = sorted(p for p in tree if p)
     if subs:
