@@ -1,12 +1,27 @@
 # The Debian package: `cpack --config build/CPackConfig.cmake -G DEB -B OUT` (scripts/package.sh)
 # gives OUT/objwire_VERSION_ARCH.deb with the two programs, the systemd unit and the example
-# configs as conffiles in /etc/objwire. Its maintainer scripts (cmake/deb/) create the system
-# user objwire and /var/lib/objwire, enable the unit without starting it, and on purge only
-# delete the stored objects. Dependencies come from dpkg-shlibdeps.
+# configs as conffiles in /etc/objwire, the man pages, the bash completion, the copyright file
+# and the changelog (cmake/objwire_docs.cmake). Its maintainer scripts (cmake/deb/) create the
+# system user objwire and /var/lib/objwire, enable the unit without starting it, restart a
+# running daemon on upgrade, and on purge only delete the stored objects; they act on the unit
+# through deb-systemd-helper and deb-systemd-invoke, so a policy-rc.d is obeyed. Dependencies
+# come from dpkg-shlibdeps. `lintian` accepts the .deb (tests/package/deb_lint_test.sh).
 set(CPACK_PACKAGE_NAME objwire)
 set(CPACK_PACKAGE_VENDOR objwire)
-set(CPACK_PACKAGE_CONTACT "objwire maintainers <objwire@localhost>")
+set(CPACK_PACKAGE_CONTACT "objwire maintainers <maintainers@objwire.org>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "object stream daemon (objwired) and client (objwire)")
+# The extended description: CPack puts the summary above it as the control file's first line.
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
+    "objwire moves streams of structured objects (JSON lines, or typed C++
+records) over TCP. objwired receives them, stores them in a journal that
+survives crashes and serves them back to readers and followers; a sender's
+stream resumes after a broken connection without loss or duplicates. Frames
+carry a back-reference table and optional zlib, zstd or lz4 compression;
+TLS and a shared token protect the link.
+.
+objwire is the command line: send a file or pipe of JSON lines, read stored
+objects back, benchmark the link, check and show settings. The package runs
+objwired as a systemd service under its own user, settings in /etc/objwire.")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Installed with DESTDIR and the prefix /usr, so the install-time paths (the unit's, the

@@ -9,8 +9,9 @@
 # "proto/value.hpp" - the way the source tree does - so no header needs rewriting to be
 # installed. docs/LIBRARY.md, "Using the installed library".
 #
-# Components: `runtime` (the two programs, the unit, the example configs) is what the Debian
-# package holds; `development` is the library.
+# Components: `runtime` (the two programs, the unit, the example configs, the man pages and
+# completion of cmake/objwire_docs.cmake) is what the Debian package holds; `development` is
+# the library.
 include(CMakePackageConfigHelpers)
 
 set(objwire_library_targets objwire_proto objwire_config objwire_client)
@@ -111,4 +112,8 @@ set(OBJWIRE_UNIT_DIR \"lib/systemd/system\")"
         COMPONENT runtime)
 install(SCRIPT ${PROJECT_SOURCE_DIR}/cmake/install_service_files.cmake COMPONENT runtime)
 
+# The fuzzing build has no use for the package's documents.
+if(NOT OBJWIRE_FUZZ)
+  include(${PROJECT_SOURCE_DIR}/cmake/objwire_docs.cmake)
+endif()
 include(${PROJECT_SOURCE_DIR}/cmake/objwire_deb.cmake)

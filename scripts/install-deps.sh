@@ -22,6 +22,8 @@ packages=(
   valgrind  # tests/bench/instruction_guard.sh: callgrind instruction counts, a CI guard
   libboost1.81-dev  # Boost.Describe: field names of the structs include/objwire/typed.hpp sends
   time  # /usr/bin/time -v: the client's peak RSS in tests/integration/send_rss_test.sh
+  python3  # packaging/make_docs.py: the man pages and bash completion, at build time
+  lintian  # tests/package/deb_lint_test.sh: the .deb passes lintian without error or warning
 )
 boost_package=libboost1.81-dev
 # Where a Boost is looked for when its package is not installed (a test points it elsewhere).
