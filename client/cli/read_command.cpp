@@ -545,12 +545,14 @@ subcommand add_read_command(CLI::App& app) {
                     "stop after this many objects (with --follow too; a cursor then stands after "
                     "the last one printed)")
         ->check(CLI::PositiveNumber);
-    auto* format = cmd->add_option(
-        "--format", flags->format,
-        "print a line per object built from fields: %o offset, %s sender id, %T stored time "
-        "(ms since the epoch), %t record type, %j the object as one line of JSON, %% a '%'; "
-        "escapes \\t tab, \\n newline, \\\\ backslash; a newline ends each object's line. "
-        "E.g. --format '%o\\t%t\\t%j'. An unknown field: exit 1");
+    auto* format =
+        cmd->add_option(
+               "--format", flags->format,
+               "print a line per object built from fields: %o offset, %s sender id, %T stored time "
+               "(ms since the epoch), %t record type, %j the object as one line of JSON, %% a '%'; "
+               "escapes \\t tab, \\n newline, \\\\ backslash; a newline ends each object's line. "
+               "E.g. --format '%o\\t%t\\t%j'. An unknown field: exit 1")
+            ->check(non_empty);
     auto* envelope =
         cmd->add_flag("--envelope", flags->envelope,
                       "print one JSON object per line: "
@@ -572,7 +574,8 @@ subcommand add_read_command(CLI::App& app) {
                     "file to create (or replace), - for stdout (default)");
     cmd->footer(
         "Exit: 0 done (or stopped by SIGINT/SIGTERM, or the output closed by its reader, as "
-        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage, 2 "
+        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage "
+        "(also an unknown --format field or escape), 2 "
         "cannot connect or the "
         "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
         "printed), 6 unknown --sender, 73 an output (-o, --offsets) cannot be created, 74 "

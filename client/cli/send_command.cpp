@@ -292,7 +292,7 @@ subcommand add_send_command(CLI::App& app) {
         "(exit 4). Without a sender id every run is a new stream and sends everything.\n\n"
         "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
         "  objwire send people.jsonl --to 127.0.0.1:7878\n"
-        "  objwire send --raw people.jsonl --to 127.0.0.1:7878");
+        "  objwire send --raw objwire.toml --to 127.0.0.1:7878");
     return {send, [f] { return run_send(*f); }};
 }
 

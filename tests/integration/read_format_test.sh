@@ -52,6 +52,7 @@ printf 'a%%b\tc\\d\ne0\n' | cmp -s - "$dir/esc" || fail "escapes: $(cat -A "$dir
 expect_usage "%x" "unknown field %x" "$objwire" read --to "$to" --format 'x=%x'
 expect_usage "\\q" 'unknown escape \q' "$objwire" read --to "$to" --format '%o\q'
 expect_usage "lone %" "lone '%'" "$objwire" read --to "$to" --format '%o%'
+expect_usage "empty --format" "must not be empty" "$objwire" read --to "$to" --format ''
 expect_usage "--format with --envelope" "excludes" "$objwire" read --to "$to" --format %o --envelope
 [ ! -s "$dir/out" ] || fail "a bad --format printed objects"
 
@@ -93,6 +94,12 @@ printf '%s\n' 'line {"$type":"line","text":"plain words"}' \
 printf 'no newline' | "$objwire" send --raw --to "$to" --sender-id raw-2 2>/dev/null
 [ "$("$objwire" read --raw --to "$to" --sender raw-2 2>/dev/null)" = "no newline" ] ||
   fail "a last line without a newline"
+
+# A byte order mark at the start of the input is text too.
+printf '\xef\xbb\xbfbom\n' >"$dir/bom"
+"$objwire" send --raw "$dir/bom" --to "$to" --sender-id raw-bom 2>/dev/null || fail "send of a BOM exited $?"
+"$objwire" read --raw --to "$to" --sender raw-bom 2>/dev/null | cmp -s - "$dir/bom" ||
+  fail "the byte order mark did not come back"
 
 # --raw leaves out other objects, and says how many.
 "$objwire" read --raw --to "$to" --sender fmt-1 >"$dir/out" 2>"$dir/err"
