@@ -19,6 +19,8 @@
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
 #include "client/cli/progress.hpp"
+#include "client/jsonl/line_format.hpp"
+#include "client/jsonl/raw_lines.hpp"
 #include "config/settings.hpp"
 #include "proto/errors.hpp"
 #include "proto/json_writer.hpp"
@@ -47,6 +49,11 @@ struct read_flags {
     std::string output = "-";
     bool from_given = false;  // --from on the command line, not the default
     std::uint64_t count = 0;  // --count: stop after this many objects (0: no limit)
+    std::string format;       // --format: a line of fields per object
+    bool envelope = false;    // --envelope: the object and where it is stored, as JSON
+    bool raw = false;         // --raw: the text of `send --raw` records
+    std::string raw_type = std::string(default_raw_type);
+    std::string raw_field = std::string(default_raw_field);
 };
 
 // --from: an offset, `end`, or -N (the last N objects). False for anything else.
@@ -141,11 +148,21 @@ class buffered_file {
     bool closed_ = false;
 };
 
-// The objects as JSON lines and, with --offsets, a line "OFFSET<TAB>SENDER" per object in a
-// file of its own, so the objects stay what `send` accepts. The offsets are written after the
-// objects they describe: the last offset line always names an object already written out.
+// What each object becomes on the output: a JSON line, a --format or --envelope line, or the
+// text of a `send --raw` record (other objects are left out and counted).
+struct object_form {
+    std::optional<line_format> format;
+    bool raw = false;
+    std::string raw_type, raw_field;
+};
+
+// The objects as JSON lines (or in `form`) and, with --offsets, a line "OFFSET<TAB>SENDER" per
+// object in a file of its own, so the objects stay what `send` accepts. The offsets are written
+// after the objects they describe: the last offset line always names an object already written
+// out.
 class read_output {
   public:
+    explicit read_output(object_form form) : form_(std::move(form)) {}
     int open(const std::string& objects, const std::string& offsets) {
         if (!offsets.empty() && inherited_fd(offsets) == STDOUT_FILENO &&
             inherited_fd(objects) == STDOUT_FILENO) {
@@ -158,8 +175,8 @@ class read_output {
                    : exit_codes::cannot_create;
     }
     bool add(const stored_message& m) {
-        append_json(m.value, objects_.buffer());
-        objects_.buffer().push_back('\n');
+        next_ = m.offset + 1;
+        if (!append_object(m)) return !objects_.full() || flush();
         if (offsets_.is_open()) {
             auto& b = offsets_.buffer();
             b += std::to_string(m.offset);
@@ -167,7 +184,6 @@ class read_output {
             b += m.sender_id;
             b.push_back('\n');
         }
-        next_ = m.offset + 1;
         return !objects_.full() || flush();
     }
     bool flush() {
@@ -187,8 +203,28 @@ class read_output {
     // Looks whether an output's reader is gone without writing to it: a follower waiting
     // for new objects hears of a closed pipe at once, not with the next object.
     bool check_closed() { return objects_.check_closed() || offsets_.check_closed(); }
+    // --raw: the objects left out, not being text records.
+    std::uint64_t not_raw() const { return not_raw_; }
 
   private:
+    // False for an object --raw leaves out.
+    bool append_object(const stored_message& m) {
+        auto& b = objects_.buffer();
+        if (form_.raw) {
+            const std::string* text = raw_text(m.value, form_.raw_type, form_.raw_field);
+            if (!text) return ++not_raw_, false;
+            b += *text;
+            b.push_back('\n');
+        } else if (form_.format) {
+            form_.format->append(b, {m.offset, m.sender_id.str(), m.time_ms, m.value});
+        } else {
+            append_json(m.value, b);
+            b.push_back('\n');
+        }
+        return true;
+    }
+    object_form form_;
+    std::uint64_t not_raw_ = 0;
     buffered_file objects_;
     buffered_file offsets_;
     std::uint64_t next_ = 0;
@@ -294,6 +330,21 @@ int refused(const reader& r) {
     return r.error() == proto_errc::not_found ? exit_codes::not_found : exit_codes::cannot_connect;
 }
 
+// --format, --envelope or --raw; usage for a format with an unknown field or escape.
+int output_form(const read_flags& f, object_form& form) {
+    form.raw = f.raw;
+    form.raw_type = f.raw_type;
+    form.raw_field = f.raw_field;
+    if (f.envelope) form.format = line_format::envelope();
+    if (f.format.empty()) return exit_codes::ok;
+    std::string error;
+    if (!form.format.emplace().parse(f.format, error)) {
+        std::cerr << "objwire: " << error << "\n";
+        return exit_codes::usage;
+    }
+    return exit_codes::ok;
+}
+
 int run_read(const read_flags& f) {
     read_options options;
     if (!parse_from(f.from, options)) {
@@ -311,7 +362,9 @@ int run_read(const read_flags& f) {
     if (!load(f, settings)) return exit_codes::bad_config;
     if (!f.cursor.empty() && f.from_given)
         if (int rc = check_cursor_from(f, settings)) return rc;
-    read_output out;
+    object_form form;
+    if (int rc = output_form(f, form)) return rc;
+    read_output out(std::move(form));
     if (int rc = out.open(f.output, f.offsets)) return rc;
     options.follow = f.follow;
     options.sender = f.sender;
@@ -433,6 +486,10 @@ int run_read(const read_flags& f) {
                       ? ""
                       : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
               << "\n";
+    if (out.not_raw() != 0)
+        std::cerr << "objwire: --raw left out " << counted(out.not_raw(), "object")
+                  << " that are not '" << f.raw_type << "' records with a string field '"
+                  << f.raw_field << "'\n";
     if (gaps.ranges() != 0) {
         std::cerr << "objwire: " << gaps.ranges()
                   << " range(s) of offsets were lost in the journal (see above)\n";
@@ -488,16 +545,44 @@ subcommand add_read_command(CLI::App& app) {
                     "stop after this many objects (with --follow too; a cursor then stands after "
                     "the last one printed)")
         ->check(CLI::PositiveNumber);
+    auto* format =
+        cmd->add_option(
+               "--format", flags->format,
+               "print a line per object built from fields: %o offset, %s sender id, %T stored time "
+               "(ms since the epoch), %t record type, %j the object as one line of JSON, %% a '%'; "
+               "escapes \\t tab, \\n newline, \\\\ backslash; a newline ends each object's line. "
+               "E.g. --format '%o\\t%t\\t%j'. An unknown field: exit 1")
+            ->check(non_empty);
+    auto* envelope =
+        cmd->add_flag("--envelope", flags->envelope,
+                      "print one JSON object per line: "
+                      "{\"offset\":N,\"sender\":\"ID\",\"time\":MS,\"object\":OBJECT}");
+    auto* raw = cmd->add_flag(
+        "--raw", flags->raw,
+        "print the text of `send --raw` records, one per line, byte for byte as they were "
+        "sent; other objects are left out (counted on stderr)");
+    cmd->add_option("--raw-type", flags->raw_type,
+                    "with --raw: the record type to print (default 'line')")
+        ->needs(raw);
+    cmd->add_option("--raw-field", flags->raw_field,
+                    "with --raw: the string field to print (default 'text')")
+        ->needs(raw)
+        ->check(non_empty);
+    format->excludes(envelope)->excludes(raw);
+    envelope->excludes(raw);
     cmd->add_option("-o,--output", flags->output,
                     "file to create (or replace), - for stdout (default)");
     cmd->footer(
         "Exit: 0 done (or stopped by SIGINT/SIGTERM, or the output closed by its reader, as "
-        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage, 2 "
+        "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage "
+        "(also an unknown --format field or escape), 2 "
         "cannot connect or the "
         "connection failed, 5 offsets lost to damage in the daemon's journal (the rest was "
         "printed), 6 unknown --sender, 73 an output (-o, --offsets) cannot be created, 74 "
         "writing an output failed, 78 bad settings.\n"
-        "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl");
+        "Example:\n  objwire read --to 127.0.0.1:7878 --from 0 -o stored.jsonl\n"
+        "  objwire read --to 127.0.0.1:7878 --format %o\\t%s\\t%T\\t%t\\t%j\n"
+        "  objwire read --to 127.0.0.1:7878 --envelope -o envelopes.jsonl");
     return {cmd, [flags, from] {
                 flags->from_given = from->count() > 0;
                 return run_read(*flags);

@@ -12,6 +12,7 @@
 #include "client/cli/progress.hpp"
 #include "client/cli/sender_flags.hpp"
 #include "client/jsonl/jsonl_reader.hpp"
+#include "client/jsonl/raw_lines.hpp"
 #include "client/pipeline/input_file.hpp"
 #include "client/pipeline/message_pipeline.hpp"
 #include "client/pipeline/sent_lines.hpp"
@@ -24,6 +25,9 @@ struct send_flags {
     sender_flags common;
     std::string input = "-";
     std::string on_error = "stop";
+    bool raw = false;  // --raw: each line a text record
+    std::string raw_type = std::string(default_raw_type);
+    std::string raw_field = std::string(default_raw_field);
 };
 
 // After SIGINT/SIGTERM: how long the acknowledgements of what was sent are waited for.
@@ -127,6 +131,7 @@ int run_send(const send_flags& f) {
     transient_check transient(settings.transient);
     std::function<void(const record_type&)> on_new_type;
     if (!transient.empty()) on_new_type = [&](const record_type& t) { transient.saw(t); };
+    if (f.raw && on_new_type) on_new_type(*make_record_type(f.raw_type, {f.raw_field}));
     // The connection broke for good (the reason is in c.last_error()): stop reading.
     auto lost = [&] {
         run.connection_failed = true;
@@ -143,40 +148,43 @@ int run_send(const send_flags& f) {
     };
     // The reader parses on a thread of its own (client/pipeline/message_pipeline.hpp); its messages
     // and bad lines arrive here in input order, so the reports and their order are one thread's.
-    stream_jsonl_pipelined(
-        input, stop_at_error,
-        [&](const message& m, std::size_t line) {
-            if (stop_signal) return false;
-            progress.tick([&] { return progress_of(c); });
-            const std::uint64_t skipped_before = c.skipped_objects();
-            const auto ec = c.send(m);
-            if (!ec) {
-                if (c.skipped_objects() != skipped_before) return true;  // stored before
-                run.lines.add(line);
-                if (run.lines.runs() >= trim_runs_at) run.lines.acked(c.stats().objects_acked);
-                return true;
-            }
-            if (ec == client_errc::input_mismatch) {
-                mismatch = true;
-                input.cancel();
-                return false;
-            }
-            if (!c.is_open()) return lost();
-            progress.clear();
-            std::cerr << "objwire: " << run.name << ":" << line << ": " << c.last_error() << "\n";
-            return bad(line);
-        },
-        [&](const json_error& e) {
-            progress.clear();
-            std::cerr << "objwire: " << run.name << ":" << e.line << ":" << e.column << ": "
-                      << e.message << "\n";
-            return bad(e.line);
-        },
-        // The input went quiet: what it gave so far leaves now, not at its end.
-        [&] {
-            if (c.flush() && !c.is_open()) lost();
-        },
-        settings.batch_linger, {}, on_new_type);
+    auto on_message = [&](const message& m, std::size_t line) {
+        if (stop_signal) return false;
+        progress.tick([&] { return progress_of(c); });
+        const std::uint64_t skipped_before = c.skipped_objects();
+        const auto ec = c.send(m);
+        if (!ec) {
+            if (c.skipped_objects() != skipped_before) return true;  // stored before
+            run.lines.add(line);
+            if (run.lines.runs() >= trim_runs_at) run.lines.acked(c.stats().objects_acked);
+            return true;
+        }
+        if (ec == client_errc::input_mismatch) {
+            mismatch = true;
+            input.cancel();
+            return false;
+        }
+        if (!c.is_open()) return lost();
+        progress.clear();
+        std::cerr << "objwire: " << run.name << ":" << line << ": " << c.last_error() << "\n";
+        return bad(line);
+    };
+    auto on_bad_line = [&](const json_error& e) {
+        progress.clear();
+        std::cerr << "objwire: " << run.name << ":" << e.line << ":" << e.column << ": "
+                  << e.message << "\n";
+        return bad(e.line);
+    };
+    // The input went quiet: what it gave so far leaves now, not at its end.
+    auto on_idle = [&] {
+        if (c.flush() && !c.is_open()) lost();
+    };
+    if (f.raw)
+        stream_raw_pipelined(input, raw_line_reader(f.raw_type, f.raw_field), stop_at_error,
+                             on_message, on_bad_line, on_idle, settings.batch_linger);
+    else
+        stream_jsonl_pipelined(input, stop_at_error, on_message, on_bad_line, on_idle,
+                               settings.batch_linger, {}, on_new_type);
     progress.finish();
     if (stop_signal) return finish_interrupted(run, c);
     // Only a run that read its whole input knows that a name matched nothing.
@@ -230,6 +238,14 @@ int run_send(const send_flags& f) {
     return exit_codes::ok;
 }
 
+// An empty --raw-type or --raw-field is a mistake (an unset variable in a script).
+const CLI::Validator raw_name(
+    [](const std::string& s) {
+        return s.empty() ? std::string("must not be empty (leave the flag out for the default)")
+                         : std::string();
+    },
+    "TEXT");
+
 }  // namespace
 
 subcommand add_send_command(CLI::App& app) {
@@ -243,6 +259,19 @@ subcommand add_send_command(CLI::App& app) {
                      "stop|skip: at a bad line, stop there (default) or skip it and send the "
                      "rest; exit 4 either way, saying how much was stored")
         ->check(CLI::IsMember({"stop", "skip"}));
+    auto* raw = send->add_flag(
+        "--raw", f->raw,
+        "send each input line, without its newline, as a record of one string field, "
+        "{\"$type\":\"line\",\"text\":\"...\"} (empty lines and a \\r before the newline "
+        "included); a line that is not UTF-8 is a bad line (see --on-error). `read --raw` "
+        "prints the lines back byte for byte");
+    send->add_option("--raw-type", f->raw_type, "with --raw: the record type (default 'line')")
+        ->needs(raw)
+        ->check(raw_name);
+    send->add_option("--raw-field", f->raw_field,
+                     "with --raw: the name of the string field (default 'text')")
+        ->needs(raw)
+        ->check(raw_name);
     send->footer(
         "The input is read as it comes (a file, a pipe, tail -F FILE): each line leaves within\n"
         "batch.linger of arriving, and memory stays bounded whatever the input's size.\n"
@@ -262,7 +291,8 @@ subcommand add_send_command(CLI::App& app) {
         "(another file, an edited or shorter one) is refused before any of it is sent\n"
         "(exit 4). Without a sender id every run is a new stream and sends everything.\n\n"
         "Example:\n  objwire gen --workload person -n 1000 -o people.jsonl\n"
-        "  objwire send people.jsonl --to 127.0.0.1:7878");
+        "  objwire send people.jsonl --to 127.0.0.1:7878\n"
+        "  objwire send --raw objwire.toml --to 127.0.0.1:7878");
     return {send, [f] { return run_send(*f); }};
 }
 

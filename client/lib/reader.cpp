@@ -233,6 +233,7 @@ bool reader::on_block(const frame_view& f) {
                             std::to_string(b.header.first_offset) + ": " + ec.message());
     block_left_ = b.header.message_count;
     block_offset_ = b.header.first_offset;
+    block_time_ms_ = b.header.time_ms;
     // Several blocks in a row come from one sender: they share one copy of its id.
     if (block_sender_.str() != b.sender_id)
         block_sender_ = shared_sender_id(std::string(b.sender_id));
@@ -261,6 +262,7 @@ bool reader::decode_next(stored_message& out, bool& got) {
     }
     out.offset = block_offset_++;
     out.sender_id = block_sender_;
+    out.time_ms = block_time_ms_;
     --block_left_;
     return block_left_ != 0 || end_block();
 }

@@ -13,6 +13,32 @@ void start_batch(message_batch& b, std::size_t capacity) {
     b.error.reset();
 }
 
+template <class Reader>
+bool fill_with(block_input& in, Reader& reader, bool stop_at_error, const pipeline_options& o,
+               message_batch& b) {
+    start_batch(b, o.batch_messages);
+    std::size_t bytes = 0;  // of the texts read into this batch before the current one
+    std::size_t start = reader.offset();
+    while (b.size < o.batch_messages && bytes + reader.offset() - start < o.batch_bytes) {
+        if (reader.next(b.messages[b.size])) {
+            b.line[b.size++] = reader.line();
+            continue;
+        }
+        if (reader.error()) {
+            b.error = *reader.error();
+            return !stop_at_error;
+        }
+        // This text is done: what the batch holds goes now if more would mean waiting.
+        if (b.size > 0 && !in.in.ready()) return true;
+        bytes += reader.offset() - start;
+        std::string_view text;
+        if (!in.in.next(text, jsonl_reader::padding)) return false;
+        reader.continue_with(text, true);
+        start = 0;
+    }
+    return true;
+}
+
 }  // namespace
 
 bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, const pipeline_options& o,
@@ -34,27 +60,8 @@ bool fill_from_reader(jsonl_reader& reader, bool stop_at_error, const pipeline_o
 
 bool fill_from_blocks(block_input& in, bool stop_at_error, const pipeline_options& o,
                       message_batch& b) {
-    start_batch(b, o.batch_messages);
-    std::size_t bytes = 0;  // of the texts read into this batch before the current one
-    std::size_t start = in.reader.offset();
-    while (b.size < o.batch_messages && bytes + in.reader.offset() - start < o.batch_bytes) {
-        if (in.reader.next(b.messages[b.size])) {
-            b.line[b.size++] = in.reader.line();
-            continue;
-        }
-        if (in.reader.error()) {
-            b.error = *in.reader.error();
-            return !stop_at_error;
-        }
-        // This text is done: what the batch holds goes now if more would mean waiting.
-        if (b.size > 0 && !in.in.ready()) return true;
-        bytes += in.reader.offset() - start;
-        std::string_view text;
-        if (!in.in.next(text, jsonl_reader::padding)) return false;
-        in.reader.continue_with(text, true);
-        start = 0;
-    }
-    return true;
+    return in.raw ? fill_with(in, *in.raw, stop_at_error, o, b)
+                  : fill_with(in, in.reader, stop_at_error, o, b);
 }
 
 }  // namespace objwire::client

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "client/jsonl/jsonl_reader.hpp"
+#include "client/jsonl/raw_lines.hpp"
 #include "client/pipeline/input_file.hpp"
 #include "client/pipeline/pipeline.hpp"
 #include "proto/value.hpp"
@@ -82,6 +83,7 @@ std::size_t read_jsonl_pipelined(std::string_view text, bool stop_at_error, OnMe
 struct block_input {
     line_blocks& in;
     jsonl_reader reader{std::string_view{}};
+    std::optional<raw_line_reader> raw{};  // send --raw: the lines are read as text instead
 };
 
 // As fill_from_reader(), reading `in.in` block by block as the reader needs more text; the
@@ -95,6 +97,22 @@ bool fill_from_blocks(block_input& in, bool stop_at_error, const pipeline_option
 // parsed and used, so memory stays bounded whatever the input's size; on_idle() is called
 // (on this thread) when no message came for `idle_after`. `on_new_type`, if given, gets the
 // reader's new record shapes (jsonl_reader::on_new_record_type), on the reader's thread.
+// The batches of stream_jsonl_pipelined() and stream_raw_pipelined(), read from `input`.
+template <class OnMessage, class OnError, class OnIdle>
+std::size_t stream_blocks_pipelined(block_input& input, bool stop_at_error, OnMessage& on_message,
+                                    OnError& on_error, OnIdle& on_idle,
+                                    std::chrono::nanoseconds idle_after, pipeline_options o) {
+    batch_pipeline<message_batch> p(o.batches);
+    p.run([&](message_batch& b) { return fill_from_blocks(input, stop_at_error, o, b); },
+          [&](const message_batch& b) { return deliver(b, on_message, on_error); }, on_idle,
+          idle_after);
+    return p.peak_in_flight();
+}
+
+// As read_jsonl_pipelined(), reading JSON lines from `in` block by block while they are
+// parsed and used, so memory stays bounded whatever the input's size; on_idle() is called
+// (on this thread) when no message came for `idle_after`. `on_new_type`, if given, gets the
+// reader's new record shapes (jsonl_reader::on_new_record_type), on the reader's thread.
 template <class OnMessage, class OnError, class OnIdle>
 std::size_t stream_jsonl_pipelined(line_blocks& in, bool stop_at_error, OnMessage&& on_message,
                                    OnError&& on_error, OnIdle&& on_idle,
@@ -102,11 +120,19 @@ std::size_t stream_jsonl_pipelined(line_blocks& in, bool stop_at_error, OnMessag
                                    std::function<void(const record_type&)> on_new_type = {}) {
     block_input input{in};
     if (on_new_type) input.reader.on_new_record_type(std::move(on_new_type));
-    batch_pipeline<message_batch> p(o.batches);
-    p.run([&](message_batch& b) { return fill_from_blocks(input, stop_at_error, o, b); },
-          [&](const message_batch& b) { return deliver(b, on_message, on_error); }, on_idle,
-          idle_after);
-    return p.peak_in_flight();
+    return stream_blocks_pipelined(input, stop_at_error, on_message, on_error, on_idle, idle_after,
+                                   o);
+}
+
+// As stream_jsonl_pipelined(), each line a text record of `raw` (client/jsonl/raw_lines.hpp).
+template <class OnMessage, class OnError, class OnIdle>
+std::size_t stream_raw_pipelined(line_blocks& in, raw_line_reader raw, bool stop_at_error,
+                                 OnMessage&& on_message, OnError&& on_error, OnIdle&& on_idle,
+                                 std::chrono::nanoseconds idle_after, pipeline_options o = {}) {
+    block_input input{in};
+    input.raw.emplace(std::move(raw));
+    return stream_blocks_pipelined(input, stop_at_error, on_message, on_error, on_idle, idle_after,
+                                   o);
 }
 
 }  // namespace objwire::client

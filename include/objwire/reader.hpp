@@ -104,6 +104,10 @@ struct stored_message {
     std::uint64_t offset = 0;
     shared_sender_id sender_id;
     message value;
+    // When the daemon stored the object's block: milliseconds since the Unix epoch (the
+    // journal block header's time, docs/JOURNAL.md), the same for every object of a block.
+    // Last, so that {offset, sender, value} still builds one.
+    std::uint64_t time_ms = 0;
 };
 
 // Offsets the daemon's journal lost to damage: [first, end). The objects around them read.
@@ -186,6 +190,7 @@ class reader {
     std::size_t block_left_ = 0;      // messages the block announced and next() has not decoded
     std::uint64_t block_offset_ = 0;  // the offset of the next one
     shared_sender_id block_sender_;
+    std::uint64_t block_time_ms_ = 0;
     std::uint64_t served_end_ = 0;  // the offset after the last block served
     message scratch_;  // what trails a block's last message (reset ops only, if intact)
     std::uint64_t expected_sequence_ = 1;
