@@ -190,11 +190,13 @@ TEST_F(Ownership, AnOwnerWhoseIdWasTakenWhileAwayIsFenced) {
     owner.limit = owner.n / 2;
     std::thread t([&] { owner.run(cs); });
     ASSERT_TRUE(eventually([&] { return owner.progress.load() >= owner.n / 2; }));
+    proxy.refuse(true);  // the owner, which notices the cut at once, stays away meanwhile
     EXPECT_EQ(proxy.cut(), 1);
     ASSERT_TRUE(eventually([&] { return !server().senders().held(owner.id); }));
     intruder_result r;
     ASSERT_TRUE(eventually([&] { return (r = intrude(port(), owner.id, 2)).welcomed; }));
     EXPECT_GT(r.acked_through, 0u);
+    proxy.refuse(false);
     owner.limit = UINT64_MAX;
     t.join();
     EXPECT_EQ(owner.result, proto_errc::sender_fenced) << owner.error;
@@ -223,6 +225,7 @@ TEST(OwnershipChild, TheFenceSurvivesADaemonKill) {
     owner.limit = owner.n / 2;
     std::thread t([&] { owner.run(cs); });
     ASSERT_TRUE(eventually([&] { return owner.progress.load() >= owner.n / 2; }));
+    proxy.refuse(true);  // the owner stays away until objwired has restarted
     EXPECT_EQ(proxy.cut(), 1);
     intruder_result r;
     ASSERT_TRUE(eventually([&] { return (r = intrude(d.port(), owner.id, 2)).welcomed; }));
@@ -230,6 +233,7 @@ TEST(OwnershipChild, TheFenceSurvivesADaemonKill) {
     const int status = d.signal_and_wait(SIGKILL);
     EXPECT_TRUE(WIFSIGNALED(status));
     ASSERT_TRUE(d.start()) << d.log();
+    proxy.refuse(false);
     owner.limit = UINT64_MAX;
     t.join();
     EXPECT_EQ(owner.result, proto_errc::sender_fenced) << owner.error;

@@ -191,6 +191,9 @@ class cutting_proxy {
         }
         return n;
     }
+    // While on, a connection is closed as soon as it is accepted: a client that resumes at
+    // once (its linger thread sees the cut) stays away until the test lets it back.
+    void refuse(bool on) { refusing_ = on; }
     int connections() const { return accepted_; }
     // Connections open through it now.
     std::size_t open() {
@@ -203,6 +206,10 @@ class cutting_proxy {
         while (!stopping_) {
             const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
             if (client < 0) return;
+            if (refusing_) {
+                ::close(client);
+                continue;
+            }
             const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
             sockaddr_in a{};
             a.sin_family = AF_INET;
@@ -254,6 +261,7 @@ class cutting_proxy {
     std::uint16_t port_ = 0;
     int listen_fd_ = -1;
     std::atomic<bool> stopping_{false};
+    std::atomic<bool> refusing_{false};
     std::atomic<int> accepted_{0};
     std::thread acceptor_;
     std::mutex mutex_;
