@@ -147,8 +147,13 @@ class forward_stream final : public sink_stream {
     // The hop is lost for good (after the client's own reconnects): every batch not yet
     // acknowledged there fails, so nothing of it is acknowledged upstream.
     void fail(client::connection& hop, std::error_code ec, batch* current = nullptr) {
+        const std::string why = hop.last_error().empty() ? ec.message() : hop.last_error();
         // Logged by the monitor, one line per interval however many streams fail.
-        monitor_->on_failure(hop.last_error().empty() ? ec.message() : hop.last_error());
+        if (hop_unreachable(ec))
+            monitor_->on_failure(why);
+        else  // this stream's own refusal: the hop stays up for the others
+            spdlog::error("forward to {}:{}: stream refused by the next hop: {}", hop_.to_host,
+                          hop_.to_port, why);
         std::deque<batch> queued;
         {
             std::lock_guard lock(mutex_);

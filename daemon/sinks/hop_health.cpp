@@ -3,7 +3,26 @@
 #include <algorithm>
 #include <utility>
 
+#include <objwire/connection.hpp>
+
+#include "proto/errors.hpp"
+
 namespace objwire::daemon {
+
+bool hop_unreachable(std::error_code ec) {
+    using client::client_errc;
+    // The transport, or the hop turning this relay away at the hello whatever the stream.
+    for (const std::error_code hop_level :
+         {make_error_code(client_errc::connect_failed),
+          make_error_code(client_errc::connection_lost), make_error_code(client_errc::timed_out),
+          make_error_code(proto_errc::not_available),
+          make_error_code(proto_errc::too_many_connections),
+          make_error_code(proto_errc::unauthorized), make_error_code(proto_errc::bad_magic),
+          make_error_code(proto_errc::unsupported_version),
+          make_error_code(proto_errc::bad_handshake)})
+        if (ec == hop_level) return true;
+    return false;
+}
 
 hop_health::admission hop_health::admit(clock::time_point now) {
     if (!down_) return {};

@@ -10,9 +10,17 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace objwire::daemon {
+
+// Whether a forward stream's failure says the hop cannot be used (a connect that failed, a
+// connection lost or silent, the hop busy, without its own sink, or turning this relay away at
+// the hello: its token, its version) - what marks it down. A refusal of the stream itself (a
+// message over the hop's limits, a fenced or busy sender id) is that stream's failure: the
+// next stream may well go through.
+bool hop_unreachable(std::error_code ec);
 
 class hop_health {
   public:

@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <objwire/connection.hpp>
+
+#include "proto/errors.hpp"
+
 namespace objwire::daemon {
 namespace {
 
@@ -64,6 +68,22 @@ TEST(HopHealth, LogsOncePerIntervalWithTheCounts) {
     EXPECT_EQ(lines, 4);  // at 0, 5, 10 and 15 s
     EXPECT_NE(first.find("1 connect attempts failed"), std::string::npos) << first;
     EXPECT_NE(first.find("Connection refused"), std::string::npos) << first;
+}
+
+TEST(HopHealth, OnlyFailuresToReachTheHopMarkItDown) {
+    using client::client_errc;
+    for (auto ec :
+         {make_error_code(client_errc::connect_failed),
+          make_error_code(client_errc::connection_lost), make_error_code(client_errc::timed_out),
+          make_error_code(proto_errc::not_available),
+          make_error_code(proto_errc::too_many_connections),
+          make_error_code(proto_errc::unauthorized)})
+        EXPECT_TRUE(hop_unreachable(ec)) << ec.message();
+    for (auto ec :
+         {make_error_code(proto_errc::sender_fenced), make_error_code(proto_errc::sender_busy),
+          make_error_code(proto_errc::store_limit_exceeded),
+          make_error_code(client_errc::input_mismatch), std::error_code{}})
+        EXPECT_FALSE(hop_unreachable(ec)) << ec.message();
 }
 
 }  // namespace
