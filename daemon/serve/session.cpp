@@ -305,6 +305,7 @@ receiver::step session::consume(std::size_t n) {
     auto& counters = server_.counters();
     receiver_.commit(n);
     counters.bytes_in += n;
+    bytes_in_ += n;
     unreplied_bytes_ += n;
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
@@ -541,6 +542,26 @@ static bool refused_by_sink(const receiver& r) {
     return r.error() == proto_errc::not_available && r.error_detail().starts_with("next hop ");
 }
 
+namespace {
+
+std::string counted(std::uint64_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+// What the stream did, for an operator reading the log: whose, how much, how long.
+std::string session::stream_summary() const {
+    const auto& h = receiver_.peer();
+    const std::string who = h.sender_id.empty() ? std::string("an anonymous sender")
+                                                : "sender id '" + log_text(h.sender_id) + "'";
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - connected_at_;
+    return counted(stored_objects_, "object") + " stored from " +
+           counted(receiver_.frames() - resumed_after_, "frame") + " of " + who + " ('" +
+           log_text(h.client_name) + "'), " + counted(bytes_in_, "byte") + " received in " +
+           fmt::format("{:.3f}", took.count()) + " s";
+}
+
 void session::log_close() {
     switch (receiver_.current()) {
         case receiver::state::failed:
@@ -553,13 +574,10 @@ void session::log_close() {
             spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
             break;
         case receiver::state::finished:
-            spdlog::info("{}: done: {} objects stored from {} frames of '{}'", peer_,
-                         stored_objects_, receiver_.frames() - resumed_after_,
-                         log_text(receiver_.peer().client_name));
+            spdlog::info("{}: done: {}", peer_, stream_summary());
             break;
         default:
-            spdlog::info("{}: closed after {} objects stored from {} frames", peer_,
-                         stored_objects_, receiver_.frames() - resumed_after_);
+            spdlog::info("{}: closed after {}", peer_, stream_summary());
     }
 }
 

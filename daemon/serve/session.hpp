@@ -8,6 +8,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -95,6 +96,7 @@ class session : public std::enable_shared_from_this<session> {
     bool all_durable() const;
     void on_read_error(const std::error_code& ec);
     void log_close();
+    std::string stream_summary() const;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp). The guard's tick:
     // idle and slow peers.
     asio::awaitable<void> guard_loop();
@@ -132,6 +134,8 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t batch_objects_ = 0;    // objects in the open batch
     std::uint64_t marked_objects_ = 0;   // of them, those before the frame being added
     std::uint64_t stored_objects_ = 0;   // objects of this connection durable in the sink
+    std::uint64_t bytes_in_ = 0;         // read from the peer, for the closing line
+    std::chrono::steady_clock::time_point connected_at_ = std::chrono::steady_clock::now();
     byte_buffer writing_;
     bool reading_ = false;
     bool stopping_ = false;
