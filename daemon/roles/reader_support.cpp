@@ -46,7 +46,10 @@ asio::awaitable<void> end_reader(transport& stream, const std::string& peer, std
 }
 
 asio::awaitable<void> end_reader_stopping(transport& stream, const std::string& peer) {
-    co_await end_reader(stream, peer, proto_errc::not_available, "objwired is shutting down");
+    // A clean stop is nothing wrong with the reader: one info line each, not a warning.
+    const std::string why = "objwired is shutting down";
+    spdlog::info("{}: reader stopped: {}", peer, why);
+    co_await refuse_role(stream, proto_errc::not_available, why);
 }
 
 asio::awaitable<bool> reader_base::should_end() {
