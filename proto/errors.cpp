@@ -65,7 +65,7 @@ class proto_category_impl final : public std::error_category {
             case proto_errc::unauthorized:
                 return "not authorized";
             case proto_errc::sender_busy:
-                return "another connection is streaming for this sender id";
+                return "in use by another connection";
             case proto_errc::not_available:
                 return "not available on this daemon";
             case proto_errc::reference_bytes_exceeded:

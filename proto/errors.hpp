@@ -34,7 +34,7 @@ enum class proto_errc {
     bad_record,                // record field count does not match its type descriptor
     bad_message,               // peer sent an error frame or malformed control frame
     unauthorized,              // the hello lacks the shared token, or carries a wrong one
-    sender_busy,               // another connection is streaming for this sender id
+    sender_busy,               // a sender id or cursor in use by another connection
     not_available,             // the daemon cannot serve what the hello asks for (role, sink)
     reference_bytes_exceeded,  // a frame's back-references decode to more than announced
     bad_columns,               // a column directory that does not describe its payload
