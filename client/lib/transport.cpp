@@ -34,8 +34,25 @@ std::chrono::milliseconds left_until(clock::time_point deadline) {
 // OpenSSL's socket BIO writes with write(2), and a daemon that has gone away would then kill
 // the client with SIGPIPE. This BIO sends with MSG_NOSIGNAL instead; the rest is as the
 // socket BIO: non-blocking, "retry" on EAGAIN.
+transport::bio_state& state_of(BIO* b) {
+    return *static_cast<transport::bio_state*>(BIO_get_data(b));
+}
+
 int fd_of(BIO* b) {
-    return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(b)));
+    return state_of(b).fd;
+}
+
+// A refusal at accept is an objwire error frame in clear where the server hello would be; the
+// handshake loop reads it (transport::read_refusal). OpenSSL must not take it first, as it would
+// when it arrives between the client hello going out and OpenSSL's first read: so that read
+// looks at the first byte and, for an error frame, reads nothing yet.
+bool refusal_waiting(BIO* b) {
+    auto& st = state_of(b);
+    if (st.first_byte_seen) return false;
+    std::uint8_t first = 0;
+    if (::recv(st.fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) != 1) return false;
+    st.first_byte_seen = true;
+    return first == static_cast<std::uint8_t>(frame_kind::error);
 }
 
 int bio_write(BIO* b, const char* data, int size) {
@@ -48,6 +65,10 @@ int bio_write(BIO* b, const char* data, int size) {
 
 int bio_read(BIO* b, char* data, int size) {
     BIO_clear_retry_flags(b);
+    if (refusal_waiting(b)) {
+        BIO_set_retry_read(b);
+        return -1;
+    }
     const ssize_t n = ::recv(fd_of(b), data, static_cast<std::size_t>(size), 0);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) BIO_set_retry_read(b);
     return static_cast<int>(n);
@@ -208,7 +229,8 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
     if (!ssl_) return refuse("cannot set up TLS");
     BIO* bio = BIO_new(nosignal_socket_method());
     if (!bio) return refuse("cannot set up TLS");
-    BIO_set_data(bio, reinterpret_cast<void*>(static_cast<std::intptr_t>(socket_.native_handle())));
+    bio_state_ = {socket_.native_handle(), false};
+    BIO_set_data(bio, &bio_state_);
     SSL_set_bio(ssl_, bio, bio);
     // No partial writes: one SSL_write per frame, as one send per frame on plain TCP, unless
     // the kernel's buffer fills; then it is retried with the same bytes.

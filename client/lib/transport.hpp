@@ -67,6 +67,17 @@ class transport {
     asio::ip::tcp::socket& socket_;
     ssl_ctx_st* ctx_ = nullptr;
     ssl_st* ssl_ = nullptr;
+
+  public:
+    // What the TLS socket BIO knows (client/lib/transport.cpp): the socket, and whether the
+    // daemon's first byte was looked at before OpenSSL may take it.
+    struct bio_state {
+        int fd = -1;
+        bool first_byte_seen = false;
+    };
+
+  private:
+    bio_state bio_state_;
 };
 
 // Whether `ec` is a failure of TLS itself - an alert from the daemon (a missing or rejected
