@@ -130,7 +130,7 @@ rc=0
 grep -qF "skipped 1 bad line" "$dir/err" || fail "invalid UTF-8 (skip): $(cat "$dir/err")"
 [ "$("$objwire" read --raw --to "$to" --sender utf-2 2>/dev/null)" = $'good 1\ngood 2\ngood 4' ] ||
   fail "--on-error skip did not store the other lines"
-# A truncated sequence (a lead byte without its continuation) is named at the lead byte.
+# An incomplete multi-byte character (its first byte, no continuation) is reported at that first byte.
 printf 'ok \xe2\x82\n' | { "$objwire" send --raw --to "$to" --sender-id utf-3 2>"$dir/err" || true; }
 grep -qF "<stdin>:1:4: invalid UTF-8: byte 0xE2" "$dir/err" || fail "truncated UTF-8: $(cat "$dir/err")"
 
