@@ -27,11 +27,10 @@
 
 #include "client/lib/transport.hpp"
 #include "config/settings.hpp"
-#include "proto/byte_reader.hpp"
+#include "proto/block_objects.hpp"
 #include "proto/control.hpp"
-#include "proto/decoder.hpp"
-#include "proto/frame_reader.hpp"
 #include "proto/journal_block.hpp"
+#include "proto/read_client.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::client {
@@ -136,7 +135,7 @@ class reader {
     bool next(stored_message& out);
     // Messages next() can hand out without waiting for the daemon (the current block's rest,
     // those below the start included).
-    std::size_t ready() const { return block_left_; }
+    std::size_t ready() const { return objects_.left(); }
     // Ends a following read: says goodbye and closes.
     void close();
     // A cursor reader: every object below next_offset is written out; the daemon may move the
@@ -150,12 +149,12 @@ class reader {
     // The stop flag ended a wait (not an error).
     bool stopped() const { return stopped_; }
     // After a cursor_command::list open().
-    const cursor_list& cursors() const { return cursors_; }
+    const cursor_list& cursors() const { return core_ ? core_->cursors() : no_cursors_; }
 
     std::error_code error() const { return error_; }
     const std::string& last_error() const { return last_error_; }
     // The daemon's welcome: journal_first_offset and journal_end_offset say what is stored.
-    const welcome& server() const { return welcome_; }
+    const welcome& server() const { return core_ ? core_->peer() : no_welcome_; }
     // The daemon said goodbye: everything asked for was delivered.
     bool finished() const { return finished_; }
     const read_stats& stats() const { return stats_; }
@@ -164,15 +163,11 @@ class reader {
 
   private:
     bool fail(std::error_code ec, std::string text);
-    // Reads from the socket until one frame is complete; false on an error.
-    bool read_frame(frame_view& out);
-    bool on_block(const frame_view& f);
-    // The current block's next message, decoded into out.value; false when it ends the block
-    // (got stays false) or on an error.
-    bool decode_next(stored_message& out, bool& got);
-    bool end_block();
-    // The answer to a cursor_command hello: the list, a goodbye or an error.
-    std::error_code on_cursor_answer(const frame_view& f);
+    // Reads until the protocol core has the daemon's next event; nullopt when the connection
+    // failed or the stop flag ended the wait.
+    std::optional<read_client::event> next_event();
+    bool on_block();
+    std::error_code flush_output();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
 
     config::client_settings settings_;
@@ -180,30 +175,24 @@ class reader {
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
     transport link_;  // TCP, or TLS when tls.enabled
-    frame_reader frames_;
-    welcome welcome_;
-    // The current block, decoded one message per next(): its bytes stay in frames_' buffer,
+    // The reader protocol's rules (proto/read_client.hpp); made by open() with the hello.
+    std::optional<read_client> core_;
+    // The current block, decoded one message per next(): its bytes stay in the core's buffer,
     // which is not read again until the block is used up, so the reader holds one block and
     // one decoded message whatever the block announces (docs/PROTOCOL.md 1.2, "Memory").
-    std::optional<stream_decoder> decoder_;
-    byte_reader block_in_;
-    std::size_t block_left_ = 0;      // messages the block announced and next() has not decoded
-    std::uint64_t block_offset_ = 0;  // the offset of the next one
+    block_objects objects_;
     shared_sender_id block_sender_;
     std::uint64_t block_time_ms_ = 0;
-    std::uint64_t served_end_ = 0;  // the offset after the last block served
-    message scratch_;  // what trails a block's last message (reset ops only, if intact)
-    std::uint64_t expected_sequence_ = 1;
     read_stats stats_;
     std::vector<lost_offsets> gaps_;
     std::error_code error_;
     std::string last_error_;
     bool open_ = false;
     bool finished_ = false;
-    bool offsets_are_blocks_ = false;  // served from a NATS stream: `from` was a stream sequence
     bool stopped_ = false;
     std::uint64_t floor_ = 0;  // objects below it are not handed out
-    cursor_list cursors_;
+    static inline const welcome no_welcome_{};
+    static inline const cursor_list no_cursors_{};
 };
 
 }  // namespace objwire::client

@@ -20,8 +20,10 @@
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame.hpp"
+#include "proto/journal_block.hpp"
 #include "proto/json_writer.hpp"
 #include "proto/lazy_value.hpp"
+#include "proto/read_client.hpp"
 
 namespace fs = std::filesystem;
 using namespace objwire;
@@ -206,6 +208,38 @@ void encode_sample_error(byte_buffer& b) {
                  b);
 }
 
+// A stored block of `count` messages of a workload from `first_offset`.
+bytes_t stored_block(std::string_view workload, std::uint64_t first_offset, int count) {
+    journal_block_writer w("seed");
+    auto wl = workloads::make(workload);
+    message m;
+    for (int i = 0; i < count; ++i) {
+        wl->next(m);
+        if (w.add(m)) std::fprintf(stderr, "make_seeds: %s refused\n", workload.data());
+    }
+    auto block = w.finish(1, 1, 1700000000000);
+    seal_journal_block(block, first_offset);
+    return {block.begin(), block.end()};
+}
+
+bytes_t read_frame(frame_kind kind, std::uint64_t sequence, const bytes_t& payload) {
+    byte_buffer frame;
+    append_frame(frame, kind, sequence, payload);
+    return to_bytes(frame);
+}
+
+bytes_t gap_payload(std::uint64_t first, std::uint64_t end) {
+    byte_buffer b;
+    encode_read_gap({first, end}, b);
+    return to_bytes(b);
+}
+
+bytes_t read_ack_frame(std::uint64_t offset) {
+    byte_buffer payload;
+    encode_read_ack({offset}, payload);
+    return read_frame(frame_kind::ack, 0, to_bytes(payload));
+}
+
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -293,6 +327,28 @@ int main(int argc, char** argv) {
         receiver.add({0x40 | (12 << 2)}, {concat(stream)});
     }
 
+    corpus read_client(dir, "read_client");
+    {
+        const auto a = stored_block("person", 0, 4);
+        const auto b = stored_block("events", 4, 3);
+        read_client.add({0x01 | (12 << 3)},
+                        {with_kind(7, a), with_kind(10, gap_payload(4, 9)),
+                         with_kind(7, stored_block("events", 9, 2)), with_kind(6, {})});
+        // A cursor reader, small limits: a block within them, then one over 16 objects.
+        read_client.add({0x07 | (2 << 3)},
+                        {with_kind(7, a), with_kind(6, {}),
+                         with_kind(7, stored_block("person", 4, 20)), with_kind(6, {})});
+        // The raw stream, byte for byte as objwired sends it.
+        read_client.add({0x00 | (5 << 3)},
+                        {concat({welcome_frame, read_frame(frame_kind::journal_block, 1, a),
+                                 read_frame(frame_kind::journal_block, 2, b), goodbye_frame})});
+    }
+    corpus read_server(dir, "read_server");
+    read_server.add({0x02 | (12 << 2)}, {concat({read_ack_frame(1), goodbye_frame})});
+    read_server.add({0x42 | (0 << 2)}, {concat({read_ack_frame(1), read_ack_frame(2000)})});
+    read_server.add({0x00 | (4 << 2)}, {goodbye_frame});
+    read_server.add({0x03 | (3 << 2)}, {with_kind(4, {}), with_kind(6, {})});
+
     corpus jsonl(dir, "jsonl");
     for (std::string_view name : {"person", "events"}) {
         auto w = workloads::make(name);
@@ -322,9 +378,9 @@ int main(int argc, char** argv) {
                     "linger = \"250us\" }\n");
 
     std::printf(
-        "make_seeds: %d frame, %d decoder, %d control, %d receiver, %d jsonl, %d config "
-        "seeds in %s\n",
-        frame.count(), decoder.count(), control.count(), receiver.count(), jsonl.count(),
-        config.count(), dir.c_str());
+        "make_seeds: %d frame, %d decoder, %d control, %d receiver, %d read_client, %d "
+        "read_server, %d jsonl, %d config seeds in %s\n",
+        frame.count(), decoder.count(), control.count(), receiver.count(), read_client.count(),
+        read_server.count(), jsonl.count(), config.count(), dir.c_str());
     return 0;
 }

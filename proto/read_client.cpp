@@ -1,0 +1,195 @@
+#include "proto/read_client.hpp"
+
+#include "proto/errors.hpp"
+#include "proto/frame.hpp"
+#include "proto/wire.hpp"
+
+namespace objwire {
+
+void encode_read_gap(const read_gap& g, byte_buffer& out) {
+    std::uint8_t payload[read_gap_payload_size];
+    store_le<std::uint64_t>(payload, g.first);
+    store_le<std::uint64_t>(payload + 8, g.end);
+    out.append(payload);
+}
+
+result<read_gap> decode_read_gap(std::span<const std::uint8_t> payload) {
+    if (payload.size() != read_gap_payload_size) return proto_errc::bad_message;
+    read_gap g{load_le<std::uint64_t>(payload.data()), load_le<std::uint64_t>(payload.data() + 8)};
+    if (g.first >= g.end) return proto_errc::bad_message;
+    return g;
+}
+
+read_client::read_client(options opts)
+    : opts_(std::move(opts)), frames_(opts_.max_frame_bytes, opts_.read_block) {
+    opts_.greeting.role = peer_role::reader;
+    opts_.greeting.max_frame_bytes = opts_.max_frame_bytes;
+    if (opts_.greeting.cursor_command != cursor_op::none) state_ = state::awaiting_answer;
+    byte_buffer payload;
+    encode_hello(opts_.greeting, payload);
+    append_frame(out_, frame_kind::hello, 0, payload.span());
+}
+
+read_client::event read_client::next() {
+    for (;;) {
+        if (state_ == state::finished) return event::end;
+        if (state_ == state::failed) return event::failed;
+        auto r = frames_.next();
+        if (r.state == frame_parser::status::need_more) return event::need_more;
+        if (r.state == frame_parser::status::error && r.error == proto_errc::frame_too_large)
+            return fail(r.error, "a frame from the daemon is larger than this reader accepts (" +
+                                     std::to_string(opts_.max_frame_bytes) +
+                                     " bytes with its header: read.max_block_bytes)");
+        if (r.state == frame_parser::status::error)
+            return fail(r.error, "bad frame from the daemon: " + r.error.message());
+        wire_bytes_in_ += r.size;
+        const auto e = on_frame(r.frame);
+        // Frames in flight after our goodbye are passed over.
+        if (state_ == state::closing && (e == event::block || e == event::gap)) continue;
+        return e;
+    }
+}
+
+read_client::event read_client::on_frame(const frame_view& f) {
+    if (f.header.kind == frame_kind::error) return on_error(f);
+    switch (state_) {
+        case state::awaiting_welcome:
+            return on_welcome(f);
+        case state::awaiting_answer:
+            return on_answer(f);
+        default:
+            return on_stream(f);
+    }
+}
+
+read_client::event read_client::on_welcome(const frame_view& f) {
+    if (f.header.kind != frame_kind::welcome)
+        return fail(proto_errc::unexpected_frame,
+                    "the daemon did not answer the hello with a welcome");
+    auto w = decode_welcome(f.payload);
+    if (!w) return fail(w.error(), "bad welcome: " + std::error_code(w.error()).message());
+    welcome_ = std::move(*w);
+    offsets_are_blocks_ = welcome_.sink.rfind("nats:", 0) == 0;
+    state_ = state::streaming;
+    return event::welcome;
+}
+
+read_client::event read_client::on_answer(const frame_view& f) {
+    if (f.header.kind == frame_kind::cursor_list) {
+        auto l = decode_cursor_list(f.payload);
+        if (!l) return fail(l.error(), "bad cursor list: " + std::error_code(l.error()).message());
+        cursors_ = std::move(*l);
+        state_ = state::finished;
+        return event::cursor_list;
+    }
+    if (f.header.kind == frame_kind::goodbye) {
+        state_ = state::finished;
+        return event::end;
+    }
+    return fail(proto_errc::unexpected_frame, "the daemon did not answer the cursor request");
+}
+
+read_client::event read_client::on_stream(const frame_view& f) {
+    if (state_ == state::stream_ended && f.header.kind != frame_kind::goodbye)
+        return fail(proto_errc::unexpected_frame, "the daemon sent a frame after the stream's end");
+    switch (f.header.kind) {
+        case frame_kind::journal_block:
+            return on_block(f);
+        case frame_kind::gap:
+            return on_gap(f);
+        case frame_kind::goodbye:
+            // A cursor reader's stream ends twice: here, then after its last ack.
+            state_ = state_ == state::streaming && !opts_.greeting.read_cursor.empty()
+                         ? state::stream_ended
+                         : state::finished;
+            return event::end;
+        default:
+            return fail(proto_errc::unexpected_frame,
+                        "unexpected frame kind " + std::to_string(static_cast<int>(f.header.kind)) +
+                            " from the daemon");
+    }
+}
+
+read_client::event read_client::on_block(const frame_view& f) {
+    if (f.header.sequence != next_sequence_)
+        return fail(proto_errc::bad_sequence, "block frame " + std::to_string(f.header.sequence) +
+                                                  " where " + std::to_string(next_sequence_) +
+                                                  " was due");
+    ++next_sequence_;
+    const auto parsed = parse_journal_block(f.payload);
+    if (parsed.state != journal_block_parse::status::block || parsed.size != f.payload.size())
+        return fail(parsed.error ? parsed.error : std::error_code(proto_errc::trailing_bytes),
+                    "bad stored block in frame " + std::to_string(f.header.sequence) + ": " +
+                        (parsed.error ? parsed.error.message() : "bytes after the block"));
+    const auto& b = parsed.block;
+    if (b.header.message_count > opts_.max_block_objects)
+        return fail(proto_errc::too_many_elements,
+                    "the stored block at offset " + std::to_string(b.header.first_offset) +
+                        " announces " + std::to_string(b.header.message_count) +
+                        " objects, more than this reader accepts (" +
+                        std::to_string(opts_.max_block_objects) + ", read.max_block_objects)");
+    // Journal offsets only grow: a block that goes back would hand out offsets twice, and a
+    // reader resuming after them would skip objects.
+    if (!offsets_are_blocks_ && b.header.first_offset < served_end_)
+        return fail(proto_errc::bad_message,
+                    "the daemon served offsets going backwards: a block at offset " +
+                        std::to_string(b.header.first_offset) + " after offsets up to " +
+                        std::to_string(served_end_ - 1));
+    served_end_ = b.end_offset();
+    block_ = b;
+    return event::block;
+}
+
+read_client::event read_client::on_gap(const frame_view& f) {
+    auto g = decode_read_gap(f.payload);
+    if (!g) return fail(proto_errc::bad_message, "malformed gap frame from the daemon");
+    // A gap moves the stream forward like a block (the daemon never serves a range twice).
+    if (!offsets_are_blocks_ && g->first < served_end_)
+        return fail(proto_errc::bad_message,
+                    "the daemon served offsets going backwards: a gap from offset " +
+                        std::to_string(g->first) + " after offsets up to " +
+                        std::to_string(served_end_ - 1));
+    served_end_ = g->end;
+    gap_ = *g;
+    return event::gap;
+}
+
+read_client::event read_client::on_error(const frame_view& f) {
+    auto e = decode_error(f.payload);
+    if (!e) return fail(proto_errc::bad_message, "malformed error frame from the daemon");
+    std::string text = e->text;
+    if (state_ != state::awaiting_welcome && state_ != state::awaiting_answer) {
+        text = "the daemon ended the stream: " + text;
+        if (e->code == static_cast<std::uint32_t>(proto_errc::frame_too_large))
+            text += " (this reader accepts " + std::to_string(opts_.max_frame_bytes) +
+                    " bytes with the frame header: read.max_block_bytes)";
+    } else if (state_ == state::awaiting_welcome) {
+        text = "refused: " + text;
+    }
+    return fail(std::error_code(static_cast<proto_errc>(e->code)), std::move(text), true);
+}
+
+read_client::event read_client::fail(std::error_code ec, std::string detail, bool refused) {
+    if (state_ != state::failed) {
+        error_ = ec;
+        detail_ = std::move(detail);
+        refused_ = refused;
+        state_ = state::failed;
+    }
+    return event::failed;
+}
+
+void read_client::ack(std::uint64_t next_offset) {
+    if (state_ != state::streaming && state_ != state::stream_ended) return;
+    byte_buffer payload;
+    encode_read_ack({next_offset}, payload);
+    append_frame(out_, frame_kind::ack, 0, payload.span());
+}
+
+void read_client::goodbye() {
+    if (state_ != state::streaming && state_ != state::stream_ended) return;
+    append_frame(out_, frame_kind::goodbye, 0, {});
+    state_ = state::closing;
+}
+
+}  // namespace objwire
