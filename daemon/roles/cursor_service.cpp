@@ -6,7 +6,6 @@
 #include "daemon/serve/roles.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
-#include "proto/frame_reader.hpp"
 
 namespace objwire::daemon {
 
@@ -60,51 +59,6 @@ asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& strea
     }
     spdlog::info("{}: deleted cursor '{}'", peer, log_text(h.read_cursor));
     co_await send_goodbye(stream);
-}
-
-asio::awaitable<void> watch_cursor_peer(transport& stream, std::shared_ptr<reader_state> st,
-                                        cursor_store& store, std::string name,
-                                        std::function<bool(std::uint64_t)> acceptable,
-                                        std::string peer) {
-    // The reader sends only small control frames.
-    frame_reader frames(64 * 1024, 4096);
-    bool done = false;
-    while (!done) {
-        const auto space = frames.prepare();
-        auto [ec, n] =
-            co_await stream.async_read_some(asio::buffer(space.data(), space.size()), use_tuple);
-        if (ec) break;
-        frames.commit(n);
-        for (;;) {
-            auto r = frames.next();
-            if (r.state == frame_parser::status::need_more) break;
-            if (r.state == frame_parser::status::frame &&
-                r.frame.header.kind == frame_kind::goodbye) {
-                st->peer_goodbye = true;
-                done = true;
-                break;
-            }
-            auto a =
-                r.state == frame_parser::status::frame && r.frame.header.kind == frame_kind::ack
-                    ? decode_read_ack(r.frame.payload)
-                    : result<read_ack>(proto_errc::unexpected_frame);
-            if (!a || !acceptable(a->next_offset)) {
-                spdlog::warn("{}: cursor reader '{}' sent a bad frame or offset; ending it", peer,
-                             log_text(name));
-                done = true;
-                break;
-            }
-            if (auto e = store.save(name, a->next_offset)) {
-                spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer, log_text(name),
-                              a->next_offset, e.message());
-                done = true;
-                break;
-            }
-        }
-    }
-    st->peer_done = true;
-    st->watcher_done = true;
-    st->wake.cancel();
 }
 
 }  // namespace objwire::daemon

@@ -47,7 +47,6 @@ class stream_reader : reader_base {
     nats_sink& sink_;
     std::unique_ptr<nats_block_source> source_;
     std::vector<ordered_block> taken_;
-    std::uint64_t objects_ = 0;  // in out_, for the metrics
     std::uint64_t last_stream_sequence_ = 0;
 };
 
@@ -55,18 +54,12 @@ bool stream_reader::gather(nats_block_source::status& got) {
     taken_.clear();
     got = source_->take(taken_, write_batch_bytes);
     for (const auto& b : taken_) {
-        if (b.bytes.size() + frame_header_size > hello_.max_frame_bytes) {
+        const auto where = "stream sequence " + std::to_string(b.stream_sequence);
+        if (core_.add_block(b.bytes, b.objects, where) == read_server::block_verdict::too_large) {
             failure_code_ = proto_errc::frame_too_large;
-            failure_ = "the stored block at stream sequence " + std::to_string(b.stream_sequence) +
-                       " takes a frame of " + std::to_string(b.bytes.size() + frame_header_size) +
-                       " bytes, over the reader's max_frame_bytes " +
-                       std::to_string(hello_.max_frame_bytes);
+            failure_ = core_.failure();
             return false;
         }
-        append_block_frame(out_, b.bytes, ++sequence_);
-        objects_ += b.objects;
-        ++blocks_;
-        bytes_ += b.bytes.size();
         last_stream_sequence_ = b.stream_sequence;
     }
     if (got == nats_block_source::status::failed) {
@@ -92,40 +85,33 @@ asio::awaitable<void> stream_reader::run() {
     }
     source_ = opening.get();
     if (!source_) {
-        co_await end_reader(stream_, peer_, proto_errc::not_available,
-                            "the stream cannot be read now: " + error);
+        co_await end_with(proto_errc::not_available, "the stream cannot be read now: " + error);
         co_return;
     }
-    {
-        byte_buffer payload;
-        encode_welcome(make_welcome(), payload);
-        byte_buffer hello_reply;
-        append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
-        if (co_await write_bytes(stream_, hello_reply)) co_return;
-    }
+    core_.welcome(make_welcome());
+    if (co_await flush()) co_return;
     spdlog::info(
         "{}: reader of {} from stream sequence {}{}{} (stored up to {})", peer_, sink_.describe(),
         hello_.read_from, hello_.follow ? ", following" : "",
         hello_.read_sender.empty() ? "" : ", sender '" + log_text(hello_.read_sender) + "'",
         source_->end_sequence() - 1);
-    asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
+    asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_, core_, peer_),
+                   asio::detached);
     bool write_failed = false;
     for (;;) {
-        out_.clear();
         nats_block_source::status got{};
         const bool more = gather(got);
-        if (!out_.empty() && co_await write_bytes(stream_, out_)) {
+        srv_.metrics().objects_out += objects_since_last();
+        if (co_await flush()) {
             write_failed = true;  // the peer is gone
             break;
         }
-        srv_.metrics().bytes_out += out_.size();
-        srv_.metrics().objects_out += std::exchange(objects_, 0);
         if (!more && !failure_.empty()) {
-            co_await end_reader(stream_, peer_, failure_code_, failure_);
+            co_await end_with(failure_code_, failure_);
             break;
         }
         if (!more) {
-            co_await send_goodbye(stream_);
+            co_await end_stream();
             break;
         }
         if (co_await should_end()) break;
@@ -137,7 +123,7 @@ asio::awaitable<void> stream_reader::run() {
     co_await stop_watching(stream_, *state_);
     source_.reset();  // stops the consumer's thread and deletes the consumer
     spdlog::info("{}: reader done: {} blocks ({} bytes) served up to stream sequence {}{}", peer_,
-                 blocks_, bytes_, last_stream_sequence_,
+                 core_.blocks(), core_.block_bytes(), last_stream_sequence_,
                  write_failed ? " (the peer went away)" : "");
 }
 

@@ -64,7 +64,8 @@ class reader_stream : reader_base {
 
   private:
     enum class outcome { more, caught_up, failed };
-    // Gathers the next frames into out_ (blocks below limit_, of the wanted sender).
+    // Gathers the next frames into the core's output (blocks below limit_, of the wanted
+    // sender).
     outcome gather();
     asio::awaitable<void> wait_for_more();
     std::uint64_t subscribe();
@@ -74,12 +75,13 @@ class reader_stream : reader_base {
     asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
     // A non-following cursor reader, after the goodbye: its last ack and goodbye.
     asio::awaitable<void> wait_for_peer_end();
+    // A cursor reader's ack: the cursor moves there, durably; false ends the connection.
+    bool store_cursor(std::uint64_t next_offset);
     void release_cursor() {
         if (cursors_ && !std::exchange(cursor_released_, true))
             cursors_->release(hello_.read_cursor);
     }
 
-    std::uint64_t gathered_objects_ = 0;  // in out_, for the metrics (whole blocks)
     journal& journal_;
     cursor_store* cursors_;
     bool cursor_released_ = false;
@@ -149,6 +151,15 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
     co_return newest.front().first + (held > hello_.read_last ? held - hello_.read_last : 0);
 }
 
+bool reader_stream::store_cursor(std::uint64_t next_offset) {
+    if (auto e = cursors_->save(hello_.read_cursor, next_offset)) {
+        spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer_, log_text(hello_.read_cursor),
+                      next_offset, e.message());
+        return false;
+    }
+    return true;
+}
+
 asio::awaitable<void> reader_stream::wait_for_peer_end() {
     // Bounded, like a reader's idle timeout: a peer that never answers is let go.
     for (int polls = 0; !state_->peer_done && !srv_.stopping() && polls < 150; ++polls) {
@@ -169,7 +180,7 @@ reader_stream::outcome reader_stream::gather() {
     // Scanning past other senders' blocks counts too, and so does every step (a gap, a damaged
     // segment passed over), so one call stays bounded and the strand's other work runs.
     std::size_t scanned = 0;
-    for (std::size_t steps = 0; out_.size() < write_batch_bytes &&
+    for (std::size_t steps = 0; core_.output().size() < write_batch_bytes &&
                                 scanned < 16 * write_batch_bytes && steps < max_gather_steps;
          ++steps) {
         switch (cursor_->next(limit_, view, bytes)) {
@@ -184,10 +195,7 @@ reader_stream::outcome reader_stream::gather() {
                 } else {
                     journal_.note_gap(g, cursor_->gap_detail());
                 }
-                std::uint8_t payload[16];
-                store_le<std::uint64_t>(payload, g.first);
-                store_le<std::uint64_t>(payload + 8, g.end);
-                append_frame(out_, frame_kind::gap, 0, payload);
+                core_.add_gap({g.first, g.end});
                 ++srv_.metrics().journal_gaps_served;
                 continue;
             }
@@ -199,19 +207,11 @@ reader_stream::outcome reader_stream::gather() {
                 break;
         }
         scanned += bytes.size();
-        if (!hello_.read_sender.empty() && view.sender_id != hello_.read_sender) continue;
-        if (bytes.size() + frame_header_size > hello_.max_frame_bytes) {
+        if (core_.add_block(view, bytes) == read_server::block_verdict::too_large) {
             failure_code_ = proto_errc::frame_too_large;
-            failure_ = "the stored block at offset " + std::to_string(view.header.first_offset) +
-                       " takes a frame of " + std::to_string(bytes.size() + frame_header_size) +
-                       " bytes, over the reader's max_frame_bytes " +
-                       std::to_string(hello_.max_frame_bytes);
+            failure_ = core_.failure();
             return outcome::failed;
         }
-        append_block_frame(out_, bytes, ++sequence_);
-        gathered_objects_ += view.header.message_count;
-        ++blocks_;
-        bytes_ += bytes.size();
     }
     return outcome::more;
 }
@@ -226,7 +226,7 @@ asio::awaitable<void> reader_stream::run() {
     auto w = reader_welcome(srv_, journal_, limit_);
     const auto start = co_await resolve_start(w.journal_first_offset);
     if (!start) {
-        co_await end_reader(stream_, peer_, failure_code_, failure_);
+        co_await end_with(failure_code_, failure_);
         co_return;
     }
     w.read_start = std::max(*start, w.journal_first_offset);
@@ -237,60 +237,52 @@ asio::awaitable<void> reader_stream::run() {
         if (!cursors_->get(hello_.read_cursor, ec) && !ec)
             ec = cursors_->save(hello_.read_cursor, w.read_start);
         if (ec) {
-            co_await end_reader(stream_, peer_, proto_errc::not_available,
-                                "cannot store cursor '" + hello_.read_cursor + "' in " +
-                                    cursors_->dir().string() + ": " + ec.message());
+            co_await end_with(proto_errc::not_available,
+                              "cannot store cursor '" + hello_.read_cursor + "' in " +
+                                  cursors_->dir().string() + ": " + ec.message());
             co_return;
         }
     }
     cursor_.emplace(journal_.options().dir, w.read_start);
-    byte_buffer hello_reply;
-    {
-        byte_buffer payload;
-        encode_welcome(w, payload);
-        append_frame(hello_reply, frame_kind::welcome, 0, payload.span());
-    }
-    if (co_await write_bytes(stream_, hello_reply)) co_return;
+    core_.welcome(w);
+    if (co_await flush()) co_return;
     spdlog::info(
         "{}: reader from offset {}{}{}{} (stored up to {})", peer_, w.read_start,
         hello_.follow ? ", following" : "",
         hello_.read_sender.empty() ? "" : ", sender '" + log_text(hello_.read_sender) + "'",
         cursors_ ? ", cursor '" + log_text(hello_.read_cursor) + "'" : "", limit_);
     const std::uint64_t listener = hello_.follow ? subscribe() : 0;
+    peer_acks acks;
     if (cursors_) {
-        auto acceptable = [this](std::uint64_t o) { return o <= journal_.durable_offset(); };
-        asio::co_spawn(
-            stream_.get_executor(),
-            watch_cursor_peer(stream_, state_, *cursors_, hello_.read_cursor, acceptable, peer_),
-            asio::detached);
-    } else {
-        asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_), asio::detached);
+        acks.durable_end = [this] { return journal_.durable_offset(); };
+        acks.on_ack = [this](std::uint64_t o) { return store_cursor(o); };
     }
+    asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_, core_, peer_, acks),
+                   asio::detached);
     bool write_failed = false;
     for (;;) {
-        out_.clear();
         const auto got = gather();
-        if (!out_.empty() && co_await write_bytes(stream_, out_)) {
+        const bool wrote = !core_.output().empty();
+        srv_.metrics().objects_out += objects_since_last();
+        if (co_await flush()) {
             write_failed = true;  // the peer is gone
             break;
         }
-        srv_.metrics().bytes_out += out_.size();
-        srv_.metrics().objects_out += std::exchange(gathered_objects_, 0);
         if (got == outcome::failed) {
-            co_await end_reader(stream_, peer_, failure_code_, failure_);
+            co_await end_with(failure_code_, failure_);
             break;
         }
         if (got == outcome::more) {
             if (srv_.stopping()) {
-                co_await end_reader_stopping(stream_, peer_);
+                co_await end_stopping();
                 break;
             }
             // Only other senders' blocks this round: let the strand's other work run.
-            if (out_.empty()) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+            if (!wrote) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
             continue;
         }
         if (!hello_.follow) {
-            co_await send_goodbye(stream_);
+            co_await end_stream();
             if (cursors_) co_await wait_for_peer_end();
             break;
         }
@@ -310,15 +302,17 @@ asio::awaitable<void> reader_stream::run() {
     // may take the name, so the claim ends before the goodbye goes out.
     if (cursors_ && state_->peer_goodbye) {
         release_cursor();
-        co_await send_goodbye(stream_);
+        core_.confirm_goodbye();
+        co_await flush();
     }
     if (cursor_->skipped_by_retention())
         spdlog::warn(
             "{}: reader skipped {} objects deleted by retention before it read them "
             "(served to it as gaps)",
             peer_, cursor_->skipped_by_retention());
-    spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_, blocks_,
-                 bytes_, cursor_->next_offset(), write_failed ? " (the peer went away)" : "");
+    spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_,
+                 core_.blocks(), core_.block_bytes(), cursor_->next_offset(),
+                 write_failed ? " (the peer went away)" : "");
 }
 
 // Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.

@@ -8,14 +8,17 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "daemon/serve/transport.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
+#include "proto/read_server.hpp"
 
 namespace objwire::daemon {
 class server;
@@ -37,7 +40,6 @@ struct reader_state {
     bool peer_done = false;     // the peer sent something or closed: stop serving
     bool peer_goodbye = false;  // a cursor reader said goodbye after its last ack
     bool watcher_done = false;  // the watcher coroutine has ended
-    std::uint8_t scratch[64];
 };
 
 // A callback for another thread that wakes the reader's wait, once per wait however often it
@@ -52,8 +54,9 @@ inline auto waker(std::shared_ptr<reader_state> st, asio::any_io_executor ex) {
     };
 }
 
-// What both readers hold: the connection, its hello, the state its coroutines share, the
-// frames being gathered and what was served, for the log.
+// What both readers hold: the connection, its hello, the protocol's rules for it
+// (proto/read_server.hpp: what goes out, what the peer may send), and the state its
+// coroutines share.
 class reader_base {
   protected:
     reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
@@ -61,39 +64,50 @@ class reader_base {
           stream_(stream),
           peer_(peer),
           hello_(h),
+          core_(h),
           state_(std::make_shared<reader_state>(stream.get_executor())) {}
+
+    // Writes what the core queued; an error when the peer is gone.
+    asio::awaitable<std::error_code> flush();
+    // The end of everything asked for: a goodbye.
+    asio::awaitable<void> end_stream();
+    // The end before it: logged, and an error frame with `code` and `text`.
+    asio::awaitable<void> end_with(std::error_code code, std::string text);
+    // A stopping daemon ends its readers with an error, not a goodbye (docs/DECISIONS.md).
+    asio::awaitable<void> end_stopping();
+    // Between rounds: the peer went away, or the daemon is stopping (the reader is then sent
+    // its error frame).
+    asio::awaitable<bool> should_end();
+    // Objects of the blocks queued since the last call, for the metrics.
+    std::uint64_t objects_since_last() {
+        return core_.block_objects() - std::exchange(objects_counted_, core_.block_objects());
+    }
 
     server& srv_;
     transport& stream_;
     const std::string& peer_;
     const hello& hello_;
+    read_server core_;
     std::shared_ptr<reader_state> state_;
-    byte_buffer out_;
-    // Between rounds: the peer went away, or the daemon is stopping (the reader is then sent
-    // its error frame).
-    asio::awaitable<bool> should_end();
-    std::uint64_t sequence_ = 0;  // of the last block frame
-    std::uint64_t blocks_ = 0;
-    std::uint64_t bytes_ = 0;
+    std::uint64_t objects_counted_ = 0;
     std::string failure_;  // why the stream ended early, for the error frame and the log
     std::error_code failure_code_;
 };
 
-// The peer has nothing to say after its hello: anything it sends (its goodbye) or its closing
-// the connection ends the stream.
-asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st);
+// Reads what the peer sends after its hello through the core until it says goodbye, closes or
+// breaks the protocol (logged), then marks the peer done. A cursor reader's acks move its
+// cursor: `on_ack(offset)` stores it, false ends the connection; `durable_end()` is how far
+// an ack may go. Without a cursor the peer has nothing to say but its goodbye.
+struct peer_acks {
+    std::function<std::uint64_t()> durable_end;
+    std::function<bool(std::uint64_t)> on_ack;
+};
+asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st,
+                                 read_server& core, std::string peer, peer_acks acks = {});
 // The watcher must end before the connection does: its read is cancelled and awaited.
 asio::awaitable<void> stop_watching(transport& stream, reader_state& st);
 asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffer& bytes);
-// The end of everything asked for: a goodbye.
+// A goodbye, outside a reader's stream (a cursor command's answer).
 asio::awaitable<void> send_goodbye(transport& stream);
-// The end before it: logged, and an error frame with `code` and `text`.
-asio::awaitable<void> end_reader(transport& stream, const std::string& peer, std::error_code code,
-                                 std::string text);
-// A stopping daemon ends its readers with an error, not a goodbye (docs/DECISIONS.md).
-asio::awaitable<void> end_reader_stopping(transport& stream, const std::string& peer);
-// One served block: a journal_block frame around the block's bytes, numbered from 1.
-void append_block_frame(byte_buffer& out, std::span<const std::uint8_t> block,
-                        std::uint64_t sequence);
 
 }  // namespace objwire::daemon::reader_support
