@@ -48,7 +48,10 @@ TEST_F(Compression, EveryCodecDeliversThroughTheDaemon) {
         const auto z = c.compression();
         // zstd goes as zstd-stream: the daemon keeps a zstd context per connection.
         EXPECT_EQ(codec_name(z.codec), std::string(codec) == "zstd" ? "zstd-stream" : codec);
-        EXPECT_EQ(z.frames_compressed, c.stats().frames) << codec;
+        // Every frame tried came out smaller; a frame below compression.min_frame_bytes (a
+        // batch the linger sealed early) goes plain, so the count of tries is not fixed.
+        EXPECT_GT(z.frames_tried, 0u) << codec;
+        EXPECT_EQ(z.frames_compressed, z.frames_tried) << codec;
         EXPECT_LT(z.ratio, 0.8) << codec;
         expected.insert(expected.end(), sent.begin(), sent.end());
     }
