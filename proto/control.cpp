@@ -122,7 +122,7 @@ bool welcome::operator==(const welcome& o) const {
            journal_end_offset == o.journal_end_offset && fresh_frames == o.fresh_frames &&
            columns == o.columns && resume_token == o.resume_token &&
            stored_objects == o.stored_objects && stored_digest == o.stored_digest &&
-           read_start == o.read_start;
+           read_start == o.read_start && read_offsets == o.read_offsets;
 }
 
 void encode_hello(const hello& h, byte_buffer& out) {
@@ -213,6 +213,7 @@ void encode_welcome(const welcome& w, byte_buffer& out) {
     if (w.stored_objects) f.number(17, w.stored_objects);
     if (w.stored_digest) f.number(18, w.stored_digest);
     if (w.read_start) f.number(20, w.read_start);
+    if (w.read_offsets != offset_unit::object) f.number(21, static_cast<int>(w.read_offsets));
 }
 
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
@@ -267,6 +268,13 @@ result<welcome> decode_welcome(std::span<const std::uint8_t> payload) {
                 return read_into(f, w.stored_digest);
             case 20:
                 return read_into(f, w.read_start);
+            case 21: {
+                std::uint64_t unit = 0;
+                const auto e = read_into(f, unit);
+                if (e == proto_errc::ok && unit > 1) return proto_errc::bad_message;
+                w.read_offsets = static_cast<offset_unit>(unit);
+                return e;
+            }
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

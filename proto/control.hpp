@@ -49,6 +49,11 @@ struct hello {
     bool operator==(const hello&) const = default;
 };
 
+// What a reader's offsets count (welcome field 21): objects of a journal, or blocks of a NATS
+// stream (its stream sequences), where the offsets inside a block count one connection's
+// objects instead.
+enum class offset_unit : std::uint8_t { object = 0, block = 1 };
+
 struct welcome {
     std::uint16_t version = protocol_version;
     std::string server_name;
@@ -82,6 +87,8 @@ struct welcome {
     // Field 20, to a reader: the offset its stream starts at, resolved by the daemon from
     // read_from, read_at_end, read_last or the cursor (the first block may begin before it).
     std::uint64_t read_start = 0;
+    // Field 21, to a reader: what its offsets count (absent: objects).
+    offset_unit read_offsets = offset_unit::object;
     bool operator==(const welcome& o) const;
 };
 

@@ -69,7 +69,7 @@ read_client::event read_client::on_welcome(const frame_view& f) {
     auto w = decode_welcome(f.payload);
     if (!w) return fail(w.error(), "bad welcome: " + std::error_code(w.error()).message());
     welcome_ = std::move(*w);
-    offsets_are_blocks_ = welcome_.sink.rfind("nats:", 0) == 0;
+    offsets_are_blocks_ = welcome_.read_offsets == offset_unit::block;
     state_ = state::streaming;
     return event::welcome;
 }
@@ -166,7 +166,10 @@ read_client::event read_client::on_error(const frame_view& f) {
     } else if (state_ == state::awaiting_welcome) {
         text = "refused: " + text;
     }
-    return fail(std::error_code(static_cast<proto_errc>(e->code)), std::move(text), true);
+    // An error frame must carry an error: code 0 would read as success to the caller.
+    const auto code = e->code != 0 ? std::error_code(static_cast<proto_errc>(e->code))
+                                   : std::error_code(proto_errc::bad_message);
+    return fail(code, std::move(text), true);
 }
 
 read_client::event read_client::fail(std::error_code ec, std::string detail, bool refused) {

@@ -79,7 +79,7 @@ class read_client {
     const read_gap& gap() const { return gap_; }
     // After `cursor_list` (a cursor_op::list hello).
     const cursor_list& cursors() const { return cursors_; }
-    // A NATS stream serves stream sequences (one per block) as offsets, already applied: the
+    // The welcome said offsets count blocks (a NATS stream's sequences, already applied): the
     // offsets inside its blocks count one connection's objects and are not checked for order.
     bool offsets_are_blocks() const { return offsets_are_blocks_; }
 

@@ -301,7 +301,7 @@ class gap_report {
 // nothing else would be.
 void tell_past_end(const reader& r, const read_flags& f) {
     const std::uint64_t end = r.server().journal_end_offset;
-    if (r.server().sink.starts_with("nats:") || r.start() <= end) return;
+    if (r.offsets_count_blocks() || r.start() <= end) return;
     std::cerr << "objwire: offset " << r.start()
               << " is past the end of what is stored (the next offset is " << end << ")"
               << (f.follow ? ": waiting for it\n" : ": nothing to read\n");
@@ -345,6 +345,184 @@ int output_form(const read_flags& f, object_form& form) {
     return exit_codes::ok;
 }
 
+// One `objwire read` once its flags are checked: connections one after another (a follower
+// reconnects after a lost one), the objects written out, a cursor told what was written, and
+// the summary at the end.
+class read_run {
+  public:
+    read_run(const read_flags& f, config::client_settings settings, read_options options,
+             read_output& out)
+        : f_(f),
+          settings_(std::move(settings)),
+          options_(std::move(options)),
+          out_(out),
+          // On a terminal, unless the objects themselves go there.
+          progress_("read", "in",
+                    progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1))) {
+        options_.on_wait = [this] {
+            if (out_.check_closed()) stop_requested = true;
+            maybe_ack();
+        };
+    }
+    read_run(const read_run&) = delete;
+    read_run& operator=(const read_run&) = delete;
+
+    int run();
+
+  private:
+    // Reads what one open connection serves; an exit code to end with, or nullopt to go on
+    // (done_ says whether the read is complete).
+    std::optional<int> read_connection(reader& r);
+    // After a connection ended early: an exit code, or nullopt to reconnect.
+    std::optional<int> after_loss(reader& r);
+    // A cursor hears what was written out, at most every ack_interval, while objects arrive
+    // and once the reader waits.
+    void maybe_ack();
+    // A write failed: an output closed by its reader ends the read quietly (at what was
+    // written out, for a cursor); any other failure was reported.
+    int write_failed(reader& r);
+    int summary();
+
+    const read_flags& f_;
+    config::client_settings settings_;
+    read_options options_;
+    read_output& out_;
+    progress_line progress_;
+    std::uint64_t objects_ = 0, blocks_ = 0, bytes_in_ = 0;
+    std::string sink_;
+    bool offsets_count_blocks_ = false;
+    bool connected_once_ = false;
+    bool done_ = false;
+    std::chrono::steady_clock::time_point failing_since_{};
+    bool failing_ = false;
+    std::chrono::milliseconds backoff_{0};
+    reader* current_ = nullptr;
+    std::chrono::steady_clock::time_point last_ack_ = std::chrono::steady_clock::now();
+    std::uint64_t acked_ = 0;
+    gap_report gaps_;
+};
+
+void read_run::maybe_ack() {
+    const auto now = std::chrono::steady_clock::now();
+    if (f_.cursor.empty() || out_.written() == acked_ || now - last_ack_ < ack_interval) return;
+    if (!current_->ack(out_.written())) acked_ = out_.written();
+    last_ack_ = now;
+}
+
+int read_run::write_failed(reader& r) {
+    if (!out_.closed()) return exit_codes::io_error;
+    progress_.finish();
+    if (!f_.cursor.empty()) r.finish_cursor(out_.written());
+    return exit_codes::ok;
+}
+
+std::optional<int> read_run::read_connection(reader& r) {
+    if (!connected_once_) {
+        out_.start_at(r.start());
+        tell_past_end(r, f_);
+    }
+    connected_once_ = true;
+    failing_ = false;
+    backoff_ = std::chrono::milliseconds(0);
+    sink_ = r.server().sink;
+    offsets_count_blocks_ = r.offsets_count_blocks();
+    acked_ = out_.written();
+    stored_message m;
+    while (r.next(m)) {
+        gaps_.tell(r);
+        ++objects_;
+        progress_.tick([&] {
+            return progress_sample{objects_, bytes_in_ + r.stats().wire_bytes_in, objects_, false};
+        });
+        if (!out_.add(m)) return write_failed(r);
+        if (f_.count != 0 && objects_ >= f_.count) break;
+        if (r.ready() != 0) continue;
+        // About to wait for the daemon: what came is written out, and a cursor hears so.
+        if ((f_.follow || !f_.cursor.empty()) && !out_.flush()) return write_failed(r);
+        maybe_ack();
+    }
+    gaps_.tell(r);
+    if (!out_.flush()) return write_failed(r);
+    blocks_ += r.stats().blocks;
+    bytes_in_ += r.stats().wire_bytes_in;
+    const bool counted_out = f_.count != 0 && objects_ >= f_.count;
+    done_ = r.stopped() || r.finished() || counted_out;
+    if (done_ && !f_.cursor.empty() && r.finish_cursor(out_.written())) {
+        std::cerr << "objwire: " << r.last_error() << " (cursor '" << f_.cursor
+                  << "' may repeat objects after its last stored position)\n";
+        out_.close();
+        return exit_codes::cannot_connect;
+    }
+    return std::nullopt;
+}
+
+std::optional<int> read_run::after_loss(reader& r) {
+    // A follower goes on after a lost connection at the next offset (the stream of a NATS
+    // sink is read again from its start: its offsets count blocks).
+    const bool retry = f_.follow && worth_reconnecting(r) && !offsets_count_blocks_ &&
+                       settings_.resume_retry_for.count() > 0;
+    const auto now = std::chrono::steady_clock::now();
+    if (!std::exchange(failing_, true)) failing_since_ = now;
+    if (!retry || now - failing_since_ > settings_.resume_retry_for) {
+        out_.close();
+        if (r.error() == proto_errc::not_found) return refused(r);
+        std::cerr << "objwire: " << r.last_error() << " (after " << counted(objects_, "object")
+                  << ")\n";
+        return exit_codes::cannot_connect;
+    }
+    // Past a gap the daemon reported last: it is not asked for again.
+    const std::uint64_t resume_at = std::max(out_.next(), gaps_.end());
+    std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at << "\n";
+    if (!sleep_unless_stopped(backoff_)) {
+        done_ = true;
+        return std::nullopt;
+    }
+    backoff_ = std::clamp(backoff_ * 2, first_backoff, max_backoff);
+    options_.at_end = false;
+    options_.last = 0;
+    options_.from = resume_at;
+    options_.skip_below = resume_at;
+    return std::nullopt;
+}
+
+int read_run::run() {
+    while (!done_) {
+        reader r(settings_, options_);
+        current_ = &r;
+        gaps_.reconnected();
+        if (!r.open()) {
+            if (auto rc = read_connection(r)) return *rc;
+            if (done_) break;
+        } else if (!connected_once_) {
+            return refused(r);
+        }
+        if (auto rc = after_loss(r)) return *rc;
+    }
+    return summary();
+}
+
+int read_run::summary() {
+    progress_.finish();
+    if (!out_.close() && !out_.closed()) return exit_codes::io_error;
+    if (out_.closed()) return exit_codes::ok;
+    std::cerr << "objwire: read " << counted(objects_, "object") << " in "
+              << counted(blocks_, "block") << " from " << sink_
+              << (f_.cursor.empty()
+                      ? ""
+                      : "; cursor '" + f_.cursor + "' at offset " + std::to_string(out_.written()))
+              << "\n";
+    if (out_.not_raw() != 0)
+        std::cerr << "objwire: --raw left out " << counted(out_.not_raw(), "object")
+                  << " that are not '" << f_.raw_type << "' records with a string field '"
+                  << f_.raw_field << "'\n";
+    if (gaps_.ranges() != 0) {
+        std::cerr << "objwire: " << gaps_.ranges()
+                  << " range(s) of offsets were lost in the journal (see above)\n";
+        return exit_codes::data_lost;
+    }
+    return exit_codes::ok;
+}
+
 int run_read(const read_flags& f) {
     read_options options;
     if (!parse_from(f.from, options)) {
@@ -371,131 +549,7 @@ int run_read(const read_flags& f) {
     options.cursor = f.cursor;
     options.stop = &stop_requested;
     install_stop_handlers();
-
-    // On a terminal, unless the objects themselves go there.
-    const bool show = progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1));
-    progress_line progress("read", "in", show);
-    std::uint64_t objects = 0, blocks = 0, bytes_in = 0;
-    std::string sink;
-    std::optional<std::chrono::steady_clock::time_point> failing_since;
-    auto backoff = std::chrono::milliseconds(0);
-    bool connected_once = false;
-    reader* current = nullptr;
-    auto last_ack = std::chrono::steady_clock::now();
-    std::uint64_t acked = 0;
-    gap_report gaps;
-    // A cursor hears what was written out, at most every ack_interval, while objects arrive
-    // and once the reader waits.
-    const auto maybe_ack = [&] {
-        const auto now = std::chrono::steady_clock::now();
-        if (f.cursor.empty() || out.written() == acked || now - last_ack < ack_interval) return;
-        if (!current->ack(out.written())) acked = out.written();
-        last_ack = now;
-    };
-    options.on_wait = [&] {
-        if (out.check_closed()) stop_requested = true;
-        maybe_ack();
-    };
-    // A write failed: an output closed by its reader ends the read quietly (at what was
-    // written out, for a cursor); any other failure was reported.
-    const auto write_failed = [&](reader& r) {
-        if (!out.closed()) return exit_codes::io_error;
-        progress.finish();
-        if (!f.cursor.empty()) r.finish_cursor(out.written());
-        return exit_codes::ok;
-    };
-    for (;;) {
-        reader r(settings, options);
-        current = &r;
-        gaps.reconnected();
-        const auto account = [&] {
-            blocks += r.stats().blocks;
-            bytes_in += r.stats().wire_bytes_in;
-        };
-        if (!r.open()) {
-            if (!connected_once) {
-                out.start_at(r.start());
-                tell_past_end(r, f);
-            }
-            connected_once = true;
-            failing_since.reset();
-            backoff = std::chrono::milliseconds(0);
-            sink = r.server().sink;
-            acked = out.written();
-            stored_message m;
-            while (r.next(m)) {
-                gaps.tell(r);
-                ++objects;
-                progress.tick([&] {
-                    return progress_sample{objects, bytes_in + r.stats().wire_bytes_in, objects,
-                                           false};
-                });
-                if (!out.add(m)) return write_failed(r);
-                if (f.count != 0 && objects >= f.count) break;
-                if (r.ready() != 0) continue;
-                // About to wait for the daemon: what came is written out, and a cursor hears so.
-                if ((f.follow || !f.cursor.empty()) && !out.flush()) return write_failed(r);
-                maybe_ack();
-            }
-            gaps.tell(r);
-            if (!out.flush()) return write_failed(r);
-            account();
-            const bool counted_out = f.count != 0 && objects >= f.count;
-            if (r.stopped() || r.finished() || counted_out) {
-                if (!f.cursor.empty() && r.finish_cursor(out.written())) {
-                    std::cerr << "objwire: " << r.last_error() << " (cursor '" << f.cursor
-                              << "' may repeat objects after its last stored position)\n";
-                    out.close();
-                    return exit_codes::cannot_connect;
-                }
-                break;
-            }
-        } else if (!connected_once) {
-            return refused(r);
-        }
-        // A follower goes on after a lost connection at the next offset (the stream of a NATS
-        // sink is read again from its start: its offsets count blocks).
-        const bool retry = f.follow && worth_reconnecting(r) && !sink.starts_with("nats:") &&
-                           settings.resume_retry_for.count() > 0;
-        const auto now = std::chrono::steady_clock::now();
-        if (!failing_since) failing_since = now;
-        if (!retry || now - *failing_since > settings.resume_retry_for) {
-            out.close();
-            if (r.error() == proto_errc::not_found) return refused(r);
-            std::cerr << "objwire: " << r.last_error() << " (after " << counted(objects, "object")
-                      << ")\n";
-            return exit_codes::cannot_connect;
-        }
-        // Past a gap the daemon reported last: it is not asked for again.
-        const std::uint64_t resume_at = std::max(out.next(), gaps.end());
-        std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at
-                  << "\n";
-        if (!sleep_unless_stopped(backoff)) break;
-        backoff = std::clamp(backoff * 2, first_backoff, max_backoff);
-        options.at_end = false;
-        options.last = 0;
-        options.from = resume_at;
-        options.skip_below = resume_at;
-    }
-    progress.finish();
-    if (!out.close() && !out.closed()) return exit_codes::io_error;
-    if (out.closed()) return exit_codes::ok;
-    std::cerr << "objwire: read " << counted(objects, "object") << " in "
-              << counted(blocks, "block") << " from " << sink
-              << (f.cursor.empty()
-                      ? ""
-                      : "; cursor '" + f.cursor + "' at offset " + std::to_string(out.written()))
-              << "\n";
-    if (out.not_raw() != 0)
-        std::cerr << "objwire: --raw left out " << counted(out.not_raw(), "object")
-                  << " that are not '" << f.raw_type << "' records with a string field '"
-                  << f.raw_field << "'\n";
-    if (gaps.ranges() != 0) {
-        std::cerr << "objwire: " << gaps.ranges()
-                  << " range(s) of offsets were lost in the journal (see above)\n";
-        return exit_codes::data_lost;
-    }
-    return exit_codes::ok;
+    return read_run(f, std::move(settings), std::move(options), out).run();
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ class stream_reader : reader_base {
         w.limits.max_frame_bytes = srv_.settings().max_frame_bytes;
         w.journal_first_offset = source_->first_sequence();
         w.journal_end_offset = source_->end_sequence();
+        w.read_offsets = offset_unit::block;
         return w;
     }
 

@@ -155,6 +155,8 @@ class reader {
     const std::string& last_error() const { return last_error_; }
     // The daemon's welcome: journal_first_offset and journal_end_offset say what is stored.
     const welcome& server() const { return core_ ? core_->peer() : no_welcome_; }
+    // The welcome said offsets count blocks (a NATS stream's sequences), not objects.
+    bool offsets_count_blocks() const { return core_ && core_->offsets_are_blocks(); }
     // The daemon said goodbye: everything asked for was delivered.
     bool finished() const { return finished_; }
     const read_stats& stats() const { return stats_; }

@@ -101,6 +101,7 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
 
     welcome w;
     w.read_start = 987654;
+    w.read_offsets = offset_unit::block;
     w.resume_token = "token";  // fields 16-18 and 20 side by side
     w.stored_objects = 5;
     w.stored_digest = 6;
@@ -109,6 +110,7 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
     auto wback = decode_welcome(wb.span());
     ASSERT_TRUE(wback);
     EXPECT_EQ(wback->read_start, 987654u);
+    EXPECT_EQ(wback->read_offsets, offset_unit::block);
     EXPECT_EQ(*wback, w);
 }
 

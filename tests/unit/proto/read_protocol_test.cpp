@@ -250,10 +250,11 @@ TEST(ReadProtocol, AFlippedByteAnywhereEndsTheReadAndNeverYieldsAWrongObject) {
 }
 
 // A stream of one welcome, then `frames` sealed by hand.
-byte_buffer welcomed(std::string sink = "journal /tmp/x") {
+byte_buffer welcomed(offset_unit unit = offset_unit::object) {
     byte_buffer out, payload;
     welcome w;
-    w.sink = std::move(sink);
+    w.sink = "journal /tmp/x";
+    w.read_offsets = unit;
     encode_welcome(w, payload);
     append_frame(out, frame_kind::welcome, 0, payload.span());
     return out;
@@ -379,8 +380,8 @@ TEST(ReadProtocol, TheServerServesOnlyTheWantedSender) {
     EXPECT_EQ(events[3].kind, read_client::event::end);
 }
 
-TEST(ReadProtocol, ANatsStreamsOffsetsAreNotCheckedForOrder) {
-    auto s = welcomed("nats: stream OBJ");
+TEST(ReadProtocol, OffsetsInsideBlocksCountedAsBlocksAreNotCheckedForOrder) {
+    auto s = welcomed(offset_unit::block);
     append_block(s, stored_block("a", 5, 1), 1);
     append_block(s, stored_block("b", 0, 1), 2);
     append_frame(s, frame_kind::goodbye, 0, {});
