@@ -164,8 +164,8 @@ std::error_code journal::check_closed_segments() {
     return {};
 }
 
-// Without either checkpoint file a cut of the open segment cannot be told from a torn tail:
-// said loudly, as a journal restored without them (or written by hand) must still open.
+// Without either checkpoint file a cut of the open segment cannot be told from a torn tail,
+// and offsets lost there would be given out again: the start refuses, unless repairing.
 std::error_code journal::check_end_provable(const checkpoint_records& records,
                                             const std::vector<segment_info>& found) const {
     const bool holds_data =
@@ -173,11 +173,19 @@ std::error_code journal::check_end_provable(const checkpoint_records& records,
     if (records.any_file && records.missing.find(checkpoint_file_name) == 0)
         spdlog::warn("journal: {} is missing: {} proves how far the journal was synced",
                      (options_.dir / checkpoint_file_name).string(), checkpoint_copy_file_name);
-    if (!records.any_file && holds_data)
+    if (records.any_file || !holds_data) return {};
+    if (!options_.repair) {
         spdlog::error(
             "journal: {}: {} and {} are both missing: a loss at the end of the open segment "
-            "cannot be told from a torn tail at this start",
+            "cannot be told from a torn tail, and new objects could take lost offsets; "
+            "refusing to start (--repair-journal opens it at the end the segments show)",
             options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
+        return journal_open_errc::end_unproven;
+    }
+    spdlog::warn(
+        "journal: {}: {} and {} are both missing: opened at the end the segments show "
+        "(--repair-journal)",
+        options_.dir.string(), checkpoint_file_name, checkpoint_copy_file_name);
     return {};
 }
 
