@@ -144,6 +144,7 @@ void encode_hello(const hello& h, byte_buffer& out) {
     if (!h.read_cursor.empty()) w.text(14, h.read_cursor);
     if (h.cursor_command != cursor_op::none)
         w.number(15, static_cast<std::uint64_t>(h.cursor_command));
+    if (h.read_since_ms != 0) w.number(16, h.read_since_ms);
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -182,6 +183,8 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
                 return read_text(f, h.read_cursor);
             case 15:
                 return read_enum(f, h.cursor_command, cursor_op::remove);
+            case 16:
+                return read_into(f, h.read_since_ms);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

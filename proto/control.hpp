@@ -46,6 +46,9 @@ struct hello {
     std::uint64_t read_last = 0;  // start at the last N objects (of read_sender, if given)
     std::string read_cursor;      // continue where this cursor was acknowledged
     cursor_op cursor_command = cursor_op::none;
+    // Field 16: start at the first block stored at or after this time (milliseconds since
+    // the Unix epoch, the journal block header's time); 0: not by time.
+    std::uint64_t read_since_ms = 0;
     bool operator==(const hello&) const = default;
 };
 

@@ -19,6 +19,7 @@
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
 #include "client/cli/progress.hpp"
+#include "client/cli/start_time.hpp"
 #include "client/jsonl/line_format.hpp"
 #include "client/jsonl/raw_lines.hpp"
 #include "config/settings.hpp"
@@ -42,6 +43,7 @@ struct read_flags {
     std::string to;
     access_flags access;  // --tls, --tls-ca, --token-file
     std::string from = "0";
+    std::string since;  // --since: a duration back from now
     bool follow = false;
     std::string sender;
     std::string cursor;
@@ -61,6 +63,11 @@ bool parse_from(const std::string& text, read_options& o) {
     if (text == "end") {
         o.at_end = true;
         return true;
+    }
+    if (text.starts_with('@')) {
+        const auto t = parse_start_time(std::string_view(text).substr(1));
+        o.since_ms = t.value_or(0);
+        return t && *t != 0;
     }
     const bool last = !text.empty() && text.front() == '-';
     const char* begin = text.data() + (last ? 1 : 0);
@@ -480,6 +487,7 @@ std::optional<int> read_run::after_loss(reader& r) {
     backoff_ = std::clamp(backoff_ * 2, first_backoff, max_backoff);
     options_.at_end = false;
     options_.last = 0;
+    options_.since_ms = 0;
     options_.from = resume_at;
     options_.skip_below = resume_at;
     return std::nullopt;
@@ -526,10 +534,23 @@ int read_run::summary() {
 int run_read(const read_flags& f) {
     read_options options;
     if (!parse_from(f.from, options)) {
-        std::cerr << "objwire: --from takes an offset, 'end' (only new objects) or -N (the last "
-                     "N objects), not '"
+        std::cerr << "objwire: --from takes an offset, 'end' (only new objects), -N (the last "
+                     "N objects) or @TIME (2026-12-01T10:00:00Z, or milliseconds since 1970), "
+                     "not '"
                   << f.from << "'\n";
         return exit_codes::usage;
+    }
+    if (!f.since.empty()) {
+        const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch());
+        const auto t = parse_since(f.since, static_cast<std::uint64_t>(now.count()));
+        if (!t || f.from_given) {
+            std::cerr << "objwire: --since takes a duration back from now (90s, 10m, 2h, 1d), "
+                         "without --from; not '"
+                      << f.since << "'\n";
+            return exit_codes::usage;
+        }
+        options.since_ms = *t;
     }
     if (!f.cursor.empty() && !valid_cursor_name(f.cursor)) {
         std::cerr << "objwire: --cursor '" << f.cursor
@@ -574,9 +595,15 @@ subcommand add_read_command(CLI::App& app) {
         "--from", flags->from,
         "where to start: an offset (of a journal; a stream sequence, one per block, "
         "of a NATS stream), 'end' (only objects stored from now on) or -N (the last "
-        "N objects, of --sender if given). Default 0: everything still stored. Past "
-        "the end: said on stderr (a follower waits for it). With --cursor: only for "
-        "a new cursor (an existing one: exit 1; see `cursor set`)");
+        "N objects, of --sender if given) or @TIME (the first object stored at or "
+        "after 2026-12-01T10:00:00Z, an offset +01:00 or milliseconds since 1970). "
+        "Default 0: everything still stored. Past the end: said on stderr (a follower "
+        "waits for it). With --cursor: only for a new cursor (an existing one: exit 1; "
+        "see `cursor set`)");
+    cmd->add_option("--since", flags->since,
+                    "start at the first object stored within this long back from now "
+                    "(90s, 10m, 2h, 1d), instead of --from")
+        ->check(non_empty);
     cmd->add_flag("--follow", flags->follow,
                   "after the stored objects, wait and print new ones as they are stored; when "
                   "the daemon restarts, reconnect (with backoff, for resume.retry_for) and go "

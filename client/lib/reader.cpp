@@ -37,6 +37,7 @@ read_client::options core_options(const read_options& o, std::string token) {
     h.read_sender = o.sender;
     h.read_at_end = o.at_end;
     h.read_last = o.last;
+    h.read_since_ms = o.since_ms;
     h.read_cursor = o.cursor;
     h.cursor_command = o.cursor_command;
     c.max_frame_bytes = o.max_frame_bytes;

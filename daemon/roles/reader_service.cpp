@@ -71,6 +71,8 @@ class reader_stream : reader_base {
     std::uint64_t subscribe();
     // Where the stream starts; nullopt (failure_ set) when that cannot be known.
     asio::awaitable<std::optional<std::uint64_t>> resolve_start(std::uint64_t first);
+    // The first block stored at or after hello.read_since_ms (limit_ when none is).
+    asio::awaitable<std::optional<std::uint64_t>> start_of_time(std::uint64_t first);
     // The offset of the last hello.read_last objects of hello.read_sender below limit_.
     asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
     // A non-following cursor reader, after the goodbye: its last ack and goodbye.
@@ -105,7 +107,38 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::
     if (hello_.read_last != 0 && hello_.read_sender.empty())
         co_return std::max(first, limit_ - std::min(limit_, hello_.read_last));
     if (hello_.read_last != 0) co_return co_await start_of_senders_last(first);
+    if (hello_.read_since_ms != 0) co_return co_await start_of_time(first);
     co_return hello_.read_from;
+}
+
+asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_time(std::uint64_t first) {
+    journal_cursor scan(journal_.options().dir, first);
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    std::size_t scanned = 0;
+    for (std::size_t steps = 0;; ++steps) {
+        const auto st = scan.next(limit_, view, bytes);
+        if (st == journal_cursor::status::caught_up) co_return limit_;
+        if (st == journal_cursor::status::error) {
+            failure_code_ = proto_errc::not_available;
+            failure_ = "the journal cannot be read: " + scan.error_detail();
+            co_return std::nullopt;
+        }
+        if (st == journal_cursor::status::block && view.header.time_ms >= hello_.read_since_ms)
+            co_return view.header.first_offset;
+        scanned += st == journal_cursor::status::gap ? 1 : bytes.size();
+        if (scanned > 16 * write_batch_bytes || steps > max_gather_steps) {
+            if (srv_.stopping()) {
+                failure_code_ = proto_errc::not_available;
+                failure_ = "the daemon is stopping";
+                co_return std::nullopt;
+            }
+            // Let the strand's other work run.
+            scanned = 0;
+            steps = 0;
+            co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+        }
+    }
 }
 
 asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_last(
@@ -344,11 +377,11 @@ asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transpo
 asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
                                    const hello& h) {
     if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
-        if (h.read_at_end || h.read_last || !h.read_cursor.empty() ||
+        if (h.read_at_end || h.read_last || h.read_since_ms || !h.read_cursor.empty() ||
             h.cursor_command != cursor_op::none) {
             co_await refuse_role(stream, proto_errc::not_available,
-                                 "reading from the end, the last N objects and named cursors "
-                                 "need sink.kind = \"journal\"");
+                                 "reading from the end, the last N objects, from a time and "
+                                 "named cursors need sink.kind = \"journal\"");
             co_return;
         }
         co_await serve_stream_reader(srv, *stream_sink, stream, peer, h);

@@ -45,6 +45,9 @@ struct read_options {
     // objects (of `sender`, if given).
     bool at_end = false;
     std::uint64_t last = 0;
+    // Or the first block stored at or after this time: milliseconds since the Unix epoch (0:
+    // not by time). A journal only.
+    std::uint64_t since_ms = 0;
     // A named durable cursor: the stream starts where its last ack left it (a new one where
     // from/at_end/last say), and ack() moves it.
     std::string cursor;

@@ -99,6 +99,15 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
     b.span().back() = 3;
     EXPECT_EQ(decode_hello(b.span()).error(), proto_errc::bad_handshake);
 
+    hello since;
+    since.role = peer_role::reader;
+    since.read_since_ms = 1764583200123;  // field 16
+    byte_buffer sb;
+    encode_hello(since, sb);
+    auto since_back = decode_hello(sb.span());
+    ASSERT_TRUE(since_back);
+    EXPECT_EQ(since_back->read_since_ms, 1764583200123u);
+
     welcome w;
     w.read_start = 987654;
     w.read_offsets = offset_unit::block;
