@@ -2,13 +2,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include <asio/experimental/awaitable_operators.hpp>
+
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace objwire::daemon::reader_support {
+
+void gave_back(std::size_t bytes) {
+    static std::atomic<std::size_t> since_trim{0};
+    constexpr std::size_t trim_after = std::size_t{16} << 20;
+    if (bytes == 0 || (since_trim += bytes) < trim_after) return;
+    since_trim = 0;
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
 
 asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st) {
     co_await stream.async_read_some(asio::buffer(st->scratch), use_tuple);
@@ -50,6 +66,66 @@ asio::awaitable<void> end_reader_stopping(transport& stream, const std::string& 
     const std::string why = "objwired is shutting down";
     spdlog::info("{}: reader stopped: {}", peer, why);
     co_await refuse_role(stream, proto_errc::not_available, why);
+}
+
+reader_base::reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
+    : srv_(srv),
+      stream_(stream),
+      peer_(peer),
+      hello_(h),
+      state_(std::make_shared<reader_state>(stream.get_executor())),
+      slow_(srv.settings().idle_timeout),
+      write_timer_(stream.get_executor()) {
+    ++srv_.metrics().readers_open;
+}
+
+reader_base::~reader_base() {
+    --srv_.metrics().readers_open;
+}
+
+asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<void()> on_wait) {
+    using namespace asio::experimental::awaitable_operators;
+    using clock = slow_consumer_rule::clock;
+    auto& m = srv_.metrics();
+    ++m.readers_writing;
+    slow_.write_started(clock::now(), out_.size());
+    write_result result = write_result::written;
+    for (std::size_t done = 0; done < out_.size();) {
+        const auto rest = asio::buffer(out_.data() + done, out_.size() - done);
+        std::error_code ec;
+        std::size_t n = 0;
+        if (slow_.deadline() == clock::time_point::max()) {
+            std::tie(ec, n) = co_await stream_.async_write_some(rest, use_tuple);
+        } else {
+            // Each byte the peer takes restarts the clock: only a peer that takes none for
+            // the whole timeout is slow, however large the batch.
+            write_timer_.expires_at(slow_.deadline());
+            auto r = co_await (stream_.async_write_some(rest, use_tuple) ||
+                               write_timer_.async_wait(use_tuple));
+            if (r.index() == 1) {
+                result = write_result::slow;
+                break;
+            }
+            std::tie(ec, n) = std::get<0>(r);
+        }
+        done += n;
+        slow_.bytes_taken(clock::now(), n);
+        if (ec) {
+            result = write_result::peer_gone;
+            break;
+        }
+        // A short write: the socket's buffer is full, the next one waits for the peer.
+        if (done < out_.size() && on_wait) std::exchange(on_wait, nullptr)();
+    }
+    if (result == write_result::slow) {
+        // No error frame: the peer takes no bytes, and the batch stopped inside a frame.
+        spdlog::warn("{}: reader closed: {}", peer_, slow_.reason(clock::now()));
+        ++m.readers_slow_closed;
+        slow_closed_ = true;
+    }
+    slow_.write_ended();
+    --m.readers_writing;
+    co_return result;
 }
 
 asio::awaitable<bool> reader_base::should_end() {

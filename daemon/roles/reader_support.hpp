@@ -8,11 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <system_error>
 
+#include "daemon/roles/slow_consumer.hpp"
 #include "daemon/serve/transport.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
@@ -52,16 +54,28 @@ inline auto waker(std::shared_ptr<reader_state> st, asio::any_io_executor ex) {
     };
 }
 
+// Readers' big buffers given back to malloc (`bytes` of capacity). Freed memory stays
+// resident in malloc's arenas until trimmed: every 16 MiB given back by readers, it is
+// (malloc_trim), so stalled readers cost what they hold, not what they once held.
+void gave_back(std::size_t bytes);
+
 // What both readers hold: the connection, its hello, the state its coroutines share, the
 // frames being gathered and what was served, for the log.
 class reader_base {
   protected:
-    reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
-        : srv_(srv),
-          stream_(stream),
-          peer_(peer),
-          hello_(h),
-          state_(std::make_shared<reader_state>(stream.get_executor())) {}
+    reader_base(server& srv, transport& stream, const std::string& peer, const hello& h);
+    ~reader_base();
+    reader_base(const reader_base&) = delete;
+    reader_base& operator=(const reader_base&) = delete;
+
+    enum class write_result { written, peer_gone, slow };
+    // Writes out_, closing the reader (slow_closed_) when the peer takes no bytes of it for
+    // limits.idle_timeout (daemon/roles/slow_consumer.hpp). `on_wait` runs once if the peer
+    // does not take the whole batch at once: what the reader can give back while it waits.
+    asio::awaitable<write_result> write_out(std::function<void()> on_wait = {});
+    // While a follower waits at the live end it holds no batch: the next one is allocated
+    // when there is something to send.
+    void release_batch() { gave_back(std::exchange(out_, byte_buffer{}).capacity()); }
 
     server& srv_;
     transport& stream_;
@@ -77,6 +91,11 @@ class reader_base {
     std::uint64_t bytes_ = 0;
     std::string failure_;  // why the stream ended early, for the error frame and the log
     std::error_code failure_code_;
+    bool slow_closed_ = false;  // ended by the slow-consumer rule
+
+  private:
+    slow_consumer_rule slow_;
+    asio::steady_timer write_timer_;
 };
 
 // The peer has nothing to say after its hello: anything it sends (its goodbye) or its closing
