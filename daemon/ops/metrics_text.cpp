@@ -69,10 +69,10 @@ void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
 void readers(prometheus_text& x, const metrics& m) {
     x.one("objwire_readers_open", "gauge", "Readers being served now (journal or stream).",
           m.readers_open.load());
-    x.one("objwire_readers_writing", "gauge",
-          "Readers whose batch of frames waits for the peer to take it (a stalled reader stays "
-          "here).",
-          m.readers_writing.load());
+    x.one("objwire_readers_stalled", "gauge",
+          "Readers whose batch of frames has waited over 50 ms for the peer to take it (they hold "
+          "the batch and nothing more).",
+          m.readers_stalled.load());
     x.one("objwire_readers_slow_closed_total", "counter",
           "Readers closed because their peer took no bytes for limits.idle_timeout while data "
           "waited for it.",

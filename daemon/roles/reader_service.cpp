@@ -9,9 +9,9 @@
 // Memory per reader is bounded (docs/PROTOCOL.md 1.2, "Memory"): while a batch of frames
 // waits for the peer (TCP back-pressure) the reader holds that batch - 256 KiB of frames, or
 // one larger block and those before it - and nothing else: the cursor gives back the copy of
-// a large block once it is framed, and its read-ahead once the peer is behind. A follower
-// waiting at the live end holds neither. A peer that takes no bytes for limits.idle_timeout while a
-// batch waits is closed (daemon/roles/slow_consumer.hpp).
+// a large block once it is framed, and its read-ahead once the batch has waited 50 ms. A
+// follower waiting at the live end holds neither. A peer that takes no bytes for
+// limits.idle_timeout while a batch waits is closed (daemon/roles/slow_consumer.hpp).
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
@@ -278,8 +278,8 @@ asio::awaitable<void> reader_stream::run() {
         const auto got = gather();
         // The batch holds a copy of every block in it: the cursor's need not while it waits.
         gave_back(cursor_->release_buffer(journal_cursor::keep::read_ahead));
-        // Waiting for a slow peer, the reader holds only the batch: the read-ahead is read
-        // again once the peer has taken it.
+        // Stalled on its peer, the reader holds only the batch: the read-ahead is read again
+        // once the peer has taken it.
         const auto drop_read_ahead = [this] {
             gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
         };

@@ -75,7 +75,8 @@ reader_base::reader_base(server& srv, transport& stream, const std::string& peer
       hello_(h),
       state_(std::make_shared<reader_state>(stream.get_executor())),
       slow_(srv.settings().idle_timeout),
-      write_timer_(stream.get_executor()) {
+      write_timer_(stream.get_executor()),
+      behind_timer_(stream.get_executor()) {
     ++srv_.metrics().readers_open;
 }
 
@@ -87,7 +88,8 @@ asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<
     using namespace asio::experimental::awaitable_operators;
     using clock = slow_consumer_rule::clock;
     auto& m = srv_.metrics();
-    ++m.readers_writing;
+    auto hook = std::make_shared<behind_hook>(behind_hook{true, std::move(on_wait)});
+    bool watching = false;
     slow_.write_started(clock::now(), out_.size());
     write_result result = write_result::written;
     for (std::size_t done = 0; done < out_.size();) {
@@ -115,7 +117,7 @@ asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<
             break;
         }
         // A short write: the socket's buffer is full, the next one waits for the peer.
-        if (done < out_.size() && on_wait) std::exchange(on_wait, nullptr)();
+        if (done < out_.size() && !std::exchange(watching, true)) watch_behind(hook);
     }
     if (result == write_result::slow) {
         // No error frame: the peer takes no bytes, and the batch stopped inside a frame.
@@ -124,8 +126,23 @@ asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<
         slow_closed_ = true;
     }
     slow_.write_ended();
-    --m.readers_writing;
+    hook->writing = false;  // a timer handler already queued does nothing
+    behind_timer_.cancel();
+    if (std::exchange(stalled_, false)) --m.readers_stalled;
     co_return result;
+}
+
+void reader_base::watch_behind(const std::shared_ptr<behind_hook>& hook) {
+    // A plain handler, not a race with the write: cancelling a write over TLS could lose a
+    // record. It runs on the connection's strand, and touches the reader only while the
+    // write is pending (the reader lives at least as long).
+    behind_timer_.expires_after(peer_behind_after);
+    behind_timer_.async_wait([this, hook](std::error_code ec) {
+        if (ec || !hook->writing) return;
+        stalled_ = true;
+        ++srv_.metrics().readers_stalled;
+        if (hook->on_wait) std::exchange(hook->on_wait, nullptr)();
+    });
 }
 
 asio::awaitable<bool> reader_base::should_end() {

@@ -28,6 +28,10 @@ namespace objwire::daemon::reader_support {
 inline constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Frames are gathered up to this size (or one larger block) before each write.
 inline constexpr std::size_t write_batch_bytes = 256 * 1024;
+// A batch that has waited this long for its peer is stalled: the reader gives back what it
+// can (its read-ahead) and counts in objwire_readers_stalled. Shorter waits are the normal
+// pace of a reader slower than the disk, where giving back would cost a read again per batch.
+inline constexpr auto peer_behind_after = std::chrono::milliseconds(50);
 // A follower's idle wait also ends this often, to notice a daemon stop.
 inline constexpr auto follow_poll = std::chrono::milliseconds(200);
 
@@ -70,8 +74,8 @@ class reader_base {
 
     enum class write_result { written, peer_gone, slow };
     // Writes out_, closing the reader (slow_closed_) when the peer takes no bytes of it for
-    // limits.idle_timeout (daemon/roles/slow_consumer.hpp). `on_wait` runs once if the peer
-    // does not take the whole batch at once: what the reader can give back while it waits.
+    // limits.idle_timeout (daemon/roles/slow_consumer.hpp). `on_wait` runs once if the batch
+    // waits for the peer longer than peer_behind_after: what the reader can give back.
     asio::awaitable<write_result> write_out(std::function<void()> on_wait = {});
     // While a follower waits at the live end it holds no batch: the next one is allocated
     // when there is something to send.
@@ -94,8 +98,18 @@ class reader_base {
     bool slow_closed_ = false;  // ended by the slow-consumer rule
 
   private:
+    // What behind_timer_'s handler runs while the batch is still waiting.
+    struct behind_hook {
+        bool writing = true;
+        std::function<void()> on_wait;
+    };
+    // Arms behind_timer_ for a batch the peer did not take at once.
+    void watch_behind(const std::shared_ptr<behind_hook>& hook);
+
     slow_consumer_rule slow_;
     asio::steady_timer write_timer_;
+    asio::steady_timer behind_timer_;
+    bool stalled_ = false;  // counted in readers_stalled
 };
 
 // The peer has nothing to say after its hello: anything it sends (its goodbye) or its closing

@@ -135,7 +135,8 @@ bool journal_cursor::fill(std::size_t need) {
 
 std::size_t journal_cursor::release_buffer(keep what) {
     const std::size_t ahead = buf_.size() - pos_;
-    if (what == keep::read_ahead && ahead > 0 && buf_.capacity() <= read_chunk) return 0;
+    // A buffer of a chunk and the part of a block before it is the usual size: kept.
+    if (what == keep::read_ahead && ahead > 0 && buf_.capacity() <= 2 * read_chunk) return 0;
     const std::size_t had = buf_.capacity();
     byte_buffer kept;
     if (what == keep::read_ahead && ahead > 0) {

@@ -43,7 +43,7 @@ class journal_cursor {
 
     // What release_buffer() keeps of the bytes read and not yet handed out.
     enum class keep {
-        read_ahead,  // them (at most one read chunk, 256 KiB): no file read is repeated
+        read_ahead,  // them, and a buffer of up to two read chunks whole: no read is repeated
         nothing,     // none: the next call reads them from the file again
     };
     // Gives back the read buffer's memory but what `what` keeps. The bytes of the block

@@ -2,10 +2,10 @@
 # What a reader costs objwired, with objwired as its own process and raw readers
 # (stalled_readers.cpp) that say hello and never read (docs/PROTOCOL.md 1.2, "Memory" and
 # "Slow readers"; docs/SECURITY.md):
-# - memory: a journal of 1 MiB blocks, 200 readers from offset 0 that never read; once all 200
-#   have a batch waiting for their peer, objwired's RSS growth per reader is within the
-#   documented bound: one batch (256 KiB or one block) + the read-ahead (256 KiB) + 128 KiB
-#   for the connection (its session, coroutines, buffers of the hello);
+# - memory: a journal of blocks up to 1 MiB, 200 readers from offset 0 that never read; once
+#   all 200 are stalled (objwire_readers_stalled) and no object goes out, objwired's RSS growth
+#   per reader is within the documented bound: 256 KiB + the largest block (the batch) +
+#   256 KiB for the connection (its session, coroutines, what malloc keeps between trims);
 # - slow consumer: with limits.idle_timeout = 1s, a reader that takes no bytes while a batch
 #   waits is closed with a log line naming the key and counted in
 #   objwire_readers_slow_closed_total, while a follower waiting at the live end (nothing to
@@ -88,7 +88,7 @@ last_out=-1
 all_stalled() {
   m=$(stats) || return 1
   local writing out
-  writing=$(metric objwire_readers_writing)
+  writing=$(metric objwire_readers_stalled)
   out=$(metric objwire_objects_out_total)
   [ "$writing" = "$readers" ] && [ "$out" = "$last_out" ] && return 0
   last_out=$out
