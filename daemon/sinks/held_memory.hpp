@@ -1,11 +1,11 @@
 // What a relay's queued messages cost in memory, and how a connection is charged for them
-// (docs/OPERATIONS.md section 4, docs/SECURITY.md "A relay's forward queue"). The forward sink
-// keeps decoded messages until its next hop acknowledges them, and a decoded message costs far
-// more than its wire bytes: a one-byte null message is a message node of about a hundred bytes.
-// So a connection is charged, against limits.max_buffered_bytes, the larger of the bytes it sent
-// and the memory its queued messages take; a frame whose messages alone cost more is refused;
-// and a read takes no more bytes than could decode within what is left. No I/O: the session
-// (daemon/serve/session_limits.cpp) applies it, unit tests hold it.
+// (docs/OPERATIONS.md section 4; docs/SECURITY.md, "Promises held against any peer"). The
+// forward sink keeps decoded messages until its next hop acknowledges them, and a decoded
+// message costs far more than its wire bytes: a one-byte null message is a message node of
+// about a hundred bytes. So a connection is charged, against limits.max_buffered_bytes, the
+// larger of the bytes it sent and the memory its queued messages take; a frame whose messages
+// alone cost more is refused; and a read takes no more bytes than could decode within what is
+// left. No I/O: the session (daemon/serve/session_limits.cpp) applies it, unit tests hold it.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A relay holds what its credit says, in memory (docs/SECURITY.md, "A relay's forward queue"):
+# A relay holds what its credit says, in memory (docs/SECURITY.md, "Promises held against any
+# peer"):
 # - a relay (sink.kind = "forward", limits.max_buffered_bytes = 16 MiB) whose next hop, a real
 #   objwired, is stopped (SIGSTOP) takes frames of one-byte null messages from relay_flood (a raw
 #   sender written from docs/PROTOCOL.md) until what it holds decoded reaches its cap, then stops
