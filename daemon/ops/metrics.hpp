@@ -69,6 +69,12 @@ struct metrics {
     // Offsets retention deleted before a reader read them (served to it as gaps).
     std::atomic<std::uint64_t> retention_offsets_unread{0};
     latency_histogram ack_latency;  // a read's last frame received -> its ack written
+    // Readers (journal or stream) serving now, those of them whose batch has waited for the
+    // peer longer than reader_support::peer_behind_after, and those closed by the
+    // slow-consumer rule (daemon/roles/slow_consumer.hpp).
+    std::atomic<std::int64_t> readers_open{0};
+    std::atomic<std::int64_t> readers_stalled{0};
+    std::atomic<std::uint64_t> readers_slow_closed{0};
 
     // Counts a failure by kind: a proto_errc by its name ("bad_checksum"), anything else as
     // `other_kind` ("store_failed", "write_failed").

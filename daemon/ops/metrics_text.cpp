@@ -66,6 +66,19 @@ void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
           "Open sender connections with a link bandwidth estimate.", links.connections);
 }
 
+void readers(prometheus_text& x, const metrics& m) {
+    x.one("objwire_readers_open", "gauge", "Readers being served now (journal or stream).",
+          m.readers_open.load());
+    x.one("objwire_readers_stalled", "gauge",
+          "Readers whose batch of frames has waited over 50 ms for the peer to take it (they hold "
+          "the batch and nothing more).",
+          m.readers_stalled.load());
+    x.one("objwire_readers_slow_closed_total", "counter",
+          "Readers closed because their peer took no bytes for limits.idle_timeout while data "
+          "waited for it.",
+          m.readers_slow_closed.load());
+}
+
 void compression(prometheus_text& x, const metrics& m) {
     const auto packed = m.compressed_bytes.load();
     const auto raw = m.decompressed_bytes.load();
@@ -140,6 +153,7 @@ std::string render_prometheus(server& srv) {
     auto& m = srv.metrics();
     connections(x, srv.counters());
     traffic(x, srv.counters(), m);
+    readers(x, m);
     compression(x, m);
     tables(x, m);
     latency(x, m);

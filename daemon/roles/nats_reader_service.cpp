@@ -5,7 +5,9 @@
 // with follow, new blocks as they are stored, by whichever objwired published them.
 //
 // Memory per reader is bounded: the source's queue (1 MiB or one block) and one batch of
-// frames written with async_write, whose completion waits for the peer.
+// frames, written while the peer takes bytes (a peer that takes none for limits.idle_timeout
+// while the batch waits is closed: daemon/roles/slow_consumer.hpp); no batch while it waits
+// for new blocks.
 #include <spdlog/spdlog.h>
 
 #include <future>
@@ -90,7 +92,7 @@ asio::awaitable<void> stream_reader::run() {
         co_return;
     }
     core_.welcome(make_welcome());
-    if (co_await flush()) co_return;
+    if (co_await flush() != write_result::written) co_return;
     spdlog::info(
         "{}: reader of {} from stream sequence {}{}{} (stored up to {})", peer_, sink_.describe(),
         hello_.read_from, hello_.follow ? ", following" : "",
@@ -103,8 +105,8 @@ asio::awaitable<void> stream_reader::run() {
         nats_block_source::status got{};
         const bool more = gather(got);
         srv_.metrics().objects_out += objects_since_last();
-        if (co_await flush()) {
-            write_failed = true;  // the peer is gone
+        if (co_await flush() != write_result::written) {
+            write_failed = true;  // the peer is gone, or it was too slow
             break;
         }
         if (!more && !failure_.empty()) {
@@ -117,6 +119,7 @@ asio::awaitable<void> stream_reader::run() {
         }
         if (co_await should_end()) break;
         if (got == nats_block_source::status::empty) {
+            release_batch();
             state_->wake.expires_after(follow_poll);
             co_await state_->wake.async_wait(use_tuple);
         }
@@ -125,7 +128,9 @@ asio::awaitable<void> stream_reader::run() {
     source_.reset();  // stops the consumer's thread and deletes the consumer
     spdlog::info("{}: reader done: {} blocks ({} bytes) served up to stream sequence {}{}", peer_,
                  core_.blocks(), core_.block_bytes(), last_stream_sequence_,
-                 write_failed ? " (the peer went away)" : "");
+                 slow_closed_   ? " (closed: a slow consumer)"
+                 : write_failed ? " (the peer went away)"
+                                : "");
 }
 
 }  // namespace

@@ -6,8 +6,12 @@
 // durable until the peer goes away or the daemon stops. A cursor reader's acks move its cursor
 // (daemon/roles/cursor_service.hpp); its goodbye is answered once the last one is stored.
 //
-// Memory per reader is bounded: the cursor's read chunk plus one block, and one batch of
-// frames written with async_write, whose completion waits for the peer (TCP back-pressure).
+// Memory per reader is bounded (docs/PROTOCOL.md 1.2, "Memory"): while a batch of frames
+// waits for the peer (TCP back-pressure) the reader holds that batch - 256 KiB of frames, or
+// one larger block and those before it - and nothing else: the cursor gives back the copy of
+// a large block once it is framed, and its read-ahead once the batch has waited 50 ms. A
+// follower waiting at the live end holds neither. A peer that takes no bytes for
+// limits.idle_timeout while a batch waits is closed (daemon/roles/slow_consumer.hpp).
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
@@ -250,6 +254,8 @@ reader_stream::outcome reader_stream::gather() {
 }
 
 asio::awaitable<void> reader_stream::wait_for_more() {
+    release_batch();
+    gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
     state_->wake.expires_after(follow_poll);
     co_await state_->wake.async_wait(use_tuple);
 }
@@ -278,7 +284,7 @@ asio::awaitable<void> reader_stream::run() {
     }
     cursor_.emplace(journal_.options().dir, w.read_start);
     core_.welcome(w);
-    if (co_await flush()) co_return;
+    if (co_await flush() != write_result::written) co_return;
     spdlog::info(
         "{}: reader from offset {}{}{}{} (stored up to {})", peer_, w.read_start,
         hello_.follow ? ", following" : "",
@@ -297,8 +303,15 @@ asio::awaitable<void> reader_stream::run() {
         const auto got = gather();
         const bool wrote = !core_.output().empty();
         srv_.metrics().objects_out += objects_since_last();
-        if (co_await flush()) {
-            write_failed = true;  // the peer is gone
+        // The batch holds a copy of every block in it: the cursor's need not while it waits.
+        gave_back(cursor_->release_buffer(journal_cursor::keep::read_ahead));
+        // Stalled on its peer, the reader holds only the batch: the read-ahead is read again
+        // once the peer has taken it.
+        const auto drop_read_ahead = [this] {
+            gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
+        };
+        if (co_await flush(drop_read_ahead) != write_result::written) {
+            write_failed = true;  // the peer is gone, or it was too slow
             break;
         }
         if (got == outcome::failed) {
@@ -345,7 +358,9 @@ asio::awaitable<void> reader_stream::run() {
             peer_, cursor_->skipped_by_retention());
     spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_,
                  core_.blocks(), core_.block_bytes(), cursor_->next_offset(),
-                 write_failed ? " (the peer went away)" : "");
+                 slow_closed_   ? " (closed: a slow consumer)"
+                 : write_failed ? " (the peer went away)"
+                                : "");
 }
 
 // Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.
@@ -376,6 +391,7 @@ asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transpo
 
 asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
                                    const hello& h) {
+    const auto slot = mark_slot(srv, stream, slot_role::reader);
     if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
         if (h.read_at_end || h.read_last || h.read_since_ms || !h.read_cursor.empty() ||
             h.cursor_command != cursor_op::none) {

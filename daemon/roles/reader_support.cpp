@@ -2,13 +2,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include <asio/experimental/awaitable_operators.hpp>
+
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace objwire::daemon::reader_support {
+
+void gave_back(std::size_t bytes) {
+    static std::atomic<std::size_t> since_trim{0};
+    constexpr std::size_t trim_after = std::size_t{16} << 20;
+    if (bytes == 0 || (since_trim += bytes) < trim_after) return;
+    since_trim = 0;
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
 
 namespace {
 // One round of the peer's frames; false when the watch ends.
@@ -70,13 +86,13 @@ asio::awaitable<void> send_goodbye(transport& stream) {
     co_await write_bytes(stream, bye);
 }
 
-asio::awaitable<std::error_code> reader_base::flush() {
+asio::awaitable<reader_base::write_result> reader_base::flush(std::function<void()> on_wait) {
     auto& out = core_.output();
-    if (out.empty()) co_return std::error_code();
-    const auto ec = co_await write_bytes(stream_, out);
+    if (out.empty()) co_return write_result::written;
+    const auto r = co_await write_out(std::move(on_wait));
     srv_.metrics().bytes_out += out.size();
     out.clear();
-    co_return ec;
+    co_return r;
 }
 
 asio::awaitable<void> reader_base::end_stream() {
@@ -96,6 +112,85 @@ asio::awaitable<void> reader_base::end_stopping() {
     spdlog::info("{}: reader stopped: {}", peer_, why);
     core_.fail(proto_errc::not_available, why);
     co_await flush();
+}
+
+reader_base::reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
+    : srv_(srv),
+      stream_(stream),
+      peer_(peer),
+      hello_(h),
+      core_(h),
+      state_(std::make_shared<reader_state>(stream.get_executor())),
+      slow_(srv.settings().idle_timeout),
+      write_timer_(stream.get_executor()),
+      behind_timer_(stream.get_executor()) {
+    ++srv_.metrics().readers_open;
+}
+
+reader_base::~reader_base() {
+    --srv_.metrics().readers_open;
+}
+
+asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<void()> on_wait) {
+    using namespace asio::experimental::awaitable_operators;
+    using clock = slow_consumer_rule::clock;
+    auto& m = srv_.metrics();
+    const auto& out = core_.output();
+    auto hook = std::make_shared<behind_hook>(behind_hook{true, std::move(on_wait)});
+    bool watching = false;
+    slow_.write_started(clock::now(), out.size());
+    write_result result = write_result::written;
+    for (std::size_t done = 0; done < out.size();) {
+        const auto rest = asio::buffer(out.data() + done, out.size() - done);
+        std::error_code ec;
+        std::size_t n = 0;
+        if (slow_.deadline() == clock::time_point::max()) {
+            std::tie(ec, n) = co_await stream_.async_write_some(rest, use_tuple);
+        } else {
+            // Each byte the peer takes restarts the clock: only a peer that takes none for
+            // the whole timeout is slow, however large the batch.
+            write_timer_.expires_at(slow_.deadline());
+            auto r = co_await (stream_.async_write_some(rest, use_tuple) ||
+                               write_timer_.async_wait(use_tuple));
+            if (r.index() == 1) {
+                result = write_result::slow;
+                break;
+            }
+            std::tie(ec, n) = std::get<0>(r);
+        }
+        done += n;
+        slow_.bytes_taken(clock::now(), n);
+        if (ec) {
+            result = write_result::peer_gone;
+            break;
+        }
+        // A short write: the socket's buffer is full, the next one waits for the peer.
+        if (done < out.size() && !std::exchange(watching, true)) watch_behind(hook);
+    }
+    if (result == write_result::slow) {
+        // No error frame: the peer takes no bytes, and the batch stopped inside a frame.
+        spdlog::warn("{}: reader closed: {}", peer_, slow_.reason(clock::now()));
+        ++m.readers_slow_closed;
+        slow_closed_ = true;
+    }
+    slow_.write_ended();
+    hook->writing = false;  // a timer handler already queued does nothing
+    behind_timer_.cancel();
+    if (std::exchange(stalled_, false)) --m.readers_stalled;
+    co_return result;
+}
+
+void reader_base::watch_behind(const std::shared_ptr<behind_hook>& hook) {
+    // A plain handler, not a race with the write: cancelling a write over TLS could lose a
+    // record. It runs on the connection's strand, and touches the reader only while the
+    // write is pending (the reader lives at least as long).
+    behind_timer_.expires_after(peer_behind_after);
+    behind_timer_.async_wait([this, hook](std::error_code ec) {
+        if (ec || !hook->writing) return;
+        stalled_ = true;
+        ++srv_.metrics().readers_stalled;
+        if (hook->on_wait) std::exchange(hook->on_wait, nullptr)();
+    });
 }
 
 asio::awaitable<bool> reader_base::should_end() {

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "daemon/roles/slow_consumer.hpp"
 #include "daemon/serve/transport.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
@@ -29,6 +30,10 @@ namespace objwire::daemon::reader_support {
 inline constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 // Frames are gathered up to this size (or one larger block) before each write.
 inline constexpr std::size_t write_batch_bytes = 256 * 1024;
+// A batch that has waited this long for its peer is stalled: the reader gives back what it
+// can (its read-ahead) and counts in objwire_readers_stalled. Shorter waits are the normal
+// pace of a reader slower than the disk, where giving back would cost a read again per batch.
+inline constexpr auto peer_behind_after = std::chrono::milliseconds(50);
 // A follower's idle wait also ends this often, to notice a daemon stop.
 inline constexpr auto follow_poll = std::chrono::milliseconds(200);
 
@@ -54,21 +59,33 @@ inline auto waker(std::shared_ptr<reader_state> st, asio::any_io_executor ex) {
     };
 }
 
+// Readers' big buffers given back to malloc (`bytes` of capacity). Freed memory stays
+// resident in malloc's arenas until trimmed: every 16 MiB given back by readers, it is
+// (malloc_trim), so stalled readers cost what they hold, not what they once held.
+void gave_back(std::size_t bytes);
+
 // What both readers hold: the connection, its hello, the protocol's rules for it
 // (proto/read_server.hpp: what goes out, what the peer may send), and the state its
 // coroutines share.
 class reader_base {
   protected:
-    reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
-        : srv_(srv),
-          stream_(stream),
-          peer_(peer),
-          hello_(h),
-          core_(h),
-          state_(std::make_shared<reader_state>(stream.get_executor())) {}
+    reader_base(server& srv, transport& stream, const std::string& peer, const hello& h);
+    ~reader_base();
+    reader_base(const reader_base&) = delete;
+    reader_base& operator=(const reader_base&) = delete;
 
-    // Writes what the core queued; an error when the peer is gone.
-    asio::awaitable<std::error_code> flush();
+    enum class write_result { written, peer_gone, slow };
+    // Writes what the core queued, closing the reader (slow_closed_) when the peer takes no
+    // bytes of it for limits.idle_timeout (daemon/roles/slow_consumer.hpp). `on_wait` runs
+    // once if the batch waits for the peer longer than peer_behind_after: what the reader can
+    // give back.
+    asio::awaitable<write_result> write_out(std::function<void()> on_wait = {});
+    // While a follower waits at the live end it holds no batch: the next one is allocated
+    // when there is something to send.
+    void release_batch() { gave_back(std::exchange(core_.output(), byte_buffer{}).capacity()); }
+
+    // Writes what the core queued (write_out) and clears it.
+    asio::awaitable<write_result> flush(std::function<void()> on_wait = {});
     // The end of everything asked for: a goodbye.
     asio::awaitable<void> end_stream();
     // The end before it: logged, and an error frame with `code` and `text`.
@@ -92,6 +109,21 @@ class reader_base {
     std::uint64_t objects_counted_ = 0;
     std::string failure_;  // why the stream ended early, for the error frame and the log
     std::error_code failure_code_;
+    bool slow_closed_ = false;  // ended by the slow-consumer rule
+
+  private:
+    // What behind_timer_'s handler runs while the batch is still waiting.
+    struct behind_hook {
+        bool writing = true;
+        std::function<void()> on_wait;
+    };
+    // Arms behind_timer_ for a batch the peer did not take at once.
+    void watch_behind(const std::shared_ptr<behind_hook>& hook);
+
+    slow_consumer_rule slow_;
+    asio::steady_timer write_timer_;
+    asio::steady_timer behind_timer_;
+    bool stalled_ = false;  // counted in readers_stalled
 };
 
 // Reads what the peer sends after its hello through the core until it says goodbye, closes or

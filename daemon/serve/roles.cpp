@@ -2,9 +2,17 @@
 
 #include <asio/experimental/as_tuple.hpp>
 
+#include "daemon/serve/server.hpp"
 #include "proto/frame.hpp"
 
 namespace objwire::daemon {
+
+slot_role_mark mark_slot(server& srv, transport& stream, slot_role role) {
+    std::error_code no_peer;
+    // The same key the accept loop took the slot under.
+    const auto remote = stream.socket().remote_endpoint(no_peer);
+    return slot_role_mark(srv.addresses(), remote.address().to_string(), role);
+}
 
 asio::awaitable<void> refuse_role(transport& stream, std::error_code code, std::string text) {
     byte_buffer payload;

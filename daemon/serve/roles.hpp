@@ -6,6 +6,7 @@
 #include <asio.hpp>
 #include <string>
 
+#include "daemon/serve/address_limiter.hpp"
 #include "daemon/serve/transport.hpp"
 #include "proto/control.hpp"
 
@@ -21,6 +22,10 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
 // (daemon/roles/stats_service.cpp)
 asio::awaitable<void> serve_stats(server& srv, transport& stream, const std::string& peer,
                                   const hello& h);
+
+// Marks the connection's slot of its source address as held by `role` while the guard lives,
+// so a refusal at limits.max_connections_per_address says which roles hold the address.
+slot_role_mark mark_slot(server& srv, transport& stream, slot_role role);
 
 // Writes a welcome-less refusal: an error frame with `code` and `text`. For roles that cannot
 // be served.

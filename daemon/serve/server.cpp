@@ -130,13 +130,17 @@ bool server::admit_connection(asio::ip::tcp::socket& socket) {
             "one has closed",
             counters_.connections_open.load(), s.max_connections);
     } else if (!addresses_.try_acquire(address, s.max_connections_per_address)) {
+        // Who holds the slots tells the operator what to fix: idle followers, a leaking
+        // client, a flood of senders.
+        const auto held = addresses_.slots(address);
         spdlog::warn(
-            "{}:{}: refused: {} connections open from {} (limits.max_connections_per_address)",
-            address, remote.port(), s.max_connections_per_address, address);
+            "{}:{}: refused: {} connections open from {} ({}) "
+            "(limits.max_connections_per_address)",
+            address, remote.port(), held.open, address, describe(held));
         detail = fmt::format(
-            "{} connections open from {}, the limit per address "
+            "{} connections open from {} ({}), the limit per address "
             "(limits.max_connections_per_address = {}); retry when one has closed",
-            addresses_.open(address), address, s.max_connections_per_address);
+            held.open, address, describe(held), s.max_connections_per_address);
     } else {
         return true;
     }

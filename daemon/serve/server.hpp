@@ -93,6 +93,8 @@ class server {
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
     sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
+    // Slots per source address (limits.max_connections_per_address), and which roles hold them.
+    address_limiter& addresses() { return addresses_; }
     // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp); on refusal
     // the error for the peer, with `why` for the log.
     std::error_code check_access(const hello& h, std::string& why) const;

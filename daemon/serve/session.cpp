@@ -189,6 +189,7 @@ asio::awaitable<void> session::serve() {
             break;
         }
         auto space = receiver_.prepare();
+        space = space.first(read_size(space.size()));
         reading_ = true;
         auto [ec, n] = co_await stream_io_.async_read_some(
             asio::buffer(space.data(), space.size()),
@@ -397,6 +398,7 @@ void session::begin_frame(std::error_code& store_error) {
     }
     stream_->mark();
     marked_objects_ = batch_objects_;
+    frame_memory_start_ = stream_->memory();
 }
 
 void session::measure_link(std::size_t n, bool filled) {
@@ -430,6 +432,7 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
         });
     };
     const auto batch_bytes = stream_->bytes();
+    const auto batch_memory = stream_->memory();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
     if (!ec) {
         stored_sequence_ = last_sequence;
@@ -438,7 +441,10 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
         batch_objects_ = marked_objects_ = 0;
     }
     if (ec && senders) senders->batch_done(id, 0, false);  // nothing was stored
-    if (!ec) server_.metrics().sink_bytes += batch_bytes;
+    if (!ec) {
+        server_.metrics().sink_bytes += batch_bytes;
+        unreplied_memory_ += batch_memory;
+    }
     return ec;
 }
 

@@ -100,9 +100,9 @@ class session : public std::enable_shared_from_this<session> {
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp). The guard's tick:
     // idle and slow peers.
     asio::awaitable<void> guard_loop();
-    // Before each read: waits while the bytes read and not yet durable pass
-    // limits.max_buffered_bytes, or while the sink is out of space (retrying it). False: the
-    // connection is over.
+    // Before each read: waits while the bytes read and not yet durable (on a relay, what their
+    // messages take in memory when that is more) pass limits.max_buffered_bytes, or while the
+    // sink is out of space (retrying it). False: the connection is over.
     asio::awaitable<bool> hold_reading();
     // A commit that failed for want of space and kept its batch: stall (stop reading and
     // acknowledging, retry) instead of closing. False: not such a failure.
@@ -112,6 +112,13 @@ class session : public std::enable_shared_from_this<session> {
     // Adds to the open batch by `add` and counts what that stored against allowance_; past
     // it, the frame is refused (the receiver sends the error) and nothing more is stored.
     std::error_code store(const std::function<std::error_code()>& add);
+    // Of `offered` bytes of read buffer, how many the next read may take: all of them, but for
+    // a sink that keeps decoded messages no more than could decode within what is left of
+    // limits.max_buffered_bytes (daemon/sinks/held_memory.hpp).
+    std::size_t read_size(std::size_t offered) const;
+    // For such a sink: refuses the frame being added once its messages alone take more memory
+    // than limits.max_buffered_bytes.
+    void check_frame_memory();
 
     server& server_;
     transport stream_io_;
@@ -150,8 +157,12 @@ class session : public std::enable_shared_from_this<session> {
     connection_guard guard_;
     std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink
     std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
-    bool paused_ = false;                // reading paused (held_bytes_ over the cap)
-    bool stalled_ = false;               // the sink is out of space: retrying a batch
+    // Memory of the batches committed since the last reply was queued, for a sink that keeps
+    // decoded messages (its reply is charged the larger of it and unreplied_bytes_).
+    std::uint64_t unreplied_memory_ = 0;
+    std::uint64_t frame_memory_start_ = 0;  // the open batch's memory when the frame began
+    bool paused_ = false;                   // reading paused (held_bytes_ over the cap)
+    bool stalled_ = false;                  // the sink is out of space: retrying a batch
     std::uint64_t stall_sequence_ = 0;
     std::uint64_t stall_reply_id_ = 0;
     std::chrono::steady_clock::time_point stalled_since_{};

@@ -8,6 +8,7 @@
 
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
+#include "daemon/sinks/held_memory.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -53,7 +54,9 @@ asio::awaitable<bool> session::hold_reading() {
     paused_ = true;
     link_.on_pause();  // the wait is ours, not the link's
     if (!stalled_)
-        spdlog::debug("{}: reading paused: {} bytes read are not yet durable", peer_, held_bytes_);
+        spdlog::debug(
+            "{}: reading paused: {} bytes held not yet durable (limits.max_buffered_bytes)", peer_,
+            held_bytes_);
     while (!broken_ && !stopping_ && (stalled_ || held_bytes_ > cap)) {
         // wake() (a batch durable, stop()) ends the wait early.
         finish_wake_.expires_after(stalled_ ? std::chrono::steady_clock::duration(stall_retry)
@@ -94,6 +97,8 @@ std::error_code session::store(const std::function<std::error_code()>& add) {
     auto ec = add();
     const std::size_t after = stream_->bytes();
     if (ec || after <= before) return ec;
+    if (server_.sink().holds_messages()) check_frame_memory();
+    if (over_allowance_) return {};
     auto why = allowance_.stored(after - before);
     if (why.empty()) why = server_.store_quota().stored(receiver_.peer().sender_id, after - before);
     if (!why.empty()) {
@@ -105,9 +110,26 @@ std::error_code session::store(const std::function<std::error_code()>& add) {
     return {};
 }
 
+void session::check_frame_memory() {
+    const std::uint64_t frame = stream_->memory() - frame_memory_start_;
+    auto why = memory_charge::frame_refusal(frame, server_.settings().max_buffered_bytes);
+    if (why.empty()) return;
+    over_allowance_ = true;
+    server_.metrics().count_error(make_error_code(proto_errc::store_limit_exceeded), "store_limit");
+    receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
+}
+
+std::size_t session::read_size(std::size_t offered) const {
+    if (!server_.sink().holds_messages()) return offered;
+    return memory_charge::read_limit(offered, held_bytes_, server_.settings().max_buffered_bytes);
+}
+
+// A read's reply holds its bytes until its batch is durable - or, for a sink that keeps
+// decoded messages, what they take in memory when that is more.
 void session::queue_held_reply(reply r) {
-    r.read_bytes = unreplied_bytes_;
+    r.read_bytes = memory_charge::charge(unreplied_bytes_, unreplied_memory_);
     unreplied_bytes_ = 0;
+    unreplied_memory_ = 0;
     held_bytes_ += r.read_bytes;
     auto& m = server_.metrics();
     m.held_bytes += static_cast<std::int64_t>(r.read_bytes);

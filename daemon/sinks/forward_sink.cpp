@@ -10,6 +10,8 @@
 
 #include <objwire/connection.hpp>
 
+#include "daemon/sinks/held_memory.hpp"
+
 namespace objwire::daemon {
 namespace {
 
@@ -57,16 +59,22 @@ class forward_stream final : public sink_stream {
 
     std::error_code add(const message& m) override {
         bytes_ += approximate_bytes(m);
+        memory_.add(m);
         open_.push_back(m);
         return {};
     }
     bool empty() const override { return open_.empty(); }
     std::size_t bytes() const override { return bytes_; }
-    void mark() override { mark_ = {open_.size(), bytes_}; }
+    std::size_t memory() const override { return memory_.bytes(); }
+    void mark() override {
+        mark_ = {open_.size(), bytes_};
+        memory_.mark();
+    }
     void rollback() override {
         if (open_.size() <= mark_.first) return;
         open_.resize(mark_.first);
         bytes_ = mark_.second;
+        memory_.rollback();
     }
 
     std::error_code commit(std::uint64_t, std::uint64_t, durable_handler on_durable) override {
@@ -77,14 +85,17 @@ class forward_stream final : public sink_stream {
         }
         open_.clear();
         bytes_ = 0;
+        memory_.clear();
         mark_ = {};
         wake_.notify_one();
         return {};
     }
 
   private:
+    // A deque, not a vector: no doubling to leave room behind, so memory_ is what it holds.
+    using message_queue = std::deque<message>;
     struct batch {
-        std::vector<message> messages;
+        message_queue messages;
         durable_handler on_durable;
     };
     struct in_flight {
@@ -170,9 +181,10 @@ class forward_stream final : public sink_stream {
 
     config::client_settings hop_;
     std::shared_ptr<hop_monitor> monitor_;
-    std::vector<message> open_;                 // the session's open batch (its strand only)
+    message_queue open_;                        // the session's open batch (its strand only)
     std::pair<std::size_t, std::size_t> mark_;  // open_.size() and bytes_ at mark()
     std::size_t bytes_ = 0;
+    message_memory memory_;  // what open_ holds in memory (the session charges it)
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<batch> queue_;

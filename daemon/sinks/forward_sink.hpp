@@ -40,6 +40,7 @@ class forward_sink final : public sink {
                                               std::error_code& ec);
 
     std::string describe() const override;
+    bool holds_messages() const override { return true; }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     std::string refuse_stream() override;
 

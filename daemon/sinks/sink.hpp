@@ -43,6 +43,10 @@ class sink_stream {
     virtual bool empty() const = 0;
     // Bytes the open batch holds, so a session can commit long batches in parts.
     virtual std::size_t bytes() const = 0;
+    // For sinks whose holds_messages() is true: the memory the open batch's decoded messages take
+    // (daemon/sinks/held_memory.hpp), which the session charges against the connection's
+    // limits.max_buffered_bytes until the batch is durable.
+    virtual std::size_t memory() const { return 0; }
     // The objects added so far are whole frames; rollback() drops those added since (a frame
     // that failed part-way after its first objects were added).
     virtual void mark() = 0;
@@ -68,6 +72,9 @@ class sink {
     // Sinks that store the value encoding (the journal) take fresh frames' payloads as they
     // came (sink_stream::add_payload), so senders are told to start frames fresh.
     virtual bool takes_payloads() const { return false; }
+    // Sinks that keep decoded messages until they are durable (a relay's queue): their
+    // connections are charged what those messages take in memory, not only their wire bytes.
+    virtual bool holds_messages() const { return false; }
     // A stream for one connection; sender_id is the one its hello gave (may be empty).
     virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
     // Why a new sender stream cannot be taken now, with when to retry (empty: it can). A relay

@@ -133,6 +133,23 @@ bool journal_cursor::fill(std::size_t need) {
     return true;
 }
 
+std::size_t journal_cursor::release_buffer(keep what) {
+    const std::size_t ahead = buf_.size() - pos_;
+    // A buffer of a chunk and the part of a block before it is the usual size: kept.
+    if (what == keep::read_ahead && ahead > 0 && buf_.capacity() <= 2 * read_chunk) return 0;
+    const std::size_t had = buf_.capacity();
+    byte_buffer kept;
+    if (what == keep::read_ahead && ahead > 0) {
+        kept.reserve(ahead);
+        kept.append(buf_.span().subspan(pos_));
+    }
+    // buf_[0] is to be the first byte not handed out, as after fill() moves it to the front.
+    buf_file_ += pos_;
+    pos_ = 0;
+    buf_ = std::move(kept);
+    return had - std::min(had, buf_.capacity());
+}
+
 bool journal_cursor::skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why) {
     struct stat st {};
     if (::fstat(fd_, &st) != 0) return false;

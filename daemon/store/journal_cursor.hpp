@@ -2,7 +2,8 @@
 // (daemon/roles/reader_service.cpp): each block's bytes exactly as stored, verified, in offset
 // order across segments, never decoded. Unlike the offline journal_reader it reads only below a
 // limit the caller gives (the journal's durable offset) and can be asked again after the journal
-// grew, so a follower resumes where it stopped. Memory: one read chunk plus the largest block met.
+// grew, so a follower resumes where it stopped. Memory: one read chunk plus the largest block
+// met, until release_buffer().
 //
 //   journal_cursor c(dir, from);
 //   journal_block_view b;
@@ -39,6 +40,17 @@ class journal_cursor {
     };
     status next(std::uint64_t limit, journal_block_view& view,
                 std::span<const std::uint8_t>& bytes);
+
+    // What release_buffer() keeps of the bytes read and not yet handed out.
+    enum class keep {
+        read_ahead,  // them, and a buffer of up to two read chunks whole: no read is repeated
+        nothing,     // none: the next call reads them from the file again
+    };
+    // Gives back the read buffer's memory but what `what` keeps. The bytes of the block
+    // handed out last are no longer valid. A reader calls it once it has copied the blocks
+    // into frames, so that a large block is not held twice while the peer is slow to take it.
+    // Returns the bytes of buffer capacity given back.
+    std::size_t release_buffer(keep what);
 
     // The offset of the first message of the block next() will look at.
     std::uint64_t next_offset() const { return next_offset_; }

@@ -442,5 +442,47 @@ TEST_F(JournalFaults, TheCheckpointCopyProvesTheEndWhenTheCheckpointIsLost) {
     EXPECT_EQ(j->durable_offset(), 18u);  // numbers on after the loss
 }
 
+// A reader gives back the cursor's buffer while its peer is slow (docs/PROTOCOL.md 1.2,
+// "Memory"): keeping only the read-ahead, or nothing, the cursor reads on where it stopped and
+// hands out the same blocks, byte for byte, as one that never gave anything back.
+TEST_F(JournalFaults, ACursorThatGivesBackItsBufferReadsOnWhereItStopped) {
+    std::uint64_t end = 0;
+    {
+        auto j = open(options());
+        // Small blocks, a block larger than two 256 KiB read chunks, small ones again.
+        for (int i = 0; i < 40; ++i)
+            end = append(*j, events(end, 20));
+        end = append(*j, events(end, 20000));
+        for (int i = 0; i < 40; ++i)
+            end = append(*j, events(end, 20));
+    }
+    const auto walk = [&](int release_every) {
+        std::vector<std::vector<std::uint8_t>> blocks;
+        std::size_t given_back = 0;
+        daemon::journal_cursor c(dir_, 0);
+        journal_block_view view;
+        std::span<const std::uint8_t> bytes;
+        while (c.next(end, view, bytes) == daemon::journal_cursor::status::block) {
+            blocks.emplace_back(bytes.begin(), bytes.end());
+            if (release_every == 0 || blocks.size() % static_cast<std::size_t>(release_every) != 0)
+                continue;
+            given_back +=
+                c.release_buffer(blocks.size() % 2 ? daemon::journal_cursor::keep::nothing
+                                                   : daemon::journal_cursor::keep::read_ahead);
+        }
+        EXPECT_FALSE(c.error()) << c.error_detail();
+        EXPECT_EQ(c.next_offset(), end);
+        return std::make_pair(blocks, given_back);
+    };
+    const auto [plain, none] = walk(0);
+    ASSERT_EQ(plain.size(), 81u);
+    EXPECT_GT(plain[40].size(), 512u * 1024) << "the large block is larger than two read chunks";
+    for (int every : {1, 2, 3}) {
+        const auto [released, given_back] = walk(every);
+        EXPECT_EQ(released, plain) << "released every " << every << " blocks";
+        EXPECT_GT(given_back, plain[40].size()) << "the large block's copy was given back";
+    }
+}
+
 }  // namespace
 }  // namespace objwire::test

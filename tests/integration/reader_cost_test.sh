@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# What a reader costs objwired, with objwired as its own process and raw readers
+# (stalled_readers.cpp) that say hello and never read (docs/PROTOCOL.md 1.2, "Memory" and
+# "Slow readers"; docs/SECURITY.md):
+# - memory: a journal of blocks up to 1 MiB, 200 readers from offset 0 that never read; once
+#   all 200 are stalled (objwire_readers_stalled) and no object goes out, objwired's RSS growth
+#   per reader is within the documented bound: 256 KiB + the largest block (the batch) +
+#   256 KiB for the connection (its session, coroutines, what malloc keeps between trims);
+# - slow consumer: with limits.idle_timeout = 1s, a reader that takes no bytes while a batch
+#   waits is closed with a log line naming the key and counted in
+#   objwire_readers_slow_closed_total, while a follower waiting at the live end (nothing to
+#   send) that connected earlier stays;
+# - the per-address cap: a refusal says which roles hold the address's slots.
+# Under sanitizers (ASan inflates memory) the RSS bound is not checked; the rest still runs.
+#
+#   reader_cost_test.sh OBJWIRED OBJWIRE STALLED_READERS [SANITIZED(0|1)]
+set -euo pipefail
+objwired=$1
+objwire=$2
+stalled=$3
+sanitized=${4:-0}
+dir=$(mktemp -d)
+daemon=""
+holder=""
+cleanup() {
+  exec 3>&- 4>&- 2>/dev/null || true
+  [ -n "$holder" ] && kill "$holder" 2>/dev/null
+  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+source "$(dirname "$0")/daemon_helpers.sh"
+
+kib=1024
+readers=200
+block_bytes=$((1024 * kib))
+# A sender's batch closes at batch.max_bytes or with the object that passes it: a block is at
+# most that plus one object (blobs: about 20 KiB).
+largest_block=$((block_bytes + 32 * kib))
+bound_bytes=$((256 * kib + largest_block + 256 * kib))
+
+kib_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+stats() { "$objwire" stats --json --to "127.0.0.1:$port"; }
+# metric NAME: its value in one stats answer ($m).
+metric() { echo "$m" | grep -o "\"$1\":[0-9.e+]*" | cut -d: -f2; }
+
+stop_daemon() {
+  kill "$daemon"
+  wait "$daemon" || true
+  daemon=""
+}
+# hold_readers COUNT MODE: starts stalled_readers, held until release_readers.
+hold_readers() {
+  rm -f "$dir/hold"
+  mkfifo "$dir/hold"
+  "$stalled" "$port" "$1" "$2" 120 <"$dir/hold" >"$dir/stalled.out" 2>&1 &
+  holder=$!
+  exec 3>"$dir/hold"
+  wait_until 30 grep -q "^connected $1" "$dir/stalled.out" ||
+    fail "stalled_readers did not connect: $(cat "$dir/stalled.out")"
+}
+release_readers() {
+  exec 3>&-
+  wait "$holder" || true
+  holder=""
+}
+
+# --- Memory: 200 stalled readers of a journal of 1 MiB blocks ---
+cat >"$dir/objwired.toml" <<TOML
+[limits]
+max_connections_per_address = 300
+[journal]
+fsync = "never"
+[metrics]
+listen = ""
+TOML
+start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
+OBJWIRE_BATCH_MAX_BYTES=1MiB "$objwire" bench --workload blobs -n 2000 --compression never \
+  --to "127.0.0.1:$port" >"$dir/bench.out" 2>&1 || fail "bench: $(cat "$dir/bench.out")"
+m=$(stats)
+stored=$(metric objwire_sink_bytes_total || true)
+before_kb=$(kib_of "$daemon" VmRSS)
+
+hold_readers "$readers" from-start
+# Served and stalled: every reader has a batch waiting for its peer, and no object goes out
+# between two answers.
+last_out=-1
+all_stalled() {
+  m=$(stats) || return 1
+  local writing out
+  writing=$(metric objwire_readers_stalled)
+  out=$(metric objwire_objects_out_total)
+  [ "$writing" = "$readers" ] && [ "$out" = "$last_out" ] && return 0
+  last_out=$out
+  return 1
+}
+wait_until 60 all_stalled || fail "not all $readers readers stalled: $m"
+after_kb=$(kib_of "$daemon" VmRSS)
+per_reader=$(( (after_kb - before_kb) * kib / readers ))
+echo "stalled readers: RSS ${before_kb} KiB before, ${after_kb} KiB with $readers readers:" \
+  "$((per_reader / kib)) KiB per reader (bound $((bound_bytes / kib)) KiB, blocks up to" \
+  "$((largest_block / kib)) KiB)"
+if [ "$sanitized" != 1 ]; then
+  [ "$per_reader" -le "$bound_bytes" ] ||
+    fail "a stalled reader holds $((per_reader / kib)) KiB, over the bound $((bound_bytes / kib)) KiB"
+fi
+release_readers
+wait_until 30 sh -c "\"$objwire\" stats --json --to 127.0.0.1:$port | grep -q '\"objwire_readers_open\":0[,}]'" ||
+  fail "the readers did not end after their peers closed"
+stop_daemon
+
+# --- Slow consumer: closed after limits.idle_timeout; a follower at the live end is not ---
+cat >"$dir/slow.toml" <<TOML
+[limits]
+idle_timeout = "1s"
+[journal]
+fsync = "never"
+[metrics]
+listen = ""
+TOML
+start_daemon "$dir/log.slow" "$dir/data" --config "$dir/slow.toml"
+# The follower first: it has waited longer than the slow reader when that one is closed.
+mkfifo "$dir/hold.follow"
+"$stalled" "$port" 1 follow-end 120 <"$dir/hold.follow" >"$dir/follow.out" 2>&1 &
+follower=$!
+exec 4>"$dir/hold.follow"
+wait_for_log "$dir/log.slow" "following" 30 || fail "the follower was not served"
+hold_readers 1 from-start
+wait_for_log "$dir/log.slow" "reader closed: slow consumer: took no bytes for" 60 ||
+  fail "the stalled reader was not closed"
+grep "reader closed: slow consumer" "$dir/log.slow" | grep -q "limits.idle_timeout = 1 s" ||
+  fail "the log line does not name limits.idle_timeout"
+wait_for_log "$dir/log.slow" "(closed: a slow consumer)" 10 || fail "no end line for the slow reader"
+m=$(stats)
+[ "$(metric objwire_readers_slow_closed_total)" = 1 ] || fail "slow readers closed: $m"
+[ "$(metric objwire_readers_open)" = 1 ] || fail "the follower at the live end was closed: $m"
+[ "$(grep -c "reader closed: slow consumer" "$dir/log.slow")" = 1 ] ||
+  fail "more than the stalled reader was closed as slow"
+release_readers
+exec 4>&-
+wait "$follower" || true
+stop_daemon
+
+# --- The per-address cap names who holds it ---
+cat >"$dir/cap.toml" <<TOML
+[limits]
+max_connections_per_address = 4
+[journal]
+fsync = "never"
+[metrics]
+listen = ""
+TOML
+start_daemon "$dir/log.cap" "$dir/data" --config "$dir/cap.toml"
+hold_readers 3 follow-end
+followers_served() { [ "$(grep -c ", following" "$dir/log.cap")" -ge 3 ]; }
+wait_until 30 followers_served || fail "3 followers not served"
+# A connection that has not said its hello yet holds the fourth slot; the accept loop takes
+# connections in order, so it is counted before the stats query that follows.
+exec 4<>"/dev/tcp/127.0.0.1/$port"
+rc=0
+"$objwire" stats --to "127.0.0.1:$port" >"$dir/refused.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "stats at the cap exited $rc: $(cat "$dir/refused.out")"
+grep -q "4 connections open from 127.0.0.1 (3 readers, 1 sender or before its hello)" \
+  "$dir/refused.out" || fail "the refusal does not say who holds the cap: $(cat "$dir/refused.out")"
+grep -q "(3 readers, 1 sender or before its hello) (limits.max_connections_per_address)" \
+  "$dir/log.cap" || fail "the refusal's log line does not say who holds the cap"
+exec 4>&-
+release_readers
+stop_daemon
+echo PASS

@@ -1,0 +1,86 @@
+// Readers that stall: each connects to objwired on 127.0.0.1, says a reader hello (from offset
+// 0, or with "follow-end" following from the durable end) and then never reads from its
+// socket, so the daemon's writes to it wait (TCP back-pressure) - the load whose memory
+// tests/integration/reader_cost_test.sh measures. Prints "connected N" once every hello is
+// sent, then holds the connections until its standard input closes (at most HOLD seconds).
+//
+//   stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "proto/control.hpp"
+#include "proto/frame.hpp"
+
+namespace {
+
+int connect_reader(std::uint16_t port, bool follow_end) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    // A small receive window: the daemon's writes stall after a few KiB, as for a peer that
+    // stopped reading long ago, whatever the kernel's autotuning would allow.
+    const int rcvbuf = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    objwire::hello h;
+    h.client_name = "stalled_readers";
+    h.role = objwire::peer_role::reader;
+    h.max_frame_bytes = 64u << 20;
+    h.follow = follow_end;
+    h.read_at_end = follow_end;
+    objwire::byte_buffer payload, frame;
+    objwire::encode_hello(h, payload);
+    objwire::append_frame(frame, objwire::frame_kind::hello, 0, payload.span());
+    if (::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) !=
+        static_cast<ssize_t>(frame.size())) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr,
+                     "usage: stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD]\n");
+        return 2;
+    }
+    const auto port = static_cast<std::uint16_t>(std::atoi(argv[1]));
+    const int connections = std::atoi(argv[2]);
+    const bool follow_end = argc > 3 && std::strcmp(argv[3], "follow-end") == 0;
+    const int hold_s = argc > 4 ? std::atoi(argv[4]) : 120;
+    std::vector<int> fds;
+    for (int i = 0; i < connections; ++i) {
+        const int fd = connect_reader(port, follow_end);
+        if (fd < 0) {
+            std::fprintf(stderr, "connection %d failed: %s\n", i + 1, std::strerror(errno));
+            return 1;
+        }
+        fds.push_back(fd);
+    }
+    std::printf("connected %d\n", connections);
+    std::fflush(stdout);
+    // Holds until the test closes our input, or the bound.
+    pollfd in{0, POLLIN, 0};
+    ::poll(&in, 1, hold_s * 1000);
+    for (int fd : fds)
+        ::close(fd);
+    return 0;
+}
