@@ -23,49 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "../support/raw_frames.hpp"
+
 namespace {
 
-using bytes_t = std::vector<std::uint8_t>;
-
-std::uint32_t crc32c(const std::uint8_t* p, std::size_t n, std::uint32_t crc = 0) {
-    static std::uint32_t table[256];
-    static bool made = false;
-    if (!made) {
-        for (std::uint32_t i = 0; i < 256; ++i) {
-            std::uint32_t c = i;
-            for (int k = 0; k < 8; ++k)
-                c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-            table[i] = c;
-        }
-        made = true;
-    }
-    crc = ~crc;
-    for (std::size_t i = 0; i < n; ++i)
-        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-    return ~crc;
-}
-
-void le(bytes_t& out, std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i)
-        out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-// Section 2: the 24-byte header (codec none, raw_len = payload_len), then the payload.
-bytes_t frame(std::uint8_t kind, std::uint64_t sequence, const bytes_t& payload) {
-    bytes_t f;
-    f.push_back(kind);
-    f.push_back(0);
-    f.push_back(0);
-    f.push_back(0);
-    le(f, payload.size(), 4);
-    le(f, sequence, 8);
-    le(f, payload.size(), 4);
-    std::uint32_t crc = crc32c(f.data(), 20);
-    crc = crc32c(payload.data(), payload.size(), crc);
-    le(f, crc, 4);
-    f.insert(f.end(), payload.begin(), payload.end());
-    return f;
-}
+using namespace objwire::test::raw;
 
 std::uint64_t number(const bytes_t& v) {
     std::uint64_t n = 0;
