@@ -142,8 +142,7 @@ void encode_hello(const hello& h, byte_buffer& out) {
     if (h.read_at_end) w.number(12, 1);
     if (h.read_last != 0) w.number(13, h.read_last);
     if (!h.read_cursor.empty()) w.text(14, h.read_cursor);
-    if (h.cursor_command != cursor_op::none)
-        w.number(15, static_cast<std::uint64_t>(h.cursor_command));
+    if (h.request != read_request::none) w.number(15, static_cast<std::uint64_t>(h.request));
     if (h.read_since_ms != 0) w.number(16, h.read_since_ms);
 }
 
@@ -182,7 +181,7 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
             case 14:
                 return read_text(f, h.read_cursor);
             case 15:
-                return read_enum(f, h.cursor_command, cursor_op::remove);
+                return read_enum(f, h.request, read_request::list_senders);
             case 16:
                 return read_into(f, h.read_since_ms);
             default:
@@ -422,6 +421,52 @@ result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload) {
     });
     if (e != proto_errc::ok) return e;
     return l;
+}
+
+// Fields 1 id, 2 objects, 3 first offset, 4 last offset, 5 last time per sender, in order;
+// a field 1 starts the next sender.
+void encode_sender_list(const sender_list& l, byte_buffer& out) {
+    field_writer f(out);
+    for (const auto& e : l.senders) {
+        f.text(1, e.id);
+        f.number(2, e.objects);
+        f.number(3, e.first_offset);
+        f.number(4, e.last_offset);
+        f.number(5, e.last_time_ms);
+    }
+}
+
+proto_errc decode_sender_list(std::span<const std::uint8_t> payload, sender_list& into) {
+    byte_reader in(payload);
+    const std::size_t first = into.senders.size();
+    auto e = read_fields(in, [&](std::uint64_t key, byte_reader& f) {
+        if (key == 1) {
+            into.senders.emplace_back();
+            return read_text(f, into.senders.back().id);
+        }
+        if (key >= 2 && key <= 5 && into.senders.size() == first) return proto_errc::bad_message;
+        auto& s = into.senders.back();
+        switch (key) {
+            case 2:
+                return read_into(f, s.objects);
+            case 3:
+                return read_into(f, s.first_offset);
+            case 4:
+                return read_into(f, s.last_offset);
+            case 5:
+                return read_into(f, s.last_time_ms);
+            default:
+                f.take(f.remaining());
+                return proto_errc::ok;
+        }
+    });
+    if (e == proto_errc::ok) {
+        for (std::size_t i = first; i < into.senders.size(); ++i) {
+            const auto& s = into.senders[i];
+            if (s.objects == 0 || s.first_offset > s.last_offset) return proto_errc::bad_message;
+        }
+    }
+    return e;
 }
 
 }  // namespace objwire

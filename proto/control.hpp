@@ -21,8 +21,14 @@ inline constexpr std::uint16_t protocol_version = 1;
 // stored objects back, or fetching the daemon's metrics.
 enum class peer_role : std::uint8_t { sender = 0, reader = 1, stats = 2 };
 
-// A reader connection that manages cursors instead of reading (hello field 15).
-enum class cursor_op : std::uint8_t { none = 0, list = 1, remove = 2 };
+// A reader connection that asks instead of reading (hello field 15): list or delete the named
+// cursors, or list the sender ids whose objects the daemon holds.
+enum class read_request : std::uint8_t {
+    none = 0,
+    list_cursors = 1,
+    delete_cursor = 2,
+    list_senders = 3
+};
 
 struct hello {
     std::uint16_t version = protocol_version;
@@ -45,7 +51,7 @@ struct hello {
     bool read_at_end = false;     // start at the durable end: only objects stored from now on
     std::uint64_t read_last = 0;  // start at the last N objects (of read_sender, if given)
     std::string read_cursor;      // continue where this cursor was acknowledged
-    cursor_op cursor_command = cursor_op::none;
+    read_request request = read_request::none;
     // Field 16: start at the first block stored at or after this time (milliseconds since
     // the Unix epoch, the journal block header's time); 0: not by time.
     std::uint64_t read_since_ms = 0;
@@ -138,6 +144,21 @@ struct cursor_list {
     bool operator==(const cursor_list&) const = default;
 };
 
+// Daemon -> reader, in sender_list frames: per sender id (empty: objects sent without one),
+// what the journal holds of its stream now (retention may have removed older objects).
+struct sender_entry {
+    std::string id;
+    std::uint64_t objects = 0;       // objects of this id in the journal
+    std::uint64_t first_offset = 0;  // of its oldest object held
+    std::uint64_t last_offset = 0;   // of its newest object
+    std::uint64_t last_time_ms = 0;  // when its newest block was stored (Unix epoch ms)
+    bool operator==(const sender_entry&) const = default;
+};
+struct sender_list {
+    std::vector<sender_entry> senders;
+    bool operator==(const sender_list&) const = default;
+};
+
 // A cursor name is 1 to 128 of [A-Za-z0-9._-], not starting with '.': it names a file.
 bool valid_cursor_name(std::string_view name);
 
@@ -147,6 +168,7 @@ void encode_ack(const ack& a, byte_buffer& out);
 void encode_error(const error_message& e, byte_buffer& out);
 void encode_read_ack(const read_ack& a, byte_buffer& out);
 void encode_cursor_list(const cursor_list& l, byte_buffer& out);
+void encode_sender_list(const sender_list& l, byte_buffer& out);
 void encode_mark(const mark& m, byte_buffer& out);
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload);
@@ -155,6 +177,8 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload);
 result<error_message> decode_error(std::span<const std::uint8_t> payload);
 result<read_ack> decode_read_ack(std::span<const std::uint8_t> payload);
 result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload);
+// Appends the frame's entries to `into`.
+proto_errc decode_sender_list(std::span<const std::uint8_t> payload, sender_list& into);
 result<mark> decode_mark(std::span<const std::uint8_t> payload);
 
 }  // namespace objwire

@@ -7,7 +7,7 @@ namespace objwire {
 namespace {
 
 bool known_kind(std::uint8_t k) {
-    return k >= 1 && k <= 11;
+    return k >= 1 && k <= 12;
 }
 bool known_codec(std::uint8_t c) {
     return c <= 4;

@@ -29,6 +29,7 @@ enum class frame_kind : std::uint8_t {
     // lost offset and the offset after the last (docs/JOURNAL.md 6.1)
     gap = 10,
     cursor_list = 11,  // server -> reader: the named cursors (docs/PROTOCOL.md 1.2)
+    sender_list = 12,  // server -> reader: the sender ids held, in one or more frames (1.2)
 };
 
 // zstd_stream: zstd whose context persists across the data frames of one connection (each

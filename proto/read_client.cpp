@@ -1,5 +1,7 @@
 #include "proto/read_client.hpp"
 
+#include <algorithm>
+
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 #include "proto/wire.hpp"
@@ -24,7 +26,7 @@ read_client::read_client(options opts)
     : opts_(std::move(opts)), frames_(opts_.max_frame_bytes, opts_.read_block) {
     opts_.greeting.role = peer_role::reader;
     opts_.greeting.max_frame_bytes = opts_.max_frame_bytes;
-    if (opts_.greeting.cursor_command != cursor_op::none) state_ = state::awaiting_answer;
+    if (opts_.greeting.request != read_request::none) state_ = state::awaiting_answer;
     byte_buffer payload;
     encode_hello(opts_.greeting, payload);
     append_frame(out_, frame_kind::hello, 0, payload.span());
@@ -44,8 +46,10 @@ read_client::event read_client::next() {
             return fail(r.error, "bad frame from the daemon: " + r.error.message());
         wire_bytes_in_ += r.size;
         const auto e = on_frame(r.frame);
-        // Frames in flight after our goodbye are passed over.
+        // Frames in flight after our goodbye are passed over, and so is each part of a sender
+        // list before its goodbye (on_frame says need_more: the frame completed nothing).
         if (state_ == state::closing && (e == event::block || e == event::gap)) continue;
+        if (e == event::need_more) continue;
         return e;
     }
 }
@@ -75,18 +79,40 @@ read_client::event read_client::on_welcome(const frame_view& f) {
 }
 
 read_client::event read_client::on_answer(const frame_view& f) {
-    if (f.header.kind == frame_kind::cursor_list) {
+    const auto asked = opts_.greeting.request;
+    if (asked == read_request::list_cursors && f.header.kind == frame_kind::cursor_list) {
         auto l = decode_cursor_list(f.payload);
         if (!l) return fail(l.error(), "bad cursor list: " + std::error_code(l.error()).message());
         cursors_ = std::move(*l);
         state_ = state::finished;
         return event::cursor_list;
     }
+    const bool senders = asked == read_request::list_senders;
+    if (senders && f.header.kind == frame_kind::sender_list) return on_sender_list(f);
     if (f.header.kind == frame_kind::goodbye) {
         state_ = state::finished;
-        return event::end;
+        return senders ? event::sender_list : event::end;
     }
-    return fail(proto_errc::unexpected_frame, "the daemon did not answer the cursor request");
+    return fail(proto_errc::unexpected_frame,
+                senders ? "the daemon did not answer the sender list request"
+                        : "the daemon did not answer the cursor request");
+}
+
+// A part of the list: entries appended, ids ascending across all parts (so none twice).
+read_client::event read_client::on_sender_list(const frame_view& f) {
+    list_bytes_ += f.payload.size();
+    if (list_bytes_ > opts_.max_list_bytes)
+        return fail(proto_errc::frame_too_large,
+                    "the daemon's sender list is larger than this reader accepts (" +
+                        std::to_string(opts_.max_list_bytes) + " bytes)");
+    const std::size_t before = senders_.senders.size();
+    if (auto e = decode_sender_list(f.payload, senders_); e != proto_errc::ok)
+        return fail(e, "bad sender list: " + std::error_code(e).message());
+    for (std::size_t i = std::max<std::size_t>(before, 1); i < senders_.senders.size(); ++i)
+        if (!(senders_.senders[i - 1].id < senders_.senders[i].id))
+            return fail(proto_errc::bad_message,
+                        "bad sender list: the ids are not in ascending order");
+    return event::need_more;
 }
 
 read_client::event read_client::on_stream(const frame_view& f) {

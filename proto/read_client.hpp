@@ -1,11 +1,11 @@
 // The reading end of a reader connection (docs/PROTOCOL.md 1.2) as a state machine with no
 // I/O, the counterpart of read_server: it queues the hello, takes the daemon's bytes through
 // prepare()/commit() and hands out one event per next() - the welcome, a stored block, a gap,
-// the cursor list, the end, or a failure with its reason. Every rule a reader relies on is
-// checked here, so a broken or hostile daemon cannot make it hold more than one frame: the
-// frame size (max_frame_bytes), block sequence numbers, each block whole and verified with
-// at most max_block_objects objects, offsets that only grow, well-formed gaps, and the order
-// of frames per state. The first violation fails the connection; nothing after it is read.
+// the cursor or sender list, the end, or a failure with its reason. Every rule a reader relies on
+// is checked here, so a broken or hostile daemon cannot make it hold more than one frame: the frame
+// size (max_frame_bytes), block sequence numbers, each block whole and verified with at most
+// max_block_objects objects, offsets that only grow, well-formed gaps, and the order of frames per
+// state. The first violation fails the connection; nothing after it is read.
 //
 //   read_client c(opts);                 // the hello is in c.output()
 //   write(c.output()); c.output().clear();
@@ -49,6 +49,9 @@ class read_client {
         std::uint32_t max_frame_bytes = 256u << 20;
         std::uint64_t max_block_objects = 16u << 20;
         std::size_t read_block = 256 * 1024;
+        // A sender list (read_request::list_senders) may come in several frames: at most this
+        // many payload bytes in all.
+        std::size_t max_list_bytes = 64u << 20;
     };
     // stream_ended: a cursor reader's stream is complete (the daemon's goodbye); its last ack
     // and goodbye() are still due, and the daemon's second goodbye confirms them.
@@ -61,7 +64,7 @@ class read_client {
         finished,
         failed
     };
-    enum class event { need_more, welcome, block, gap, cursor_list, end, failed };
+    enum class event { need_more, welcome, block, gap, cursor_list, sender_list, end, failed };
 
     explicit read_client(options opts);
 
@@ -77,8 +80,10 @@ class read_client {
     const journal_block_view& block() const { return block_; }
     // After `gap`.
     const read_gap& gap() const { return gap_; }
-    // After `cursor_list` (a cursor_op::list hello).
+    // After `cursor_list` (a read_request::list_cursors hello).
     const cursor_list& cursors() const { return cursors_; }
+    // After `sender_list` (a read_request::list_senders hello): every sender id, ascending.
+    const sender_list& senders() const { return senders_; }
     // The welcome said offsets count blocks (a NATS stream's sequences, already applied): the
     // offsets inside its blocks count one connection's objects and are not checked for order.
     bool offsets_are_blocks() const { return offsets_are_blocks_; }
@@ -103,6 +108,7 @@ class read_client {
     event on_frame(const frame_view& f);
     event on_welcome(const frame_view& f);
     event on_answer(const frame_view& f);
+    event on_sender_list(const frame_view& f);
     event on_stream(const frame_view& f);
     event on_block(const frame_view& f);
     event on_gap(const frame_view& f);
@@ -117,6 +123,8 @@ class read_client {
     journal_block_view block_;
     read_gap gap_;
     cursor_list cursors_;
+    sender_list senders_;
+    std::size_t list_bytes_ = 0;
     bool offsets_are_blocks_ = false;
     std::uint64_t next_sequence_ = 1;
     std::uint64_t served_end_ = 0;  // the offset after the last block or gap

@@ -47,8 +47,8 @@ int run_cursor_set(const cursor_flags& f, const config::client_settings& setting
     return exit_codes::ok;
 }
 
-int run_cursor(const cursor_flags& f, cursor_op op) {
-    if (op != cursor_op::list && !valid_cursor_name(f.name)) {
+int run_cursor(const cursor_flags& f, read_request op) {
+    if (op != read_request::list_cursors && !valid_cursor_name(f.name)) {
         std::cerr
             << "objwire: '" << f.name
             << "' is not a cursor name (1 to 128 of A-Z a-z 0-9 . _ -, not starting with .)\n";
@@ -58,9 +58,9 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
     if (!load_client_settings(f.config_file, f.to, settings) ||
         !apply_access_flags(f.access, settings))
         return exit_codes::bad_config;
-    if (op == cursor_op::none) return run_cursor_set(f, settings);
+    if (op == read_request::none) return run_cursor_set(f, settings);
     read_options o;
-    o.cursor_command = op;
+    o.request = op;
     o.cursor = f.name;
     o.client_name = "objwire cursor";
     reader r(settings, o);
@@ -69,7 +69,7 @@ int run_cursor(const cursor_flags& f, cursor_op op) {
         return r.error() == proto_errc::not_found ? exit_codes::not_found
                                                   : exit_codes::cannot_connect;
     }
-    if (op == cursor_op::remove) {
+    if (op == read_request::delete_cursor) {
         std::cerr << "objwire: deleted cursor '" << f.name << "'\n";
         return exit_codes::ok;
     }
@@ -117,9 +117,9 @@ subcommand add_cursor_command(CLI::App& app) {
         "Example:\n  objwire read --to 127.0.0.1:7878 --cursor etl -o etl.jsonl\n"
         "  objwire cursor list --to 127.0.0.1:7878");
     return {cmd, [flags, list, set] {
-                return run_cursor(*flags, list->parsed()  ? cursor_op::list
-                                          : set->parsed() ? cursor_op::none
-                                                          : cursor_op::remove);
+                return run_cursor(*flags, list->parsed()  ? read_request::list_cursors
+                                          : set->parsed() ? read_request::none
+                                                          : read_request::delete_cursor);
             }};
 }
 

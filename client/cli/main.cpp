@@ -10,6 +10,7 @@
 #include "client/cli/gen_command.hpp"
 #include "client/cli/read_command.hpp"
 #include "client/cli/send_command.hpp"
+#include "client/cli/senders_command.hpp"
 #include "client/cli/stats_command.hpp"
 
 int main(int argc, char** argv) {
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
         client::add_gen_command(app),    client::add_config_command(app),
         client::add_encode_command(app), client::add_decode_command(app),
         client::add_read_command(app),   client::add_stats_command(app),
-        client::add_cursor_command(app)};
+        client::add_cursor_command(app), client::add_senders_command(app)};
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

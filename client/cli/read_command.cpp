@@ -318,7 +318,7 @@ void tell_past_end(const reader& r, const read_flags& f) {
 // --from left in a script never silently rewinds or skips a consumer. Usage when it exists.
 int check_cursor_from(const read_flags& f, const config::client_settings& s) {
     read_options o;
-    o.cursor_command = cursor_op::list;
+    o.request = read_request::list_cursors;
     reader r(s, o);
     if (r.open()) return exit_codes::ok;  // the read itself reports the failure
     for (const auto& c : r.cursors().cursors) {

@@ -39,7 +39,7 @@ read_client::options core_options(const read_options& o, std::string token) {
     h.read_last = o.last;
     h.read_since_ms = o.since_ms;
     h.read_cursor = o.cursor;
-    h.cursor_command = o.cursor_command;
+    h.request = o.request;
     c.max_frame_bytes = o.max_frame_bytes;
     c.read_block = read_block;
     return c;
@@ -114,7 +114,7 @@ std::error_code reader::open() {
     }
     const auto e = next_event();
     if (!e) return error_;
-    if (options_.cursor_command != cursor_op::none) {
+    if (options_.request != read_request::none) {
         finished_ = true;
         close();
         return {};

@@ -14,7 +14,7 @@ using namespace reader_support;
 asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& stream,
                                            const std::string& peer, const hello& h) {
     std::error_code ec;
-    if (h.cursor_command == cursor_op::list) {
+    if (h.request == read_request::list_cursors) {
         cursor_list l;
         std::string damaged;
         l.cursors = store.list(ec, damaged);

@@ -1,5 +1,5 @@
 // The daemon's side of named reader cursors (docs/PROTOCOL.md 1.2): `objwire cursor list` and
-// `delete` (a reader hello with cursor_command).
+// `delete` (a reader hello with a request).
 #pragma once
 
 #include <asio.hpp>
@@ -15,7 +15,7 @@
 
 namespace objwire::daemon {
 
-// Answers a cursor_command hello: a cursor_list frame, a goodbye (deleted) or an error frame.
+// Answers a cursor request hello: a cursor_list frame, a goodbye (deleted) or an error frame.
 asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& stream,
                                            const std::string& peer, const hello& h);
 

@@ -23,6 +23,7 @@
 
 #include "daemon/roles/cursor_service.hpp"
 #include "daemon/roles/reader_support.hpp"
+#include "daemon/roles/sender_list_service.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
@@ -394,10 +395,10 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
     const auto slot = mark_slot(srv, stream, slot_role::reader);
     if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
         if (h.read_at_end || h.read_last || h.read_since_ms || !h.read_cursor.empty() ||
-            h.cursor_command != cursor_op::none) {
+            h.request != read_request::none) {
             co_await refuse_role(stream, proto_errc::not_available,
-                                 "reading from the end, the last N objects, from a time and "
-                                 "named cursors need sink.kind = \"journal\"");
+                                 "reading from the end, the last N objects, from a time, named "
+                                 "cursors and the sender list need sink.kind = \"journal\"");
             co_return;
         }
         co_await serve_stream_reader(srv, *stream_sink, stream, peer, h);
@@ -414,7 +415,11 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
     }
     auto& j = stored->stored_journal();
     auto& cursors = cursor_store::for_data_dir(j.options().dir);
-    if (h.cursor_command != cursor_op::none) {
+    if (h.request == read_request::list_senders) {
+        co_await serve_sender_list(j, stream, peer, srv.settings().idle_timeout);
+        co_return;
+    }
+    if (h.request != read_request::none) {
         co_await serve_cursor_command(cursors, stream, peer, h);
         co_return;
     }

@@ -80,6 +80,24 @@ asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffe
     co_return ec;
 }
 
+asio::awaitable<std::error_code> write_bytes_within(transport& stream, const byte_buffer& bytes,
+                                                    std::chrono::milliseconds idle) {
+    using namespace asio::experimental::awaitable_operators;
+    if (idle.count() <= 0) co_return co_await write_bytes(stream, bytes);
+    asio::steady_timer timer(stream.get_executor());
+    for (std::size_t done = 0; done < bytes.size();) {
+        timer.expires_after(idle);
+        auto r = co_await (stream.async_write_some(
+                               asio::buffer(bytes.data() + done, bytes.size() - done), use_tuple) ||
+                           timer.async_wait(use_tuple));
+        if (r.index() == 1) co_return std::make_error_code(std::errc::timed_out);
+        auto [ec, n] = std::get<0>(r);
+        if (ec) co_return ec;
+        done += n;
+    }
+    co_return std::error_code{};
+}
+
 asio::awaitable<void> send_goodbye(transport& stream) {
     byte_buffer bye;
     append_frame(bye, frame_kind::goodbye, 0, {});

@@ -139,6 +139,10 @@ asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state
 // The watcher must end before the connection does: its read is cancelled and awaited.
 asio::awaitable<void> stop_watching(transport& stream, reader_state& st);
 asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffer& bytes);
+// As write_bytes, for an answer of any size: a peer that takes none of it for `idle` (0:
+// never) is given up (timed_out), as the slow-consumer rule gives up a reader.
+asio::awaitable<std::error_code> write_bytes_within(transport& stream, const byte_buffer& bytes,
+                                                    std::chrono::milliseconds idle);
 // A goodbye, outside a reader's stream (a cursor command's answer).
 asio::awaitable<void> send_goodbye(transport& stream);
 

@@ -62,7 +62,8 @@ std::error_code journal_sink::recall_senders(sender_registry& senders) {
     auto ec = scan_sender_index(
         journal_->segments(),
         [&](const sender_index_entry& e) {
-            senders.remember(std::string(e.sender_id), e.last_sequence, e.record);
+            if (!e.sender_id.empty())
+                senders.remember(std::string(e.sender_id), e.last_sequence, e.record);
         },
         stats);
     if (ec) return ec;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "proto/journal_block.hpp"
 
@@ -73,8 +74,9 @@ class segment_scan {
 
 std::error_code scan_sender_index(const std::vector<segment_info>& segments,
                                   const std::function<void(const sender_index_entry&)>& found,
-                                  journal_index_scan& stats) {
+                                  journal_index_scan& stats, std::uint64_t end_offset) {
     for (const auto& seg : segments) {
+        if (seg.first_offset >= end_offset) break;
         const int fd = ::open(seg.path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT) continue;  // deleted by retention meanwhile
@@ -85,7 +87,7 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
         segment_scan scan(fd, size);
         std::uint64_t pos = 0;
         std::uint64_t expected = seg.first_offset;
-        while (pos < size) {
+        while (pos < size && expected < end_offset) {
             const std::uint8_t* h = scan.at(pos, journal_block_header_size, stats.bytes_read);
             if (!h) break;
             const auto sender_len = load_le<std::uint16_t>(h + 6);
@@ -115,22 +117,25 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
             }
             expected = load_le<std::uint64_t>(h + 16) + load_le<std::uint32_t>(h + 12);
             const auto last_sequence = load_le<std::uint64_t>(h + 32);
-            if (sender_len > 0) {
+            sender_index_entry e;
+            e.first_offset = load_le<std::uint64_t>(h + 16);
+            e.count = load_le<std::uint32_t>(h + 12);
+            e.time_ms = load_le<std::uint64_t>(h + 40);
+            e.last_sequence = last_sequence;
+            journal_stream_record record;
+            if (sender_len + record_len > 0) {
                 h = scan.at(pos, journal_block_header_size + sender_len + record_len,
                             stats.bytes_read);
                 if (!h) break;
-                sender_index_entry e;
                 e.sender_id = {reinterpret_cast<const char*>(h + journal_block_header_size),
                                sender_len};
-                e.last_sequence = last_sequence;
-                journal_stream_record record;
                 if (record_len) {
                     record = parse_journal_stream_record(
                         {h + journal_block_header_size + sender_len, record_len});
                     e.record = &record;
                 }
-                found(e);
             }
+            found(e);
             ++stats.blocks;
             pos += block;
         }
@@ -138,6 +143,33 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
         ::close(fd);
         if (ec) return ec;
     }
+    return {};
+}
+
+std::error_code list_senders(const std::vector<segment_info>& segments, std::uint64_t end_offset,
+                             sender_list& out, journal_index_scan& stats) {
+    std::map<std::string, sender_entry, std::less<>> by_id;
+    auto ec = scan_sender_index(
+        segments,
+        [&](const sender_index_entry& e) {
+            if (e.count == 0) return;  // not a block: recovery would have cut it
+            auto it = by_id.find(e.sender_id);
+            if (it == by_id.end()) {
+                it = by_id.emplace(std::string(e.sender_id), sender_entry{}).first;
+                it->second.id = it->first;
+                it->second.first_offset = e.first_offset;
+            }
+            auto& s = it->second;
+            s.objects += e.count;
+            s.last_offset = e.first_offset + e.count - 1;
+            s.last_time_ms = e.time_ms;
+        },
+        stats, end_offset);
+    if (ec) return ec;
+    out.senders.clear();
+    out.senders.reserve(by_id.size());
+    for (auto& [id, entry] : by_id)
+        out.senders.push_back(std::move(entry));
     return {};
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/store/journal_segments.hpp"
+#include "proto/control.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -21,20 +22,28 @@ struct journal_index_scan {
     std::uint64_t bytes_read = 0;  // header and sender-id bytes read (payloads skipped)
 };
 
-// The newest state of one sender id's stream as a block header tells it: its last frame and,
-// for a block with a stream record (docs/JOURNAL.md 2.1), the record.
+// One block as its header tells it: the sender id's stream after it (its last frame and, for
+// a block with a stream record, docs/JOURNAL.md 2.1, the record) and the block's place.
 struct sender_index_entry {
-    std::string_view sender_id;
+    std::string_view sender_id;  // empty: objects sent without a sender id
     std::uint64_t last_sequence = 0;
     const journal_stream_record* record = nullptr;  // null: the block has none
+    std::uint64_t first_offset = 0;
+    std::uint32_t count = 0;
+    std::uint64_t time_ms = 0;
 };
 
-// Calls found(entry) for every block with a sender id, oldest first. A
-// segment's scan ends at the first header that is not a block header or runs past the file
-// (the open segment was verified by recovery; a bad closed one is logged and the rest of it
-// skipped). Only a failed read is an error.
+// Calls found(entry) for every block before end_offset, oldest first. A damaged block is
+// logged and passed over to the next intact one, as recovery and readers do. Only a failed
+// read is an error. end_offset: a running journal's durable end, so a block being appended
+// is never read half-written.
 std::error_code scan_sender_index(const std::vector<segment_info>& segments,
                                   const std::function<void(const sender_index_entry&)>& found,
-                                  journal_index_scan& stats);
+                                  journal_index_scan& stats, std::uint64_t end_offset = UINT64_MAX);
+
+// What `objwire senders` shows: per sender id, its objects held, their first and last offset
+// and when its newest block was stored, ascending by id; from block headers before end_offset.
+std::error_code list_senders(const std::vector<segment_info>& segments, std::uint64_t end_offset,
+                             sender_list& out, journal_index_scan& stats);
 
 }  // namespace objwire::daemon

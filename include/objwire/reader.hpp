@@ -51,8 +51,9 @@ struct read_options {
     // A named durable cursor: the stream starts where its last ack left it (a new one where
     // from/at_end/last say), and ack() moves it.
     std::string cursor;
-    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()).
-    cursor_op cursor_command = cursor_op::none;
+    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()), or
+    // list the sender ids whose objects the daemon holds (senders() after open()).
+    read_request request = read_request::none;
     // Objects below this offset are not handed out: a reconnecting reader's next offset, when
     // the daemon starts before it (at a cursor's last ack).
     std::uint64_t skip_below = 0;
@@ -151,8 +152,10 @@ class reader {
     std::uint64_t start() const { return floor_; }
     // The stop flag ended a wait (not an error).
     bool stopped() const { return stopped_; }
-    // After a cursor_command::list open().
+    // After a read_request::list_cursors open().
     const cursor_list& cursors() const { return core_ ? core_->cursors() : no_cursors_; }
+    // After a read_request::list_senders open(): ascending by id.
+    const sender_list& senders() const { return core_ ? core_->senders() : no_senders_; }
 
     std::error_code error() const { return error_; }
     const std::string& last_error() const { return last_error_; }
@@ -198,6 +201,7 @@ class reader {
     std::uint64_t floor_ = 0;  // objects below it are not handed out
     static inline const welcome no_welcome_{};
     static inline const cursor_list no_cursors_{};
+    static inline const sender_list no_senders_{};
 };
 
 }  // namespace objwire::client

@@ -1,9 +1,10 @@
 // Fuzz target: the reading end of the reader protocol (proto/read_client.hpp) and the block
 // decoding a reader does with it (proto/block_objects.hpp), fed what a hostile daemon sends,
 // as client/lib/reader.cpp drives them. Whatever the bytes: no crash; the first event is the
-// welcome (or the answer to a cursor command), every block handed out is verified and within
-// max_block_objects, its objects decode within the limits or fail with a reason, offsets only
-// grow (blocks and gaps), nothing comes after the end or a failure, and a failure has a reason.
+// welcome (or the answer to a cursor or sender-list request), every block handed out is verified
+// and within max_block_objects, its objects decode within the limits or fail with a reason, offsets
+// only grow (blocks and gaps), nothing comes after the end or a failure, and a failure has a
+// reason.
 //
 // Input: one knob byte, then the daemon's bytes.
 //   bit 0    framed mode: the rest is parts (fuzz::split), each a kind byte and a payload that
@@ -13,6 +14,8 @@
 //   bit 1    small limits (frame size, objects per block, decoded bytes).
 //   bit 2    a cursor reader (its stream ends twice: the end, then the confirmed goodbye).
 //   bits 3-6 read size 2^n bytes (1 .. 32 KiB).
+//   bit 7    a sender-list request: no welcome (framed mode seals the parts without one); a
+//            list handed out has valid entries with ids ascending.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -33,11 +36,13 @@ byte_buffer stream_for(std::uint8_t knob, std::span<const std::uint8_t> rest) {
         stream.append(rest);
         return stream;
     }
-    byte_buffer payload;
-    welcome w;
-    w.sink = "fuzz";
-    encode_welcome(w, payload);
-    append_frame(stream, frame_kind::welcome, 0, payload.span());
+    if (!(knob & 0x80)) {
+        byte_buffer payload;
+        welcome w;
+        w.sink = "fuzz";
+        encode_welcome(w, payload);
+        append_frame(stream, frame_kind::welcome, 0, payload.span());
+    }
     std::uint64_t next_sequence = 1;
     for (auto part : fuzz::split(rest)) {
         if (part.empty()) continue;
@@ -54,6 +59,7 @@ read_client::options options_for(std::uint8_t knob) {
     read_client::options o;
     o.greeting.client_name = "fuzz";
     if (knob & 4) o.greeting.read_cursor = "fuzz";
+    if (knob & 0x80) o.greeting.request = read_request::list_senders;
     o.read_block = 64;
     if (knob & 2) {
         o.max_frame_bytes = 4096;
@@ -139,6 +145,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     FUZZ_CHECK(!welcomed);
                     over = true;
                     break;
+                case read_client::event::sender_list: {
+                    FUZZ_CHECK(!welcomed && (knob & 0x80));
+                    const auto& l = c.senders().senders;
+                    for (std::size_t i = 0; i < l.size(); ++i) {
+                        FUZZ_CHECK(l[i].objects > 0 && l[i].first_offset <= l[i].last_offset);
+                        FUZZ_CHECK(i == 0 || l[i - 1].id < l[i].id);
+                    }
+                    FUZZ_CHECK(c.current() == read_client::state::finished);
+                    over = true;
+                    break;
+                }
                 case read_client::event::end:
                     ++ends;
                     // A cursor reader acknowledges and says goodbye; its second end is final.

@@ -338,6 +338,14 @@ int main(int argc, char** argv) {
         read_client.add({0x07 | (2 << 3)},
                         {with_kind(7, a), with_kind(6, {}),
                          with_kind(7, stored_block("person", 4, 20)), with_kind(6, {})});
+        // A sender list in two parts, then the goodbye.
+        byte_buffer part1, part2;
+        encode_sender_list({{{"", 2, 8, 9, 3000}, {"a", 7, 0, 11, 4000}}}, part1);
+        encode_sender_list({{{"b", 3, 5, 7, 5000}}}, part2);
+        read_client.add(
+            {0x81 | (3 << 3)},
+            {with_kind(12, bytes_t(part1.span().begin(), part1.span().end())),
+             with_kind(12, bytes_t(part2.span().begin(), part2.span().end())), with_kind(6, {})});
         // The raw stream, byte for byte as objwired sends it.
         read_client.add({0x00 | (5 << 3)},
                         {concat({welcome_frame, read_frame(frame_kind::journal_block, 1, a),

@@ -75,6 +75,13 @@ check_output() {
         *) fail "'$what': unknown config subcommand" ;;
       esac
       ;;
+    senders)
+      grep -Eq "^objwire: [0-9]+ senders?, [0-9]+ objects? held$" "$err" ||
+        fail "'$what': $(cat "$out" "$err")"
+      if [ "$3" != --json ] && [ "$4" != --json ]; then
+        head -n 1 "$out" | grep -q "^SENDER " || fail "'$what': no table: $(cat "$out")"
+      fi
+      ;;
     stats)
       grep -q "^Connections" "$out" && grep -Eq "^  objects in +[0-9]" "$out" ||
         fail "'$what': $(cat "$out" "$err")"

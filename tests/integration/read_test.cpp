@@ -199,7 +199,7 @@ TEST_F(Read, ACursorContinuesAtItsLastAck) {
     ASSERT_FALSE(again.open()) << again.last_error();
     EXPECT_EQ(again.start(), 100u);
     auto l = o;
-    l.cursor_command = cursor_op::list;
+    l.request = read_request::list_cursors;
     client::reader lister(client_settings(), l);
     ASSERT_FALSE(lister.open()) << lister.last_error();
     ASSERT_EQ(lister.cursors().cursors.size(), 1u);

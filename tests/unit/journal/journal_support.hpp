@@ -42,12 +42,12 @@ inline std::vector<message> events(std::int64_t first, std::int64_t n) {
 // One finished (unsealed) block of `msgs`.
 inline std::vector<std::uint8_t> make_block(const std::vector<message>& msgs,
                                             const std::string& sender = "s",
-                                            std::uint64_t first_seq = 1,
-                                            std::uint64_t last_seq = 1) {
+                                            std::uint64_t first_seq = 1, std::uint64_t last_seq = 1,
+                                            std::uint64_t time_ms = 1700000000000) {
     journal_block_writer w(sender);
     for (const auto& m : msgs)
         EXPECT_FALSE(w.add(m));
-    auto b = w.finish(first_seq, last_seq, 1700000000000);
+    auto b = w.finish(first_seq, last_seq, time_ms);
     return {b.begin(), b.end()};
 }
 

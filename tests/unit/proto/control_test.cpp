@@ -87,16 +87,19 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
     h.read_at_end = true;
     h.read_last = 25;
     h.read_cursor = "etl.daily";
-    h.cursor_command = cursor_op::remove;
+    h.request = read_request::delete_cursor;
     h.resume_token = "0123456789abcdef";  // field 11: the reader fields come after it
     byte_buffer b;
     encode_hello(h, b);
     auto back = decode_hello(b.span());
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, h);
-    // cursor_command is the last field written: a value past `remove` is refused.
-    ASSERT_EQ(b.span().back(), static_cast<std::uint8_t>(cursor_op::remove));
+    // request is the last field written: a value past `list_senders` is refused.
+    ASSERT_EQ(b.span().back(), static_cast<std::uint8_t>(read_request::delete_cursor));
     b.span().back() = 3;
+    ASSERT_TRUE(decode_hello(b.span()));
+    EXPECT_EQ(decode_hello(b.span())->request, read_request::list_senders);
+    b.span().back() = 4;
     EXPECT_EQ(decode_hello(b.span()).error(), proto_errc::bad_handshake);
 
     hello since;
@@ -273,4 +276,40 @@ TEST(Control, BadHandshakesAreRefused) {
 }
 
 }  // namespace
+TEST(Control, SenderListRoundTripsAndAppendsPartByPart) {
+    sender_list first{{{"", 2, 8, 9, 3000}, {"a", 4003, 5, 4019, 1700000000123}}};
+    sender_list second{{{"b", 1, 7, 7, 1}}};
+    byte_buffer one, two;
+    encode_sender_list(first, one);
+    encode_sender_list(second, two);
+    sender_list back;
+    ASSERT_EQ(decode_sender_list(one.span(), back), proto_errc::ok);
+    ASSERT_EQ(decode_sender_list(two.span(), back), proto_errc::ok);
+    ASSERT_EQ(back.senders.size(), 3u);
+    EXPECT_EQ(back.senders[0], first.senders[0]);
+    EXPECT_EQ(back.senders[1], first.senders[1]);
+    EXPECT_EQ(back.senders[2], second.senders[0]);
+    byte_buffer empty;
+    encode_sender_list({}, empty);
+    EXPECT_EQ(decode_sender_list(empty.span(), back), proto_errc::ok);
+    EXPECT_EQ(back.senders.size(), 3u);
+}
+
+TEST(Control, SenderListRefusesEntriesThatCannotBe) {
+    const auto refused = [](const sender_entry& e) {
+        byte_buffer b;
+        encode_sender_list({{e}}, b);
+        sender_list l;
+        return decode_sender_list(b.span(), l);
+    };
+    EXPECT_EQ(refused({"a", 0, 1, 1, 0}), proto_errc::bad_message);  // no objects
+    EXPECT_EQ(refused({"a", 2, 9, 8, 0}), proto_errc::bad_message);  // first after last
+    EXPECT_EQ(refused({"a", 2, 8, 9, 0}), proto_errc::ok);
+    // A field of an entry before any entry's id.
+    byte_buffer b;
+    encode_sender_list({{{"a", 2, 8, 9, 0}}}, b);
+    sender_list l;
+    EXPECT_EQ(decode_sender_list(b.span().subspan(3), l), proto_errc::bad_message);
+}
+
 }  // namespace objwire

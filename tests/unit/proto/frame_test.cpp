@@ -146,7 +146,7 @@ TEST(Frame, UnknownKindCodecAndReservedBitsAreRefused) {
         return parse_bytes(b).error;
     };
     EXPECT_EQ(with(0, 99), proto_errc::unknown_frame_kind);
-    EXPECT_EQ(with(0, 12), proto_errc::unknown_frame_kind);  // one past cursor_list
+    EXPECT_EQ(with(0, 13), proto_errc::unknown_frame_kind);  // one past sender_list
     EXPECT_EQ(with(1, 1), proto_errc::bad_reserved);
     EXPECT_EQ(with(2, 9), proto_errc::bad_codec);
     EXPECT_EQ(with(3, 1), proto_errc::bad_reserved);

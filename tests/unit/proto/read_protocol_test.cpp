@@ -342,6 +342,81 @@ TEST(ReadProtocol, TheClientRefusesWhatABrokenDaemonServes) {
     }
 }
 
+read_client::options senders_opts() {
+    auto h = reader_hello();
+    h.request = read_request::list_senders;
+    return client_opts(h);
+}
+
+// A sender list as objwired sends it: parts of `per_frame` entries, then a goodbye.
+byte_buffer sender_list_stream(const sender_list& l, std::size_t per_frame) {
+    byte_buffer s;
+    for (std::size_t i = 0; i < l.senders.size(); i += per_frame) {
+        sender_list part;
+        for (std::size_t j = i; j < std::min(l.senders.size(), i + per_frame); ++j)
+            part.senders.push_back(l.senders[j]);
+        byte_buffer payload;
+        encode_sender_list(part, payload);
+        append_frame(s, frame_kind::sender_list, 0, payload.span());
+    }
+    append_frame(s, frame_kind::goodbye, 0, {});
+    return s;
+}
+
+sender_list some_senders(int n) {
+    sender_list l;
+    for (int i = 0; i < n; ++i) {
+        const auto k = static_cast<std::uint64_t>(i);
+        l.senders.push_back({"sender-" + std::to_string(1000 + i), k + 1, k, 2 * k, 1000 + k});
+    }
+    return l;
+}
+
+TEST(ReadProtocol, ASenderListInPartsSplitAtEveryByteArrivesWhole) {
+    const auto l = some_senders(7);
+    const auto stream = sender_list_stream(l, 3);
+    for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+        read_client c(senders_opts());
+        std::vector<seen> got;
+        feed(c, stream.span().subspan(0, cut), got);
+        feed(c, stream.span().subspan(cut), got);
+        const auto events = meaningful(got);
+        ASSERT_EQ(events.size(), 1u) << "cut at " << cut;
+        EXPECT_EQ(events[0].kind, read_client::event::sender_list) << "cut at " << cut;
+        EXPECT_EQ(c.senders(), l) << "cut at " << cut;
+        EXPECT_EQ(c.current(), read_client::state::finished);
+    }
+    // No sender at all: a goodbye alone.
+    read_client c(senders_opts());
+    const auto none = sender_list_stream({}, 3);
+    EXPECT_EQ(read_all(none.span(), c).back().kind, read_client::event::sender_list);
+    EXPECT_TRUE(c.senders().senders.empty());
+}
+
+TEST(ReadProtocol, TheClientRefusesASenderListABrokenDaemonSends) {
+    auto twice = some_senders(4);
+    twice.senders[3].id = twice.senders[1].id;
+    expect_failure(sender_list_stream(twice, 2), proto_errc::bad_message,
+                   "ids are not in ascending order", senders_opts());
+    auto opts = senders_opts();
+    opts.max_list_bytes = 200;
+    expect_failure(sender_list_stream(some_senders(20), 2), proto_errc::frame_too_large,
+                   "sender list is larger than this reader accepts (200 bytes)", opts);
+    byte_buffer cursors;
+    append_frame(cursors, frame_kind::cursor_list, 0, {});
+    expect_failure(cursors, proto_errc::unexpected_frame, "did not answer the sender list request",
+                   senders_opts());
+    byte_buffer welcome_instead;
+    append_frame(welcome_instead, frame_kind::welcome, 0, {});
+    expect_failure(welcome_instead, proto_errc::unexpected_frame,
+                   "did not answer the sender list request", senders_opts());
+    // A sender list to a cursor request is as wrong.
+    auto h = reader_hello();
+    h.request = read_request::list_cursors;
+    expect_failure(sender_list_stream(some_senders(1), 1), proto_errc::unexpected_frame,
+                   "did not answer the cursor request", client_opts(h));
+}
+
 TEST(ReadProtocol, ABlockLargerThanTheReaderAcceptsIsAnErrorFrameAfterTheBlocksBeforeIt) {
     auto h = reader_hello();
     const auto small = stored_block("a", 0, 1);
