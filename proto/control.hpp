@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proto/byte_buffer.hpp"
+#include "proto/errors.hpp"
 #include "proto/limits.hpp"
 #include "proto/result.hpp"
 

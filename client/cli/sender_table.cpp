@@ -33,7 +33,7 @@ std::string format_utc_time(std::uint64_t ms) {
     const auto seconds = static_cast<time_t>(ms / 1000);
     struct tm t {};
     gmtime_r(&seconds, &t);
-    char text[40];
+    char text[96];  // room for any int, as -Wformat-truncation counts
     std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", t.tm_year + 1900,
                   t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
                   static_cast<unsigned>(ms % 1000));

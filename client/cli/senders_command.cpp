@@ -56,8 +56,8 @@ subcommand add_senders_command(CLI::App& app) {
                   "one JSON object per sender and line: sender, objects, first_offset, "
                   "last_offset, last_time_ms, last_time");
     cmd->footer(
-        "Objects sent without --sender-id show as (anonymous) (\"sender\":\"\" in --json). Needs "
-        "sink.kind = \"journal\".\n"
+        "send without --sender-id makes an id up (objwire-<hex>); objects stored with no id at "
+        "all show as (anonymous) (\"sender\":\"\" in --json). Needs sink.kind = \"journal\".\n"
         "Exit: 0 listed, 2 cannot connect or refused, 74 cannot write the output, 78 bad "
         "settings.\n"
         "Example:\n  objwire senders --to 127.0.0.1:7878\n"
