@@ -444,7 +444,11 @@ proto_errc decode_sender_list(std::span<const std::uint8_t> payload, sender_list
             into.senders.emplace_back();
             return read_text(f, into.senders.back().id);
         }
-        if (key >= 2 && key <= 5 && into.senders.size() == first) return proto_errc::bad_message;
+        if (key < 2 || key > 5) {  // a later version's field: skipped
+            f.take(f.remaining());
+            return proto_errc::ok;
+        }
+        if (into.senders.size() == first) return proto_errc::bad_message;
         auto& s = into.senders.back();
         switch (key) {
             case 2:
@@ -453,11 +457,8 @@ proto_errc decode_sender_list(std::span<const std::uint8_t> payload, sender_list
                 return read_into(f, s.first_offset);
             case 4:
                 return read_into(f, s.last_offset);
-            case 5:
-                return read_into(f, s.last_time_ms);
             default:
-                f.take(f.remaining());
-                return proto_errc::ok;
+                return read_into(f, s.last_time_ms);
         }
     });
     if (e == proto_errc::ok) {

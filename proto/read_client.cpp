@@ -183,7 +183,8 @@ read_client::event read_client::on_gap(const frame_view& f) {
 read_client::event read_client::on_error(const frame_view& f) {
     auto e = decode_error(f.payload);
     if (!e) return fail(proto_errc::bad_message, "malformed error frame from the daemon");
-    std::string text = e->text;
+    // A failure always says why, even when the daemon did not.
+    std::string text = e->text.empty() ? "the daemon gave no reason" : e->text;
     if (state_ != state::awaiting_welcome && state_ != state::awaiting_answer) {
         text = "the daemon ended the stream: " + text;
         if (e->code == static_cast<std::uint32_t>(proto_errc::frame_too_large))

@@ -310,6 +310,15 @@ TEST(Control, SenderListRefusesEntriesThatCannotBe) {
     encode_sender_list({{{"a", 2, 8, 9, 0}}}, b);
     sender_list l;
     EXPECT_EQ(decode_sender_list(b.span().subspan(3), l), proto_errc::bad_message);
+    // A later version's field, even before any id, is skipped (fuzz_read_client found this
+    // one read an entry that did not exist yet).
+    byte_buffer later;
+    const std::uint8_t field_9[] = {9, 1, 1};  // key 9, length 1, value 1
+    later.append(field_9);
+    later.append(b.span());
+    l.senders.clear();
+    EXPECT_EQ(decode_sender_list(later.span(), l), proto_errc::ok);
+    EXPECT_EQ(l.senders, (std::vector<sender_entry>{{"a", 2, 8, 9, 0}}));
 }
 
 }  // namespace objwire

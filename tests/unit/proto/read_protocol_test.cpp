@@ -412,6 +412,15 @@ TEST(ReadProtocol, TheClientRefusesASenderListABrokenDaemonSends) {
     append_frame(welcome_instead, frame_kind::welcome, 0, {});
     expect_failure(welcome_instead, proto_errc::unexpected_frame,
                    "did not answer the sender list request", senders_opts());
+    // A refusal without a text still fails with a reason (fuzz_read_client found it empty).
+    byte_buffer refusal, payload;
+    encode_error({static_cast<std::uint32_t>(proto_errc::not_available), ""}, payload);
+    append_frame(refusal, frame_kind::error, 0, payload.span());
+    read_client refused(senders_opts());
+    EXPECT_EQ(read_all(refusal.span(), refused).back().kind, read_client::event::failed);
+    EXPECT_TRUE(refused.refused());
+    EXPECT_EQ(refused.error(), proto_errc::not_available);
+    EXPECT_EQ(refused.error_detail(), "the daemon gave no reason");
     // A sender list to a cursor request is as wrong.
     auto h = reader_hello();
     h.request = read_request::list_cursors;
