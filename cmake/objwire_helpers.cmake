@@ -26,19 +26,15 @@ function(objwire_add_test name)
   gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
 endfunction()
 
-# objwire_precompile(target [GTEST] [ASIO] [SPDLOG] [CLI11] [UB])
+# objwire_precompile(target [GTEST] [ASIO] [SPDLOG] [CLI11])
 # Precompiled headers (OBJWIRE_PCH; scripts/sanitize.sh turns them on): the standard headers
 # every part uses and the named third-party groups, parsed once per target instead of once per
 # file: 15-20% off each asio-heavy file under ASan (session.cpp 27.9 s -> 23.7 s). Off in the
 # main build: there the precompiling cost about what it saved, and with GCC 12 at -O3 a
 # different header order changes which flow warnings (-Warray-bounds) -Werror turns into
 # errors. SPDLOG only for targets that link spdlog::spdlog (its compiled-library defines).
-# UB: the target's code is the sans-I/O kind UBSan is for (see objwire_ub_checked).
 function(objwire_precompile target)
-  cmake_parse_arguments(P "GTEST;ASIO;SPDLOG;CLI11;UB" "" "" ${ARGN})
-  if(P_UB)
-    objwire_ub_checked(${target})
-  endif()
+  cmake_parse_arguments(P "GTEST;ASIO;SPDLOG;CLI11" "" "" ${ARGN})
   if(NOT OBJWIRE_PCH)
     return()
   endif()
@@ -73,8 +69,8 @@ endfunction()
 
 # Sanitizers and fuzzing instrumentation for every target defined after the call (the root
 # CMakeLists calls it before any add_subdirectory). OBJWIRE_SANITIZE=address,undefined builds
-# everything with those sanitizers, and UB aborts instead of printing and going on, so a test
-# that hits UB fails. OBJWIRE_FUZZ=ON (clang only) adds libFuzzer's coverage instrumentation to
+# everything with ASan and the targets objwire_ub_checked names with UBSan too, where UB aborts
+# instead of printing and going on, so a test that hits UB fails. OBJWIRE_FUZZ=ON (clang only) adds libFuzzer's coverage instrumentation to
 # every target and turns the sanitizers on; tests/fuzz links its targets with -fsanitize=fuzzer.
 macro(objwire_instrumentation)
   if(OBJWIRE_FUZZ)

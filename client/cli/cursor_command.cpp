@@ -12,9 +12,7 @@ namespace objwire::client {
 namespace {
 
 struct cursor_flags {
-    std::string config_file;
-    std::string to;
-    access_flags access;  // --tls, --tls-ca, --token-file
+    daemon_flags daemon;
     std::string name;
     std::uint64_t offset = 0;  // cursor set
 };
@@ -55,9 +53,7 @@ int run_cursor(const cursor_flags& f, read_request op) {
         return exit_codes::usage;
     }
     config::client_settings settings;
-    if (!load_client_settings(f.config_file, f.to, settings) ||
-        !apply_access_flags(f.access, settings))
-        return exit_codes::bad_config;
+    if (!load_daemon_settings(f.daemon, settings)) return exit_codes::bad_config;
     if (op == read_request::none) return run_cursor_set(f, settings);
     read_options o;
     o.request = op;
@@ -79,12 +75,6 @@ int run_cursor(const cursor_flags& f, read_request op) {
     return std::cout.flush() ? exit_codes::ok : exit_codes::io_error;
 }
 
-void add_connection_options(CLI::App* cmd, cursor_flags& f) {
-    cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
-    add_access_flags(cmd, f.access);
-    cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
-}
-
 }  // namespace
 
 subcommand add_cursor_command(CLI::App& app) {
@@ -94,17 +84,17 @@ subcommand add_cursor_command(CLI::App& app) {
     cmd->require_subcommand(1);
     auto* list = cmd->add_subcommand(
         "list", "print each cursor as 'NAME<TAB>OFFSET' (OFFSET: where its reader continues)");
-    add_connection_options(list, *flags);
+    add_daemon_flags(list, flags->daemon);
     list->footer("Example:\n  objwire cursor list --to 127.0.0.1:7878");
     auto* remove = cmd->add_subcommand("delete", "delete a cursor (exit 6 if there is none)");
-    add_connection_options(remove, *flags);
+    add_daemon_flags(remove, flags->daemon);
     remove->add_option("name", flags->name, "the cursor's name")->required();
     remove->footer("Example:\n  objwire cursor delete etl --to 127.0.0.1:7878");
     auto* set = cmd->add_subcommand(
         "set",
         "move a cursor (or make one) to an offset, back or forward: its next reader "
         "starts there");
-    add_connection_options(set, *flags);
+    add_daemon_flags(set, flags->daemon);
     set->add_option("name", flags->name, "the cursor's name")->required();
     set->add_option("offset", flags->offset,
                     "the next offset its reader gets (at most the end of what is stored)")

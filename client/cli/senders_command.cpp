@@ -11,17 +11,13 @@ namespace objwire::client {
 namespace {
 
 struct senders_flags {
-    std::string config_file;
-    std::string to;
-    access_flags access;  // --tls, --tls-ca, --token-file
+    daemon_flags daemon;
     bool json = false;
 };
 
 int run_senders(const senders_flags& f) {
     config::client_settings settings;
-    if (!load_client_settings(f.config_file, f.to, settings) ||
-        !apply_access_flags(f.access, settings))
-        return exit_codes::bad_config;
+    if (!load_daemon_settings(f.daemon, settings)) return exit_codes::bad_config;
     read_options o;
     o.request = read_request::list_senders;
     o.client_name = "objwire senders";
@@ -48,10 +44,7 @@ subcommand add_senders_command(CLI::App& app) {
         "senders",
         "list the sender ids whose objects the daemon holds: objects, first and last offset, "
         "last stored time");
-    cmd->add_option("--to", f->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
-    add_access_flags(cmd, f->access);
-    cmd->add_option("-c,--config", f->config_file,
-                    "client settings file (see config/objwire.toml)");
+    add_daemon_flags(cmd, f->daemon);
     cmd->add_flag("--json", f->json,
                   "one JSON object per sender and line: sender, objects, first_offset, "
                   "last_offset, last_time_ms, last_time");

@@ -18,14 +18,12 @@ namespace objwire::client {
 namespace {
 
 struct stats_flags {
-    std::string config_file;
-    std::string to;
-    access_flags access;  // --tls, --tls-ca, --token-file
+    daemon_flags daemon;
     bool json = false;
 };
 
 bool load(const stats_flags& f, config::client_settings& s) {
-    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
+    return load_daemon_settings(f.daemon, s);
 }
 
 // The samples by name (unlabelled) and by name and label value, remembering which were shown
@@ -273,10 +271,7 @@ subcommand add_stats_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("stats",
                                    "print the daemon's metrics (connections, traffic, "
                                    "compression, tables, ack latency, errors)");
-    cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
-    add_access_flags(cmd, flags->access);
-    cmd->add_option("-c,--config", flags->config_file,
-                    "client settings file (see config/objwire.toml)");
+    add_daemon_flags(cmd, flags->daemon);
     cmd->add_flag("--json", flags->json,
                   "one JSON object: each metric by its Prometheus name, labelled ones as an "
                   "object by label value");

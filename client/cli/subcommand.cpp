@@ -29,4 +29,14 @@ bool load_client_settings(const std::string& config_file, std::span<const settin
     return true;
 }
 
+void add_daemon_flags(CLI::App* cmd, daemon_flags& f) {
+    cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
+    add_access_flags(cmd, f.access);
+    cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+}
+
+bool load_daemon_settings(const daemon_flags& f, config::client_settings& s) {
+    return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
+}
+
 }  // namespace objwire::client

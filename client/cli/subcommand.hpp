@@ -80,6 +80,17 @@ inline void add_access_flags(CLI::App* cmd, access_flags& f) {
                     "file holding the daemon's shared token (config: auth.token_file)");
 }
 
+// The flags of a subcommand that only asks the daemon something (stats, cursor, senders):
+// --to, the access flags and -c/--config.
+struct daemon_flags {
+    std::string config_file;
+    std::string to;
+    access_flags access;
+};
+void add_daemon_flags(CLI::App* cmd, daemon_flags& f);
+// Their settings: load_client_settings, then apply_access_flags.
+bool load_daemon_settings(const daemon_flags& f, config::client_settings& s);
+
 // After load_client_settings: the flags given override the keys they name. False (the reason
 // printed) when a value is bad.
 inline bool apply_access_flags(const access_flags& f, config::client_settings& s) {
