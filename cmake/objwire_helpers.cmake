@@ -11,15 +11,21 @@ function(objwire_warnings target)
   endif()
 endfunction()
 
-# objwire_add_test(NAME SOURCES a.cpp b.cpp LIBS lib... [LABELS unit|integration])
+# objwire_add_test(NAME SOURCES a.cpp b.cpp LIBS lib... [LABELS unit|integration] [SEPARATE])
 # One GoogleTest executable per call, registered with CTest test by test.
 # PRECOMPILE: the header groups of objwire_precompile beside GTEST (asio, spdlog...).
 function(objwire_add_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS;PRECOMPILE" ${ARGN})
+  cmake_parse_arguments(T "SEPARATE" "" "SOURCES;LIBS;LABELS;PRECOMPILE" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   objwire_warnings(${name})
   objwire_precompile(${name} GTEST ${T_PRECOMPILE})
+  # A test program's files share GoogleTest's and asio's instantiations when compiled
+  # together: in batches of eight they build in about half the time under ASan. SEPARATE: the
+  # files define the same names on purpose (the same struct described two ways).
+  if(OBJWIRE_UNITY_TESTS AND NOT T_SEPARATE)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
   if(NOT T_LABELS)
     set(T_LABELS unit)
   endif()

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: integration, packaging and the fuzz
-# regressions with CTest in build/; then the whole suite, unit tests included, under ASan
-# (+ UBSan in the sans-I/O libraries) in build-asan/ (scripts/sanitize.sh); then each
-# libFuzzer target for a bounded time in build-fuzz/ (scripts/fuzz.sh). OBJWIRE_CI_FUZZ_SECONDS sets the fuzzing time per target (default 10;
+# Installs what is missing, builds, and runs every test: the end-to-end scripts over the
+# installed programs, packaging, the repository and instruction checks with CTest in build/;
+# then the whole suite - unit tests, in-process integration tests, fuzz replays and the
+# scripts again - under ASan (+ UBSan in the sans-I/O libraries) in build-asan/
+# (scripts/sanitize.sh); then each libFuzzer target for a bounded time in build-fuzz/
+# (scripts/fuzz.sh). OBJWIRE_CI_FUZZ_SECONDS sets the fuzzing time per target (default 10;
 # 0 skips fuzzing); a longer run is `scripts/fuzz.sh 3600`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 scripts/install-deps.sh
-# The unit tests (tests/unit: no sockets, no processes) run once, in the ASan + UBSan build,
-# whose checks are a superset; the main build runs everything that needs the optimised
-# programs unsanitized: integration, RSS and instruction bounds, packaging. Both builds from
-# scratch take most of CI's 45 minutes, so nothing is built twice that need not be.
-OBJWIRE_BUILD_UNIT_TESTS=OFF scripts/build.sh
+# The test programs (unit tests, in-process integration tests, fuzz replays: objwire's code
+# linked into the test) run once, in the ASan + UBSan build, whose checks are a superset; the
+# main build runs what needs the optimised programs unsanitized: the programs end to end, RSS
+# and instruction bounds, packaging. Both builds from scratch take most of CI's 45 minutes, so
+# nothing is built twice that need not be.
+OBJWIRE_BUILD_TEST_PROGRAMS=OFF scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
 main_done=$SECONDS
 scripts/sanitize.sh

@@ -13,14 +13,6 @@ namespace {
 
 class Compression : public daemon_fixture {};
 
-std::vector<message> generate(std::string_view workload, std::size_t n) {
-    auto w = workloads::make(workload);
-    std::vector<message> out(n);
-    for (auto& m : out)
-        w->next(m);
-    return out;
-}
-
 config::client_settings with(config::client_settings s, std::string policy, std::string codec,
                              std::uint32_t level = 1) {
     s.compression_policy = std::move(policy);

@@ -11,12 +11,23 @@
 #include <thread>
 #include <vector>
 
+#include "client/workloads/workloads.hpp"
 #include "config/settings.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/value.hpp"
 #include "tests/support/wait_until.hpp"
 
 namespace objwire::test {
+
+// The first n messages of a workload (client/workloads) with a seed: the same every time.
+inline std::vector<message> generate(std::string_view workload, std::size_t n,
+                                     std::uint64_t seed = 42) {
+    auto w = workloads::make(workload, seed);
+    std::vector<message> out(n);
+    for (auto& m : out)
+        w->next(m);
+    return out;
+}
 
 class daemon_fixture : public ::testing::Test {
   protected:

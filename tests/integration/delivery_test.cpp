@@ -10,14 +10,6 @@ namespace {
 
 class Delivery : public daemon_fixture {};
 
-std::vector<message> generate(std::string_view workload, std::size_t n) {
-    auto w = workloads::make(workload);
-    std::vector<message> out(n);
-    for (auto& m : out)
-        w->next(m);
-    return out;
-}
-
 TEST_F(Delivery, TenThousandPersonsStoredExactlyOnceInOrder) {
     start();
     auto sent = generate("person", 10'000);

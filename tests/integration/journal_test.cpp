@@ -28,14 +28,6 @@ class Journal : public daemon_fixture {
     std::string welcome_sink_;
 };
 
-std::vector<message> generate(std::string_view workload, std::size_t n, std::uint64_t seed = 42) {
-    auto w = workloads::make(workload, seed);
-    std::vector<message> out(n);
-    for (auto& m : out)
-        w->next(m);
-    return out;
-}
-
 TEST_F(Journal, TenThousandEventsStoredExactlyOnceInOrder) {
     ASSERT_EQ(settings_.sink_kind, "journal");  // the default
     ASSERT_EQ(settings_.journal_fsync, "interval");

@@ -20,12 +20,6 @@ namespace {
 
 constexpr std::uint64_t owner_seed = 21;
 
-// Waits (bounded: 30 s) until `done()`.
-template <class F>
-bool eventually(F done) {
-    return wait_until(done, std::chrono::seconds(30));
-}
-
 // The stream's owner: sends n events under `id`, held before object `limit` until the test
 // raises it, so the attack lands at a known point.
 struct owner_client {

@@ -21,14 +21,6 @@
 namespace objwire::test {
 namespace {
 
-std::vector<message> generate(std::string_view workload, std::size_t n, std::uint64_t seed) {
-    auto w = workloads::make(workload, seed);
-    std::vector<message> out(n);
-    for (auto& m : out)
-        w->next(m);
-    return out;
-}
-
 class Read : public daemon_fixture {
   protected:
     // Sends `msgs` on one connection; returns the sender id it used.

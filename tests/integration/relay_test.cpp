@@ -54,14 +54,6 @@ class Relay : public daemon_fixture {
     }
 };
 
-std::vector<message> generate(std::string_view workload, std::size_t n, std::uint64_t seed) {
-    auto w = workloads::make(workload, seed);
-    std::vector<message> out(n);
-    for (auto& m : out)
-        w->next(m);
-    return out;
-}
-
 TEST_F(Relay, EventsThroughTwoDaemonsArriveExactlyOnceInOrder) {
     start();  // B
     relay_daemon a(relay_settings());

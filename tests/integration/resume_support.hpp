@@ -33,6 +33,12 @@ extern char** environ;
 
 namespace objwire::test {
 
+// Waits (bounded: 60 s) until `done()`.
+template <class F>
+bool eventually(F done) {
+    return wait_until(done, std::chrono::seconds(60));
+}
+
 // A port on 127.0.0.1 that was free a moment ago.
 inline std::uint16_t free_port() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

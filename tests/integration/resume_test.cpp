@@ -68,12 +68,6 @@ struct streaming_client {
     }
 };
 
-// Waits (bounded: 60 s) until `done()` or the client thread is over.
-template <class F>
-bool eventually(F done) {
-    return wait_until(done, std::chrono::seconds(60));
-}
-
 class ResumeChild : public ::testing::Test {
   protected:
     void SetUp() override {

@@ -98,24 +98,24 @@ struct fake_clock {
     }
 };
 
-constexpr std::int64_t ms = 1'000'000;
+constexpr std::int64_t ms_in_ns = 1'000'000;
 
 TEST(OpenLoop, ObjectsAreDueAtFixedTimesWhateverTheSender) {
     fake_clock clock;
     open_loop s(1000, 5, clock.fn());  // one object a millisecond
     EXPECT_EQ(s.wait_ns(), 0) << "the first object is due at once";
     EXPECT_EQ(s.take(), 0u);
-    EXPECT_EQ(s.wait_ns(), 1 * ms);
-    clock.ns += ms / 4;
-    EXPECT_EQ(s.wait_ns(), 3 * ms / 4);
-    clock.ns += 3 * ms / 4;
+    EXPECT_EQ(s.wait_ns(), 1 * ms_in_ns);
+    clock.ns += ms_in_ns / 4;
+    EXPECT_EQ(s.wait_ns(), 3 * ms_in_ns / 4);
+    clock.ns += 3 * ms_in_ns / 4;
     EXPECT_EQ(s.wait_ns(), 0);
     EXPECT_EQ(s.take(), 1u);
     // The sender stalls for 10 ms: objects 2, 3 and 4 are all overdue, none is rescheduled.
-    clock.ns += 10 * ms;
+    clock.ns += 10 * ms_in_ns;
     for (std::uint64_t i = 2; i < 5; ++i) {
         EXPECT_EQ(s.wait_ns(), 0);
-        EXPECT_EQ(s.due_ns(i), s.start_ns() + static_cast<std::int64_t>(i) * ms);
+        EXPECT_EQ(s.due_ns(i), s.start_ns() + static_cast<std::int64_t>(i) * ms_in_ns);
         EXPECT_EQ(s.take(), i);
     }
     EXPECT_TRUE(s.all_sent());
@@ -129,26 +129,26 @@ TEST(OpenLoop, AStallCountsAgainstEveryObjectItDelayed) {
     // Sent on time, acknowledged 0.5 ms later each.
     for (int i = 0; i < 2; ++i) {
         s.take();
-        clock.ns += ms / 2;
+        clock.ns += ms_in_ns / 2;
         s.on_acked(s.sent());
-        clock.ns += ms / 2;
+        clock.ns += ms_in_ns / 2;
     }
     // Then the sender is blocked 20 ms (a full window): objects 2..9 go out late, together,
     // and one acknowledgement covers them all.
-    clock.ns += 20 * ms;
+    clock.ns += 20 * ms_in_ns;
     while (!s.all_sent())
         s.take();
-    clock.ns += ms;
+    clock.ns += ms_in_ns;
     s.on_acked(10);
     ASSERT_TRUE(s.all_acked());
     const auto& h = s.latencies();
     EXPECT_EQ(h.count(), 10u);
-    EXPECT_EQ(h.min(), static_cast<std::uint64_t>(ms / 2));
+    EXPECT_EQ(h.min(), static_cast<std::uint64_t>(ms_in_ns / 2));
     // Object 2 was due at 2 ms and acknowledged at 23 ms; object 9 was due at 9 ms.
-    EXPECT_EQ(h.max(), static_cast<std::uint64_t>(21 * ms));
-    EXPECT_NEAR(static_cast<double>(h.percentile(0.5)), 16.0 * ms, 16.0 * ms / 256);
+    EXPECT_EQ(h.max(), static_cast<std::uint64_t>(21 * ms_in_ns));
+    EXPECT_NEAR(static_cast<double>(h.percentile(0.5)), 16.0 * ms_in_ns, 16.0 * ms_in_ns / 256);
     EXPECT_EQ(s.ack_ns(9), clock.ns);
-    EXPECT_EQ(s.ack_ns(0), s.start_ns() + ms / 2);
+    EXPECT_EQ(s.ack_ns(0), s.start_ns() + ms_in_ns / 2);
 }
 
 TEST(OpenLoop, AcknowledgementsAreCountedOnceAndNeverBeyondWhatWasSent) {
@@ -156,7 +156,7 @@ TEST(OpenLoop, AcknowledgementsAreCountedOnceAndNeverBeyondWhatWasSent) {
     open_loop s(100, 4, clock.fn());
     s.take();
     s.take();
-    clock.ns += 3 * ms;
+    clock.ns += 3 * ms_in_ns;
     EXPECT_EQ(s.on_acked(5), clock.ns) << "at most the objects sent";
     EXPECT_EQ(s.acked(), 2u);
     EXPECT_EQ(s.on_acked(2), 0) << "nothing new";

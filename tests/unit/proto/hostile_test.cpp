@@ -7,21 +7,18 @@
 #include "proto/decoder.hpp"
 #include "proto/errors.hpp"
 #include "proto/wire.hpp"
+#include "test_support.hpp"
 
 namespace objwire {
 namespace {
+
+using test::append_varint;
 
 using bytes_t = std::vector<std::uint8_t>;
 
 std::error_code decode_bytes(const bytes_t& bytes, decoder_limits limits = {}) {
     stream_decoder dec(limits);
     return dec.decode_payload(bytes, [](message&&) {});
-}
-
-void append_varint(bytes_t& out, std::uint64_t v) {
-    byte_buffer b;
-    b.put_varint(v);
-    out.insert(out.end(), b.data(), b.data() + b.size());
 }
 
 // Each level of nested containers used to be checked against the bytes left alone, so every

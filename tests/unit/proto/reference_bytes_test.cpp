@@ -20,13 +20,9 @@
 namespace objwire {
 namespace {
 
-using bytes_t = std::vector<std::uint8_t>;
+using test::append_varint;
 
-void append_varint(bytes_t& out, std::uint64_t v) {
-    byte_buffer b;
-    b.put_varint(v);
-    out.insert(out.end(), b.data(), b.data() + b.size());
-}
+using bytes_t = std::vector<std::uint8_t>;
 
 // One list: a string of `len` bytes inserted in the table (id 0), then `refs` one-byte
 // references to it.

@@ -29,8 +29,9 @@ struct model_daemon {
 
 // One connection: moves bytes both ways, one step at a time, and reports whether the cut
 // step was reached.
-struct wire {
-    wire(sender& snd, model_daemon& dm, std::uint64_t cut, std::uint64_t& steps, std::size_t c)
+struct cut_connection {
+    cut_connection(sender& snd, model_daemon& dm, std::uint64_t cut, std::uint64_t& steps,
+                   std::size_t c)
         : s(snd), d(dm), cut_at(cut), step(steps), chunk(c) {}
 
     sender& s;
@@ -167,8 +168,8 @@ outcome send_with_cuts(const std::vector<message>& msgs, const std::vector<std::
     std::uint64_t step = 0;
     std::size_t next_cut = 0;
     auto connect = [&] {
-        return std::make_unique<wire>(s, d, next_cut < cuts.size() ? cuts[next_cut] : 0, step,
-                                      chunk);
+        return std::make_unique<cut_connection>(s, d, next_cut < cuts.size() ? cuts[next_cut] : 0,
+                                                step, chunk);
     };
     auto w = connect();
     auto run = [&] {
@@ -287,7 +288,7 @@ void expect_kept_frames_bounded(std::uint32_t batch) {
     opts.max_replay_bytes = 4096;
     sender s(opts);
     std::uint64_t step = 0;
-    wire w{s, d, 0, step, 1 << 20};
+    cut_connection w{s, d, 0, step, 1 << 20};
     w.run();
     ASSERT_EQ(s.current(), sender::state::streaming);
     // A kept frame costs its payload plus 64 bytes; on the wire it has a 24-byte header, so
@@ -335,7 +336,7 @@ TEST(Resume, ResendsOnlyWhatFollowsTheLastStoredFrame) {
     model_daemon d;
     sender s(resumable_opts(256));
     std::uint64_t step = 0;
-    wire w1{s, d, 0, step, 1 << 20};
+    cut_connection w1{s, d, 0, step, 1 << 20};
     w1.run();
     ASSERT_EQ(s.current(), sender::state::streaming);
     for (const auto& m : msgs)
@@ -355,7 +356,7 @@ TEST(Resume, ResendsOnlyWhatFollowsTheLastStoredFrame) {
     ASSERT_GT(stored, 0u);
     ASSERT_LT(stored, sealed);
     ASSERT_FALSE(s.restart());
-    wire w2{s, d, 0, step, 1 << 20};
+    cut_connection w2{s, d, 0, step, 1 << 20};
     w2.run();
     EXPECT_EQ(s.frames_resent(), sealed - stored);
     EXPECT_EQ(s.next_sequence() - 1, sealed);  // same numbers: nothing renumbered
@@ -369,7 +370,7 @@ TEST(Resume, NewSenderStartsAtNextSequence) {
     d.last_sequence = 41;
     sender s(resumable_opts());
     std::uint64_t step = 0;
-    wire w{s, d, 0, step, 1 << 20};
+    cut_connection w{s, d, 0, step, 1 << 20};
     w.run();
     ASSERT_EQ(s.current(), sender::state::streaming);
     EXPECT_EQ(s.next_sequence(), 42u);
@@ -386,14 +387,14 @@ TEST(Resume, ReceiverAheadOfTheSenderIsAnError) {
     model_daemon d;
     sender s(resumable_opts());
     std::uint64_t step = 0;
-    wire w1{s, d, 0, step, 1 << 20};
+    cut_connection w1{s, d, 0, step, 1 << 20};
     w1.run();
     ASSERT_FALSE(s.add(test::person(1)));
     s.seal();
     w1.run();
     ASSERT_FALSE(s.restart());
     d.last_sequence = 50;
-    wire w2{s, d, 0, step, 1 << 20};
+    cut_connection w2{s, d, 0, step, 1 << 20};
     w2.run();
     EXPECT_EQ(s.current(), sender::state::failed);
     EXPECT_EQ(s.error(), proto_errc::bad_sequence);
@@ -406,7 +407,7 @@ TEST(Resume, ForgottenStreamIsRenumbered) {
     model_daemon d;
     sender s(resumable_opts(256));
     std::uint64_t step = 0;
-    wire w1{s, d, 0, step, 1 << 20};
+    cut_connection w1{s, d, 0, step, 1 << 20};
     w1.run();
     for (std::size_t i = 0; i < 50; ++i)
         ASSERT_FALSE(s.add(msgs[i]));
@@ -421,7 +422,7 @@ TEST(Resume, ForgottenStreamIsRenumbered) {
     s.consume_output();  // written, never arrived
     ASSERT_FALSE(s.restart());
     d.last_sequence = 0;  // the daemon forgot this sender
-    wire w2{s, d, 0, step, 1 << 20};
+    cut_connection w2{s, d, 0, step, 1 << 20};
     w2.run();
     EXPECT_TRUE(s.all_acked());
     EXPECT_EQ(s.next_sequence() - 1, lost_frames);

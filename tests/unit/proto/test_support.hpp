@@ -13,6 +13,13 @@
 
 namespace objwire::test {
 
+// Appends v as the protocol's varint, for tests that build frames byte by byte.
+inline void append_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+    byte_buffer b;
+    b.put_varint(v);
+    out.insert(out.end(), b.data(), b.data() + b.size());
+}
+
 inline record_type_ptr person_type() {
     static const auto t = make_record_type("Person", {"firstName", "surname", "age"});
     return t;
