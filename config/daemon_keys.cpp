@@ -84,8 +84,9 @@ const std::array daemon_schema_keys{
                 .default_text = "\"256MiB\"",
                 .min = 0,
                 .max = 64 * gibibyte,
-                .doc = "back-reference table memory for all connections together; a connection "
-                       "gets min(table_budget, what is left), 0 disables back-references for it",
+                .doc = "back-reference table memory for all senders together; a sender gets "
+                       "min(table_budget, what is left) when admitted (readers take none), 0 "
+                       "disables back-references for it",
                 .access = bind<&ds::table_budget_total>()},
     key_def<ds>{.name = "limits.read_buffer",
                 .kind = value_kind::size,

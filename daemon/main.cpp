@@ -251,17 +251,7 @@ int main(int argc, char** argv) {
             });
         });
         // Once the last session has ended only the grace timer is left: cancel it.
-        asio::co_spawn(
-            io,
-            [&]() -> asio::awaitable<void> {
-                asio::steady_timer poll(io);
-                while (srv.counters().connections_open > 0) {
-                    poll.expires_after(std::chrono::milliseconds(20));
-                    co_await poll.async_wait(asio::use_awaitable);
-                }
-                grace.cancel();
-            },
-            asio::detached);
+        srv.when_idle([&grace] { grace.cancel(); });
     });
 
     const unsigned n = std::max(2u, std::thread::hardware_concurrency());

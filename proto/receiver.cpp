@@ -103,17 +103,21 @@ receiver::step receiver::on_hello(const frame_view& f) {
     if (!h) return fail(h.error());
     hello_ = std::move(*h);
     // A sender may ask for a smaller table than we allow, never a larger one.
-    if (hello_.table_budget != 0 && hello_.table_budget < opts_.limits.table_budget) {
-        opts_.limits.table_budget = hello_.table_budget;
-        decoder_ = stream_decoder(opts_.limits);
-        // A payload stored whole is read back under the budget the driver chose, and eviction
-        // order depends on the budget: this connection's frames are decoded and re-encoded.
-        opts_.fresh_frames = opts_.check_fresh_frames = false;
-    }
+    if (hello_.table_budget != 0) limit_table(hello_.table_budget);
     state_ = state::admitting;
     if (!opts_.admit_on_hello) return step::admit;
     admit();
     return step::read;
+}
+
+void receiver::limit_table(std::uint64_t bytes) {
+    const bool before_welcome = state_ == state::awaiting_hello || state_ == state::admitting;
+    if (!before_welcome || bytes >= opts_.limits.table_budget) return;
+    opts_.limits.table_budget = bytes;
+    decoder_ = stream_decoder(opts_.limits);
+    // A payload stored whole is read back under the budget the driver chose, and eviction
+    // order depends on the budget: this connection's frames are decoded and re-encoded.
+    opts_.fresh_frames = opts_.check_fresh_frames = false;
 }
 
 void receiver::admit(std::uint64_t last_sequence, const stream_welcome& stream) {

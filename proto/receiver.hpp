@@ -88,6 +88,9 @@ class receiver {
         std::uint64_t stored_objects = 0;
         std::uint64_t stored_digest = 0;
     };
+    // Before admit(): the table may hold at most `bytes` (the driver's grant, when it is less
+    // than options.limits.table_budget); the welcome announces it.
+    void limit_table(std::uint64_t bytes);
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
     void admit(std::uint64_t last_sequence, const stream_welcome& stream);

@@ -10,9 +10,8 @@
 // for new blocks.
 #include <spdlog/spdlog.h>
 
-#include <future>
-
 #include "daemon/roles/reader_support.hpp"
+#include "daemon/serve/blocking_call.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
@@ -75,18 +74,13 @@ bool stream_reader::gather(nats_block_source::status& got) {
 
 asio::awaitable<void> stream_reader::run() {
     // Connecting and the first requests block (for seconds while a leader is elected): on
-    // their own thread, the strand polling, so other connections go on meanwhile.
+    // their own thread, so other connections go on meanwhile.
     std::string error;
-    auto opening = std::async(std::launch::async, [&] {
+    source_ = co_await blocking_call([&] {
         return nats_block_source::open(sink_.options(),
                                        {hello_.read_from, hello_.follow, hello_.read_sender},
                                        waker(state_, stream_.get_executor()), error);
     });
-    while (opening.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-        state_->wake.expires_after(std::chrono::milliseconds(2));
-        co_await state_->wake.async_wait(use_tuple);
-    }
-    source_ = opening.get();
     if (!source_) {
         co_await end_with(proto_errc::not_available, "the stream cannot be read now: " + error);
         co_return;

@@ -5,6 +5,7 @@
 
 #include <asio/experimental/as_tuple.hpp>
 #include <cstdlib>
+#include <utility>
 
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
@@ -173,6 +174,15 @@ void server::forget(const std::shared_ptr<session>& s) {
     --counters_.connections_open;
     std::lock_guard lock(sessions_mutex_);
     sessions_.erase(s);
+    if (sessions_.empty() && on_idle_) asio::post(io_, std::exchange(on_idle_, {}));
+}
+
+void server::when_idle(std::function<void()> fn) {
+    std::lock_guard lock(sessions_mutex_);
+    if (sessions_.empty())
+        asio::post(io_, std::move(fn));
+    else
+        on_idle_ = std::move(fn);
 }
 
 void server::stop() {

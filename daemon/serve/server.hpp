@@ -5,6 +5,7 @@
 
 #include <asio.hpp>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string_view>
@@ -66,6 +67,9 @@ class server {
     // After stop(), when the grace is over: closes every connection still open; their
     // sessions end at once. Any thread.
     void abort();
+    // Calls fn (posted on the server's io_context) once no connection is left: now if none
+    // is open, else when the last one ends. One waiter; a later call replaces it.
+    void when_idle(std::function<void()> fn);
     // Installs the failures to inject (tests only); before start().
     void inject_faults(std::shared_ptr<fault_injection> faults) { faults_ = std::move(faults); }
     // Whether stop() was called: services that wait (followers) end when it is.
@@ -127,6 +131,7 @@ class server {
     refusals refusals_;
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
+    std::function<void()> on_idle_;  // when_idle's waiter, under sessions_mutex_
     std::atomic<bool> stopping_{false};
     daemon::metrics metrics_;
     std::shared_ptr<metrics_http> metrics_http_;  // guarded by reload_mutex_

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
+#include <asio/experimental/awaitable_operators.hpp>
 #include <stdexcept>
 
 #include "daemon/serve/log_text.hpp"
@@ -15,9 +16,6 @@ namespace objwire::daemon {
 namespace {
 
 constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
-// A read's objects are stored as one batch, split at a frame boundary once a batch passes
-// this size, so a read of many well-compressed frames never builds one huge block.
-constexpr std::size_t batch_split_bytes = 4u << 20;
 
 connection_guard::limits guard_limits(const config::daemon_settings& s) {
     connection_guard::limits l;
@@ -36,10 +34,11 @@ std::uint32_t accepted_codecs(const std::vector<std::string>& names) {
     return mask;
 }
 
-receiver::options receiver_options(server& srv, std::uint64_t table_budget) {
+// The table budget is the most a sender may have; admit_sender() lowers it to its grant.
+receiver::options receiver_options(server& srv) {
     const auto& s = srv.settings();
     receiver::options o;
-    o.limits.table_budget = table_budget;  // this connection's share of table_budget_total
+    o.limits.table_budget = s.table_budget;
     o.limits.max_depth = s.max_depth;
     o.limits.max_string_bytes = s.max_string_bytes;
     o.limits.max_elements = s.max_elements;
@@ -66,6 +65,20 @@ asio::awaitable<void> wait_for_wake(asio::steady_timer& timer) {
     co_await timer.async_wait(use_tuple);
 }
 
+// What an exception says. The two sides of a session end together: when one throws, the
+// other is cancelled, and asio reports both; the first is the cause.
+std::string exception_text(std::exception_ptr e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const asio::multiple_exceptions& both) {
+        return exception_text(both.first_exception());
+    } catch (const std::exception& error) {
+        return std::string("exception: ") + error.what();
+    } catch (...) {
+        return "an unknown exception";
+    }
+}
+
 }  // namespace
 
 session::session(server& srv, asio::ip::tcp::socket socket)
@@ -73,11 +86,10 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       stream_io_(std::move(socket), srv.tls_context()),
       handshake_timer_(stream_io_.get_executor()),
       writer_wake_(stream_io_.get_executor()),
-      finish_wake_(stream_io_.get_executor()),
+      reader_wake_(stream_io_.get_executor()),
       peer_(stream_io_.peer_name()),
-      table_grant_(srv.table_budgets(), srv.settings().table_budget),
       allowance_(srv.settings().max_stored_ratio),
-      receiver_(receiver_options(srv, table_grant_.bytes())),
+      receiver_(receiver_options(srv)),
       guard_timer_(stream_io_.get_executor()),
       guard_(guard_limits(srv.settings())),
       claim_wake_(stream_io_.get_executor()) {}
@@ -88,9 +100,18 @@ session::~session() {
 
 void session::stop() {
     asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
-        self->stopping_ = true;
+        switch (self->state_.stop()) {
+            case session_phase::stalled:
+                self->drop_stalled();
+                break;
+            case session_phase::finishing:  // the last acks need not wait for the sync
+                self->expedite();
+                break;
+            default:
+                break;
+        }
         self->cancel_read();
-        self->wake();                // a paused or stalled read loop too
+        self->wake();                // a paused or stalled read side too
         self->claim_wake_.cancel();  // a connection waiting for its sender id
     });
 }
@@ -98,18 +119,24 @@ void session::stop() {
 // Only the read is cancelled: a write in progress must finish, or the peer would get half a
 // frame.
 void session::cancel_read() {
-    if (reading_) read_cancel_.emit(asio::cancellation_type::terminal);
+    if (read_cancel_.slot().has_handler()) read_cancel_.emit(asio::cancellation_type::terminal);
 }
 
 void session::wake() {
     writer_wake_.cancel();
-    finish_wake_.cancel();
+    reader_wake_.cancel();
 }
 
-bool session::all_durable() const {
-    for (const auto& r : replies_)
-        if (!r.durable) return false;
-    return true;
+// On stop, and at the end of a stream, the last acks need not wait out the sink's sync
+// interval (which may be long).
+void session::expedite() {
+    if (stream_) stream_->expedite();
+}
+
+void session::fail() {
+    state_.fail();
+    cancel_read();
+    wake();
 }
 
 // The one way a session ends, whatever ended it: serve() returning, an exception out of it,
@@ -119,19 +146,14 @@ asio::awaitable<void> session::run() {
     auto self = shared_from_this();
     try {
         co_await serve();
-    } catch (const std::exception& e) {
-        spdlog::error("{}: session ended by exception: {}", peer_, e.what());
-        broken_ = true;
     } catch (...) {
-        spdlog::error("{}: session ended by an unknown exception", peer_);
-        broken_ = true;
+        spdlog::error("{}: session ended by {}", peer_, exception_text(std::current_exception()));
     }
     end();
 }
 
 void session::end() {
-    ended_ = true;
-    closing_ = true;
+    state_.end();
     handshake_timer_.cancel();
     guard_timer_.cancel();
     claim_wake_.cancel();
@@ -141,7 +163,7 @@ void session::end() {
     meter_.close(server_.metrics());
     server_.metrics().drop_link_estimate(reinterpret_cast<std::uintptr_t>(this));
     // Replies that never became durable (a broken sink or socket) hold nothing any more.
-    server_.metrics().held_bytes -= static_cast<std::int64_t>(std::exchange(held_bytes_, 0));
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(replies_.drop_from(0));
     stream_io_.close();
 }
 
@@ -149,10 +171,7 @@ void session::end() {
 // and run() ends through end() as for any failure.
 void session::abort() {
     asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
-        self->stopping_ = true;
-        self->broken_ = true;
-        self->cancel_read();
-        self->wake();
+        self->fail();
         self->claim_wake_.cancel();
         self->stream_io_.close();
     });
@@ -166,7 +185,6 @@ asio::awaitable<void> session::serve() {
         // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
         spdlog::log(ec == asio::error::eof ? spdlog::level::debug : spdlog::level::warn,
                     "{}: refused: {}", peer_, tls_why);
-        stream_io_.close();
         co_return;
     }
     const auto handshake_timeout = server_.settings().handshake_timeout;
@@ -177,27 +195,36 @@ asio::awaitable<void> session::serve() {
                      self->peer_, std::chrono::duration<double>(handshake_timeout).count());
         self->cancel_read();
     });
-    asio::co_spawn(stream_io_.get_executor(), write_loop(), [self](std::exception_ptr e) {
-        if (e) spdlog::error("{}: writer ended by exception", self->peer_);
-        self->writer_done_ = true;
-        self->wake();
-    });
-    while (!broken_) {
+    using namespace asio::experimental::awaitable_operators;
+    co_await (read_side() && write_side());
+    if (state_.phase() != session_phase::handed_over) {
+        log_close();
+        co_return;
+    }
+    // The writer is done: the role's service writes to the transport alone.
+    const hello h = receiver_.peer();
+    if (h.role == peer_role::reader)
+        co_await serve_reader(server_, stream_io_, peer_, h);
+    else
+        co_await serve_stats(server_, stream_io_, peer_, h);
+}
+
+asio::awaitable<void> session::read_side() {
+    for (;;) {
         if (!co_await hold_reading()) break;
-        if (stopping_) {
-            if (!stalled_) co_await drain();  // nothing more can be stored while stalled
+        if (state_.phase() == session_phase::draining) {
+            co_await drain();
             break;
         }
+        if (!state_.reading()) break;
         auto space = receiver_.prepare();
         space = space.first(read_size(space.size()));
-        reading_ = true;
         auto [ec, n] = co_await stream_io_.async_read_some(
             asio::buffer(space.data(), space.size()),
             asio::bind_cancellation_slot(read_cancel_.slot(), use_tuple));
-        reading_ = false;
         read_cancel_.slot().clear();
         if (ec) {
-            if (ec == asio::error::operation_aborted && stopping_ && !broken_)
+            if (ec == asio::error::operation_aborted && state_.phase() == session_phase::draining)
                 co_await drain();
             else
                 on_read_error(ec);
@@ -211,18 +238,29 @@ asio::awaitable<void> session::serve() {
             step = consume(0);  // frames that came with the hello
         }
         // A stalled batch is stored before the connection ends, even after a goodbye.
-        if (stalled_ && !co_await hold_reading()) break;
+        if (state_.phase() == session_phase::stalled && !co_await hold_reading()) break;
         if (step != receiver::step::read) break;
     }
     handshake_timer_.cancel();
-    ended_ = true;
     guard_timer_.cancel();
     release_sender();  // no more batches: a resuming connection waits only for their syncs
-    co_await finish();
-    if (!handed_over_) log_close();
+    finish_reading();
+}
+
+void session::finish_reading() {
+    if (state_.phase() == session_phase::handed_over || state_.over()) {
+        wake();
+        return;
+    }
+    if (state_.phase() == session_phase::draining) expedite();
+    // A batch still stalled is not stored: not acknowledged, the sender sends it again.
+    if (state_.phase() == session_phase::stalled) drop_stalled();
+    state_.finish();
+    wake();
 }
 
 asio::awaitable<bool> session::admit() {
+    state_.hello_received();
     const hello& h = receiver_.peer();
     std::string why;
     if (auto ec = server_.check_access(h, why)) {
@@ -231,7 +269,8 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     if (h.role != peer_role::sender) {
-        co_await hand_over(h.role);
+        handshake_timer_.cancel();
+        state_.hand_over();  // serve() runs the role once the writer is done
         co_return false;
     }
     // Not counted as an error per connection: the sink logs the refusals once per interval.
@@ -240,27 +279,24 @@ asio::awaitable<bool> session::admit() {
         refuse(proto_errc::not_available, why);
         co_return false;
     }
+    co_return co_await admit_sender();
+}
+
+asio::awaitable<bool> session::admit_sender() {
     const auto resume = co_await resume_point();
-    if (!resume && resume_fenced_) {
-        spdlog::warn("{}: refused: {}", peer_, log_text(resume_refusal_));
-        refuse(proto_errc::sender_fenced, resume_refusal_);  // for good: not worth retrying
+    if (!resume.last_frame) {
+        spdlog::warn("{}: refused: {}", peer_, log_text(resume.why));
+        // sender_busy is worth retrying (the client's resume does, with backoff); a fenced
+        // stream is refused for good.
+        refuse(resume.refusal, resume.why);
         co_return false;
     }
-    if (!resume && !resume_refusal_.empty()) {
-        spdlog::warn("{}: refused: {}", peer_, log_text(resume_refusal_));
-        // sender_busy: like an id still held elsewhere, it is worth retrying (the client's
-        // resume does, with backoff) - the stream will answer again.
-        refuse(proto_errc::sender_busy, resume_refusal_);
-        co_return false;
-    }
-    if (!resume) {
-        const std::string why = "sender id '" + h.sender_id + "' is busy on another connection";
-        spdlog::warn("{}: refused: {}", peer_, log_text(why));
-        refuse(proto_errc::sender_busy, why);
-        co_return false;
-    }
-    resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
-    receiver_.admit(*resume, {stream_token_, stream_objects_, stream_digest_});
+    if (!state_.admitted()) co_return false;  // stopped while it waited for its id
+    table_grant_.emplace(server_.table_budgets(), server_.settings().table_budget);
+    receiver_.limit_table(table_grant_->bytes());
+    const auto last = *resume.last_frame;
+    resumed_after_ = stored_sequence_ = adding_sequence_ = last;
+    receiver_.admit(last, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
     guard_.start(std::chrono::steady_clock::now());
@@ -277,29 +313,9 @@ void session::refuse(std::error_code ec, const std::string& detail) {
 void session::queue_ready_reply() {
     auto& out = receiver_.output();
     if (out.empty()) return;
-    reply r;
-    r.id = ++next_reply_id_;
-    r.durable = true;
-    r.bytes.append(out.span());
+    replies_.push_released(out.span());
     out.clear();
-    replies_.push_back(std::move(r));
     wake();
-}
-
-// The role's service writes to the transport itself: the reply writer is stopped first so
-// the two never write at once.
-asio::awaitable<void> session::hand_over(peer_role role) {
-    handshake_timer_.cancel();
-    closing_ = true;
-    wake();
-    while (!writer_done_)
-        co_await wait_for_wake(finish_wake_);
-    handed_over_ = true;
-    const hello h = receiver_.peer();
-    if (role == peer_role::reader)
-        co_await serve_reader(server_, stream_io_, peer_, h);
-    else
-        co_await serve_stats(server_, stream_io_, peer_, h);
 }
 
 receiver::step session::consume(std::size_t n) {
@@ -339,7 +355,7 @@ receiver::step session::consume(std::size_t n) {
         server_.metrics().count_error(store_error, "store_failed");
         spdlog::error("{}: cannot store objects, closing without ack: {}", peer_,
                       store_error.message());
-        broken_ = true;
+        fail();
         return receiver::step::close;
     }
     if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
@@ -353,30 +369,25 @@ receiver::step session::consume(std::size_t n) {
     // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
     receiver_.acknowledge();
     auto& out = receiver_.output();
-    reply r;
-    r.id = ++next_reply_id_;
-    r.bytes.append(out.span());
-    if (receiver_.frames() != frames_before) r.received_ns = steady_now_ns();
-    out.clear();
+    const std::uint64_t received_ns = receiver_.frames() != frames_before ? steady_now_ns() : 0;
     if (stream_ && !stream_->empty()) {
         // The sink completes batches in order: this one durable means the read's are.
-        if (auto ec = commit_batch(receiver_.frames(), r.id);
-            ec && !stall_on(ec, receiver_.frames(), r.id)) {
+        const auto reply_id = replies_.next_id();
+        if (auto ec = commit_batch(receiver_.frames(), reply_id);
+            ec && !stall_on(ec, receiver_.frames(), reply_id)) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
-            broken_ = true;
+            fail();
             return receiver::step::close;
         }
-        queue_held_reply(std::move(r));
-    } else if (!r.bytes.empty()) {
-        r.durable = true;  // nothing to store: released as soon as the replies before it are
-        replies_.push_back(std::move(r));
+        queue_held_reply(out.span(), received_ns);
+    } else if (!out.empty()) {
+        // Nothing to store: released as soon as the replies before it are.
+        replies_.push_released(out.span(), received_ns);
         wake();
     }
+    out.clear();
     // The last ack of a stream need not wait out the sink's sync interval.
-    if (receiver_.current() == receiver::state::finished && stream_ && !expedited_) {
-        expedited_ = true;
-        stream_->expedite();
-    }
+    if (receiver_.current() == receiver::state::finished) expedite();
     guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
                    receiver_.frames() != frames_before);
     return step;
@@ -394,7 +405,7 @@ void session::begin_frame(std::error_code& store_error) {
     if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
         store_error = commit_batch(sequence - 1, 0);
         // Out of space with the batch kept: it grows, and the read's commit stalls.
-        if (store_error == std::errc::no_space_on_device && !stream_->empty()) store_error = {};
+        if (out_of_space(store_error) && !stream_->empty()) store_error = {};
     }
     stream_->mark();
     marked_objects_ = batch_objects_;
@@ -450,45 +461,39 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
 
 void session::on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects) {
     if (ec) {
-        if (!broken_)
+        if (!state_.over())
             spdlog::error("{}: stored objects did not become durable, closing without ack: {}",
                           peer_, ec.message());
-        broken_ = true;
-        cancel_read();
-    } else {
-        stored_objects_ += objects;
-        release_held(id);
+        fail();
+        return;
     }
+    stored_objects_ += objects;
+    release_held(id);
     wake();
 }
 
-// The single writer of the socket after the handshake: sends released replies in order.
-asio::awaitable<void> session::write_loop() {
+// The single writer of the socket after the handshake: sends released replies in order, until
+// no reply will come any more and none is left to send.
+asio::awaitable<void> session::write_side() {
     std::vector<std::uint64_t> acked_reads_ns;  // received_ns of the acks in this write
     for (;;) {
         writing_.clear();
         acked_reads_ns.clear();
-        while (!replies_.empty() && replies_.front().durable) {
-            writing_.append(replies_.front().bytes.span());
-            if (replies_.front().received_ns != 0)
-                acked_reads_ns.push_back(replies_.front().received_ns);
-            replies_.pop_front();
-        }
+        replies_.take_released(writing_, acked_reads_ns);
         if (writing_.empty()) {
-            if (closing_ || broken_) co_return;
+            if (state_.over() || (state_.replies_closed() && replies_.empty())) co_return;
             co_await wait_for_wake(writer_wake_);
             continue;
         }
         auto [ec, n] = co_await asio::async_write(
             stream_io_, asio::buffer(writing_.data(), writing_.size()), use_tuple);
         if (ec) {
-            if (peer_closed_ || ended_)  // the peer is gone, or end() closed the socket
+            if (state_.phase() == session_phase::finishing || state_.over())
                 spdlog::debug("{}: replies not sent, the connection is over: {}", peer_,
                               ec.message());
             else
                 spdlog::warn("{}: write failed: {}", peer_, ec.message());
-            broken_ = true;
-            cancel_read();
+            fail();
             co_return;
         }
         auto& m = server_.metrics();
@@ -497,22 +502,6 @@ asio::awaitable<void> session::write_loop() {
         for (auto t : acked_reads_ns)
             m.ack_latency.observe(now - t);
     }
-}
-
-asio::awaitable<void> session::finish() {
-    // A stalled batch was never stored: it is not acknowledged, the sender sends it again.
-    while (!broken_ && !writer_done_ && !all_durable() && !stalled_) {
-        // On stop the last acks need not wait out the sink's sync interval (which may be long).
-        if (stopping_ && stream_ && !expedited_) {
-            expedited_ = true;
-            stream_->expedite();
-        }
-        co_await wait_for_wake(finish_wake_);
-    }
-    closing_ = true;
-    wake();
-    while (!writer_done_)
-        co_await wait_for_wake(finish_wake_);
 }
 
 // On stop: whatever the kernel already holds for us counts as received - take it in, store
@@ -529,7 +518,6 @@ asio::awaitable<void> session::drain() {
 
 void session::on_read_error(const std::error_code& ec) {
     if (ec == asio::error::operation_aborted) return;  // stop(), the handshake deadline, a failure
-    peer_closed_ = true;
     if (ec == asio::error::eof) {
         if (receiver_.buffered() > 0)
             spdlog::warn(

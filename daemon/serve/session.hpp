@@ -4,22 +4,25 @@
 // and an error or goodbye after it - until the sink says the batch is durable; a writer
 // coroutine sends released replies in order. Reading goes on meanwhile, so a sync in progress
 // (journal fsync interval or always) delays acknowledgements, never the intake. Both
-// coroutines run on the socket's strand.
+// coroutines run on the socket's strand, and the session ends when both have: where it stands
+// is one phase (daemon/serve/session_phase.hpp), its replies a reply_queue.
 #pragma once
 
 #include <asio.hpp>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "daemon/ops/metrics.hpp"
 #include "daemon/serve/connection_guard.hpp"
 #include "daemon/serve/link_estimator.hpp"
+#include "daemon/serve/reply_queue.hpp"
 #include "daemon/serve/sender_registry.hpp"
+#include "daemon/serve/session_phase.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/serve/transport.hpp"
@@ -47,20 +50,15 @@ class session : public std::enable_shared_from_this<session> {
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
   private:
-    // The receiver's replies to one read, sent once that read's batch is durable.
-    struct reply {
-        std::uint64_t id = 0;
-        bool durable = false;
-        byte_buffer bytes;
-        std::uint64_t received_ns = 0;  // when its read completed a frame (0: no ack in it)
-        std::uint64_t read_bytes = 0;   // bytes read for it, held until it is durable
-    };
-
+    // The connection after the handshake: reading and storing, and sending the replies, as
+    // two coroutines on the socket's strand that end together (the session ends with both).
     asio::awaitable<void> serve();
+    asio::awaitable<void> read_side();
+    asio::awaitable<void> write_side();
     // Closes the socket, cancels every wait of the session and settles its counts (once).
     void end();
-    // Takes in n bytes just read: decode, store, queue the replies. False when the
-    // connection ends.
+    // Takes in n bytes just read: decode, store, queue the replies. What the receiver says
+    // comes next.
     receiver::step consume(std::size_t n);
     // Before a frame's first object or its whole payload is added: opens the sink stream,
     // commits a long open batch, marks the frame's start (once per frame).
@@ -69,45 +67,51 @@ class session : public std::enable_shared_from_this<session> {
     // and publishes a new estimate in the metrics.
     void measure_link(std::size_t n, bool filled);
     // After the hello: checks access, then either welcomes a sender where its stream resumes
-    // or hands the connection to its role (reader, stats). False when the session is over.
+    // or hands the connection to its role (reader, stats). False when reading is over.
     asio::awaitable<bool> admit();
+    asio::awaitable<bool> admit_sender();
     void refuse(std::error_code ec, const std::string& detail);
-    asio::awaitable<void> hand_over(peer_role role);
-    // The last frame of this sender already stored (0: a new stream), once this connection
-    // is the sender id's only one (daemon/serve/session_resume.cpp); nothing when another could not
-    // be made to let go in time.
-    asio::awaitable<std::optional<std::uint64_t>> resume_point();
+    // Where a sender's stream resumes (daemon/serve/session_resume.cpp): the last frame of
+    // this sender already stored (0: a new stream), once this connection is the sender id's
+    // only one; else why not.
+    struct resume_answer {
+        std::optional<std::uint64_t> last_frame;
+        std::error_code refusal;  // sender_busy or sender_fenced when there is no last_frame
+        std::string why;
+    };
+    asio::awaitable<resume_answer> resume_point();
     asio::awaitable<std::optional<std::uint64_t>> ask_sink_last_frame(const std::string& id);
     // This connection streams no more for its sender id (idempotent).
     void release_sender();
-    // Stores `fence` as the owner of sender id `id`; false (released, refused) if it cannot.
+    // Stores `fence` as the owner of sender id `id`; false (released) if it cannot.
     bool record_owner(const std::string& id, const stream_fence& fence);
     // Queues the receiver's pending output as a reply released at once.
     void queue_ready_reply();
     std::error_code commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id);
     asio::awaitable<void> drain();
-    asio::awaitable<void> write_loop();
-    // After the last read: waits until every reply is durable and sent (unless the sink or
-    // the socket failed).
-    asio::awaitable<void> finish();
+    // The reads are over: what is still to be acknowledged goes out through the writer.
+    void finish_reading();
     void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
+    void fail();
     void cancel_read();
     void wake();
-    bool all_durable() const;
+    void expedite();
     void on_read_error(const std::error_code& ec);
     void log_close();
     std::string stream_summary() const;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp). The guard's tick:
     // idle and slow peers.
     asio::awaitable<void> guard_loop();
-    // Before each read: waits while the bytes read and not yet durable (on a relay, what their
-    // messages take in memory when that is more) pass limits.max_buffered_bytes, or while the
-    // sink is out of space (retrying it). False: the connection is over.
+    // Before each read: waits while the replies waiting for the sink hold more than
+    // limits.max_buffered_bytes (paused), or while the sink is out of space, retrying its
+    // batch (stalled). False: the connection failed.
     asio::awaitable<bool> hold_reading();
     // A commit that failed for want of space and kept its batch: stall (stop reading and
     // acknowledging, retry) instead of closing. False: not such a failure.
     bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
-    void queue_held_reply(reply r);
+    // A stalled batch that will never be stored: its reply and those after it are dropped.
+    void drop_stalled();
+    void queue_held_reply(std::span<const std::uint8_t> bytes, std::uint64_t received_ns);
     void release_held(std::uint64_t id);
     // Adds to the open batch by `add` and counts what that stored against allowance_; past
     // it, the frame is refused (the receiver sends the error) and nothing more is stored.
@@ -122,20 +126,22 @@ class session : public std::enable_shared_from_this<session> {
 
     server& server_;
     transport stream_io_;
+    session_state state_;
     asio::steady_timer handshake_timer_;
     asio::steady_timer writer_wake_;  // the writer waits on it for released replies
-    asio::steady_timer finish_wake_;  // finish() waits on it
+    asio::steady_timer reader_wake_;  // a paused or stalled read side waits on it
     asio::cancellation_signal read_cancel_;
     std::string peer_;
-    table_budget_pool::grant table_grant_;  // before receiver_: it sizes the receiver's table
-    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
-    bool over_allowance_ = false;
+    // A sender's share of limits.table_budget_total, from its admission (readers and stats
+    // connections take none); before receiver_, so the table is freed before it goes back.
+    std::optional<table_budget_pool::grant> table_grant_;
+    store_allowance allowance_;    // stored bytes per received byte (limits.max_stored_ratio)
+    bool over_allowance_ = false;  // a frame was refused for it: nothing more is stored
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
     link_estimator link_;   // this sender's link bandwidth, from the reads
     std::unique_ptr<sink_stream> stream_;
-    std::deque<reply> replies_;
-    std::uint64_t next_reply_id_ = 0;
+    reply_queue replies_;
     std::uint64_t stored_sequence_ = 0;  // the last frame a committed batch covers
     std::uint64_t adding_sequence_ = 0;  // the frame of the last object added
     std::uint64_t batch_objects_ = 0;    // objects in the open batch
@@ -144,35 +150,22 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t bytes_in_ = 0;         // read from the peer, for the closing line
     std::chrono::steady_clock::time_point connected_at_ = std::chrono::steady_clock::now();
     byte_buffer writing_;
-    bool reading_ = false;
-    bool stopping_ = false;
-    bool closing_ = false;  // no more replies will be queued
-    bool writer_done_ = false;
-    bool broken_ = false;       // the sink or the socket failed: nothing more is sent
-    bool expedited_ = false;    // the sink was asked to make the finished stream durable
-    bool peer_closed_ = false;  // the peer ended the connection
-    bool handed_over_ = false;  // a role service ran the connection after the hello
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;
-    std::uint64_t held_bytes_ = 0;       // read, their replies waiting for the sink
     std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
     // Memory of the batches committed since the last reply was queued, for a sink that keeps
     // decoded messages (its reply is charged the larger of it and unreplied_bytes_).
     std::uint64_t unreplied_memory_ = 0;
     std::uint64_t frame_memory_start_ = 0;  // the open batch's memory when the frame began
-    bool paused_ = false;                   // reading paused (held_bytes_ over the cap)
-    bool stalled_ = false;                  // the sink is out of space: retrying a batch
+    // While stalled: the batch retried, the reply it releases, since when.
     std::uint64_t stall_sequence_ = 0;
     std::uint64_t stall_reply_id_ = 0;
     std::chrono::steady_clock::time_point stalled_since_{};
-    bool ended_ = false;  // run() is over: the guard stops
-    // Resume (daemon/serve/session_resume.cpp): the sender id this connection holds in the server's
-    // sender_registry, and the frame its stream resumed after.
+    // Resume (daemon/serve/session_resume.cpp): the sender id this connection holds in the
+    // server's sender_registry, and the frame its stream resumed after.
     std::uint64_t resume_token_ = 0;  // 0: holds no sender id
     std::uint64_t resumed_after_ = 0;
-    std::string resume_refusal_;  // why no resume point could be learned ("": sender busy)
-    bool resume_fenced_ = false;  // the hello's token is not the id's owner's
     // The stream's resume token (in the welcome) and its fence (in every block's record), and
     // where the stream stands: objects stored through the last committed batch, and the input
     // digest its sender reported for them.

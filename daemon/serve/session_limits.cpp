@@ -17,11 +17,6 @@ constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 // How often a stalled session tries its batch again.
 constexpr auto stall_retry = std::chrono::milliseconds(250);
 
-bool out_of_space(std::error_code ec) {
-    return ec == std::errc::no_space_on_device || ec == std::errc::file_too_large ||
-           ec == std::error_code(EDQUOT, std::generic_category());
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -32,13 +27,18 @@ asio::awaitable<void> session::guard_loop() {
     auto self = shared_from_this();
     const auto tick = guard_.tick();
     if (tick.count() == 0) co_return;  // no idle timeout, no read rate
-    while (!ended_ && !broken_ && !stopping_) {
+    const auto streaming = [this] {
+        const auto p = state_.phase();
+        return p == session_phase::streaming || p == session_phase::paused ||
+               p == session_phase::stalled;
+    };
+    while (streaming()) {
         guard_timer_.expires_after(tick);
         co_await guard_timer_.async_wait(use_tuple);
-        if (ended_ || broken_ || stopping_) co_return;
+        if (!streaming()) co_return;
         const auto now = std::chrono::steady_clock::now();
         // Waiting for our sink is not the peer's idleness (its window may be full).
-        guard_.hold(now, paused_ || stalled_ || held_bytes_ > 0);
+        guard_.hold(now, state_.phase() != session_phase::streaming || replies_.held_bytes() > 0);
         if (auto why = guard_.check(now); !why.empty()) {
             spdlog::warn("{}: closing connection: {}", peer_, why);
             server_.metrics().count_error(std::make_error_code(std::errc::timed_out), "guard");
@@ -50,37 +50,45 @@ asio::awaitable<void> session::guard_loop() {
 
 asio::awaitable<bool> session::hold_reading() {
     const std::uint64_t cap = server_.settings().max_buffered_bytes;
-    if (!stalled_ && held_bytes_ <= cap) co_return !broken_;
-    paused_ = true;
-    link_.on_pause();  // the wait is ours, not the link's
-    if (!stalled_)
+    if (state_.phase() == session_phase::streaming && replies_.held_bytes() > cap) {
+        state_.pause();
         spdlog::debug(
             "{}: reading paused: {} bytes held not yet durable (limits.max_buffered_bytes)", peer_,
-            held_bytes_);
-    while (!broken_ && !stopping_ && (stalled_ || held_bytes_ > cap)) {
+            replies_.held_bytes());
+    }
+    const auto waiting = [this] {
+        const auto p = state_.phase();
+        return p == session_phase::paused || p == session_phase::stalled;
+    };
+    if (waiting()) link_.on_pause();  // the wait is ours, not the link's
+    while (waiting()) {
+        if (state_.phase() == session_phase::paused && replies_.held_bytes() <= cap) {
+            state_.unpause();
+            break;
+        }
         // wake() (a batch durable, stop()) ends the wait early.
-        finish_wake_.expires_after(stalled_ ? std::chrono::steady_clock::duration(stall_retry)
-                                            : std::chrono::hours(24));
-        co_await finish_wake_.async_wait(use_tuple);
-        if (!stalled_ || broken_ || stopping_) continue;
+        const bool stalled = state_.phase() == session_phase::stalled;
+        reader_wake_.expires_after(stalled ? std::chrono::steady_clock::duration(stall_retry)
+                                           : std::chrono::hours(24));
+        co_await reader_wake_.async_wait(use_tuple);
+        if (state_.phase() != session_phase::stalled) continue;
         auto ec = commit_batch(stall_sequence_, stall_reply_id_);
         if (!ec) {
-            stalled_ = false;
+            state_.unstall();
             spdlog::warn("{}: storing again after {:.1f} s; acknowledging", peer_,
                          seconds_since(stalled_since_));
+            if (replies_.held_bytes() > cap) state_.pause();
         } else if (!out_of_space(ec) || !stream_ || stream_->empty()) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
-            broken_ = true;
+            fail();
         }
     }
-    paused_ = false;
-    co_return !broken_;
+    co_return !state_.over();
 }
 
 bool session::stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id) {
     // Only a sink that kept the batch (the journal) can be retried without losing objects.
-    if (!out_of_space(ec) || !stream_ || stream_->empty()) return false;
-    stalled_ = true;
+    if (!out_of_space(ec) || !stream_ || stream_->empty() || !state_.stall()) return false;
     stall_sequence_ = last_sequence;
     stall_reply_id_ = reply_id;
     stalled_since_ = std::chrono::steady_clock::now();
@@ -90,6 +98,11 @@ bool session::stall_on(std::error_code ec, std::uint64_t last_sequence, std::uin
         "every {} ms",
         peer_, ec.message(), stall_retry.count());
     return true;
+}
+
+void session::drop_stalled() {
+    const auto dropped = replies_.drop_from(stall_reply_id_);
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(dropped);
 }
 
 std::error_code session::store(const std::function<std::error_code()>& add) {
@@ -121,31 +134,27 @@ void session::check_frame_memory() {
 
 std::size_t session::read_size(std::size_t offered) const {
     if (!server_.sink().holds_messages()) return offered;
-    return memory_charge::read_limit(offered, held_bytes_, server_.settings().max_buffered_bytes);
+    return memory_charge::read_limit(offered, replies_.held_bytes(),
+                                     server_.settings().max_buffered_bytes);
 }
 
 // A read's reply holds its bytes until its batch is durable - or, for a sink that keeps
 // decoded messages, what they take in memory when that is more.
-void session::queue_held_reply(reply r) {
-    r.read_bytes = memory_charge::charge(unreplied_bytes_, unreplied_memory_);
+void session::queue_held_reply(std::span<const std::uint8_t> bytes, std::uint64_t received_ns) {
+    const auto held = memory_charge::charge(unreplied_bytes_, unreplied_memory_);
     unreplied_bytes_ = 0;
     unreplied_memory_ = 0;
-    held_bytes_ += r.read_bytes;
+    replies_.push_held(bytes, received_ns, held);
     auto& m = server_.metrics();
-    m.held_bytes += static_cast<std::int64_t>(r.read_bytes);
+    m.held_bytes += static_cast<std::int64_t>(held);
+    const auto now_held = replies_.held_bytes();
     for (auto peak = m.held_bytes_peak.load();
-         held_bytes_ > peak && !m.held_bytes_peak.compare_exchange_weak(peak, held_bytes_);) {
+         now_held > peak && !m.held_bytes_peak.compare_exchange_weak(peak, now_held);) {
     }
-    replies_.push_back(std::move(r));
 }
 
 void session::release_held(std::uint64_t id) {
-    for (auto& r : replies_) {
-        if (r.id != id || r.durable) continue;
-        r.durable = true;
-        held_bytes_ -= r.read_bytes;
-        server_.metrics().held_bytes -= static_cast<std::int64_t>(r.read_bytes);
-    }
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(replies_.release(id));
 }
 
 }  // namespace objwire::daemon

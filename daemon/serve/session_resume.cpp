@@ -8,11 +8,12 @@
 #include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <atomic>
-#include <future>
 
+#include "daemon/serve/blocking_call.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
+#include "proto/errors.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -30,10 +31,10 @@ std::atomic<std::uint64_t> next_token{1};
 
 }  // namespace
 
-asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
+asio::awaitable<session::resume_answer> session::resume_point() {
     const hello& h = receiver_.peer();
     const std::string& id = h.sender_id;
-    if (id.empty()) co_return std::uint64_t{0};  // anonymous: a new stream every time
+    if (id.empty()) co_return resume_answer{0, {}, {}};  // anonymous: a new stream every time
     auto& senders = server_.senders();
     const std::uint64_t token = next_token++;
     const bool resuming = !h.resume_token.empty();
@@ -42,6 +43,10 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
     std::string fresh_token = resuming ? h.resume_token : new_resume_token();
     const auto started = std::chrono::steady_clock::now();
     const auto deadline = started + (resuming ? takeover_timeout : new_stream_wait);
+    const auto busy = [](std::string why) {
+        // Like an id still held elsewhere, worth retrying: the stream will answer again.
+        return resume_answer{std::nullopt, proto_errc::sender_busy, std::move(why)};
+    };
     auto exec = stream_io_.get_executor();
     for (int round = 0;; ++round) {
         auto stop = [weak = weak_from_this()] {
@@ -57,25 +62,26 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
             senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free, &new_owner);
         if (c == sender_registry::claim::claimed) {
             resume_token_ = token;
-            if (new_owner && !record_owner(id, fence_of(fresh_token))) co_return std::nullopt;
+            if (new_owner && !record_owner(id, fence_of(fresh_token)))
+                co_return busy("the owner of sender id '" + id + "' cannot be stored now");
             break;
         }
-        if (c == sender_registry::claim::fenced) {
-            resume_refusal_ = "sender id '" + id +
-                              "' was taken by another stream since this one's welcome: it may "
-                              "not resume it (its objects after that are not stored)";
-            resume_fenced_ = true;
-            co_return std::nullopt;
-        }
+        if (c == sender_registry::claim::fenced)
+            co_return resume_answer{std::nullopt, proto_errc::sender_fenced,
+                                    "sender id '" + id +
+                                        "' was taken by another stream since this one's welcome: "
+                                        "it may not resume it (its objects after that are not "
+                                        "stored)"};
         if (round == 0 && resuming)
             spdlog::info("{}: sender id '{}' is still streaming on another connection: stopping it",
                          peer_, log_text(id));
-        if (std::chrono::steady_clock::now() >= deadline || stopping_) {
+        if (std::chrono::steady_clock::now() >= deadline ||
+            state_.phase() != session_phase::admitting) {
             if (!resuming && senders.held(id))
-                resume_refusal_ = "sender id '" + id +
-                                  "' is held by a live connection: a new stream may not take it "
-                                  "over (ids must be unique per running stream)";
-            co_return std::nullopt;
+                co_return busy("sender id '" + id +
+                               "' is held by a live connection: a new stream may not take it "
+                               "over (ids must be unique per running stream)");
+            co_return busy("sender id '" + id + "' is busy on another connection");
         }
         claim_wake_.expires_at(deadline);
         co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
@@ -89,10 +95,9 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
     if (server_.sink().shared()) {
         const auto stored = co_await ask_sink_last_frame(id);
         if (!stored) {
-            resume_refusal_ = "the last stored frame of sender id '" + id +
-                              "' cannot be read from " + server_.sink().describe() + " now";
             release_sender();
-            co_return std::nullopt;
+            co_return busy("the last stored frame of sender id '" + id + "' cannot be read from " +
+                           server_.sink().describe() + " now");
         }
         last = std::max(last, *stored);
     }
@@ -100,21 +105,15 @@ asio::awaitable<std::optional<std::uint64_t>> session::resume_point() {
         spdlog::info("{}: sender id '{}' {} after frame {} ({} objects stored)", peer_,
                      log_text(id), resuming ? "resumes" : "continues as a new stream", last,
                      stream_objects_);
-    co_return last;
+    co_return resume_answer{last, {}, {}};
 }
 
 // Another daemon on the same stream may have stored frames of this sender after this one
 // last saw it: the sink's answer decides. The request blocks (a round trip to JetStream, at
 // most its timeout), so it runs on its own thread while the strand goes on.
 asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const std::string& id) {
-    auto answer = std::async(std::launch::async,
-                             [&sink = server_.sink(), id] { return sink.last_stored_frame(id); });
-    // Bounded by the sink's own request timeout; polled so the strand is never blocked.
-    while (answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-        claim_wake_.expires_after(std::chrono::milliseconds(2));
-        co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
-    }
-    co_return answer.get();
+    co_return co_await blocking_call(
+        [&sink = server_.sink(), id] { return sink.last_stored_frame(id); });
 }
 
 // Written before the welcome that hands the stream its token: a daemon restarted before the
@@ -125,7 +124,6 @@ bool session::record_owner(const std::string& id, const stream_fence& fence) {
     if (auto ec = fences->append(id, fence)) {
         spdlog::error("{}: cannot store the owner of sender id '{}' in '{}': {}", peer_,
                       log_text(id), fences->file().string(), ec.message());
-        resume_refusal_ = "the owner of sender id '" + id + "' cannot be stored now";
         release_sender();
         return false;
     }

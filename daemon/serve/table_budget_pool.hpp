@@ -1,6 +1,7 @@
-// The daemon-wide cap on back-reference table memory (limits.table_budget_total). Each
-// connection is granted min(limits.table_budget, what is left) when it opens and gives it back
-// when it closes; a connection granted 0 still works, with back-references off. So the tables
+// The daemon-wide cap on back-reference table memory (limits.table_budget_total). Each sender
+// connection is granted min(limits.table_budget, what is left) when it is admitted and gives
+// it back when it closes; one granted 0 still works, with back-references off. Readers and
+// stats connections decode no stream and take nothing. So the tables
 // of all connections together never exceed the cap, however many senders connect. The
 // tables charge what they hold in memory (docs/PROTOCOL.md section 5), so the cap is memory.
 //

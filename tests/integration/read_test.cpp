@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -326,6 +327,33 @@ TEST_F(Read, FollowerGetsObjectsStoredAfterItConnected) {
     }
     r.close();
     EXPECT_FALSE(r.error()) << r.last_error();
+}
+
+// A reader stores nothing and decodes no stream: it takes no share of limits.table_budget_total
+// (followers could otherwise hold every share and leave senders without back-references).
+TEST_F(Read, FollowersTakeNoShareOfTheTableBudget) {
+    settings_.table_budget = 64 * 1024;
+    settings_.table_budget_total = 64 * 1024;  // room for one sender
+    start();
+    send_all(generate("person", 10, 1));
+    std::vector<std::unique_ptr<client::reader>> followers;
+    for (int i = 0; i < 3; ++i) {
+        auto o = options();
+        o.follow = true;
+        followers.push_back(std::make_unique<client::reader>(client_settings(), o));
+        ASSERT_FALSE(followers.back()->open()) << followers.back()->last_error();
+        client::stored_message m;
+        for (int k = 0; k < 10; ++k)
+            ASSERT_TRUE(followers.back()->next(m)) << followers.back()->last_error();
+    }
+    EXPECT_EQ(table_budget_in_use(), 0u);
+    client::connection c(client_settings());
+    ASSERT_FALSE(c.open()) << c.last_error();
+    EXPECT_EQ(c.server().limits.table_budget, 64u * 1024);  // the whole share
+    EXPECT_EQ(table_budget_in_use(), 64u * 1024);
+    ASSERT_FALSE(c.close()) << c.last_error();
+    for (auto& f : followers)
+        f->close();
 }
 
 TEST_F(Read, StoppingTheDaemonEndsAFollower) {
