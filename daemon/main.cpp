@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <objwire/version.hpp>
+#include "config/daemon_rules.hpp"
 #include "config/env_names.hpp"
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
@@ -118,6 +119,11 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s,
     const auto problems = objwire::daemon::settings_problems(s);
     for (const auto& p : problems)
         console_.error(p);
+    // Said before the daemon fails to write there, and by the reload's check.
+    const char* state_directory = std::getenv("STATE_DIRECTORY");
+    if (auto why = data_dir_outside_state_directory(s, state_directory ? state_directory : "");
+        problems.empty() && !why.empty())
+        console_.warning(why);
     return problems.empty();
 }
 
