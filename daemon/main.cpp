@@ -22,6 +22,7 @@
 #include "daemon/ops/log_format.hpp"
 #include "daemon/ops/service_notify.hpp"
 #include "daemon/ops/settings_check.hpp"
+#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/json_writer.hpp"
 
@@ -212,6 +213,8 @@ int main(int argc, char** argv) {
     if (f.repair_journal) return objwire::daemon::repair_journal(settings);
 
     asio::io_context io;
+    // A flood of bad peers gives a few lines and a count per kind, not a line each.
+    ops::warning_log peer_warnings(io);
     // Both signal sets on one strand: a reload and the stop never run at once (io runs on
     // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
     auto signal_strand = asio::make_strand(io);
@@ -222,6 +225,7 @@ int main(int argc, char** argv) {
     install_test_faults(srv);
 #endif
     if (srv.start()) return exit_cannot_start;
+    ops::install_warning_log(&peer_warnings);  // before io runs: no session yet
     namespace service = objwire::daemon::service;
     service::watchdog watchdog(io);
     const auto bound = srv.local_endpoint();
@@ -240,6 +244,7 @@ int main(int argc, char** argv) {
         spdlog::info("signal {}: finishing received frames, then exiting", signo);
         service::notify_stopping();
         watchdog.stop();
+        peer_warnings.stop();
         hup.cancel();
         srv.stop();
         const auto shutdown_grace = srv.settings().shutdown_grace;  // may have been reloaded
@@ -277,6 +282,8 @@ int main(int argc, char** argv) {
     io.run();
     for (auto& t : threads)
         t.join();
+    ops::install_warning_log(nullptr);
+    peer_warnings.stop();  // what the drain added
     spdlog::info("stopped: {} objects stored from {} connections", srv.counters().objects_in.load(),
                  srv.counters().connections_total.load());
     return 0;

@@ -5,6 +5,7 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <stdexcept>
 
+#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
@@ -164,8 +165,10 @@ asio::awaitable<void> session::serve() {
     std::string tls_why;  // TLS first (daemon/serve/transport.cpp): no byte of objwire before it
     if (auto ec = co_await stream_io_.handshake(server_.settings().handshake_timeout, tls_why)) {
         // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
-        spdlog::log(ec == asio::error::eof ? spdlog::level::debug : spdlog::level::warn,
-                    "{}: refused: {}", peer_, tls_why);
+        if (ec == asio::error::eof)
+            spdlog::debug("{}: refused: {}", peer_, tls_why);
+        else
+            warn_peer(warning_kind::refused_access, fmt::format("{}: refused: {}", peer_, tls_why));
         stream_io_.close();
         co_return;
     }
@@ -173,8 +176,11 @@ asio::awaitable<void> session::serve() {
     handshake_timer_.expires_after(handshake_timeout);
     handshake_timer_.async_wait([self, handshake_timeout](std::error_code ec) {
         if (ec || self->receiver_.current() != receiver::state::awaiting_hello) return;
-        spdlog::warn("{}: closing connection: no hello within {} s (limits.handshake_timeout)",
-                     self->peer_, std::chrono::duration<double>(handshake_timeout).count());
+        warn_peer(
+            warning_kind::handshake_timeout,
+            fmt::format("{}: closing connection: no hello within {} s "
+                        "(limits.handshake_timeout)",
+                        self->peer_, std::chrono::duration<double>(handshake_timeout).count()));
         self->cancel_read();
     });
     asio::co_spawn(stream_io_.get_executor(), write_loop(), [self](std::exception_ptr e) {
@@ -206,6 +212,7 @@ asio::awaitable<void> session::serve() {
         auto step = consume(n);
         measure_link(n, n == space.size());
         if (step == receiver::step::admit) {
+            hello_read_ = true;
             if (!co_await admit()) break;
             if (server_.faults_) server_.faults_->after_admit();
             step = consume(0);  // frames that came with the hello
@@ -226,7 +233,8 @@ asio::awaitable<bool> session::admit() {
     const hello& h = receiver_.peer();
     std::string why;
     if (auto ec = server_.check_access(h, why)) {
-        spdlog::warn("{}: refused: {}", peer_, log_text(why));
+        warn_peer(warning_kind::refused_access,
+                  fmt::format("{}: refused: {}", peer_, log_text(why)));
         refuse(ec, why);
         co_return false;
     }
@@ -577,7 +585,8 @@ void session::log_close() {
             }
             ++server_.counters().protocol_errors;
             server_.metrics().count_error(receiver_.error());
-            spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
+            warn_peer(hello_read_ ? warning_kind::bad_frame : warning_kind::bad_hello,
+                      fmt::format("{}: closing connection: {}", peer_, receiver_.error_detail()));
             break;
         case receiver::state::finished:
             spdlog::info("{}: done: {}", peer_, stream_summary());

@@ -152,6 +152,7 @@ class session : public std::enable_shared_from_this<session> {
     bool expedited_ = false;    // the sink was asked to make the finished stream durable
     bool peer_closed_ = false;  // the peer ended the connection
     bool handed_over_ = false;  // a role service ran the connection after the hello
+    bool hello_read_ = false;   // a failure is a bad frame, not a bad hello (for the log)
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;
