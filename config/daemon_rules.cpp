@@ -36,7 +36,37 @@ void check_pair(std::vector<error>& out, const daemon_settings& s) {
              "(OBJWIRE_TLS_CERT_FILE, OBJWIRE_TLS_KEY_FILE)"});
 }
 
+// `path` is `dir` or inside it, both absolute and without "." or ".." parts left.
+bool is_within(const std::filesystem::path& path, const std::filesystem::path& dir) {
+    auto p = path.begin();
+    for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
+        if (d->empty()) continue;  // the "" a trailing '/' leaves
+        if (p == path.end() || *p != *d) return false;
+    }
+    return true;
+}
+
 }  // namespace
+
+std::string data_dir_outside_state_directory(const daemon_settings& s,
+                                             std::string_view state_directory) {
+    if (state_directory.empty()) return "";
+    // The unit's working directory is /: a relative data_dir lands there.
+    const auto data = (std::filesystem::path("/") / s.data_dir).lexically_normal();
+    std::string_view rest = state_directory;
+    while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const auto one = rest.substr(0, colon);
+        if (!one.empty() && is_within(data, std::filesystem::path(one).lexically_normal()))
+            return "";
+        rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    }
+    return "server.data_dir = \"" + s.data_dir + "\" is outside the unit's state directory " +
+           std::string(state_directory) +
+           ": the unit's ProtectSystem=strict keeps it read-only unless a drop-in adds "
+           "ReadWritePaths=" +
+           data.string() + " (the shipped data_dir is /var/lib/objwire)";
+}
 
 std::string readable_file_problem(const std::string& path) {
     std::error_code ec;

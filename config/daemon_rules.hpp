@@ -19,4 +19,11 @@ std::string readable_file_problem(const std::string& path);
 std::vector<error> check_daemon_settings(
     const daemon_settings& s, const file_problem_function& file_problem = readable_file_problem);
 
+// Under the unit, systemd sets $STATE_DIRECTORY (one or more paths, ':'-separated) and
+// ProtectSystem=strict leaves nothing else writable: why server.data_dir will not be writable
+// there, or "" when it is inside one (or `state_directory` is empty: not under the unit).
+// A warning, not a refusal: a drop-in may have added ReadWritePaths=.
+std::string data_dir_outside_state_directory(const daemon_settings& s,
+                                             std::string_view state_directory);
+
 }  // namespace objwire::config

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "config/client_file.hpp"
 #include "config/settings.hpp"
 #include "config/suggest.hpp"
 
@@ -18,6 +19,7 @@ std::vector<std::string> known_names() {
     for (const auto& keys : {daemon_keys(), client_keys()})
         for (const auto& k : keys)
             names.push_back(k.env_var);
+    names.emplace_back(config_file_variable);  // names a file, not a setting
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;

@@ -1,5 +1,6 @@
 // The rules a string setting follows beyond its type (config/schema.hpp).
 #include "config/schema.hpp"
+#include "config/toml_document.hpp"
 
 #include "proto/reset_policy.hpp"
 
@@ -25,7 +26,12 @@ std::string check_jsonl_file(std::string_view text) {
 std::string check_optional_host_port(std::string_view text) {
     if (text.empty()) return "";
     auto hp = parse_host_port(text);
-    return hp ? "" : hp.error().message + " (or \"\" for off)";
+    if (hp) return "";
+    // convert() writes the value before the reason: not twice.
+    auto why = hp.error().message;
+    if (const auto quoted = quote_toml(text) + " "; why.starts_with(quoted))
+        why.erase(0, quoted.size());
+    return why + " (or \"\" for off)";
 }
 
 std::string check_reset_policy(std::string_view text) {

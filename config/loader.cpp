@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "config/toml_document.hpp"
+#include "config/toml_mistakes.hpp"
 
 namespace objwire::config::detail {
 namespace {
@@ -94,8 +95,9 @@ outcome<std::vector<toml_entry>> parse_toml_document(std::string_view text,
         root = toml::parse(text, source_name);
     } catch (const toml::parse_error& e) {
         const auto pos = to_pos(e.source());
-        return error{std::string(source_name) + ":" + std::to_string(pos.line) + ":" +
-                     std::to_string(pos.column) + ": " + std::string(e.description())};
+        const auto explained = explain_syntax_error(text, pos.line, pos.column, e.description());
+        return error{std::string(source_name) + ":" + std::to_string(explained.line) + ":" +
+                     std::to_string(explained.column) + ": " + explained.message};
     }
     std::vector<toml_entry> entries;
     std::vector<std::string> path;

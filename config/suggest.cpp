@@ -2,6 +2,7 @@
 #include "config/suggest.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +38,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string_view> suggest(std::string_view wrong,
                                         const std::vector<std::string_view>& candidates) {
+    // "INFO" is "info" to a reader, though four edits away.
+    for (const auto c : candidates) {
+        if (c.size() == wrong.size() && c != wrong &&
+            std::equal(c.begin(), c.end(), wrong.begin(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a)) ==
+                       std::tolower(static_cast<unsigned char>(b));
+            }))
+            return c;
+    }
     const auto wrong_leaf = leaf_of(wrong);
     if (wrong_leaf != wrong) {
         for (const auto c : candidates) {

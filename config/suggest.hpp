@@ -16,7 +16,8 @@ std::string_view leaf_of(std::string_view name);
 // Optimal string alignment distance: edits plus adjacent transpositions ("lsiten").
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// The candidate the user most likely meant, if any is close enough: the same leaf in another
+// The candidate the user most likely meant, if any is close enough: the same name in another
+// case ("INFO" -> "info"), the same leaf in another
 // section ("server.max_depth" -> "limits.max_depth"), a small edit distance, or a leaf that
 // extends or shortens the candidate's ("server.listen_addr" -> "server.listen").
 std::optional<std::string_view> suggest(std::string_view wrong,

@@ -272,10 +272,13 @@ outcome<host_port> parse_host_port(std::string_view original) {
         if (host.find(':') != std::string_view::npos) {
             return bad("an IPv6 address needs brackets, e.g. \"[::1]:7878\"");
         }
+        // ":9464" is refused, not taken as every address: listening on the network is a
+        // decision the file should show (docs/DECISIONS.md).
         if (host.empty()) {
-            return bad(
-                "missing host (use 0.0.0.0 for every IPv4 interface, [::] for every IPv6 "
-                "one)");
+            const std::string port(text.substr(colon + 1));
+            return bad("no host before ':" + port + "': write \"127.0.0.1:" + port +
+                       "\" (this machine only), \"0.0.0.0:" + port +
+                       "\" (every IPv4 address) or \"[::]:" + port + "\" (every address)");
         }
         for (const char c : host) {
             if (!is_hostname_char(c)) {

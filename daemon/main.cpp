@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <objwire/version.hpp>
+#include "config/daemon_rules.hpp"
 #include "config/env_names.hpp"
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
@@ -21,6 +22,7 @@
 #include "daemon/ops/log_format.hpp"
 #include "daemon/ops/service_notify.hpp"
 #include "daemon/ops/settings_check.hpp"
+#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/json_writer.hpp"
 
@@ -118,6 +120,11 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s,
     const auto problems = objwire::daemon::settings_problems(s);
     for (const auto& p : problems)
         console_.error(p);
+    // Said before the daemon fails to write there, and by the reload's check.
+    const char* state_directory = std::getenv("STATE_DIRECTORY");
+    if (auto why = data_dir_outside_state_directory(s, state_directory ? state_directory : "");
+        problems.empty() && !why.empty())
+        console_.warning(why);
     return problems.empty();
 }
 
@@ -206,6 +213,8 @@ int main(int argc, char** argv) {
     if (f.repair_journal) return objwire::daemon::repair_journal(settings);
 
     asio::io_context io;
+    // A flood of bad peers gives a few lines and a count per kind, not a line each.
+    ops::warning_log peer_warnings(io);
     // Both signal sets on one strand: a reload and the stop never run at once (io runs on
     // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
     auto signal_strand = asio::make_strand(io);
@@ -216,6 +225,7 @@ int main(int argc, char** argv) {
     install_test_faults(srv);
 #endif
     if (srv.start()) return exit_cannot_start;
+    ops::install_warning_log(&peer_warnings);  // before io runs: no session yet
     namespace service = objwire::daemon::service;
     service::watchdog watchdog(io);
     const auto bound = srv.local_endpoint();
@@ -234,6 +244,7 @@ int main(int argc, char** argv) {
         spdlog::info("signal {}: finishing received frames, then exiting", signo);
         service::notify_stopping();
         watchdog.stop();
+        peer_warnings.stop();
         hup.cancel();
         srv.stop();
         const auto shutdown_grace = srv.settings().shutdown_grace;  // may have been reloaded
@@ -261,6 +272,8 @@ int main(int argc, char** argv) {
     io.run();
     for (auto& t : threads)
         t.join();
+    ops::install_warning_log(nullptr);
+    peer_warnings.stop();  // what the drain added
     spdlog::info("stopped: {} objects stored from {} connections", srv.counters().objects_in.load(),
                  srv.counters().connections_total.load());
     return 0;

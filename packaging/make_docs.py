@@ -158,12 +158,17 @@ SEE_ALSO = {
 DESCRIPTION = {
     "objwire": "objwire is the command line of objwire: it sends JSON lines to \\fBobjwired\\fR(8), "
     "reads stored objects back, benchmarks the link and checks settings. Each subcommand "
-    "has its own options, below; its settings file is \\fB/etc/objwire/objwire.toml\\fR.",
+    "has its own options, below. Its settings file is the one \\fB\\-c\\fR names, else the "
+    "first that exists of \\fB$OBJWIRE_CONFIG\\fR (which must exist), "
+    "\\fB$XDG_CONFIG_HOME/objwire/objwire.toml\\fR (\\fB~/.config/objwire/objwire.toml\\fR "
+    "without \\fBXDG_CONFIG_HOME\\fR) and \\fB/etc/objwire/objwire.toml\\fR; "
+    "\\fBobjwire config show\\fR says which.",
     "objwired": "objwired receives object streams over TCP, stores them and serves them to "
     "readers. The Debian package runs it as the systemd service \\fBobjwired.service\\fR under "
     "the system user \\fBobjwire\\fR, with its settings in "
     "\\fB/etc/objwire/objwired.toml\\fR and its stored objects in "
-    "\\fB/var/lib/objwire\\fR. \\fBsystemctl reload objwired\\fR checks the file, then "
+    "\\fB/var/lib/objwire\\fR (the file's \\fBserver.data_dir\\fR; the unit passes only "
+    "\\fB\\-\\-config\\fR). \\fBsystemctl reload objwired\\fR checks the file, then "
     "applies it; the log names what needs a restart.",
 }
 
@@ -200,7 +205,9 @@ def keys_page(rows, version):
         ".SH DESCRIPTION",
         "objwired reads its settings from a TOML file, \\fB/etc/objwire/objwired.toml\\fR in "
         "the package (\\fB\\-\\-config\\fR); objwire reads \\fB/etc/objwire/objwire.toml\\fR "
-        "the same way. A key \\fIsection.name\\fR is written as \\fIname\\fR in the table "
+        "unless \\fB\\-c\\fR, \\fB$OBJWIRE_CONFIG\\fR or a file in "
+        "\\fB~/.config/objwire\\fR names another (\\fBobjwire\\fR(1)). A key "
+        "\\fIsection.name\\fR is written as \\fIname\\fR in the table "
         "\\fB[\\fR\\fIsection\\fR\\fB]\\fR. Each key may also be set by its environment "
         "variable, which wins over the file; a command-line flag wins over both. "
         "\\fBobjwired \\-\\-check\\-config\\fR \\fIFILE\\fR and "

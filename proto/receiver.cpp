@@ -102,6 +102,7 @@ receiver::step receiver::on_hello(const frame_view& f) {
     auto h = decode_hello(f.payload);
     if (!h) return fail(h.error());
     hello_ = std::move(*h);
+    hello_received_ = true;
     // A sender may ask for a smaller table than we allow, never a larger one.
     if (hello_.table_budget != 0) limit_table(hello_.table_budget);
     state_ = state::admitting;

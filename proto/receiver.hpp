@@ -111,6 +111,8 @@ class receiver {
     // The error with its context, as sent to the peer (or as the peer reported it).
     const std::string& error_detail() const { return detail_; }
     const hello& peer() const { return hello_; }
+    // The peer's hello was read (a later failure is a bad frame, not a bad hello).
+    bool hello_received() const { return hello_received_; }
     std::uint64_t frames() const { return last_sequence_; }
     std::uint64_t messages() const { return messages_; }
     const table_stats& table() const { return decoder_.table(); }
@@ -158,6 +160,7 @@ class receiver {
     std::error_code refused_;  // refuse_frame()
     std::string refused_detail_;
     hello hello_;
+    bool hello_received_ = false;
     std::uint64_t last_sequence_ = 0;
     std::uint64_t acked_sequence_ = 0;
     std::uint64_t messages_ = 0;

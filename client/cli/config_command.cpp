@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "config/client_file.hpp"
 #include "config/daemon_rules.hpp"
 #include "config/env_names.hpp"
 #include "config/settings.hpp"
@@ -38,6 +39,8 @@ struct program<cfg::client_settings> {
     static constexpr const char* name = "objwire";
     static constexpr const char* flag = "--client";
     static auto load(const std::string& p) { return cfg::load_client_file(p); }
+    // With no file named, the one every subcommand would read.
+    static auto find(const std::string& flag_file) { return cfg::find_client_file(flag_file); }
     static auto keys() { return cfg::client_keys(); }
     static auto apply(cfg::client_settings& s, std::string_view key, std::string_view text,
                       std::string_view origin) {
@@ -53,6 +56,10 @@ struct program<cfg::daemon_settings> {
     static constexpr const char* name = "objwired";
     static constexpr const char* flag = "--daemon";
     static auto load(const std::string& p) { return cfg::load_daemon_file(p); }
+    // objwired reads only the file its --config names: nothing is searched for.
+    static cfg::outcome<cfg::client_file> find(const std::string& flag_file) {
+        return cfg::client_file{flag_file, "-c", {}};
+    }
     static auto keys() { return cfg::daemon_keys(); }
     static auto apply(cfg::daemon_settings& s, std::string_view key, std::string_view text,
                       std::string_view origin) {
@@ -94,13 +101,19 @@ template <class S>
 int check_as(const config_flags& f) {
     using P = program<S>;
     S s;
-    if (!f.file.empty()) {
-        auto loaded = P::load(f.file);
+    const auto found = P::find(f.file);
+    if (!found) {
+        std::cerr << "objwire: " << found.error().message << "\n";
+        return exit_codes::bad_config;
+    }
+    const std::string& file = found->path;
+    if (!file.empty()) {
+        auto loaded = P::load(file);
         if (!loaded) {
             std::cerr << loaded.error().message << "\n";
             // Checking a file against the wrong program is the likeliest mistake: say so.
-            if (program<typename P::other>::load(f.file)) {
-                std::cerr << f.file << " is a valid " << program<typename P::other>::name
+            if (program<typename P::other>::load(file)) {
+                std::cerr << file << " is a valid " << program<typename P::other>::name
                           << " config: check it with " << program<typename P::other>::flag << "\n";
             }
             return exit_codes::bad_config;
@@ -120,7 +133,7 @@ int check_as(const config_flags& f) {
     for (const auto& e : problems)
         std::cerr << P::name << ": " << e.message << "\n";
     if (!problems.empty()) return exit_codes::bad_config;
-    std::cout << (f.file.empty() ? std::string("the defaults") : f.file) << ": ok (" << P::name
+    std::cout << (file.empty() ? std::string("the defaults") : file) << ": ok (" << P::name
               << " settings";
     if (variables) std::cout << ", with " << variables << " OBJWIRE_* environment variables";
     std::cout << ")\n";
@@ -133,8 +146,14 @@ int show_as(const config_flags& f) {
     S s;
     std::vector<cfg::settings_layer<S>> layers;
     std::deque<std::string> origins;  // the layers' origin texts live here
-    if (!f.file.empty()) {
-        auto loaded = P::load(f.file);
+    const auto found = P::find(f.file);
+    if (!found) {
+        std::cerr << "objwire: " << found.error().message << "\n";
+        return exit_codes::bad_config;
+    }
+    const std::string& file = found->path;
+    if (!file.empty()) {
+        auto loaded = P::load(file);
         if (!loaded) {
             std::cerr << loaded.error().message << "\n";
             return exit_codes::bad_config;
@@ -142,12 +161,12 @@ int show_as(const config_flags& f) {
         s = std::move(*loaded);
         // The file parsed, so reading it again for the key lines succeeds unless it changed.
         std::vector<cfg::key_line> lines;
-        if (std::ifstream in(f.file); in) {
+        if (std::ifstream in(file); in) {
             const std::string text((std::istreambuf_iterator<char>(in)),
                                    std::istreambuf_iterator<char>());
-            if (auto l = cfg::key_lines(text, f.file)) lines = std::move(*l);
+            if (auto l = cfg::key_lines(text, file)) lines = std::move(*l);
         }
-        layers.push_back({f.file, s, std::move(lines)});
+        layers.push_back({file, s, std::move(lines)});
     }
     const auto keys = P::keys();
     const bool env_ok = apply_environment(s, keys, [&](const std::string& variable) {
@@ -176,7 +195,12 @@ int show_as(const config_flags& f) {
         }
         layers.push_back({origin, s, {}});
     }
-    std::cout << cfg::to_toml(s, layers);
+    std::cout << "# file: "
+              << (file.empty() && found->found_by == "-c"
+                      ? std::string("none (objwired reads only the file --config names)")
+                      : found->describe())
+              << "\n"
+              << cfg::to_toml(s, layers);
     return exit_codes::ok;
 }
 
@@ -194,14 +218,14 @@ subcommand add_config_command(CLI::App& app) {
         "check", "validate a config file (and the OBJWIRE_* environment); exit 0, or 78 if bad");
     check->add_option("file", flags->file,
                       "the file; objwired*.toml is taken as the daemon's, anything else as the "
-                      "client's (default: check the defaults and the environment)");
+                      "client's (default: the file send would read, with the environment)");
     auto* daemon = check->add_flag("--daemon", flags->daemon, "check it as objwired's config");
     check->add_flag("--client", flags->client, "check it as objwire's config")->excludes(daemon);
     check->footer("Example:\n  objwire config check objwired.toml");
 
     auto* show = config->add_subcommand(
         "show", "print the effective settings as TOML, each with where it came from");
-    show->add_option("-c,--config", flags->file, "settings file, as for send and bench");
+    show->add_option("-c,--config", flags->file, config_flag_help);
     auto* show_daemon = show->add_flag("--daemon", flags->daemon, "objwired's settings");
     show->add_option("--to", flags->to, "daemon address HOST:PORT, as for send")
         ->excludes(show_daemon);

@@ -589,8 +589,7 @@ subcommand add_read_command(CLI::App& app) {
         "read", "print the daemon's stored objects as JSON lines (what `send` accepts)");
     cmd->add_option("--to", flags->to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
     add_access_flags(cmd, flags->access);
-    cmd->add_option("-c,--config", flags->config_file,
-                    "client settings file (see config/objwire.toml)");
+    cmd->add_option("-c,--config", flags->config_file, config_flag_help);
     auto* from = cmd->add_option(
         "--from", flags->from,
         "where to start: an offset (of a journal; a stream sequence, one per block, "

@@ -6,7 +6,7 @@ namespace objwire::client {
 
 void add_sender_flags(CLI::App* cmd, sender_flags& f) {
     cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
-    cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+    cmd->add_option("-c,--config", f.config_file, config_flag_help);
     cmd->add_flag("--tls", f.tls, "talk TLS to the daemon (config: tls.enabled)");
     cmd->add_option("--tls-ca", f.tls_ca,
                     "PEM CA file the daemon's certificate must chain to (config: tls.ca_file)");

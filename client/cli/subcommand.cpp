@@ -1,5 +1,7 @@
 #include "client/cli/subcommand.hpp"
 
+#include "config/client_file.hpp"
+
 #include <cstdlib>
 #include <iostream>
 
@@ -7,8 +9,13 @@ namespace objwire::client {
 
 bool load_client_settings(const std::string& config_file, std::span<const setting_flag> flags,
                           config::client_settings& s) {
-    if (!config_file.empty()) {
-        auto loaded = config::load_client_file(config_file);
+    const auto file = config::find_client_file(config_file);
+    if (!file) {
+        std::cerr << "objwire: " << file.error().message << "\n";
+        return false;
+    }
+    if (!file->path.empty()) {
+        auto loaded = config::load_client_file(file->path);
         if (!loaded) {
             std::cerr << "objwire: " << loaded.error().message << "\n";
             return false;
@@ -32,7 +39,7 @@ bool load_client_settings(const std::string& config_file, std::span<const settin
 void add_daemon_flags(CLI::App* cmd, daemon_flags& f) {
     cmd->add_option("--to", f.to, "daemon address HOST:PORT (default 127.0.0.1:7878)");
     add_access_flags(cmd, f.access);
-    cmd->add_option("-c,--config", f.config_file, "client settings file (see config/objwire.toml)");
+    cmd->add_option("-c,--config", f.config_file, config_flag_help);
 }
 
 bool load_daemon_settings(const daemon_flags& f, config::client_settings& s) {

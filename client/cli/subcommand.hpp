@@ -40,6 +40,11 @@ inline std::string counted(std::uint64_t n, const char* word) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// The help of every subcommand's -c/--config (config/client_file.hpp says the search).
+inline constexpr const char* config_flag_help =
+    "client settings file (default: the first found of $OBJWIRE_CONFIG, "
+    "~/.config/objwire/objwire.toml, /etc/objwire/objwire.toml)";
+
 struct subcommand {
     CLI::App* app = nullptr;
     std::function<int()> run;
@@ -53,7 +58,9 @@ struct setting_flag {
     const char* flag;
 };
 
-// Client settings for a subcommand: defaults < file (-c/--config) < environment < flags.
+// Client settings for a subcommand: defaults < file < environment < flags. The file is
+// -c/--config, else the first found of $OBJWIRE_CONFIG, ~/.config/objwire/objwire.toml and
+// /etc/objwire/objwire.toml (config/client_file.hpp).
 // False (the reason printed) when any layer is bad: the subcommand exits bad_config.
 bool load_client_settings(const std::string& config_file, std::span<const setting_flag> flags,
                           config::client_settings& s);

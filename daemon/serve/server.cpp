@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
 #include "proto/errors.hpp"
@@ -124,8 +125,9 @@ bool server::admit_connection(asio::ip::tcp::socket& socket) {
     const auto& s = settings();
     std::string detail;
     if (counters_.connections_open >= s.max_connections) {
-        spdlog::warn("{}:{}: refused: {} connections open (server.max_connections)", address,
-                     remote.port(), s.max_connections);
+        warn_peer(warning_kind::refused_at_cap,
+                  fmt::format("{}:{}: refused: {} connections open (server.max_connections)",
+                              address, remote.port(), s.max_connections));
         detail = fmt::format(
             "{} connections open, the daemon's limit (server.max_connections = {}); retry when "
             "one has closed",
@@ -134,10 +136,10 @@ bool server::admit_connection(asio::ip::tcp::socket& socket) {
         // Who holds the slots tells the operator what to fix: idle followers, a leaking
         // client, a flood of senders.
         const auto held = addresses_.slots(address);
-        spdlog::warn(
-            "{}:{}: refused: {} connections open from {} ({}) "
-            "(limits.max_connections_per_address)",
-            address, remote.port(), held.open, address, describe(held));
+        warn_peer(warning_kind::refused_at_cap,
+                  fmt::format("{}:{}: refused: {} connections open from {} ({}) "
+                              "(limits.max_connections_per_address)",
+                              address, remote.port(), held.open, address, describe(held)));
         detail = fmt::format(
             "{} connections open from {} ({}), the limit per address "
             "(limits.max_connections_per_address = {}); retry when one has closed",

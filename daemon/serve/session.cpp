@@ -6,6 +6,7 @@
 #include <asio/experimental/awaitable_operators.hpp>
 #include <stdexcept>
 
+#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
@@ -183,16 +184,21 @@ asio::awaitable<void> session::serve() {
     std::string tls_why;  // TLS first (daemon/serve/transport.cpp): no byte of objwire before it
     if (auto ec = co_await stream_io_.handshake(server_.settings().handshake_timeout, tls_why)) {
         // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
-        spdlog::log(ec == asio::error::eof ? spdlog::level::debug : spdlog::level::warn,
-                    "{}: refused: {}", peer_, tls_why);
+        if (ec == asio::error::eof)
+            spdlog::debug("{}: refused: {}", peer_, tls_why);
+        else
+            warn_peer(warning_kind::refused_access, fmt::format("{}: refused: {}", peer_, tls_why));
         co_return;
     }
     const auto handshake_timeout = server_.settings().handshake_timeout;
     handshake_timer_.expires_after(handshake_timeout);
     handshake_timer_.async_wait([self, handshake_timeout](std::error_code ec) {
         if (ec || self->receiver_.current() != receiver::state::awaiting_hello) return;
-        spdlog::warn("{}: closing connection: no hello within {} s (limits.handshake_timeout)",
-                     self->peer_, std::chrono::duration<double>(handshake_timeout).count());
+        warn_peer(
+            warning_kind::handshake_timeout,
+            fmt::format("{}: closing connection: no hello within {} s "
+                        "(limits.handshake_timeout)",
+                        self->peer_, std::chrono::duration<double>(handshake_timeout).count()));
         self->cancel_read();
     });
     using namespace asio::experimental::awaitable_operators;
@@ -264,7 +270,8 @@ asio::awaitable<bool> session::admit() {
     const hello& h = receiver_.peer();
     std::string why;
     if (auto ec = server_.check_access(h, why)) {
-        spdlog::warn("{}: refused: {}", peer_, log_text(why));
+        warn_peer(warning_kind::refused_access,
+                  fmt::format("{}: refused: {}", peer_, log_text(why)));
         refuse(ec, why);
         co_return false;
     }
@@ -565,7 +572,9 @@ void session::log_close() {
             }
             ++server_.counters().protocol_errors;
             server_.metrics().count_error(receiver_.error());
-            spdlog::warn("{}: closing connection: {}", peer_, receiver_.error_detail());
+            warn_peer(
+                receiver_.hello_received() ? warning_kind::bad_frame : warning_kind::bad_hello,
+                fmt::format("{}: closing connection: {}", peer_, receiver_.error_detail()));
             break;
         case receiver::state::finished:
             spdlog::info("{}: done: {}", peer_, stream_summary());

@@ -122,6 +122,45 @@ for want in 'linger = "1ms" *# mine.toml:3$' 'max_bytes = "128KiB" *# OBJWIRE_BA
   'transient = \["age"\] *# mine.toml:6$' 'connect_timeout = "5s" *# default$' '^\[types.Person\]$'; do
   grep -Eq -- "$want" out || fail "config show lacks /$want/: $(cat out)"
 done
+# ---- the default file: $OBJWIRE_CONFIG, then $XDG_CONFIG_HOME or ~/.config, (then /etc); -c wins.
+home="$dir/home"
+mkdir -p "$home/.config/objwire" "$dir/xdg/objwire"
+# HOME is this test's, XDG_CONFIG_HOME and OBJWIRE_CONFIG empty (as if unset): no file of the
+# machine's own user is read.
+mine() { HOME="$home" XDG_CONFIG_HOME= OBJWIRE_CONFIG= "$@"; }
+printf '[batch]\nlinger = "2ms"\n' >"$home/.config/objwire/objwire.toml"
+mine "$objwire" config show >out || fail "config show with a user file exited $?"
+grep -Eq "^linger = \"2ms\" *# $home/.config/objwire/objwire.toml:2$" out ||
+  fail "config show did not read ~/.config/objwire/objwire.toml: $(cat out)"
+grep -q "^# file: $home/.config/objwire/objwire.toml (the first found of $home/.config/objwire/objwire.toml, /etc/objwire/objwire.toml)$" out ||
+  fail "config show does not say which file: $(cat out)"
+mine "$objwire" config check >out || fail "config check of the user file exited $?"
+grep -q "^$home/.config/objwire/objwire.toml: ok (objwire settings)" out || fail "config check said: $(cat out)"
+# XDG_CONFIG_HOME replaces ~/.config.
+printf '[batch]\nlinger = "3ms"\n' >"$dir/xdg/objwire/objwire.toml"
+mine env XDG_CONFIG_HOME="$dir/xdg" "$objwire" config show >out || fail "config show with XDG exited $?"
+grep -Eq "^linger = \"3ms\" *# $dir/xdg/objwire/objwire.toml:2$" out || fail "XDG_CONFIG_HOME not read: $(cat out)"
+# OBJWIRE_CONFIG comes first; -c wins over it.
+printf '[batch]\nlinger = "4ms"\n' >named.toml
+mine env OBJWIRE_CONFIG="$dir/named.toml" "$objwire" config show >out || fail "config show with OBJWIRE_CONFIG exited $?"
+grep -Eq "^linger = \"4ms\" *# $dir/named.toml:2$" out || fail "OBJWIRE_CONFIG not read: $(cat out)"
+grep -q "^# file: $dir/named.toml (named by \$OBJWIRE_CONFIG)$" out || fail "config show: $(cat out)"
+mine env OBJWIRE_CONFIG="$dir/named.toml" "$objwire" config show -c mine.toml >out || fail "config show -c exited $?"
+grep -Eq '^linger = "1ms" *# mine.toml:3$' out || fail "-c did not win over OBJWIRE_CONFIG: $(cat out)"
+# A file OBJWIRE_CONFIG names must exist; a subcommand stops before it connects.
+mine expect_error 78 "^objwire: OBJWIRE_CONFIG=$dir/gone.toml: no such file" \
+  env OBJWIRE_CONFIG="$dir/gone.toml" "$objwire" config show
+mine expect_error 78 "^objwire: OBJWIRE_CONFIG=$dir/gone.toml: no such file" \
+  env OBJWIRE_CONFIG="$dir/gone.toml" "$objwire" send person.jsonl --to "$to"
+# send reads the user file: a bad one stops it with the file's place.
+printf '[batch]\nlinger = 5ms\n' >"$home/.config/objwire/objwire.toml"
+mine expect_error 78 "^objwire: $home/.config/objwire/objwire.toml:2:10: 'batch.linger' = 5ms is not a TOML value: a value with a unit or other text is a string, quoted: linger = \"5ms\"" \
+  "$objwire" send person.jsonl --to "$to"
+rm -r "$home/.config/objwire"
+mine "$objwire" config show >out || fail "config show without a file exited $?"
+grep -q "^# file: none, the built-in defaults (none of $home/.config/objwire/objwire.toml, /etc/objwire/objwire.toml exists)$" out ||
+  [ -e /etc/objwire/objwire.toml ] || fail "config show without a file: $(cat out)"
+
 "$objwire" config show --daemon >out || fail "config show --daemon exited $?"
 grep -q '^listen = "127.0.0.1:7878" *# default$' out || fail "config show --daemon: $(cat out)"
 

@@ -23,7 +23,7 @@ check_prefix() {
   done
   "$p/sbin/objwired" --check-config "$p/etc/objwire/objwired.toml" >/dev/null ||
     fail "the installed objwired does not accept the installed config"
-  grep -qx "ExecStart=$p/sbin/objwired --config $p/etc/objwire/objwired.toml --data-dir \${STATE_DIRECTORY}" "$unit" ||
+  grep -qx "ExecStart=$p/sbin/objwired --config $p/etc/objwire/objwired.toml" "$unit" ||
     fail "installed unit under $p: $(grep ExecStart "$unit")"
   if grep -n "/usr/local\|/usr/sbin\|/etc/objwire" "$unit" | grep -v "^[0-9]*:#" | grep -v "$p" >&2; then
     fail "the unit installed under $p names another prefix's paths (above)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # daemon/ops/objwired.service passes `systemd-analyze verify` with no warning (an unknown or
 # misspelt key is only a warning there, so any output fails the test), with ExecStart pointing
-# at the objwired just built; and it keeps the settings the service relies on.
+# at the objwired just built; and it keeps the settings the service relies on, the config
+# file being the only source of objwired's settings.
 set -euo pipefail
 unit=$1
 objwired=$2
@@ -21,8 +22,10 @@ for line in Type=notify User=objwire StateDirectory=objwire ProtectSystem=strict
             NoNewPrivileges=yes 'ExecReload=/bin/kill -HUP $MAINPID' WatchdogSec=30s; do
   grep -qxF "$line" "$unit" || fail "the unit lacks '$line'"
 done
-grep -q -- '--config /etc/objwire/objwired.toml --data-dir ${STATE_DIRECTORY}' "$unit" ||
-  fail "ExecStart does not read /etc/objwire/objwired.toml or store in the state directory"
+# The config file alone says where objects go: a flag would override server.data_dir
+# without --check-config seeing it.
+grep -qx 'ExecStart=/usr/sbin/objwired --config /etc/objwire/objwired.toml' "$unit" ||
+  fail "ExecStart passes more than the config file: $(grep ^ExecStart "$unit")"
 
 # A broken unit fails the same check: the test can fail.
 sed 's/^ProtectSystem=strict/ProtectSystm=strict/' "$dir/objwired.service" >"$dir/broken.service"

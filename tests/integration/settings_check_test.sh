@@ -68,6 +68,14 @@ expect_exit 78 "OBJWIRE_SERVER_LISTNE names no setting \(did you mean OBJWIRE_SE
 expect_exit 78 "OBJWIRE_SERVER_LISTNE names no setting" \
   env OBJWIRE_SERVER_LISTNE=0.0.0.0:1 "$objwire" config check --daemon objwired-good.toml
 
+# Under the unit ($STATE_DIRECTORY set), a data_dir outside the state directory would be
+# read-only (ProtectSystem=strict): a warning naming the drop-in line, not a refusal.
+expect_exit 0 "warning: server.data_dir = \"$dir/elsewhere\" is outside the unit's state directory $dir/state: .*ReadWritePaths=$dir/elsewhere" \
+  env STATE_DIRECTORY="$dir/state" OBJWIRE_SERVER_DATA_DIR="$dir/elsewhere" "$objwired" --check-config objwired-good.toml
+STATE_DIRECTORY="$dir/state" OBJWIRE_SERVER_DATA_DIR="$dir/state" "$objwired" --check-config objwired-good.toml \
+  >out 2>err || fail "--check-config with data_dir the state directory exited $?: $(cat err)"
+[ ! -s err ] || fail "data_dir in the state directory warned: $(cat err)"
+
 # ---- reload. The daemon runs with a good file; its ExecReload lines run as systemd runs them:
 # one after another, the first that fails ends the reload with its exit code.
 cp objwired-good.toml objwired.toml

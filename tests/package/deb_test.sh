@@ -66,17 +66,17 @@ for f in /etc/objwire/objwired.toml /etc/objwire/objwire.toml; do
 done
 [ -L "$root/etc/systemd/system/multi-user.target.wants/objwired.service" ] || fail "the unit is not enabled"
 unit=/usr/lib/systemd/system/objwired.service
-grep -q '^ExecStart=/usr/sbin/objwired --config /etc/objwire/objwired.toml ' "$root$unit" ||
+grep -qx 'ExecStart=/usr/sbin/objwired --config /etc/objwire/objwired.toml' "$root$unit" ||
   fail "unit: $(grep ExecStart "$root$unit")"
 out=$(in_root systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $out"
 [ -z "$out" ] || fail "systemd-analyze verify warned: $out"
 echo "deb_test: user, data directory, conffiles, enabled unit: ok; systemd-analyze verify $unit: ok"
 
 # objwired as the package's user with the package's config (metrics off: the host may have
-# something on 9464), objwire sending to it.
+# something on 9464), objwire sending to it; the config alone puts the objects in
+# /var/lib/objwire, as under the unit.
 chroot --userspec=objwire:objwire "$root" /usr/bin/env -i OBJWIRE_METRICS_LISTEN= \
-  /usr/sbin/objwired --config /etc/objwire/objwired.toml --listen 127.0.0.1:0 \
-  --data-dir /var/lib/objwire 2>"$dir/log" &
+  /usr/sbin/objwired --config /etc/objwire/objwired.toml --listen 127.0.0.1:0 2>"$dir/log" &
 daemon=$!
 port=$(logged_port "$dir/log") || fail "objwired did not start"
 in_root sh -c "objwire gen --workload person -n 1000 -o /tmp/person.jsonl && objwire send /tmp/person.jsonl --to 127.0.0.1:$port" \

@@ -87,5 +87,29 @@ TEST(DaemonRules, TheRealProbeTellsMissingFromDirectory) {
     EXPECT_EQ(readable_file_problem("/"), "is a directory, not a file");
 }
 
+// Under the unit ($STATE_DIRECTORY set), a data_dir elsewhere is pointed out; the shipped one
+// and any directory inside the state directory are not.
+TEST(DaemonRules, DataDirOutsideTheStateDirectoryIsPointedOut) {
+    daemon_settings s;
+    s.data_dir = "/var/lib/objwire";
+    EXPECT_EQ(data_dir_outside_state_directory(s, "/var/lib/objwire"), "");
+    EXPECT_EQ(data_dir_outside_state_directory(s, "/var/lib/objwire/"), "");
+    s.data_dir = "/var/lib/objwire/spool/";
+    EXPECT_EQ(data_dir_outside_state_directory(s, "/var/lib/other:/var/lib/objwire"), "");
+    s.data_dir = "/srv/objwire";
+    EXPECT_EQ(data_dir_outside_state_directory(s, ""), "") << "not under the unit";
+    EXPECT_EQ(data_dir_outside_state_directory(s, "/var/lib/objwire"),
+              "server.data_dir = \"/srv/objwire\" is outside the unit's state directory "
+              "/var/lib/objwire: the unit's ProtectSystem=strict keeps it read-only unless a "
+              "drop-in adds ReadWritePaths=/srv/objwire (the shipped data_dir is "
+              "/var/lib/objwire)");
+    s.data_dir = "/var/lib/objwire-old";  // a prefix of the name is not inside
+    EXPECT_NE(data_dir_outside_state_directory(s, "/var/lib/objwire"), "");
+    s.data_dir = "/var/lib/objwire/../elsewhere";
+    EXPECT_NE(data_dir_outside_state_directory(s, "/var/lib/objwire"), "");
+    s.data_dir = "objwire-data";  // relative: the unit runs in /
+    EXPECT_NE(data_dir_outside_state_directory(s, "/var/lib/objwire"), "");
+}
+
 }  // namespace
 }  // namespace objwire::config

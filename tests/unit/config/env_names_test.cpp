@@ -26,6 +26,12 @@ TEST(EnvNames, EitherProgramsVariablesAreKnown) {
     EXPECT_TRUE(unknown_env_variables(env).empty());
 }
 
+TEST(EnvNames, ObjwireConfigIsKnown) {
+    // It names objwire's settings file (config/client_file.hpp), not a setting.
+    const std::string_view env[] = {"OBJWIRE_CONFIG=/etc/objwire/objwire.toml"};
+    EXPECT_TRUE(unknown_env_variables(env).empty());
+}
+
 TEST(EnvNames, ANameFarFromEveryVariableHasNoSuggestion) {
     const std::string_view env[] = {"OBJWIRE_COMPLETELY_UNRELATED_THING"};
     const auto unknown = unknown_env_variables(env);

@@ -159,9 +159,9 @@ TEST(config_errors, bad_strings) {
 }
 
 TEST(config_errors, toml_syntax_error_has_place) {
-    // toml++'s own description follows the place.
+    // The place, then the mistake in objwire's words (tests/unit/config/toml_mistakes_test.cpp).
     EXPECT_THAT(daemon_error("[server]\nlisten = \n"),
-                HasSubstr("bad.toml:2:10: Error while parsing key-value pair: "));
+                HasSubstr("bad.toml:2:10: 'server.listen' has no value after '='"));
     EXPECT_THAT(daemon_error("[limits]\nmax_depth = 1\nmax_depth = 2\n"), HasSubstr("bad.toml:3:"));
     EXPECT_THAT(daemon_error("[server\n"), HasSubstr("bad.toml:1:"));
 }

@@ -75,10 +75,16 @@ std::string message_of(const cfg::outcome<S>& o) {
 
 }  // namespace
 
-TEST(config_example, daemon_file_loads_and_equals_defaults) {
+// The file the package installs as /etc/objwire/objwired.toml: the defaults, but the data
+// directory is the unit's state directory (the unit passes no --data-dir).
+constexpr std::string_view package_data_dir = "/var/lib/objwire";
+
+TEST(config_example, daemon_file_loads_and_equals_defaults_but_the_data_dir) {
     const auto loaded = cfg::load_daemon_file(config_dir / "objwired.toml");
     ASSERT_TRUE(loaded) << message_of(loaded);
-    EXPECT_EQ(*loaded, cfg::daemon_settings{});
+    cfg::daemon_settings want;
+    want.data_dir = package_data_dir;
+    EXPECT_EQ(*loaded, want);
 }
 
 TEST(config_example, client_file_loads_and_equals_defaults) {
@@ -94,6 +100,10 @@ TEST(config_example, daemon_file_sets_every_key_to_its_default) {
     EXPECT_EQ(set.size(), keys.size());
     for (const auto& key : keys) {
         ASSERT_TRUE(set.contains(key.name)) << key.name << " missing from objwired.toml";
+        if (key.name == "server.data_dir") {
+            EXPECT_EQ(set.at(key.name).value, "\"" + std::string(package_data_dir) + "\"");
+            continue;
+        }
         EXPECT_EQ(set.at(key.name).value, key.default_text) << key.name;
     }
 }

@@ -143,7 +143,7 @@ TEST(config_units, host_port_bad) {
     EXPECT_THAT(error_of(cfg::parse_host_port("")), HasSubstr("it is empty"));
     EXPECT_THAT(error_of(cfg::parse_host_port("127.0.0.1")), HasSubstr("missing ':PORT'"));
     EXPECT_THAT(error_of(cfg::parse_host_port("::1:7878")), HasSubstr("needs brackets"));
-    EXPECT_THAT(error_of(cfg::parse_host_port(":7878")), HasSubstr("missing host"));
+    EXPECT_THAT(error_of(cfg::parse_host_port(":7878")), HasSubstr("no host before ':7878'"));
     EXPECT_THAT(error_of(cfg::parse_host_port("host:")), HasSubstr("missing port number"));
     EXPECT_THAT(error_of(cfg::parse_host_port("host:http")), HasSubstr("is not a number"));
     EXPECT_THAT(error_of(cfg::parse_host_port("host:65536")), HasSubstr("above 65535"));
