@@ -19,6 +19,12 @@ constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 // this size, so a read of many well-compressed frames never builds one huge block.
 constexpr std::size_t batch_split_bytes = 4u << 20;
 
+// A sender's last-seen time, in the Unix seconds Prometheus expects of a timestamp.
+double unix_seconds_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 connection_guard::limits guard_limits(const config::daemon_settings& s) {
     connection_guard::limits l;
     l.idle_timeout = s.idle_timeout;
@@ -259,6 +265,7 @@ asio::awaitable<bool> session::admit() {
         refuse(proto_errc::sender_busy, why);
         co_return false;
     }
+    become(connection_role::sender);
     resumed_after_ = stored_sequence_ = adding_sequence_ = *resume;
     receiver_.admit(*resume, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
@@ -296,10 +303,23 @@ asio::awaitable<void> session::hand_over(peer_role role) {
         co_await wait_for_wake(finish_wake_);
     handed_over_ = true;
     const hello h = receiver_.peer();
+    if (role != peer_role::reader)
+        become(connection_role::stats);
+    else if (h.request == read_request::list_senders)
+        become(connection_role::sender_list);
+    else
+        become(h.request == read_request::none ? connection_role::reader : connection_role::cursor);
     if (role == peer_role::reader)
         co_await serve_reader(server_, stream_io_, peer_, h);
     else
         co_await serve_stats(server_, stream_io_, peer_, h);
+}
+
+void session::become(connection_role next) {
+    auto& by_role = server_.metrics().connections_by_role;
+    ++by_role[static_cast<std::size_t>(next)];
+    --by_role[static_cast<std::size_t>(role_)];
+    role_ = next;
 }
 
 receiver::step session::consume(std::size_t n) {
@@ -422,16 +442,20 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
     const std::uint64_t objects = stream_objects_ + batch_objects_;
     const std::uint64_t digest = frame_digest_;
     stream_->set_record({stream_fence_, objects, digest});
+    const auto batch_bytes = stream_->bytes();
     auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
-                       digest, batch = batch_objects_,
+                       digest, batch = batch_objects_, batch_bytes,
+                       sender = receiver_.peer().sender_id, per_sender = &server_.metrics().senders,
                        stored = &server_.counters().objects_in](std::error_code ec) {
         if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
-        if (!ec) *stored += batch;
+        if (!ec) {
+            *stored += batch;
+            per_sender->stored(sender, batch, batch_bytes, unix_seconds_now());
+        }
         asio::post(exec, [weak, reply_id, ec, batch] {
             if (auto self = weak.lock()) self->on_durable(reply_id, ec, batch);
         });
     };
-    const auto batch_bytes = stream_->bytes();
     const auto batch_memory = stream_->memory();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
     if (!ec) {

@@ -44,6 +44,9 @@ class session : public std::enable_shared_from_this<session> {
     // Any thread.
     void abort();
     const std::string& peer() const { return peer_; }
+    // What the connection is doing (objwire_connections_by_role); the server counts it in
+    // handshake when it starts the session and takes it out of its last role when it ends.
+    connection_role role() const { return role_; }
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
   private:
@@ -73,6 +76,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::awaitable<bool> admit();
     void refuse(std::error_code ec, const std::string& detail);
     asio::awaitable<void> hand_over(peer_role role);
+    // Moves the connection from its role to `next` in objwire_connections_by_role.
+    void become(connection_role next);
     // The last frame of this sender already stored (0: a new stream), once this connection
     // is the sender id's only one (daemon/serve/session_resume.cpp); nothing when another could not
     // be made to let go in time.
@@ -152,6 +157,7 @@ class session : public std::enable_shared_from_this<session> {
     bool expedited_ = false;    // the sink was asked to make the finished stream durable
     bool peer_closed_ = false;  // the peer ended the connection
     bool handed_over_ = false;  // a role service ran the connection after the hello
+    connection_role role_ = connection_role::handshake;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;
