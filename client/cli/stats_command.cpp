@@ -336,7 +336,8 @@ subcommand add_stats_command(CLI::App& app) {
     auto flags = std::make_shared<stats_flags>();
     auto* cmd = app.add_subcommand("stats",
                                    "print the daemon's metrics (connections, traffic, "
-                                   "compression, tables, ack latency, errors)");
+                                   "senders, compression, tables, ack latency, the journal "
+                                   "on disk, errors)");
     add_daemon_flags(cmd, flags->daemon);
     cmd->add_flag("--json", flags->json,
                   "one JSON object: each metric by its Prometheus name, labelled ones as an "
