@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -46,6 +47,11 @@ class metric_set {
             if (s.name == name && s.labels.contains(label))
                 out.emplace_back(s.labels.at(label), s.value);
         return out;
+    }
+    bool has(const std::string& name) const {
+        for (const auto& s : samples_)
+            if (s.name == name) return true;
+        return false;
     }
     std::vector<const metric_sample*> not_shown() const {
         std::vector<const metric_sample*> out;
@@ -121,6 +127,58 @@ void line(const std::string& label, const std::string& value) {
     std::cout << fmt::format("  {:<22} {}\n", label, value);
 }
 
+// A sender id is any text its peer chose: control characters are not sent to the terminal.
+std::string printable(std::string text) {
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return text;
+}
+
+// Objects and bytes stored per sender id, and how long ago each last stored ("" sums
+// anonymous senders and the ids beyond the daemon's cap).
+void print_senders(metric_set& m, double now) {
+    const auto objects = m.by_label("objwire_sender_objects_total", "sender");
+    const auto stored = m.by_label("objwire_sender_bytes_total", "sender");
+    const auto seen = m.by_label("objwire_sender_last_seen_timestamp_seconds", "sender");
+    if (objects.empty() || objects.size() != stored.size() || objects.size() != seen.size()) return;
+    std::cout << "\nSenders\n";
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        const std::string who = objects[i].first.empty() ? "(others)" : printable(objects[i].first);
+        line(who, count(objects[i].second) + " objects, " + bytes(stored[i].second) + ", last " +
+                      duration(std::max(0.0, now - seen[i].second)) + " ago");
+    }
+}
+
+// The journal's files as they stand (docs/OPERATIONS.md, "The journal on disk").
+void print_journal(metric_set& m) {
+    std::cout << "\nJournal\n";
+    const double segments = m.get("objwire_journal_segments");
+    line("on disk", bytes(m.get("objwire_journal_bytes")) + " in " + count(segments) +
+                        (segments == 1 ? " segment" : " segments"));
+    const double first = m.get("objwire_journal_first_offset");
+    const double next = m.get("objwire_journal_next_offset");
+    line("offsets", count(first) + " .. " + count(next) + " (" + count(next - first) + " objects)");
+    line("durable up to", count(m.get("objwire_journal_durable_offset")));
+    const double avail = m.get("objwire_journal_filesystem_avail_bytes");
+    const double size = m.get("objwire_journal_filesystem_size_bytes");
+    if (size > 0) line("file system free", bytes(avail) + " of " + bytes(size));
+    line("retention deleted",
+         count(m.get("objwire_journal_retention_deleted_segments_total")) + " segments (" +
+             bytes(m.get("objwire_journal_retention_deleted_bytes_total")) + ")");
+    const double syncs = m.get("objwire_journal_fsync_duration_seconds_count");
+    m.get("objwire_journal_fsync_duration_seconds_sum");
+    const auto buckets = m.by_label("objwire_journal_fsync_duration_seconds_bucket", "le");
+    line("syncs",
+         count(syncs) + (syncs > 0 ? ", median " + quantile(buckets, syncs, 0.5) +
+                                         ", 99th percentile " + quantile(buckets, syncs, 0.99)
+                                   : ""));
+    line("cursors", count(m.get("objwire_cursors")));
+    for (const auto& [name, lag] : m.by_label("objwire_cursor_lag_objects", "cursor"))
+        line(name.empty() ? "  (other cursors)" : "  " + printable(name),
+             count(lag) + " objects behind" + (name.empty() ? " at most" : ""));
+    line("slowest reader", count(m.get("objwire_reader_lag_max_objects")) + " objects behind");
+}
+
 void print_human(metric_set& m, const stats_answer& a, const std::string& where) {
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -131,6 +189,10 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("open", count(m.get("objwire_connections_open")));
     line("accepted", count(m.get("objwire_connections_total")));
     line("refused", count(m.get("objwire_connections_refused_total")));
+    std::string roles;
+    for (const auto& [role, n] : m.by_label("objwire_connections_by_role", "role"))
+        if (n > 0) roles += (roles.empty() ? "" : ", ") + role + " " + count(n);
+    if (!roles.empty()) line("open by role", roles);
 
     std::cout << "\nTraffic\n";
     const double frames = m.get("objwire_frames_in_total");
@@ -143,6 +205,8 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("link estimate", link_estimate(8 * m.get("objwire_link_bandwidth_bytes_per_second"),
                                         m.get("objwire_link_bandwidth_connections"),
                                         8 * m.get("objwire_link_bandwidth_last_bytes_per_second")));
+
+    print_senders(m, now);
 
     std::cout << "\nCompression\n";
     const double compressed = m.get("objwire_frames_compressed_total");
@@ -171,8 +235,10 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("99th percentile", quantile(buckets, acks, 0.99));
 
     std::cout << "\nStorage\n";
+    // Written since the daemon started; what the journal holds is under Journal.
     for (const auto& [sink, n] : m.by_label("objwire_sink_bytes_total", "sink"))
-        line(sink + " bytes", bytes(n));
+        line(sink + " written", bytes(n));
+    if (m.has("objwire_journal_bytes")) print_journal(m);
 
     std::cout << "\nErrors\n";
     const auto errors = m.by_label("objwire_errors_total", "kind");
@@ -270,7 +336,8 @@ subcommand add_stats_command(CLI::App& app) {
     auto flags = std::make_shared<stats_flags>();
     auto* cmd = app.add_subcommand("stats",
                                    "print the daemon's metrics (connections, traffic, "
-                                   "compression, tables, ack latency, errors)");
+                                   "senders, compression, tables, ack latency, the journal "
+                                   "on disk, errors)");
     add_daemon_flags(cmd, flags->daemon);
     cmd->add_flag("--json", flags->json,
                   "one JSON object: each metric by its Prometheus name, labelled ones as an "

@@ -7,29 +7,6 @@
 
 namespace objwire::daemon {
 
-void latency_histogram::observe(std::uint64_t ns) {
-    std::size_t i = 0;
-    while (i < ack_latency_bounds_ns.size() && ns > ack_latency_bounds_ns[i])
-        ++i;
-    counts_[i].fetch_add(1, std::memory_order_relaxed);
-    count_.fetch_add(1, std::memory_order_relaxed);
-    sum_ns_.fetch_add(ns, std::memory_order_relaxed);
-}
-
-latency_histogram::snapshot latency_histogram::read() const {
-    snapshot s;
-    std::uint64_t running = 0;
-    for (std::size_t i = 0; i < buckets; ++i) {
-        running += counts_[i].load(std::memory_order_relaxed);
-        s.cumulative[i] = running;
-    }
-    // Read apart from the buckets, so count may run ahead of +Inf by an observation in
-    // flight; Prometheus requires +Inf == count, so the count is the buckets' total.
-    s.count = running;
-    s.sum_ns = sum_ns_.load(std::memory_order_relaxed);
-    return s;
-}
-
 void metrics::count_error(std::error_code ec, const char* other_kind) {
     std::string kind = ec.category() == proto_category()
                            ? proto_errc_name(static_cast<proto_errc>(ec.value()))

@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "daemon/ops/named_metrics.hpp"
 #include "proto/reference_table.hpp"
 
 namespace objwire {
@@ -28,23 +29,65 @@ inline constexpr std::array<std::uint64_t, 14> ack_latency_bounds_ns{
     25'000'000,    50'000'000,    100'000'000,   250'000'000,   500'000'000,
     1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
 
-class latency_histogram {
+// Upper bounds of the journal's fsync duration buckets, in nanoseconds: from a page-cache or
+// tmpfs sync (tens of microseconds) through an SSD (about a millisecond) and a loaded disk (tens
+// of milliseconds) to a stalled one.
+inline constexpr std::array<std::uint64_t, 17> fsync_duration_bounds_ns{
+    50'000,      100'000,       250'000,       500'000,       1'000'000,     2'500'000,
+    5'000'000,   10'000'000,    25'000'000,    50'000'000,    100'000'000,   250'000'000,
+    500'000'000, 1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+
+// A Prometheus histogram of durations over fixed bucket bounds (nanoseconds, ascending).
+template <std::size_t Bounds>
+class bucket_histogram {
   public:
-    static constexpr std::size_t buckets = ack_latency_bounds_ns.size() + 1;  // last: +Inf
+    static constexpr std::size_t buckets = Bounds + 1;  // the last: +Inf
     struct snapshot {
         std::array<std::uint64_t, buckets> cumulative{};  // observations <= each bound
         std::uint64_t count = 0;
         std::uint64_t sum_ns = 0;
     };
 
-    void observe(std::uint64_t ns);
-    snapshot read() const;
+    explicit bucket_histogram(const std::array<std::uint64_t, Bounds>& bounds_ns)
+        : bounds_(bounds_ns) {}
+
+    void observe(std::uint64_t ns) {
+        std::size_t i = 0;
+        while (i < Bounds && ns > bounds_[i])
+            ++i;
+        counts_[i].fetch_add(1, std::memory_order_relaxed);
+        sum_ns_.fetch_add(ns, std::memory_order_relaxed);
+    }
+    snapshot read() const {
+        snapshot s;
+        std::uint64_t running = 0;
+        for (std::size_t i = 0; i < buckets; ++i) {
+            running += counts_[i].load(std::memory_order_relaxed);
+            s.cumulative[i] = running;
+        }
+        // Prometheus requires +Inf == count: the count is the buckets' total, so an
+        // observation in flight cannot make them disagree.
+        s.count = running;
+        s.sum_ns = sum_ns_.load(std::memory_order_relaxed);
+        return s;
+    }
+    const std::array<std::uint64_t, Bounds>& bounds_ns() const { return bounds_; }
 
   private:
+    const std::array<std::uint64_t, Bounds>& bounds_;
     std::array<std::atomic<std::uint64_t>, buckets> counts_{};
-    std::atomic<std::uint64_t> count_{0};
     std::atomic<std::uint64_t> sum_ns_{0};
 };
+
+using latency_histogram = bucket_histogram<ack_latency_bounds_ns.size()>;
+using fsync_histogram = bucket_histogram<fsync_duration_bounds_ns.size()>;
+
+// What an open connection is doing, for objwire_connections_by_role: before its hello (or in
+// its TLS handshake), then by the hello's role - a reader's requests (cursor commands, the
+// sender list) apart from readers that read.
+enum class connection_role : std::uint8_t { handshake, sender, reader, cursor, sender_list, stats };
+inline constexpr std::array<const char*, 6> connection_role_names{
+    "handshake", "sender", "reader", "cursor", "sender_list", "stats"};
 
 struct metrics {
     std::atomic<std::uint64_t> frames_in{0};
@@ -68,13 +111,19 @@ struct metrics {
     std::atomic<std::uint64_t> journal_gaps_served{0};  // gap frames sent to readers
     // Offsets retention deleted before a reader read them (served to it as gaps).
     std::atomic<std::uint64_t> retention_offsets_unread{0};
-    latency_histogram ack_latency;  // a read's last frame received -> its ack written
+    latency_histogram ack_latency{ack_latency_bounds_ns};  // a read's last frame -> its ack
     // Readers (journal or stream) serving now, those of them whose batch has waited for the
     // peer longer than reader_support::peer_behind_after, and those closed by the
     // slow-consumer rule (daemon/roles/slow_consumer.hpp).
     std::atomic<std::int64_t> readers_open{0};
     std::atomic<std::int64_t> readers_stalled{0};
     std::atomic<std::uint64_t> readers_slow_closed{0};
+    // Open connections by role (connection_role), each counted in exactly one.
+    std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
+    // Per sender id, capped (daemon/ops/named_metrics.hpp).
+    sender_meter senders;
+    // Where each live journal reader stands: the worst reader lag.
+    reader_positions readers_at;
 
     // Counts a failure by kind: a proto_errc by its name ("bad_checksum"), anything else as
     // `other_kind` ("store_failed", "write_failed").

@@ -12,26 +12,14 @@
 namespace objwire::daemon {
 namespace {
 
-// Label values may hold any text: escape what the format requires.
-std::string label_value(std::string_view v) {
-    std::string out;
-    for (char c : v) {
-        if (c == '\\' || c == '"') out.push_back('\\');
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out.push_back(c);
-    }
-    return out;
-}
-
-double seconds(std::uint64_t ns) {
-    return static_cast<double>(ns) / 1e9;
-}
-
-void connections(prometheus_text& x, server_counters& c) {
+void connections(prometheus_text& x, server_counters& c, const metrics& m) {
     x.one("objwire_connections_open", "gauge", "Connections open now.", c.connections_open.load());
+    x.family("objwire_connections_by_role", "gauge",
+             "Connections open now by what they do: handshake (before the hello), sender, "
+             "reader, cursor (cursor commands), sender_list, stats.");
+    for (std::size_t i = 0; i < connection_role_names.size(); ++i)
+        x.sample("objwire_connections_by_role", m.connections_by_role[i].load(),
+                 fmt::format("role=\"{}\"", connection_role_names[i]));
     x.one("objwire_connections_total", "counter", "Connections accepted since start.",
           c.connections_total.load());
     x.one("objwire_connections_refused_total", "counter",
@@ -64,6 +52,26 @@ void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
           links.last_bps / 8);
     x.one("objwire_link_bandwidth_connections", "gauge",
           "Open sender connections with a link bandwidth estimate.", links.connections);
+}
+
+// Capped at max_labelled_senders ids (daemon/ops/named_metrics.hpp); sender="" sums the rest.
+void senders(prometheus_text& x, const metrics& m) {
+    const auto rows = m.senders.rows();
+    const auto each = [&](const char* name, const char* type, const char* help, auto value) {
+        x.family(name, type, help);
+        for (const auto& r : rows)
+            x.sample(name, value(r), fmt::format("sender=\"{}\"", label_value(r.id)));
+    };
+    each("objwire_sender_objects_total", "counter",
+         "Objects stored from each sender id (the 32 most recent ids; sender=\"\": anonymous "
+         "senders and the other ids).",
+         [](const sender_meter::row& r) { return r.objects; });
+    each("objwire_sender_bytes_total", "counter",
+         "Bytes stored in the sink from each sender id (as objwire_sender_objects_total).",
+         [](const sender_meter::row& r) { return r.bytes; });
+    each("objwire_sender_last_seen_timestamp_seconds", "gauge",
+         "When each sender id last had objects stored, in Unix seconds.",
+         [](const sender_meter::row& r) { return r.last_seen_seconds; });
 }
 
 void readers(prometheus_text& x, const metrics& m) {
@@ -107,19 +115,10 @@ void tables(prometheus_text& x, const metrics& m) {
 }
 
 void latency(prometheus_text& x, const metrics& m) {
-    const char* name = "objwire_ack_latency_seconds";
-    x.family(name, "histogram",
-             "From the read that completed a frame to the write of its acknowledgement.");
     const auto h = m.ack_latency.read();
-    for (std::size_t i = 0; i < h.cumulative.size(); ++i) {
-        const std::string le = i < ack_latency_bounds_ns.size()
-                                   ? fmt::format("{}", seconds(ack_latency_bounds_ns[i]))
-                                   : std::string("+Inf");
-        x.sample("objwire_ack_latency_seconds_bucket", h.cumulative[i],
-                 fmt::format("le=\"{}\"", le));
-    }
-    x.sample("objwire_ack_latency_seconds_sum", seconds(h.sum_ns));
-    x.sample("objwire_ack_latency_seconds_count", h.count);
+    x.histogram("objwire_ack_latency_seconds",
+                "From the read that completed a frame to the write of its acknowledgement.",
+                ack_latency_bounds_ns, h.cumulative, h.count, h.sum_ns);
 }
 
 void storage(prometheus_text& x, server& srv, const metrics& m) {
@@ -151,8 +150,9 @@ void errors(prometheus_text& x, const metrics& m) {
 std::string render_prometheus(server& srv) {
     prometheus_text x;
     auto& m = srv.metrics();
-    connections(x, srv.counters());
+    connections(x, srv.counters(), m);
     traffic(x, srv.counters(), m);
+    senders(x, m);
     readers(x, m);
     compression(x, m);
     tables(x, m);

@@ -284,6 +284,7 @@ asio::awaitable<void> reader_stream::run() {
         }
     }
     cursor_.emplace(journal_.options().dir, w.read_start);
+    reader_position_mark position(srv_.metrics().readers_at, w.read_start);
     core_.welcome(w);
     if (co_await flush() != write_result::written) co_return;
     spdlog::info(
@@ -302,6 +303,7 @@ asio::awaitable<void> reader_stream::run() {
     bool write_failed = false;
     for (;;) {
         const auto got = gather();
+        position.move(cursor_->next_offset());
         const bool wrote = !core_.output().empty();
         srv_.metrics().objects_out += objects_since_last();
         // The batch holds a copy of every block in it: the cursor's need not while it waits.

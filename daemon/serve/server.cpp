@@ -162,6 +162,7 @@ void server::start_session(asio::ip::tcp::socket socket) {
     }
     ++counters_.connections_total;
     ++counters_.connections_open;
+    ++metrics_.connections_by_role[static_cast<std::size_t>(connection_role::handshake)];
     auto executor = s->run_executor();
     // run() catches what its session throws and always closes the socket (session::end()):
     // this handler only gives the slots back.
@@ -174,6 +175,7 @@ void server::start_session(asio::ip::tcp::socket socket) {
 
 void server::forget(const std::shared_ptr<session>& s) {
     --counters_.connections_open;
+    --metrics_.connections_by_role[static_cast<std::size_t>(s->role())];
     std::lock_guard lock(sessions_mutex_);
     sessions_.erase(s);
     if (sessions_.empty() && on_idle_) asio::post(io_, std::exchange(on_idle_, {}));

@@ -18,6 +18,12 @@ namespace {
 
 constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 
+// A sender's last-seen time, in the Unix seconds Prometheus expects of a timestamp.
+double unix_seconds_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 connection_guard::limits guard_limits(const config::daemon_settings& s) {
     connection_guard::limits l;
     l.idle_timeout = s.idle_timeout;
@@ -209,6 +215,12 @@ asio::awaitable<void> session::serve() {
     }
     // The writer is done: the role's service writes to the transport alone.
     const hello h = receiver_.peer();
+    if (h.role != peer_role::reader)
+        become(connection_role::stats);
+    else if (h.request == read_request::list_senders)
+        become(connection_role::sender_list);
+    else
+        become(h.request == read_request::none ? connection_role::reader : connection_role::cursor);
     if (h.role == peer_role::reader)
         co_await serve_reader(server_, stream_io_, peer_, h);
     else
@@ -299,6 +311,7 @@ asio::awaitable<bool> session::admit_sender() {
         co_return false;
     }
     if (!state_.admitted()) co_return false;  // stopped while it waited for its id
+    become(connection_role::sender);
     table_grant_.emplace(server_.table_budgets(), server_.settings().table_budget);
     receiver_.limit_table(table_grant_->bytes());
     const auto last = *resume.last_frame;
@@ -309,6 +322,13 @@ asio::awaitable<bool> session::admit_sender() {
     guard_.start(std::chrono::steady_clock::now());
     asio::co_spawn(stream_io_.get_executor(), guard_loop(), asio::detached);
     co_return true;
+}
+
+void session::become(connection_role next) {
+    auto& by_role = server_.metrics().connections_by_role;
+    ++by_role[static_cast<std::size_t>(next)];
+    --by_role[static_cast<std::size_t>(role_)];
+    role_ = next;
 }
 
 void session::refuse(std::error_code ec, const std::string& detail) {
@@ -440,16 +460,20 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
     const std::uint64_t objects = stream_objects_ + batch_objects_;
     const std::uint64_t digest = frame_digest_;
     stream_->set_record({stream_fence_, objects, digest});
+    const auto batch_bytes = stream_->bytes();
     auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
-                       digest, batch = batch_objects_,
+                       digest, batch = batch_objects_, batch_bytes,
+                       sender = receiver_.peer().sender_id, per_sender = &server_.metrics().senders,
                        stored = &server_.counters().objects_in](std::error_code ec) {
         if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
-        if (!ec) *stored += batch;
+        if (!ec) {
+            *stored += batch;
+            per_sender->stored(sender, batch, batch_bytes, unix_seconds_now());
+        }
         asio::post(exec, [weak, reply_id, ec, batch] {
             if (auto self = weak.lock()) self->on_durable(reply_id, ec, batch);
         });
     };
-    const auto batch_bytes = stream_->bytes();
     const auto batch_memory = stream_->memory();
     auto ec = stream_->commit(stored_sequence_ + 1, last_sequence, std::move(on_durable));
     if (!ec) {

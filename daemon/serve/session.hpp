@@ -47,6 +47,9 @@ class session : public std::enable_shared_from_this<session> {
     // Any thread.
     void abort();
     const std::string& peer() const { return peer_; }
+    // What the connection is doing (objwire_connections_by_role); the server counts it in
+    // handshake when it starts the session and takes it out of its last role when it ends.
+    connection_role role() const { return role_; }
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
 
   private:
@@ -71,6 +74,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::awaitable<bool> admit();
     asio::awaitable<bool> admit_sender();
     void refuse(std::error_code ec, const std::string& detail);
+    // Moves the connection from its role to `next` in objwire_connections_by_role.
+    void become(connection_role next);
     // Where a sender's stream resumes (daemon/serve/session_resume.cpp): the last frame of
     // this sender already stored (0: a new stream), once this connection is the sender id's
     // only one; else why not.
@@ -150,6 +155,7 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t bytes_in_ = 0;         // read from the peer, for the closing line
     std::chrono::steady_clock::time_point connected_at_ = std::chrono::steady_clock::now();
     byte_buffer writing_;
+    connection_role role_ = connection_role::handshake;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     asio::steady_timer guard_timer_;
     connection_guard guard_;

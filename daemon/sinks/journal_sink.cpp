@@ -1,12 +1,15 @@
 #include "daemon/sinks/journal_sink.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <chrono>
 
 #include "daemon/ops/metrics.hpp"
 #include "daemon/ops/prometheus_text.hpp"
 #include "daemon/serve/sender_registry.hpp"
+#include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal_index.hpp"
 
 #include "proto/journal_block.hpp"
@@ -51,6 +54,26 @@ class journal_stream final : public sink_stream {
 
 }  // namespace
 
+std::unique_ptr<journal_sink> journal_sink::open(const config::daemon_settings& settings,
+                                                 std::error_code& ec) {
+    auto fsyncs = std::make_shared<fsync_histogram>(fsync_duration_bounds_ns);
+    auto options = journal_options_from(settings);
+    options.sync = [fsyncs](int fd) {
+        const auto start = std::chrono::steady_clock::now();
+        const int r = ::fdatasync(fd);
+        const auto took = std::chrono::steady_clock::now() - start;
+        fsyncs->observe(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()));
+        return r;
+    };
+    auto j = journal::open(std::move(options), ec);
+    if (!j) {
+        spdlog::error("cannot open the journal in '{}': {}", settings.data_dir, ec.message());
+        return nullptr;
+    }
+    return std::make_unique<journal_sink>(std::move(j), std::move(fsyncs));
+}
+
 std::unique_ptr<sink_stream> journal_sink::open_stream(const std::string& sender_id) {
     return std::make_unique<journal_stream>(*journal_, sender_id);
 }
@@ -87,7 +110,65 @@ journal_options journal_options_from(const config::daemon_settings& s) {
     return o;
 }
 
+namespace {
+
+void disk(prometheus_text& x, const journal_disk_stats& d) {
+    x.one("objwire_journal_bytes", "gauge", "Bytes of the journal's segment files on disk.",
+          d.bytes);
+    x.one("objwire_journal_segments", "gauge", "Segment files of the journal, the open one too.",
+          d.segments);
+    x.one("objwire_journal_first_offset", "gauge",
+          "The first offset the journal holds (its oldest segment's).", d.first_offset);
+    x.one("objwire_journal_next_offset", "gauge", "The offset the next stored object gets.",
+          d.next_offset);
+    x.one("objwire_journal_durable_offset", "gauge", "Offsets below this one are durable.",
+          d.durable_offset);
+    x.one("objwire_journal_retention_deleted_segments_total", "counter",
+          "Segments retention deleted (journal.retention_bytes, journal.retention_age).",
+          d.retention_segments);
+    x.one("objwire_journal_retention_deleted_bytes_total", "counter",
+          "Bytes of the segments retention deleted.", d.retention_bytes);
+}
+
+// One statvfs a scrape: what is left where the journal grows.
+void filesystem(prometheus_text& x, const std::filesystem::path& dir) {
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) != 0) return;
+    x.one("objwire_journal_filesystem_avail_bytes", "gauge",
+          "Bytes the daemon's user may still write on the journal's file system.",
+          static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize);
+    x.one("objwire_journal_filesystem_size_bytes", "gauge",
+          "Size of the journal's file system in bytes.",
+          static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize);
+}
+
+void lag(prometheus_text& x, const std::vector<cursor_position>& cursors,
+         const std::optional<std::uint64_t>& slowest_reader, std::uint64_t next_offset) {
+    x.one("objwire_cursors", "gauge", "Named cursors stored.", cursors.size());
+    x.family("objwire_cursor_lag_objects", "gauge",
+             "Objects a named cursor is behind the journal's next offset (the 32 most recently "
+             "moved by name; cursor=\"\": the worst of the others).");
+    for (const auto& c : cursor_lags(cursors, next_offset))
+        x.sample("objwire_cursor_lag_objects", c.lag,
+                 fmt::format("cursor=\"{}\"", label_value(c.name)));
+    x.one("objwire_reader_lag_max_objects", "gauge",
+          "Objects the live reader furthest behind is behind the journal's next offset (0: no "
+          "reader).",
+          slowest_reader ? lag_behind(next_offset, *slowest_reader) : 0);
+}
+
+}  // namespace
+
 void journal_sink::write_metrics(prometheus_text& x, const metrics& m) const {
+    const auto d = journal_->disk_stats();
+    disk(x, d);
+    filesystem(x, journal_->options().dir);
+    const auto f = fsyncs_->read();
+    x.histogram("objwire_journal_fsync_duration_seconds",
+                "How long each sync of a journal segment file (fdatasync) took.",
+                fsync_duration_bounds_ns, f.cumulative, f.count, f.sum_ns);
+    lag(x, cursor_store::for_data_dir(journal_->options().dir).positions(), m.readers_at.slowest(),
+        d.next_offset);
     const auto g = journal_->gap_stats();
     x.one("objwire_journal_gaps", "gauge",
           "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);

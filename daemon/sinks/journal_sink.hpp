@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/ops/metrics.hpp"
 #include "daemon/sinks/sink.hpp"
 #include "daemon/store/journal.hpp"
 
@@ -13,18 +14,25 @@ namespace objwire::daemon {
 
 class journal_sink final : public sink {
   public:
-    explicit journal_sink(std::unique_ptr<journal> j) : journal_(std::move(j)) {}
+    // Opens the journal `settings` configure (recovering it), timing each segment sync.
+    static std::unique_ptr<journal_sink> open(const config::daemon_settings& settings,
+                                              std::error_code& ec);
+    // `fsyncs`: where the journal's sync function records how long each sync took.
+    journal_sink(std::unique_ptr<journal> j, std::shared_ptr<fsync_histogram> fsyncs)
+        : fsyncs_(std::move(fsyncs)), journal_(std::move(j)) {}
 
     std::string describe() const override { return journal_->describe(); }
     bool takes_payloads() const override { return true; }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     std::error_code recall_senders(sender_registry& senders) override;
-    // The gap log's figures (objwire_journal_*).
+    // The journal's figures (objwire_journal_*: files, offsets, retention, syncs, the gap
+    // log), and how far named cursors and live readers are behind it.
     void write_metrics(prometheus_text& out, const metrics& m) const override;
     // For readers, which serve its blocks (daemon/roles/reader_service.cpp).
     daemon::journal& stored_journal() { return *journal_; }
 
   private:
+    std::shared_ptr<fsync_histogram> fsyncs_;  // before journal_: its last sync records here
     std::unique_ptr<journal> journal_;
 };
 

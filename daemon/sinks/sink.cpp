@@ -27,12 +27,7 @@ std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::er
     }
     if (settings.sink_kind == "nats") return nats_sink::open(nats_options_from(settings), ec);
     if (settings.sink_kind == "forward") return forward_sink::open(settings, ec);
-    auto j = journal::open(journal_options_from(settings), ec);
-    if (!j) {
-        spdlog::error("cannot open the journal in '{}': {}", settings.data_dir, ec.message());
-        return nullptr;
-    }
-    return std::make_unique<journal_sink>(std::move(j));
+    return journal_sink::open(settings, ec);
 }
 
 }  // namespace objwire::daemon

@@ -144,12 +144,20 @@ std::error_code cursor_store::save(const std::string& name, std::uint64_t next_o
     const auto tmp = dir_ / ("." + name + ".tmp");
     if ((ec = write_file_synced(tmp, file_text(next_offset)))) return ec;
     if (::rename(tmp.c_str(), file_of(name).c_str()) != 0) return last_errno();
+    {
+        std::lock_guard lock(positions_mutex_);
+        positions_[name] = {name, next_offset, ++moves_};
+    }
     return sync_directory(dir_);
 }
 
 std::error_code cursor_store::remove(const std::string& name) {
     if (::unlink(file_of(name).c_str()) != 0)
         return errno == ENOENT ? std::error_code(proto_errc::not_found) : last_errno();
+    {
+        std::lock_guard lock(positions_mutex_);
+        positions_.erase(name);
+    }
     return sync_directory(dir_);
 }
 
@@ -170,6 +178,25 @@ std::vector<cursor_entry> cursor_store::list(std::error_code& ec, std::string& d
         }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
+}
+
+std::vector<cursor_position> cursor_store::positions() const {
+    // The first call reads the files under the lock (once), so a save or remove meanwhile
+    // waits and lands after it.
+    std::lock_guard lock(positions_mutex_);
+    if (!positions_loaded_) {
+        std::error_code ec;
+        std::string damaged;
+        const auto found = list(ec, damaged);  // damaged ones are reported where they are read
+        for (const auto& c : found)
+            positions_.try_emplace(c.name, cursor_position{c.name, c.next_offset, 0});
+        positions_loaded_ = !ec;
+    }
+    std::vector<cursor_position> out;
+    out.reserve(positions_.size());
+    for (const auto& [name, p] : positions_)
+        out.push_back(p);
     return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,6 +23,7 @@
 #include <system_error>
 #include <vector>
 
+#include "daemon/ops/named_metrics.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {
@@ -50,6 +52,11 @@ class cursor_store {
     // why ("cursor 'etl': the cursor file is damaged ...; cursor ..."), empty when none.
     std::vector<cursor_entry> list(std::error_code& ec, std::string& damaged) const;
 
+    // Every readable cursor's position and when it last moved, for the metrics: the files are
+    // read at the first call, then save() and remove() keep the figures, so a scrape reads no
+    // file. Cursors read from the files count as never moved (0).
+    std::vector<cursor_position> positions() const;
+
     // A reader holds `name` while it reads: false when another does.
     bool claim(const std::string& name);
     void release(const std::string& name);
@@ -64,6 +71,10 @@ class cursor_store {
     std::filesystem::path dir_;
     mutable std::mutex mutex_;
     std::set<std::string> in_use_;
+    mutable std::mutex positions_mutex_;
+    mutable bool positions_loaded_ = false;
+    mutable std::map<std::string, cursor_position> positions_;
+    std::uint64_t moves_ = 0;
 };
 
 }  // namespace objwire::daemon

@@ -67,6 +67,8 @@ std::unique_ptr<journal> journal::open(journal_options options, std::error_code&
     auto found = list_segments(j->options_.dir, ec);
     if (ec) return nullptr;
     if ((ec = j->recover(std::move(found)))) return nullptr;
+    for (const auto& seg : j->segments_)
+        j->disk_bytes_ += seg.bytes;
     j->sync_thread_ = std::thread([p = j.get()] { p->sync_loop(); });
     return j;
 }
@@ -153,6 +155,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
         return 0;
     }
     seg.bytes += block.size();
+    disk_bytes_ += block.size();
     unsynced_bytes_ += block.size();
     next_offset_ += count;
     const std::uint64_t end = next_offset_;
@@ -321,14 +324,24 @@ std::size_t journal::enforce_retention() {
             }
         }
     }
+    std::uint64_t deleted_bytes = 0;
     for (const auto& s : doomed) {
         std::error_code ec;
         std::filesystem::remove(s.path, ec);
+        deleted_bytes += s.bytes;
         if (ec)
             spdlog::warn("journal: retention cannot delete {}: {}", s.path.string(), ec.message());
         else
             spdlog::info("journal: retention deleted {} ({} bytes)", s.path.filename().string(),
                          s.bytes);
+    }
+    if (!doomed.empty()) {
+        // The journal no longer holds them even when a file could not be deleted: the
+        // figures follow what readers can read.
+        std::lock_guard lock(mutex_);
+        disk_bytes_ -= deleted_bytes;
+        retention_segments_ += doomed.size();
+        retention_bytes_ += deleted_bytes;
     }
     return doomed.size();
 }
@@ -405,6 +418,19 @@ std::uint64_t journal::syncs() const {
 std::vector<segment_info> journal::segments() const {
     std::lock_guard lock(mutex_);
     return segments_;
+}
+
+journal_disk_stats journal::disk_stats() const {
+    std::lock_guard lock(mutex_);
+    journal_disk_stats d;
+    d.bytes = disk_bytes_;
+    d.segments = segments_.size();
+    d.first_offset = segments_.empty() ? next_offset_ : segments_.front().first_offset;
+    d.next_offset = next_offset_;
+    d.durable_offset = durable_offset_;
+    d.retention_segments = retention_segments_;
+    d.retention_bytes = retention_bytes_;
+    return d;
 }
 
 std::string journal::describe() const {

@@ -92,6 +92,18 @@ struct journal_gap_stats {
     std::uint64_t repairs = 0;       // recoveries that accepted lost synced data (this start)
 };
 
+// The journal's files as they stand, for the metrics: kept up to date by appends, rotation,
+// retention and recovery, so reading them costs no file system call.
+struct journal_disk_stats {
+    std::uint64_t bytes = 0;               // the segment files' sizes
+    std::uint64_t segments = 0;            // segment files, the open one included
+    std::uint64_t first_offset = 0;        // the oldest segment's first offset
+    std::uint64_t next_offset = 0;         // the offset the next append gets
+    std::uint64_t durable_offset = 0;      // offsets below it are durable
+    std::uint64_t retention_segments = 0;  // segments retention deleted since the start
+    std::uint64_t retention_bytes = 0;     // their bytes
+};
+
 class journal {
   public:
     // Called once per append: with no error when it is durable under the policy, or with the
@@ -129,6 +141,7 @@ class journal {
     std::uint64_t durable_offset() const;
     std::uint64_t syncs() const;  // calls of the sync function so far
     std::vector<segment_info> segments() const;
+    journal_disk_stats disk_stats() const;
     const journal_recovery& recovery() const { return recovery_; }
     journal_gap_stats gap_stats() const;
     // Records offsets found lost (by recovery, or by a reader meeting damage in a closed
@@ -191,6 +204,9 @@ class journal {
     bool dir_dirty_ = false;              // a segment was created since the last sync
     std::uint64_t next_offset_ = 0;
     std::uint64_t durable_offset_ = 0;
+    std::uint64_t disk_bytes_ = 0;  // the sum of segments_' bytes
+    std::uint64_t retention_segments_ = 0;
+    std::uint64_t retention_bytes_ = 0;
     std::uint64_t unsynced_bytes_ = 0;     // appended since the last sync started
     std::atomic<std::uint64_t> syncs_{0};  // counted where the sync runs, outside the lock
     std::uint64_t sync_requested_ = 0;     // sync() calls so far

@@ -96,6 +96,37 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     EXPECT_GE(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 0);
 }
 
+// Each open connection is in exactly one role: before its hello, a sender, the stats query
+// asking; the roles sum to the connections open and go back to 0 as they close.
+TEST_F(Metrics, ConnectionsAreCountedByRoleAndSumToTheOpenOnes) {
+    start();
+    const auto role = [](const std::string& t, const char* r) {
+        return value(t, "objwire_connections_by_role", {{"role", r}});
+    };
+    {
+        client::connection sender(client_settings(), "roles-test");
+        ASSERT_FALSE(sender.open()) << sender.last_error();
+        raw_peer silent(port(), false);  // connected, no hello yet
+        wait_until([&] { return server().counters().connections_open == 2; });
+        client::stats_answer a;
+        std::string why;
+        ASSERT_FALSE(client::fetch_stats(client_settings(), a, why)) << why;
+        EXPECT_EQ(role(a.text, "sender"), 1);
+        EXPECT_EQ(role(a.text, "handshake"), 1);
+        EXPECT_EQ(role(a.text, "stats"), 1);  // this query itself
+        EXPECT_EQ(role(a.text, "reader"), 0);
+        double sum = 0;
+        for (const auto& sample : client::parse_prometheus(a.text))
+            if (sample.name == "objwire_connections_by_role") sum += sample.value;
+        EXPECT_EQ(sum, value(a.text, "objwire_connections_open"));
+        ASSERT_FALSE(sender.close()) << sender.last_error();
+    }
+    wait_until([&] { return server().counters().connections_open == 0; });
+    const auto t = daemon::render_prometheus(server());
+    for (const char* r : daemon::connection_role_names)
+        EXPECT_EQ(role(t, r), 0) << r;
+}
+
 // The link estimates sessions publish (daemon/serve/link_estimator.hpp makes them, unit-tested with
 // synthetic reads) are rendered as the fastest open one, the latest one, and a count.
 TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {

@@ -28,7 +28,8 @@ example=$("$objwire" stats --help | sed -n '/^Example:/{n;p}' | sed 's/^ *//')
 grep -q "^Connections" "$dir/stats.txt" || fail "no Connections group: $(cat "$dir/stats.txt")"
 grep -Eq "^  objects in +1,000$" "$dir/stats.txt" || fail "objects in: $(cat "$dir/stats.txt")"
 grep -Eq "^  acks sent +[1-9]" "$dir/stats.txt" || fail "acks: $(cat "$dir/stats.txt")"
-grep -Eq "^  journal bytes +[0-9.]+ (B|KiB|MiB)$" "$dir/stats.txt" || fail "journal bytes: $(cat "$dir/stats.txt")"
+grep -Eq "^  journal written +[0-9.]+ (B|KiB|MiB)$" "$dir/stats.txt" || fail "journal written: $(cat "$dir/stats.txt")"
+grep -Eq "^  on disk +[0-9.]+ (B|KiB|MiB) in 1 segment$" "$dir/stats.txt" || fail "journal on disk: $(cat "$dir/stats.txt")"
 
 "$objwire" stats --to "127.0.0.1:$port" --json >"$dir/stats.json" || fail "stats --json exited $?"
 grep -q '"objwire_objects_in_total":1000[,}]' "$dir/stats.json" || fail "json: $(cat "$dir/stats.json")"

@@ -337,6 +337,54 @@ TEST_F(Journal, RetentionBySizeDeletesTheOldestWholeSegments) {
     EXPECT_EQ(read_all(dir_, 24), events(24, 16));
 }
 
+// The disk figures the metrics show are kept by appends, rotation, retention and recovery:
+// they equal the files' sizes without reading the directory.
+std::uint64_t bytes_in_files(const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::uint64_t total = 0;
+    for (const auto& s : daemon::list_segments(dir, ec))
+        total += std::filesystem::file_size(s.path);
+    return total;
+}
+
+TEST_F(Journal, DiskStatsFollowTheSegmentFilesThroughRetentionAndReopening) {
+    auto o = options();
+    const auto block_size = make_block(events(0, 4)).size();
+    o.segment_bytes = 2 * block_size + block_size / 2;  // two blocks a segment
+    o.retention_bytes = 5 * block_size;
+    auto j = open(o);
+    auto d = j->disk_stats();
+    EXPECT_EQ(d.bytes, 0u);
+    EXPECT_EQ(d.segments, 1u);  // the open one, empty
+    EXPECT_EQ(d.next_offset, 0u);
+    std::uint64_t written = 0;
+    for (int b = 0; b < 10; ++b) {
+        written += make_block(events(b * 4, 4)).size();
+        append(*j, events(b * 4, 4));
+    }
+    j->enforce_retention();
+    d = j->disk_stats();
+    const auto left = bytes_in_files(dir_);
+    EXPECT_EQ(d.bytes, left);
+    EXPECT_EQ(d.segments, 2u);  // two segments of two blocks left
+    EXPECT_EQ(d.first_offset, 24u);
+    EXPECT_EQ(d.next_offset, 40u);
+    EXPECT_EQ(d.durable_offset, 40u);
+    // Three segments of two blocks went, whether the sync thread or the call deleted them.
+    EXPECT_EQ(d.retention_segments, 3u);
+    EXPECT_EQ(d.retention_bytes + d.bytes, written);
+    j.reset();
+    // After a restart the figures come from the files, not from what was written since.
+    o.retention_bytes = 0;
+    j = open(o);
+    d = j->disk_stats();
+    EXPECT_EQ(d.bytes, left);
+    EXPECT_EQ(d.segments, 2u);
+    EXPECT_EQ(d.first_offset, 24u);
+    EXPECT_EQ(d.next_offset, 40u);
+    EXPECT_EQ(d.retention_segments, 0u);  // counted since this start
+}
+
 TEST_F(Journal, RetentionNeverDeletesTheOpenSegment) {
     auto o = options();
     o.retention_bytes = 1;
