@@ -76,11 +76,13 @@ asio::awaitable<void> stream_reader::run() {
     // Connecting and the first requests block (for seconds while a leader is elected): on
     // their own thread, so other connections go on meanwhile.
     std::string error;
-    source_ = co_await blocking_call([&] {
+    // Named, not a temporary in the co_await: GCC 12 destroys such a temporary twice.
+    auto open = [&] {
         return nats_block_source::open(sink_.options(),
                                        {hello_.read_from, hello_.follow, hello_.read_sender},
                                        waker(state_, stream_.get_executor()), error);
-    });
+    };
+    source_ = co_await blocking_call(stream_.get_executor(), std::move(open));
     if (!source_) {
         co_await end_with(proto_errc::not_available, "the stream cannot be read now: " + error);
         co_return;

@@ -112,8 +112,10 @@ asio::awaitable<session::resume_answer> session::resume_point() {
 // last saw it: the sink's answer decides. The request blocks (a round trip to JetStream, at
 // most its timeout), so it runs on its own thread while the strand goes on.
 asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const std::string& id) {
-    co_return co_await blocking_call(
-        [&sink = server_.sink(), id] { return sink.last_stored_frame(id); });
+    // Named, not a temporary in the co_await: GCC 12 destroys such a temporary twice.
+    auto ask = [&sink = server_.sink(), id] { return sink.last_stored_frame(id); };
+    const auto answer = co_await blocking_call(stream_io_.get_executor(), std::move(ask));
+    co_return answer;
 }
 
 // Written before the welcome that hands the stream its token: a daemon restarted before the
