@@ -296,6 +296,7 @@ void journal::request_sync() {
 }
 
 std::size_t journal::enforce_retention() {
+    std::lock_guard pass(retention_mutex_);
     std::vector<segment_info> doomed;
     {
         std::lock_guard lock(mutex_);

@@ -196,6 +196,9 @@ class journal {
     std::uint64_t repairs_ = 0;
 
     mutable std::mutex mutex_;
+    // One retention pass at a time, deletions included: a pass that finds nothing to do
+    // returns only once the files another pass took are gone.
+    std::mutex retention_mutex_;
     std::condition_variable wake_sync_;   // work for the sync thread
     std::condition_variable synced_;      // a sync finished (sync() waits on it)
     int fd_ = -1;                         // the open segment

@@ -122,6 +122,9 @@ mkfifo "$dir/follow"
 "$objwire" read --to "$to" --from end --follow >"$dir/follow" 2>"$dir/follow.err" &
 follower=$!
 exec 4<"$dir/follow"
+# Sent once the daemon serves the follower: sent before, the object would lie before the end
+# the follower starts at.
+wait_until 20 grep -q "following" "$dir/log" || fail "the follower never connected"
 echo '{"wake":1}' | "$objwire" send - --to "$to" 2>/dev/null || fail "send exited $?"
 IFS= read -r -t 20 -u 4 first || fail "the follower printed nothing"
 [ "$first" = '{"wake":1}' ] || fail "the follower printed $first"
