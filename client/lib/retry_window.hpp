@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "proto/backoff.hpp"
+
 namespace objwire::client {
 
 class retry_window {
@@ -30,7 +32,7 @@ class retry_window {
     void observe(std::uint64_t acked, bool waiting, clock::time_point now) {
         if (!started_ || acked > acked_ || !waiting) {
             since_ = now;
-            backoff_ = first_backoff;
+            backoff_.reset();
         }
         started_ = true;
         acked_ = std::max(acked_, acked);
@@ -51,9 +53,7 @@ class retry_window {
     // The pause before the next reconnect: 50 ms doubling to 1 s, never past the deadline.
     std::chrono::milliseconds next_pause(clock::time_point now) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline() - now);
-        const auto pause = std::clamp(left, std::chrono::milliseconds(0), backoff_);
-        backoff_ = std::min(backoff_ * 2, max_backoff);
-        return pause;
+        return std::clamp(left, std::chrono::milliseconds(0), backoff_.next());
     }
 
   private:
@@ -61,7 +61,7 @@ class retry_window {
     bool started_ = false;
     std::uint64_t acked_ = 0;
     clock::time_point since_{};
-    std::chrono::milliseconds backoff_ = first_backoff;
+    exponential_backoff backoff_{first_backoff, max_backoff};
 };
 
 }  // namespace objwire::client

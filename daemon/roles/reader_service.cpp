@@ -27,10 +27,9 @@
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
-#include "daemon/sinks/journal_sink.hpp"
 #include "daemon/sinks/nats_reader.hpp"
-#include "daemon/sinks/nats_sink.hpp"
 #include "daemon/store/cursor_store.hpp"
+#include "daemon/store/journal.hpp"
 #include "daemon/store/journal_cursor.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
@@ -395,7 +394,8 @@ asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transpo
 asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
                                    const hello& h) {
     const auto slot = mark_slot(srv, stream, slot_role::reader);
-    if (auto* stream_sink = dynamic_cast<nats_sink*>(&srv.sink())) {
+    const auto& readable = srv.readable();
+    if (readable.stream) {
         if (h.read_at_end || h.read_last || h.read_since_ms || !h.read_cursor.empty() ||
             h.request != read_request::none) {
             co_await refuse_role(stream, proto_errc::not_available,
@@ -403,11 +403,10 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
                                  "cursors and the sender list need sink.kind = \"journal\"");
             co_return;
         }
-        co_await serve_stream_reader(srv, *stream_sink, stream, peer, h);
+        co_await serve_stream_reader(srv, *readable.stream, stream, peer, h);
         co_return;
     }
-    auto* stored = dynamic_cast<journal_sink*>(&srv.sink());
-    if (!stored) {
+    if (!readable.journal) {
         spdlog::warn("{}: reader refused: the sink is {}", peer, srv.sink().describe());
         co_await refuse_role(stream, proto_errc::not_available,
                              "this daemon stores objects in " + srv.sink().describe() +
@@ -415,7 +414,7 @@ asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::st
                                  "\"journal\" or \"nats\"");
         co_return;
     }
-    auto& j = stored->stored_journal();
+    auto& j = *readable.journal;
     auto& cursors = cursor_store::for_data_dir(j.options().dir);
     if (h.request == read_request::list_senders) {
         co_await serve_sender_list(j, stream, peer, srv.settings().idle_timeout);

@@ -1,6 +1,5 @@
 #include "daemon/serve/accept_backoff.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <string_view>
 #include <utility>
@@ -21,8 +20,7 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
     ++run_;
     ++unlogged_;
     if (exhausted(ec)) {
-        pause_ = pause_.count() == 0 ? first_pause : std::min(pause_ * 2, max_pause);
-        d.pause = pause_;
+        d.pause = pause_.next();
     } else {
         // One peer's trouble (ECONNABORTED, EPROTO...): the next connection may be fine. A
         // short pause all the same, so an error that does repeat cannot spin the loop.
@@ -39,7 +37,7 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
 }
 
 std::uint64_t accept_backoff::on_success() {
-    pause_ = std::chrono::milliseconds(0);
+    pause_.reset();
     unlogged_ = 0;
     logged_once_ = false;
     return std::exchange(run_, 0);

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "proto/backoff.hpp"
+
 namespace objwire::daemon {
 
 class accept_backoff {
@@ -34,7 +36,7 @@ class accept_backoff {
     static bool exhausted(std::error_code ec);
 
   private:
-    std::chrono::milliseconds pause_{0};
+    exponential_backoff pause_{first_pause, max_pause};
     bool logged_once_ = false;
     clock::time_point last_log_{};
     std::uint64_t unlogged_ = 0;  // failures since the last line

@@ -34,7 +34,7 @@ std::error_code server::start() {
         spdlog::error("cannot create data directory '{}': {}", settings_.data_dir, ec.message());
         return ec;
     }
-    sink_ = open_sink(settings_, ec);
+    sink_ = open_sink(settings_, ec, readable_);
     if (!sink_) return ec;
     if ((ec = sink_->recall_senders(senders_))) {
         spdlog::error("cannot read the sender index: {}", ec.message());

@@ -89,6 +89,8 @@ class server {
     asio::ip::tcp::endpoint metrics_endpoint() const;
     double start_time_seconds() const { return start_time_seconds_; }
     daemon::sink& sink() { return *sink_; }
+    // What readers can read of the sink's store (none for JSON lines and forward).
+    const readable_store& readable() const { return readable_; }
     // Per sender id: the last durable frame and the one live connection (resume).
     sender_registry& senders() { return senders_; }
     // Where a new owner of a sender id is written before its welcome (null: a shared sink,
@@ -124,6 +126,7 @@ class server {
     sender_registry senders_;  // before sink_: the sink's last callbacks report to it
     std::optional<fence_log> fences_;
     std::unique_ptr<daemon::sink> sink_;
+    readable_store readable_;  // parts of *sink_
     server_counters counters_;
     table_budget_pool table_budgets_;
     sender_store_quota store_quota_;

@@ -1,6 +1,5 @@
 #include "daemon/sinks/hop_health.hpp"
 
-#include <algorithm>
 #include <utility>
 
 #include <objwire/connection.hpp>
@@ -28,7 +27,7 @@ hop_health::admission hop_health::admit(clock::time_point now) {
     if (!down_) return {};
     if (now >= next_try_) {
         // This stream tries the hop; the next one waits another pause unless it succeeds.
-        next_try_ = now + pause_;
+        next_try_ = now + pause_.current();
         return {};
     }
     ++unlogged_refusals_;
@@ -44,13 +43,12 @@ void hop_health::on_failure(const std::string& why, clock::time_point now) {
     why_ = why;
     ++run_;
     ++unlogged_failures_;
-    pause_ = pause_.count() == 0 ? first_pause : std::min(pause_ * 2, max_pause);
-    next_try_ = now + pause_;
+    next_try_ = now + pause_.next();
 }
 
 std::uint64_t hop_health::on_success() {
     down_ = false;
-    pause_ = std::chrono::milliseconds(0);
+    pause_.reset();
     unlogged_failures_ = unlogged_refusals_ = 0;
     logged_once_ = false;
     return std::exchange(run_, 0);
@@ -59,11 +57,11 @@ std::uint64_t hop_health::on_success() {
 std::optional<std::string> hop_health::take_log(clock::time_point now) {
     if (!down_ || (unlogged_failures_ == 0 && unlogged_refusals_ == 0)) return std::nullopt;
     if (logged_once_ && now - last_log_ < log_interval) return std::nullopt;
-    std::string line = "forward to " + hop_ + ": " + why_ + "; " +
-                       std::to_string(unlogged_failures_) + " connect attempts failed and " +
-                       std::to_string(unlogged_refusals_) + " new streams refused " +
-                       (logged_once_ ? "since the last line" : "so far") +
-                       "; next attempt in at most " + std::to_string(pause_.count()) + " ms";
+    std::string line =
+        "forward to " + hop_ + ": " + why_ + "; " + std::to_string(unlogged_failures_) +
+        " connect attempts failed and " + std::to_string(unlogged_refusals_) +
+        " new streams refused " + (logged_once_ ? "since the last line" : "so far") +
+        "; next attempt in at most " + std::to_string(pause_.current().count()) + " ms";
     unlogged_failures_ = unlogged_refusals_ = 0;
     last_log_ = now;
     logged_once_ = true;

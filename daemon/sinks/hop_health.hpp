@@ -13,6 +13,8 @@
 #include <system_error>
 #include <utility>
 
+#include "proto/backoff.hpp"
+
 namespace objwire::daemon {
 
 // Whether a forward stream's failure says the hop cannot be used (a connect that failed, a
@@ -48,13 +50,13 @@ class hop_health {
     std::optional<std::string> take_log(clock::time_point now);
 
     bool down() const { return down_; }
-    std::chrono::milliseconds pause() const { return pause_; }
+    std::chrono::milliseconds pause() const { return pause_.current(); }
 
   private:
     std::string hop_;
     bool down_ = false;
     std::string why_;
-    std::chrono::milliseconds pause_{0};
+    exponential_backoff pause_{first_pause, max_pause};
     clock::time_point next_try_{};
     std::uint64_t run_ = 0;  // failed attempts since the last success
     std::uint64_t unlogged_failures_ = 0;

@@ -9,8 +9,10 @@
 
 namespace objwire::daemon {
 
-std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec) {
+std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec,
+                                readable_store& readable) {
     ec.clear();
+    readable = {};
     if (settings.sink_kind == "jsonl") {
         jsonl_options o;
         o.file = settings.sink_file == "-"
@@ -25,9 +27,15 @@ std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::er
         }
         return s;
     }
-    if (settings.sink_kind == "nats") return nats_sink::open(nats_options_from(settings), ec);
+    if (settings.sink_kind == "nats") {
+        auto s = nats_sink::open(nats_options_from(settings), ec);
+        readable.stream = s.get();
+        return s;
+    }
     if (settings.sink_kind == "forward") return forward_sink::open(settings, ec);
-    return journal_sink::open(settings, ec);
+    auto s = journal_sink::open(settings, ec);
+    if (s) readable.journal = &s->stored_journal();
+    return s;
 }
 
 }  // namespace objwire::daemon

@@ -22,6 +22,8 @@ namespace objwire::daemon {
 
 class sender_registry;
 class prometheus_text;
+class journal;
+class nats_sink;
 struct metrics;
 
 class sink_stream {
@@ -98,7 +100,17 @@ class sink {
     virtual void write_metrics(prometheus_text& /*out*/, const metrics& /*m*/) const {}
 };
 
-// Opens the sink `settings` configure (sink.kind) in the data directory, logging why not.
-std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec);
+// What readers read back of what the sink stores, one interface per store: its journal
+// (sink.kind = "journal"), or its JetStream stream ("nats"); neither for a sink that keeps
+// nothing readable (JSON lines, forward). open_sink() fills it: it knows what it opened.
+struct readable_store {
+    daemon::journal* journal = nullptr;
+    nats_sink* stream = nullptr;
+};
+
+// Opens the sink `settings` configure (sink.kind) in the data directory, logging why not, and
+// says in `readable` what readers can read of it.
+std::unique_ptr<sink> open_sink(const config::daemon_settings& settings, std::error_code& ec,
+                                readable_store& readable);
 
 }  // namespace objwire::daemon
