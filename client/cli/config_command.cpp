@@ -97,29 +97,43 @@ bool apply_environment(S& s, const std::vector<cfg::key_info>& keys, F&& on_appl
     return good;
 }
 
+// The settings file the search finds for S (`file` empty: none, the defaults) loaded into
+// `s`; false once it said why not. hint_other: say when the file is the other program's.
+// `where` (when given): which file it is and why, for `config show`.
+template <class S>
+bool load_found(const config_flags& f, S& s, std::string& file, bool hint_other,
+                std::string* where = nullptr) {
+    using P = program<S>;
+    const auto found = P::find(f.file);
+    if (!found) {
+        std::cerr << "objwire: " << found.error().message << "\n";
+        return false;
+    }
+    file = found->path;
+    if (where)
+        *where = file.empty() && found->found_by == "-c"
+                     ? std::string("none (objwired reads only the file --config names)")
+                     : found->describe();
+    if (file.empty()) return true;
+    auto loaded = P::load(file);
+    if (!loaded) {
+        std::cerr << loaded.error().message << "\n";
+        // Checking a file against the wrong program is the likeliest mistake: say so.
+        if (hint_other && program<typename P::other>::load(file))
+            std::cerr << file << " is a valid " << program<typename P::other>::name
+                      << " config: check it with " << program<typename P::other>::flag << "\n";
+        return false;
+    }
+    s = std::move(*loaded);
+    return true;
+}
+
 template <class S>
 int check_as(const config_flags& f) {
     using P = program<S>;
     S s;
-    const auto found = P::find(f.file);
-    if (!found) {
-        std::cerr << "objwire: " << found.error().message << "\n";
-        return exit_codes::bad_config;
-    }
-    const std::string& file = found->path;
-    if (!file.empty()) {
-        auto loaded = P::load(file);
-        if (!loaded) {
-            std::cerr << loaded.error().message << "\n";
-            // Checking a file against the wrong program is the likeliest mistake: say so.
-            if (program<typename P::other>::load(file)) {
-                std::cerr << file << " is a valid " << program<typename P::other>::name
-                          << " config: check it with " << program<typename P::other>::flag << "\n";
-            }
-            return exit_codes::bad_config;
-        }
-        s = std::move(*loaded);
-    }
+    std::string file;
+    if (!load_found(f, s, file, true)) return exit_codes::bad_config;
     const auto keys = P::keys();
     std::size_t variables = 0;
     if (!apply_environment(s, keys, [&](const std::string&) { ++variables; })) {
@@ -146,19 +160,10 @@ int show_as(const config_flags& f) {
     S s;
     std::vector<cfg::settings_layer<S>> layers;
     std::deque<std::string> origins;  // the layers' origin texts live here
-    const auto found = P::find(f.file);
-    if (!found) {
-        std::cerr << "objwire: " << found.error().message << "\n";
-        return exit_codes::bad_config;
-    }
-    const std::string& file = found->path;
+    std::string file;
+    std::string where;
+    if (!load_found(f, s, file, false, &where)) return exit_codes::bad_config;
     if (!file.empty()) {
-        auto loaded = P::load(file);
-        if (!loaded) {
-            std::cerr << loaded.error().message << "\n";
-            return exit_codes::bad_config;
-        }
-        s = std::move(*loaded);
         // The file parsed, so reading it again for the key lines succeeds unless it changed.
         std::vector<cfg::key_line> lines;
         if (std::ifstream in(file); in) {
@@ -195,12 +200,7 @@ int show_as(const config_flags& f) {
         }
         layers.push_back({origin, s, {}});
     }
-    std::cout << "# file: "
-              << (file.empty() && found->found_by == "-c"
-                      ? std::string("none (objwired reads only the file --config names)")
-                      : found->describe())
-              << "\n"
-              << cfg::to_toml(s, layers);
+    std::cout << "# file: " << where << "\n" << cfg::to_toml(s, layers);
     return exit_codes::ok;
 }
 
