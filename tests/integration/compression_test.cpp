@@ -66,7 +66,9 @@ TEST_F(Compression, TheDaemonAcceptsOnlyTheCodecsConfigured) {
         const auto z = c.compression();
         if (std::string(codec) == "lz4") {
             EXPECT_EQ(z.codec, codec_id::lz4);
-            EXPECT_EQ(z.frames_compressed, c.stats().frames);
+            // As above: a batch the linger sealed early may fall below min_frame_bytes.
+            EXPECT_GT(z.frames_tried, 0u);
+            EXPECT_EQ(z.frames_compressed, z.frames_tried);
         } else {
             EXPECT_EQ(z.codec, codec_id::none) << "zstd refused, and zlib too: plain frames";
             EXPECT_EQ(z.frames_compressed, 0u);
