@@ -22,11 +22,8 @@ make_objects() {
 
 # wait_exit PID SECONDS: waits for PID to end within SECONDS; its status in $rc.
 wait_exit() {
-  local pid=$1 deadline=$(($(date +%s%N) + $2 * 1000000000))
-  while kill -0 "$pid" 2>/dev/null; do
-    [ "$(date +%s%N)" -lt "$deadline" ] || return 1
-    sleep 0.05
-  done
+  local pid=$1
+  wait_for_exit "$pid" "$2" || return 1
   rc=0
   wait "$pid" || rc=$?
 }

@@ -24,13 +24,10 @@ stored() {
 }
 # wait_stored ID COUNT: until sender ID holds at least COUNT objects (at most 30 s).
 wait_stored() {
-  for _ in $(seq 600); do
-    [ "$(stored "$1")" -ge "$2" ] && return 0
-    kill -0 $sender 2>/dev/null || fail "the send ended before it could be interrupted"
-    sleep 0.05
-  done
-  fail "sender $1 did not reach $2 stored objects"
+  wait_until 30 stored_or_sender_gone "$1" "$2" || fail "sender $1 did not reach $2 stored objects"
+  kill -0 $sender 2>/dev/null || fail "the send ended before it could be interrupted"
 }
+stored_or_sender_gone() { [ "$(stored "$1")" -ge "$2" ] || process_gone $sender; }
 # check_summary FILE ID: the summary names line L, L+1 is the first line not acknowledged,
 # and sender ID holds exactly the first L lines.
 check_summary() {
@@ -130,8 +127,7 @@ IFS= read -r -t 20 -u 4 first || fail "the follower printed nothing"
 [ "$first" = '{"wake":1}' ] || fail "the follower printed $first"
 start=$(date +%s%N)
 exec 4<&-
-for _ in $(seq 100); do kill -0 $follower 2>/dev/null || break; sleep 0.05; done
-kill -0 $follower 2>/dev/null && fail "the follower still runs 5 s after its output closed"
+wait_for_exit $follower 5 || fail "the follower still runs 5 s after its output closed"
 took_ms=$((($(date +%s%N) - start) / 1000000))
 set +e
 wait $follower

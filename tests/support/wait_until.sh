@@ -20,6 +20,11 @@ wait_for_log() { wait_until "${3:-10}" grep -qF -- "$2" "$1" 2>/dev/null; }
 wait_for_lines() { wait_until "${3:-10}" has_lines "$1" "$2"; }
 has_lines() { [ "$(wc -l 2>/dev/null <"$1" || echo 0)" -ge "$2" ]; }
 
+# wait_for_exit PID SECONDS: waits until process PID has ended (not reaped: `wait` gives its
+# status).
+wait_for_exit() { wait_until "$2" process_gone "$1"; }
+process_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # wait_for_port PORT [SECONDS]: waits (10 s unless told) until 127.0.0.1:PORT accepts.
 wait_for_port() { wait_until "${2:-10}" port_accepts "$1"; }
 port_accepts() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
