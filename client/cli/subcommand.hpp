@@ -12,6 +12,7 @@
 
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
+#include "proto/counted.hpp"
 
 namespace objwire::client {
 
@@ -34,11 +35,6 @@ inline constexpr int io_error = 74;
 // settings that cannot be used: a config file, an OBJWIRE_* variable or a setting's flag
 inline constexpr int bad_config = config::bad_config_exit;
 }  // namespace exit_codes
-
-// "1 object", "2 objects": counts in messages read as English.
-inline std::string counted(std::uint64_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
 
 // The help of every subcommand's -c/--config (config/client_file.hpp says the search).
 inline constexpr const char* config_flag_help =

@@ -26,12 +26,9 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
         // short pause all the same, so an error that does repeat cannot spin the loop.
         d.pause = std::chrono::milliseconds(1);
     }
-    if (!logged_once_ || now - last_log_ >= log_interval) {
+    if (log_.take(now)) {
         d.log = true;
-        d.failures = unlogged_;
-        unlogged_ = 0;
-        last_log_ = now;
-        logged_once_ = true;
+        d.failures = std::exchange(unlogged_, 0);
     }
     return d;
 }
@@ -39,7 +36,7 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
 std::uint64_t accept_backoff::on_success() {
     pause_.reset();
     unlogged_ = 0;
-    logged_once_ = false;
+    log_.reset();
     return std::exchange(run_, 0);
 }
 

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "proto/backoff.hpp"
+#include "proto/log_pacer.hpp"
 
 namespace objwire::daemon {
 
@@ -37,8 +38,7 @@ class accept_backoff {
 
   private:
     exponential_backoff pause_{first_pause, max_pause};
-    bool logged_once_ = false;
-    clock::time_point last_log_{};
+    log_pacer log_{log_interval};
     std::uint64_t unlogged_ = 0;  // failures since the last line
     std::uint64_t run_ = 0;       // failures since the last success
 };

@@ -50,21 +50,20 @@ std::uint64_t hop_health::on_success() {
     down_ = false;
     pause_.reset();
     unlogged_failures_ = unlogged_refusals_ = 0;
-    logged_once_ = false;
+    log_.reset();
     return std::exchange(run_, 0);
 }
 
 std::optional<std::string> hop_health::take_log(clock::time_point now) {
     if (!down_ || (unlogged_failures_ == 0 && unlogged_refusals_ == 0)) return std::nullopt;
-    if (logged_once_ && now - last_log_ < log_interval) return std::nullopt;
+    const bool since_last_line = log_.logged();
+    if (!log_.take(now)) return std::nullopt;
     std::string line =
         "forward to " + hop_ + ": " + why_ + "; " + std::to_string(unlogged_failures_) +
         " connect attempts failed and " + std::to_string(unlogged_refusals_) +
-        " new streams refused " + (logged_once_ ? "since the last line" : "so far") +
+        " new streams refused " + (since_last_line ? "since the last line" : "so far") +
         "; next attempt in at most " + std::to_string(pause_.current().count()) + " ms";
     unlogged_failures_ = unlogged_refusals_ = 0;
-    last_log_ = now;
-    logged_once_ = true;
     return line;
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "proto/backoff.hpp"
+#include "proto/log_pacer.hpp"
 
 namespace objwire::daemon {
 
@@ -61,8 +62,7 @@ class hop_health {
     std::uint64_t run_ = 0;  // failed attempts since the last success
     std::uint64_t unlogged_failures_ = 0;
     std::uint64_t unlogged_refusals_ = 0;
-    bool logged_once_ = false;
-    clock::time_point last_log_{};
+    log_pacer log_{log_interval};
 };
 
 }  // namespace objwire::daemon

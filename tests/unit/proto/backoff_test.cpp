@@ -1,10 +1,11 @@
 // The one backoff rule (proto/backoff.hpp): first, doubling, capped, and first again after a
-// success.
+// success; and the one rule for a repeating condition's log lines (proto/log_pacer.hpp).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "proto/backoff.hpp"
+#include "proto/log_pacer.hpp"
 
 namespace objwire {
 namespace {
@@ -29,6 +30,29 @@ TEST(Backoff, ACapBelowTwiceTheFirstHoldsFromTheSecondPause) {
     EXPECT_EQ(b.next(), milliseconds(100));
     EXPECT_EQ(b.next(), milliseconds(150));
     EXPECT_EQ(b.next(), milliseconds(150));
+}
+
+TEST(LogPacer, FirstLineAtOnceThenOnePerInterval) {
+    log_pacer pacer(std::chrono::seconds(1));
+    const auto t0 = log_pacer::clock::time_point{} + std::chrono::hours(1);
+    EXPECT_FALSE(pacer.logged());
+    EXPECT_TRUE(pacer.take(t0));
+    EXPECT_TRUE(pacer.logged());
+    EXPECT_FALSE(pacer.take(t0));
+    EXPECT_FALSE(pacer.take(t0 + std::chrono::milliseconds(999)));
+    EXPECT_TRUE(pacer.take(t0 + std::chrono::seconds(1)));
+    // The interval counts from the last line written, not from the first.
+    EXPECT_FALSE(pacer.take(t0 + std::chrono::milliseconds(1999)));
+    EXPECT_TRUE(pacer.take(t0 + std::chrono::seconds(2)));
+}
+
+TEST(LogPacer, AfterResetTheNextOccurrenceIsLoggedAtOnce) {
+    log_pacer pacer(std::chrono::seconds(5));
+    const auto t0 = log_pacer::clock::time_point{} + std::chrono::hours(1);
+    ASSERT_TRUE(pacer.take(t0));
+    pacer.reset();
+    EXPECT_FALSE(pacer.logged());
+    EXPECT_TRUE(pacer.take(t0 + std::chrono::milliseconds(1)));
 }
 
 }  // namespace
