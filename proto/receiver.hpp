@@ -103,6 +103,8 @@ class receiver {
     void refuse_frame(std::error_code ec, std::string detail) {
         if (!refused_) refused_ = ec, refused_detail_ = std::move(detail);
     }
+    // A frame was refused: nothing of it or after it is to be taken.
+    bool frame_refused() const { return static_cast<bool>(refused_); }
 
     byte_buffer& output() { return out_; }
     const options& settings() const { return opts_; }

@@ -10,6 +10,7 @@
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
+#include "proto/counted.hpp"
 #include "proto/errors.hpp"
 #include "proto/journal_block.hpp"
 
@@ -187,7 +188,7 @@ void session::abort() {
 asio::awaitable<void> session::serve() {
     auto self = shared_from_this();
     spdlog::debug("{}: connected", peer_);
-    std::string tls_why;  // TLS first (daemon/serve/transport.cpp): no byte of objwire before it
+    std::string tls_why;  // TLS first (daemon/serve/peer_stream.cpp): no byte of objwire before it
     if (auto ec = co_await stream_io_.handshake(server_.settings().handshake_timeout, tls_why)) {
         // Gone before a byte (a port probe) is no refusal worth a warning, as without TLS.
         if (ec == asio::error::eof)
@@ -213,7 +214,7 @@ asio::awaitable<void> session::serve() {
         log_close();
         co_return;
     }
-    // The writer is done: the role's service writes to the transport alone.
+    // The writer is done: the role's service writes to the peer stream alone.
     const hello h = receiver_.peer();
     if (h.role != peer_role::reader)
         become(connection_role::stats);
@@ -354,7 +355,7 @@ receiver::step session::consume(std::size_t n) {
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
     const auto deliver = [&](message&& m) {
-        if (store_error || over_allowance_) return;
+        if (store_error || receiver_.frame_refused()) return;
         begin_frame(store_error);
         if (!store_error) store_error = store([&] { return stream_->add(m); });
         if (!store_error) ++batch_objects_;
@@ -364,7 +365,8 @@ receiver::step session::consume(std::size_t n) {
     const auto frame_done = [&](std::uint64_t messages) {
         frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
         // No message (only reset ops): nothing to store.
-        if (store_error || over_allowance_ || messages == 0 || !receiver_.frame_checked()) return;
+        if (store_error || receiver_.frame_refused() || messages == 0 || !receiver_.frame_checked())
+            return;
         begin_frame(store_error);
         if (!store_error)
             store_error = store([&] {
@@ -566,14 +568,6 @@ void session::on_read_error(const std::error_code& ec) {
 static bool refused_by_sink(const receiver& r) {
     return r.error() == proto_errc::not_available && r.error_detail().starts_with("next hop ");
 }
-
-namespace {
-
-std::string counted(std::uint64_t n, const char* word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-}
-
-}  // namespace
 
 // What the stream did, for an operator reading the log: whose, how much, how long.
 std::string session::stream_summary() const {

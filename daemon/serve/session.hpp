@@ -20,12 +20,12 @@
 #include "daemon/ops/metrics.hpp"
 #include "daemon/serve/connection_guard.hpp"
 #include "daemon/serve/link_estimator.hpp"
+#include "daemon/serve/peer_stream.hpp"
 #include "daemon/serve/reply_queue.hpp"
 #include "daemon/serve/sender_registry.hpp"
 #include "daemon/serve/session_phase.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
-#include "daemon/serve/transport.hpp"
 #include "daemon/sinks/sink.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/receiver.hpp"
@@ -130,7 +130,7 @@ class session : public std::enable_shared_from_this<session> {
     void check_frame_memory();
 
     server& server_;
-    transport stream_io_;
+    peer_stream stream_io_;
     session_state state_;
     asio::steady_timer handshake_timer_;
     asio::steady_timer writer_wake_;  // the writer waits on it for released replies
@@ -140,8 +140,7 @@ class session : public std::enable_shared_from_this<session> {
     // A sender's share of limits.table_budget_total, from its admission (readers and stats
     // connections take none); before receiver_, so the table is freed before it goes back.
     std::optional<table_budget_pool::grant> table_grant_;
-    store_allowance allowance_;    // stored bytes per received byte (limits.max_stored_ratio)
-    bool over_allowance_ = false;  // a frame was refused for it: nothing more is stored
+    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
     link_estimator link_;   // this sender's link bandwidth, from the reads

@@ -111,11 +111,10 @@ std::error_code session::store(const std::function<std::error_code()>& add) {
     const std::size_t after = stream_->bytes();
     if (ec || after <= before) return ec;
     if (server_.sink().holds_messages()) check_frame_memory();
-    if (over_allowance_) return {};
+    if (receiver_.frame_refused()) return {};
     auto why = allowance_.stored(after - before);
     if (why.empty()) why = server_.store_quota().stored(receiver_.peer().sender_id, after - before);
     if (!why.empty()) {
-        over_allowance_ = true;
         server_.metrics().count_error(make_error_code(proto_errc::store_limit_exceeded),
                                       "store_limit");
         receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
@@ -127,7 +126,6 @@ void session::check_frame_memory() {
     const std::uint64_t frame = stream_->memory() - frame_memory_start_;
     auto why = memory_charge::frame_refusal(frame, server_.settings().max_buffered_bytes);
     if (why.empty()) return;
-    over_allowance_ = true;
     server_.metrics().count_error(make_error_code(proto_errc::store_limit_exceeded), "store_limit");
     receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
 }
