@@ -170,8 +170,85 @@ std::string_view trim_spaces(std::string_view s) {
     return s;
 }
 
-// A string list from a TOML array, or from text (env, flags): "a,b" for one name's list, or
+namespace {
+
+template <class S>
+error wrong_type(const key_def<S>& key, const raw_value& v, const std::string& name) {
+    return error{name + " must be " + expected_text(key) + ", got " + got(v)};
+}
+
+template <class S>
+error out_of_range(const key_def<S>& key, const raw_value& v, const std::string& name) {
+    std::string msg =
+        name + " = " + v.display + " is out of range (allowed " + allowed_text(key) + ")";
+    if (key.kind == value_kind::size && v.type == toml_type::string) {
+        if (const auto note = decimal_size_note(v.string_value); !note.empty()) msg += ": " + note;
+    }
+    return error{msg};
+}
+
+using list_items = std::vector<std::pair<std::string, std::string>>;  // (NAME, item)
+
+// The items of a list given as text (env, flags): "a,b" for one name's list, or
 // "Name.item,Name.item" for a NAME key given without its name.
+template <class S>
+outcome<list_items> list_items_from_text(const key_def<S>& key, const raw_value& v,
+                                         const std::string& name) {
+    list_items items;
+    const bool qualified = key.name_component != 0 && v.name.empty();
+    for (const auto part_view : split_name_by(v.string_value, ',')) {
+        const auto part = trim_spaces(part_view);
+        const auto dot = part.rfind('.');
+        if (!qualified) {
+            if (part.empty()) return error{name + " = " + v.display + " has an empty item"};
+            items.emplace_back(v.name, part);
+        } else if (dot == std::string_view::npos || dot == 0 || dot + 1 == part.size()) {
+            return error{name + ": \"" + std::string(part) +
+                         "\" must be TYPE.FIELD, e.g. \"Person.surname\" (several separated "
+                         "by commas)"};
+        } else {
+            items.emplace_back(part.substr(0, dot), part.substr(dot + 1));
+        }
+    }
+    return items;
+}
+
+template <class S>
+outcome<list_items> list_items_from_array(const key_def<S>& key, const raw_value& v,
+                                          const std::string& name) {
+    if (v.type != toml_type::array) return wrong_type(key, v, name);
+    if (const auto bad = first_bad_item(v.items); bad >= 0) {
+        const auto& item = v.items[static_cast<std::size_t>(bad)];
+        return error{name + ": element " + std::to_string(bad + 1) +
+                     (item.type == toml_type::string
+                          ? " is empty; write a field name"
+                          : " must be a string (a field name), got " +
+                                std::string(type_name(item.type)) + " " + item.display)};
+    }
+    list_items items;
+    for (const auto& item : v.items)
+        items.emplace_back(v.name, item.string_value);
+    return items;
+}
+
+// A NAME key's items, grouped by NAME in the order each first appears; `own_name` (a key given
+// with its name) has an entry even when its list is empty.
+std::vector<std::pair<std::string, std::vector<std::string>>> group_by_name(
+    list_items items, const std::string& own_name) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> named;
+    if (!own_name.empty()) named.emplace_back(own_name, std::vector<std::string>{});
+    for (auto& entry : items) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& owner = entry.first;
+        auto at = std::find_if(named.begin(), named.end(),
+                               [&](const auto& e) { return e.first == owner; });
+        if (at == named.end()) at = named.insert(named.end(), {owner, {}});
+        at->second.push_back(std::move(entry.second));
+    }
+    return named;
+}
+
+// A string list from a TOML array, or from text (list_items_from_text).
 template <class S>
 outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std::string name) {
     if (key.name_component != 0 && !v.name.empty()) {
@@ -179,133 +256,166 @@ outcome<typed_value> convert_list(const key_def<S>& key, const raw_value& v, std
         parts[key.name_component] = v.name;
         name = "'" + join(parts, ".") + "'";
     }
-    std::vector<std::pair<std::string, std::string>> items;  // (NAME, item)
-    if (v.from_text) {
-        const bool qualified = key.name_component != 0 && v.name.empty();
-        for (const auto part_view : split_name_by(v.string_value, ',')) {
-            const auto part = trim_spaces(part_view);
-            const auto dot = part.rfind('.');
-            if (!qualified) {
-                if (part.empty()) return error{name + " = " + v.display + " has an empty item"};
-                items.emplace_back(v.name, part);
-            } else if (dot == std::string_view::npos || dot == 0 || dot + 1 == part.size()) {
-                return error{name + ": \"" + std::string(part) +
-                             "\" must be TYPE.FIELD, e.g. \"Person.surname\" (several separated "
-                             "by commas)"};
-            } else {
-                items.emplace_back(part.substr(0, dot), part.substr(dot + 1));
-            }
-        }
-    } else {
-        if (v.type != toml_type::array) {
-            return error{name + " must be " + expected_text(key) + ", got " + got(v)};
-        }
-        if (const auto bad = first_bad_item(v.items); bad >= 0) {
-            const auto& item = v.items[static_cast<std::size_t>(bad)];
-            return error{name + ": element " + std::to_string(bad + 1) +
-                         (item.type == toml_type::string
-                              ? " is empty; write a field name"
-                              : " must be a string (a field name), got " +
-                                    std::string(type_name(item.type)) + " " + item.display)};
-        }
-        for (const auto& item : v.items)
-            items.emplace_back(v.name, item.string_value);
-    }
+    auto items =
+        v.from_text ? list_items_from_text(key, v, name) : list_items_from_array(key, v, name);
+    if (!items) return items.error();
     if (key.check != nullptr) {
-        for (const auto& entry : items)
+        for (const auto& entry : *items)
             if (auto why = key.check(entry.second); !why.empty()) return error{name + ": " + why};
     }
     typed_value out;
-    if (key.name_component == 0) {
-        for (auto& [unused, item] : items)
-            out.list.push_back(std::move(item));
+    if (key.name_component != 0) {
+        out.named = group_by_name(std::move(*items), v.name);
         return out;
     }
-    if (!v.name.empty()) out.named.emplace_back(v.name, std::vector<std::string>{});
-    for (auto& entry : items) {
-        // Not a structured binding: clang 14 cannot capture one in a lambda.
-        const auto& owner = entry.first;
-        auto& item = entry.second;
-        auto at = std::find_if(out.named.begin(), out.named.end(),
-                               [&](const auto& e) { return e.first == owner; });
-        if (at == out.named.end()) at = out.named.insert(out.named.end(), {owner, {}});
-        at->second.push_back(std::move(item));
+    for (auto& entry : *items)
+        out.list.push_back(std::move(entry.second));
+    return out;
+}
+
+template <class S>
+outcome<typed_value> convert_string(const key_def<S>& key, const raw_value& v,
+                                    const std::string& name) {
+    if (v.type != toml_type::string) return wrong_type(key, v, name);
+    typed_value out;
+    out.text = v.string_value;
+    if (key.check != nullptr) {
+        if (auto why = key.check(out.text); !why.empty())
+            return error{name + " = " + v.display + " " + why};
     }
     return out;
 }
+
+template <class S>
+outcome<typed_value> convert_enumeration(const key_def<S>& key, const raw_value& v,
+                                         const std::string& name) {
+    if (v.type != toml_type::string) return wrong_type(key, v, name);
+    typed_value out;
+    for (const auto choice : key.choices) {
+        if (choice == v.string_value) {
+            out.text = v.string_value;
+            return out;
+        }
+    }
+    std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
+    std::string msg = name + " = " + v.display + " is not one of " + join(choices, ", ");
+    if (const auto s = suggest(v.string_value, choices))
+        msg += " (did you mean '" + std::string(*s) + "'?)";
+    return error{msg};
+}
+
+// A TOML boolean, or as text one of true/1/yes/on or false/0/no/off.
+template <class S>
+outcome<typed_value> convert_boolean(const key_def<S>& key, const raw_value& v,
+                                     const std::string& name) {
+    typed_value out;
+    if (v.type == toml_type::boolean && !v.from_text) {
+        out.flag = v.bool_value;
+        return out;
+    }
+    if (!v.from_text) return wrong_type(key, v, name);
+    static constexpr std::array<std::string_view, 4> yes{"true", "1", "yes", "on"};
+    static constexpr std::array<std::string_view, 4> no{"false", "0", "no", "off"};
+    if (std::find(yes.begin(), yes.end(), v.string_value) != yes.end()) {
+        out.flag = true;
+    } else if (std::find(no.begin(), no.end(), v.string_value) == no.end()) {
+        return wrong_type(key, v, name);
+    }
+    return out;
+}
+
+template <class S>
+outcome<typed_value> convert_host_port(const key_def<S>& key, const raw_value& v,
+                                       const std::string& name) {
+    if (v.type != toml_type::string) return wrong_type(key, v, name);
+    auto hp = parse_host_port(v.string_value);
+    if (!hp) return error{name + ": " + hp.error().message};
+    if (hp->port < key.min || hp->port > key.max) return out_of_range(key, v, name);
+    typed_value out;
+    out.text = hp->host;
+    out.number = hp->port;
+    return out;
+}
+
+// A bare number: a TOML integer, or an integer key's text. In the key's plain unit.
+template <class S>
+outcome<std::uint64_t> bare_number(const key_def<S>& key, const raw_value& v,
+                                   const std::string& name) {
+    std::int64_t signed_number = 0;
+    if (v.type == toml_type::integer && !v.from_text) {
+        signed_number = v.integer_value;
+    } else if (const auto n = parse_int64(v.string_value)) {
+        signed_number = *n;
+    } else {
+        return wrong_type(key, v, name);
+    }
+    if (signed_number < 0) return out_of_range(key, v, name);
+    const auto number = static_cast<std::uint64_t>(signed_number);
+    // A bare number could mean any unit (5 ms or 5 s?): only 0 means the same in all.
+    if (key.kind == value_kind::duration && number != 0)
+        return error{name + " = " + v.display + " " + duration_without_unit(v.display)};
+    return number;
+}
+
+// Text with an optional unit, for a size, bandwidth or duration key.
+template <class S>
+outcome<std::uint64_t> number_with_unit(const key_def<S>& key, const raw_value& v,
+                                        const std::string& name) {
+    outcome<std::uint64_t> parsed = std::uint64_t{0};
+    if (key.kind == value_kind::size) {
+        parsed = parse_size(v.string_value);
+    } else if (key.kind == value_kind::bandwidth) {
+        parsed = parse_bandwidth(v.string_value);
+    } else if (const auto d = parse_duration(v.string_value)) {
+        parsed = static_cast<std::uint64_t>(d->count());
+    } else {
+        parsed = d.error();
+    }
+    if (!parsed) return error{name + ": " + parsed.error().message};
+    return parsed;
+}
+
+// Numbers: a TOML integer in the key's plain unit, or text with an optional unit; then the
+// key's range and (durations) resolution.
+template <class S>
+outcome<typed_value> convert_number(const key_def<S>& key, const raw_value& v,
+                                    const std::string& name) {
+    const bool is_integer = v.type == toml_type::integer && !v.from_text;
+    outcome<std::uint64_t> number = std::uint64_t{0};
+    if (is_integer || (v.from_text && key.kind == value_kind::integer))
+        number = bare_number(key, v, name);
+    else if (v.type == toml_type::string && key.kind != value_kind::integer)
+        number = number_with_unit(key, v, name);
+    else
+        return wrong_type(key, v, name);
+    if (!number) return number.error();
+    if (*number < key.min || *number > key.max) return out_of_range(key, v, name);
+    if (key.kind == value_kind::duration && *number % key.resolution != 0) {
+        return error{
+            name + " = " + v.display + " is finer than this setting's resolution (" +
+            format_duration(std::chrono::microseconds(static_cast<std::int64_t>(key.resolution))) +
+            ")"};
+    }
+    typed_value out;
+    out.number = *number;
+    return out;
+}
+
+}  // namespace
 
 // Checks `v` against `key` and converts it. Errors start with the key name, no place.
 template <class S>
 outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
     const std::string name = "'" + std::string(key.name) + "'";
-    const auto wrong_type = [&] {
-        return error{name + " must be " + expected_text(key) + ", got " + got(v)};
-    };
-    const auto out_of_range = [&] {
-        std::string msg =
-            name + " = " + v.display + " is out of range (allowed " + allowed_text(key) + ")";
-        if (key.kind == value_kind::size && v.type == toml_type::string) {
-            if (const auto note = decimal_size_note(v.string_value); !note.empty()) {
-                msg += ": " + note;
-            }
-        }
-        return error{msg};
-    };
-    const auto bad_text = [&](const error& e) { return error{name + ": " + e.message}; };
-    const bool is_string = v.type == toml_type::string;
-    const bool is_integer = v.type == toml_type::integer && !v.from_text;
-
-    typed_value out;
     switch (key.kind) {
-        case value_kind::string: {
-            if (!is_string) return wrong_type();
-            out.text = v.string_value;
-            if (key.check != nullptr) {
-                if (auto why = key.check(out.text); !why.empty()) {
-                    return error{name + " = " + v.display + " " + why};
-                }
-            }
-            return out;
-        }
-        case value_kind::enumeration: {
-            if (!is_string) return wrong_type();
-            for (const auto choice : key.choices) {
-                if (choice == v.string_value) {
-                    out.text = v.string_value;
-                    return out;
-                }
-            }
-            std::vector<std::string_view> choices(key.choices.begin(), key.choices.end());
-            std::string msg = name + " = " + v.display + " is not one of " + join(choices, ", ");
-            if (const auto s = suggest(v.string_value, choices)) {
-                msg += " (did you mean '" + std::string(*s) + "'?)";
-            }
-            return error{msg};
-        }
-        case value_kind::boolean: {
-            if (v.type == toml_type::boolean && !v.from_text) {
-                out.flag = v.bool_value;
-                return out;
-            }
-            if (!v.from_text) return wrong_type();
-            static constexpr std::array<std::string_view, 4> yes{"true", "1", "yes", "on"};
-            static constexpr std::array<std::string_view, 4> no{"false", "0", "no", "off"};
-            if (std::find(yes.begin(), yes.end(), v.string_value) != yes.end()) {
-                out.flag = true;
-            } else if (std::find(no.begin(), no.end(), v.string_value) == no.end()) {
-                return wrong_type();
-            }
-            return out;
-        }
-        case value_kind::host_port: {
-            if (!is_string) return wrong_type();
-            auto hp = parse_host_port(v.string_value);
-            if (!hp) return bad_text(hp.error());
-            if (hp->port < key.min || hp->port > key.max) return out_of_range();
-            out.text = hp->host;
-            out.number = hp->port;
-            return out;
-        }
+        case value_kind::string:
+            return convert_string(key, v, name);
+        case value_kind::enumeration:
+            return convert_enumeration(key, v, name);
+        case value_kind::boolean:
+            return convert_boolean(key, v, name);
+        case value_kind::host_port:
+            return convert_host_port(key, v, name);
         case value_kind::string_list:
             return convert_list(key, v, name);
         case value_kind::integer:
@@ -314,51 +424,7 @@ outcome<typed_value> convert(const key_def<S>& key, const raw_value& v) {
         case value_kind::bandwidth:
             break;
     }
-
-    // Numbers: a TOML integer in the key's plain unit, or text with an optional unit.
-    std::int64_t signed_number = 0;
-    std::uint64_t number = 0;
-    if (is_integer || (v.from_text && key.kind == value_kind::integer)) {
-        if (is_integer) {
-            signed_number = v.integer_value;
-        } else if (const auto n = parse_int64(v.string_value)) {
-            signed_number = *n;
-        } else {
-            return wrong_type();
-        }
-        if (signed_number < 0) return out_of_range();
-        number = static_cast<std::uint64_t>(signed_number);
-        // A bare number could mean any unit (5 ms or 5 s?): only 0 means the same in all.
-        if (key.kind == value_kind::duration && number != 0)
-            return error{name + " = " + v.display + " " + duration_without_unit(v.display)};
-    } else if (is_string && key.kind != value_kind::integer) {
-        outcome<std::uint64_t> parsed = std::uint64_t{0};
-        if (key.kind == value_kind::size) {
-            parsed = parse_size(v.string_value);
-        } else if (key.kind == value_kind::bandwidth) {
-            parsed = parse_bandwidth(v.string_value);
-        } else {
-            const auto d = parse_duration(v.string_value);
-            if (d) {
-                parsed = static_cast<std::uint64_t>(d->count());
-            } else {
-                parsed = d.error();
-            }
-        }
-        if (!parsed) return bad_text(parsed.error());
-        number = *parsed;
-    } else {
-        return wrong_type();
-    }
-    if (number < key.min || number > key.max) return out_of_range();
-    if (key.kind == value_kind::duration && number % key.resolution != 0) {
-        return error{
-            name + " = " + v.display + " is finer than this setting's resolution (" +
-            format_duration(std::chrono::microseconds(static_cast<std::int64_t>(key.resolution))) +
-            ")"};
-    }
-    out.number = number;
-    return out;
+    return convert_number(key, v, name);
 }
 
 template std::string allowed_text(const key_def<daemon_settings>&);

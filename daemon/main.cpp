@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <thread>
 #include <vector>
@@ -166,12 +167,8 @@ int check_config(flags f) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app{"objwired - receives, stores and serves objwire object streams", "objwired"};
+void add_flags(CLI::App& app, flags& f) {
     app.set_version_flag("--version", objwire::version_text("objwired"));
-    flags f;
     app.add_option("-c,--config", f.config_file, "TOML settings file (see config/objwired.toml)");
     app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free port)");
     app.add_option("--data-dir", f.data_dir, "directory for stored objects");
@@ -192,79 +189,66 @@ int main(int argc, char** argv) {
         "Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
         "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000\n"
         "  objwired --data-dir /var/lib/objwire --verify-journal");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : exit_usage;  // not CLI11's own codes (--help: 0)
+}
+
+namespace ops = objwire::daemon;
+namespace service = objwire::daemon::service;
+
+// SIGINT or SIGTERM: sessions finish what they received within server.shutdown_grace; then
+// every connection left is closed, and a second later, should anything still run, the io
+// stops. So SIGTERM always ends objwired within the grace and a second. Everything it touches
+// runs on the signal strand.
+class graceful_stop {
+  public:
+    graceful_stop(asio::io_context& io, asio::strand<asio::io_context::executor_type>& strand,
+                  ops::server& srv)
+        : io_(io), srv_(srv), grace_(io), signals_(strand, SIGINT, SIGTERM) {}
+
+    // `before_stop` runs first: what must not outlive the serving (the watchdog, reloads).
+    void arm(std::function<void()> before_stop) {
+        signals_.async_wait(
+            [this, before_stop = std::move(before_stop)](std::error_code ec, int signo) {
+                if (ec) return;
+                stopping_ = true;
+                spdlog::info("signal {}: finishing received frames, then exiting", signo);
+                service::notify_stopping();
+                before_stop();
+                srv_.stop();
+                start_grace();
+                // Once the last session has ended only the grace timer is left: cancel it.
+                srv_.when_idle([this] { grace_.cancel(); });
+            });
     }
+    // True once a stop signal came (read on the signal strand).
+    const bool& stopping() const { return stopping_; }
 
-    namespace ops = objwire::daemon;
-    console_.style = ops::choose_log_style([](const char* n) { return std::getenv(n); },
-                                           ::isatty(STDERR_FILENO) != 0);
-    if (!f.check_config.empty()) return check_config(f);
-
-    objwire::config::daemon_settings settings;
-    if (!load_settings(f, settings)) return objwire::config::bad_config_exit;
-    if (f.dump_journal) return objwire::daemon::dump_journal(settings.data_dir, f.from);
-    if (f.verify_journal) return objwire::daemon::verify_journal(settings.data_dir);
-    // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
-    spdlog::set_default_logger(ops::make_stderr_logger("objwired", console_.style));
-    spdlog::set_level(spdlog::level::from_str(settings.log_level));
-    if (f.repair_journal) return objwire::daemon::repair_journal(settings);
-
-    asio::io_context io;
-    // A flood of bad peers gives a few lines and a count per kind, not a line each.
-    ops::warning_log peer_warnings(io);
-    // Both signal sets on one strand: a reload and the stop never run at once (io runs on
-    // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
-    auto signal_strand = asio::make_strand(io);
-    bool stopping = false;  // touched on signal_strand only
-    asio::signal_set hup(signal_strand, SIGHUP);
-    objwire::daemon::server srv(io, settings);
-#ifdef OBJWIRED_TEST_FAULTS
-    install_test_faults(srv);
-#endif
-    if (srv.start()) return exit_cannot_start;
-    ops::install_warning_log(&peer_warnings);  // before io runs: no session yet
-    namespace service = objwire::daemon::service;
-    service::watchdog watchdog(io);
-    const auto bound = srv.local_endpoint();
-    service::notify_ready("listening on " + bound.address().to_string() + ":" +
-                          std::to_string(bound.port()));
-    reload_on_sighup(hup, f, srv, stopping);
-
-    // Stop: sessions finish what they received within server.shutdown_grace; then every
-    // connection left is closed, and a second later, should anything still run, the io
-    // stops. So SIGTERM always ends objwired within the grace and a second.
-    asio::steady_timer grace(io);
-    asio::signal_set signals(signal_strand, SIGINT, SIGTERM);
-    signals.async_wait([&](std::error_code ec, int signo) {
-        if (ec) return;
-        stopping = true;
-        spdlog::info("signal {}: finishing received frames, then exiting", signo);
-        service::notify_stopping();
-        watchdog.stop();
-        peer_warnings.stop();
-        hup.cancel();
-        srv.stop();
-        const auto shutdown_grace = srv.settings().shutdown_grace;  // may have been reloaded
-        grace.expires_after(shutdown_grace);
-        grace.async_wait([&, shutdown_grace](std::error_code gec) {
-            if (gec) return;
+  private:
+    void start_grace() {
+        const auto shutdown_grace = srv_.settings().shutdown_grace;  // may have been reloaded
+        grace_.expires_after(shutdown_grace);
+        grace_.async_wait([this, shutdown_grace](std::error_code ec) {
+            if (ec) return;
             spdlog::warn("shutdown grace of {} ms over: closing what is left",
                          shutdown_grace.count());
-            srv.abort();
-            grace.expires_after(std::chrono::seconds(1));
-            grace.async_wait([&](std::error_code last) {
+            srv_.abort();
+            grace_.expires_after(std::chrono::seconds(1));
+            grace_.async_wait([this](std::error_code last) {
                 if (last) return;
                 spdlog::error("still running a second after the shutdown grace: stopping now");
-                io.stop();
+                io_.stop();
             });
         });
-        // Once the last session has ended only the grace timer is left: cancel it.
-        srv.when_idle([&grace] { grace.cancel(); });
-    });
+    }
 
+    asio::io_context& io_;
+    ops::server& srv_;
+    asio::steady_timer grace_;
+    asio::signal_set signals_;
+    bool stopping_ = false;
+};
+
+// Runs io on every core (at least two threads) until it stops.
+void run_io(asio::io_context& io) {
     const unsigned n = std::max(2u, std::thread::hardware_concurrency());
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < n; ++i)
@@ -272,9 +256,64 @@ int main(int argc, char** argv) {
     io.run();
     for (auto& t : threads)
         t.join();
+}
+
+// Serves until a stop signal; the process's exit code.
+int serve(const flags& f, const objwire::config::daemon_settings& settings) {
+    asio::io_context io;
+    // A flood of bad peers gives a few lines and a count per kind, not a line each.
+    ops::warning_log peer_warnings(io);
+    // Both signal sets on one strand: a reload and the stop never run at once (io runs on
+    // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
+    auto signal_strand = asio::make_strand(io);
+    asio::signal_set hup(signal_strand, SIGHUP);
+    ops::server srv(io, settings);
+#ifdef OBJWIRED_TEST_FAULTS
+    install_test_faults(srv);
+#endif
+    if (srv.start()) return exit_cannot_start;
+    ops::install_warning_log(&peer_warnings);  // before io runs: no session yet
+    service::watchdog watchdog(io);
+    const auto bound = srv.local_endpoint();
+    service::notify_ready("listening on " + bound.address().to_string() + ":" +
+                          std::to_string(bound.port()));
+    graceful_stop stop(io, signal_strand, srv);
+    reload_on_sighup(hup, f, srv, stop.stopping());
+    stop.arm([&] {
+        watchdog.stop();
+        peer_warnings.stop();
+        hup.cancel();
+    });
+    run_io(io);
     ops::install_warning_log(nullptr);
     peer_warnings.stop();  // what the drain added
     spdlog::info("stopped: {} objects stored from {} connections", srv.counters().objects_in.load(),
                  srv.counters().connections_total.load());
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"objwired - receives, stores and serves objwire object streams", "objwired"};
+    flags f;
+    add_flags(app, f);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : exit_usage;  // not CLI11's own codes (--help: 0)
+    }
+    console_.style = ops::choose_log_style([](const char* n) { return std::getenv(n); },
+                                           ::isatty(STDERR_FILENO) != 0);
+    if (!f.check_config.empty()) return check_config(f);
+
+    objwire::config::daemon_settings settings;
+    if (!load_settings(f, settings)) return objwire::config::bad_config_exit;
+    if (f.dump_journal) return ops::dump_journal(settings.data_dir, f.from);
+    if (f.verify_journal) return ops::verify_journal(settings.data_dir);
+    // Logs go to stderr: stdout stays free for output, and systemd's journal takes both.
+    spdlog::set_default_logger(ops::make_stderr_logger("objwired", console_.style));
+    spdlog::set_level(spdlog::level::from_str(settings.log_level));
+    if (f.repair_journal) return ops::repair_journal(settings);
+    return serve(f, settings);
 }

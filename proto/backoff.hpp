@@ -1,8 +1,8 @@
 // The pause before trying again while failures go on: `first` after a success (or at the
 // start), twice the last one after each further failure, never more than `max`. The one rule
 // behind the accept loop's pause (daemon/serve/accept_backoff.hpp), a relay's next-hop retries
-// (daemon/sinks/hop_health.hpp) and a client's reconnects (client/lib/retry_window.hpp). No
-// clock of its own: the caller waits.
+// (daemon/sinks/hop_health.hpp), a client's reconnects (client/lib/retry_window.hpp) and a
+// follower's (client/cli/read_command.cpp). No clock of its own: the caller waits.
 #pragma once
 
 #include <algorithm>

@@ -14,7 +14,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
@@ -23,6 +22,7 @@
 #include "client/jsonl/line_format.hpp"
 #include "client/jsonl/raw_lines.hpp"
 #include "config/settings.hpp"
+#include "proto/backoff.hpp"
 #include "proto/errors.hpp"
 #include "proto/json_writer.hpp"
 
@@ -238,14 +238,21 @@ class read_output {
     std::uint64_t written_ = 0;
 };
 
+// Written to by the stop handler, so a backoff between reconnections ends at once
+// (sleep_unless_stopped waits on its read end).
+int stop_pipe[2] = {-1, -1};
+
 void on_stop_signal(int) {
     stop_requested = true;
+    if (stop_pipe[1] >= 0 && ::write(stop_pipe[1], "s", 1) < 0) return;  // full: already woken
 }
 
 // SIGINT and SIGTERM end the read cleanly: what was received is written out and a cursor
 // stored at its end. A closed output is a failed write (EPIPE), not a SIGPIPE death, so that
 // a cursor is stored there too and the exit is quiet.
 void install_stop_handlers() {
+    if (stop_pipe[0] < 0 && ::pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        stop_pipe[0] = stop_pipe[1] = -1;  // a backoff then runs to its end before it stops
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -263,11 +270,15 @@ bool worth_reconnecting(const reader& r) {
            ec == proto_errc::sender_busy;
 }
 
-// Sleeps `d` unless a stop is asked for meanwhile.
+// Waits `d` unless a stop is asked for meanwhile.
 bool sleep_unless_stopped(std::chrono::milliseconds d) {
     const auto until = std::chrono::steady_clock::now() + d;
-    while (!stop_requested && std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (auto now = std::chrono::steady_clock::now(); !stop_requested && now < until;
+         now = std::chrono::steady_clock::now()) {
+        pollfd p{stop_pipe[0], POLLIN, 0};
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+        if (::poll(&p, 1, static_cast<int>(left.count())) > 0) break;  // fd -1: a plain wait
+    }
     return !stop_requested;
 }
 
@@ -402,7 +413,8 @@ class read_run {
     bool done_ = false;
     std::chrono::steady_clock::time_point failing_since_{};
     bool failing_ = false;
-    std::chrono::milliseconds backoff_{0};
+    // The first reconnection is at once (current() is 0), then 100 ms, doubling up to 2 s.
+    exponential_backoff backoff_{first_backoff, max_backoff};
     reader* current_ = nullptr;
     std::chrono::steady_clock::time_point last_ack_ = std::chrono::steady_clock::now();
     std::uint64_t acked_ = 0;
@@ -430,7 +442,7 @@ std::optional<int> read_run::read_connection(reader& r) {
     }
     connected_once_ = true;
     failing_ = false;
-    backoff_ = std::chrono::milliseconds(0);
+    backoff_.reset();
     sink_ = r.server().sink;
     offsets_count_blocks_ = r.offsets_count_blocks();
     acked_ = out_.written();
@@ -480,11 +492,11 @@ std::optional<int> read_run::after_loss(reader& r) {
     // Past a gap the daemon reported last: it is not asked for again.
     const std::uint64_t resume_at = std::max(out_.next(), gaps_.end());
     std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at << "\n";
-    if (!sleep_unless_stopped(backoff_)) {
+    if (!sleep_unless_stopped(backoff_.current())) {
         done_ = true;
         return std::nullopt;
     }
-    backoff_ = std::clamp(backoff_ * 2, first_backoff, max_backoff);
+    backoff_.next();
     options_.at_end = false;
     options_.last = 0;
     options_.since_ms = 0;
@@ -531,8 +543,8 @@ int read_run::summary() {
     return exit_codes::ok;
 }
 
-int run_read(const read_flags& f) {
-    read_options options;
+// Where and what to read, from the flags alone: 0, or exit_codes::usage (said on stderr).
+int parse_read_options(const read_flags& f, read_options& options) {
     if (!parse_from(f.from, options)) {
         std::cerr << "objwire: --from takes an offset, 'end' (only new objects), -N (the last "
                      "N objects) or @TIME (2026-12-01T10:00:00Z, or milliseconds since 1970), "
@@ -557,6 +569,15 @@ int run_read(const read_flags& f) {
                   << "': a cursor name is 1 to 128 of A-Z a-z 0-9 . _ - (not starting with .)\n";
         return exit_codes::usage;
     }
+    options.follow = f.follow;
+    options.sender = f.sender;
+    options.cursor = f.cursor;
+    return 0;
+}
+
+int run_read(const read_flags& f) {
+    read_options options;
+    if (int rc = parse_read_options(f, options)) return rc;
     config::client_settings settings;
     if (!load(f, settings)) return exit_codes::bad_config;
     if (!f.cursor.empty() && f.from_given)
@@ -565,9 +586,6 @@ int run_read(const read_flags& f) {
     if (int rc = output_form(f, form)) return rc;
     read_output out(std::move(form));
     if (int rc = out.open(f.output, f.offsets)) return rc;
-    options.follow = f.follow;
-    options.sender = f.sender;
-    options.cursor = f.cursor;
     options.stop = &stop_requested;
     install_stop_handlers();
     return read_run(f, std::move(settings), std::move(options), out).run();

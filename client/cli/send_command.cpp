@@ -7,6 +7,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "client/cli/progress.hpp"
@@ -101,6 +102,183 @@ int finish_interrupted(send_run& run, connection& c) {
     return 128 + sig;
 }
 
+// One `send`: the input read into the connection, then how the run ended. Its callbacks run
+// on the caller's thread, in input order (client/pipeline/message_pipeline.hpp).
+class send_job {
+  public:
+    send_job(const send_flags& f, const config::client_settings& settings, line_blocks& input)
+        : f_(f),
+          settings_(settings),
+          input_(input),
+          // A named stream's input is its whole stream: a rerun sends only what is not stored
+          // yet (docs/PROTOCOL.md 1.1, "Reruns").
+          rerunnable_(!settings.sender_id.empty()),
+          stop_at_error_(f.on_error == "stop"),
+          c_(settings, "objwire send"),
+          transient_(settings.transient) {
+        run_.name = input_name(f.input);
+    }
+
+    int run() {
+        c_.skip_stored(rerunnable_);
+        if (int rc = open_connection(c_)) return rc;
+        say_stored_before();
+        progress_.emplace("send");
+        install_stop_handlers(input_);
+        stream();
+        progress_->finish();
+        if (stop_signal) return finish_interrupted(run_, c_);
+        return finish();
+    }
+
+  private:
+    void say_stored_before() const {
+        if (c_.stored_objects() == 0) return;
+        std::cerr << "objwire: sender id '" << c_.sender_id() << "' has "
+                  << counted(c_.stored_objects(), "object") << " stored: the first "
+                  << counted(c_.stored_objects(), "object")
+                  << " of the input are checked against them and not sent again\n";
+    }
+
+    void stream() {
+        // Whether each transient field given matches a record: checked on the shapes the
+        // reader meets (on its thread; read here once it has ended).
+        std::function<void(const record_type&)> on_new_type;
+        if (!transient_.empty()) on_new_type = [this](const record_type& t) { transient_.saw(t); };
+        if (f_.raw && on_new_type) on_new_type(*make_record_type(f_.raw_type, {f_.raw_field}));
+        auto on_message = [this](const message& m, std::size_t line) { return send(m, line); };
+        auto on_bad_line = [this](const json_error& e) { return bad_line(e); };
+        // The input went quiet: what it gave so far leaves now, not at its end.
+        auto on_idle = [this] {
+            if (c_.flush() && !c_.is_open()) lost();
+        };
+        if (f_.raw)
+            stream_raw_pipelined(input_, raw_line_reader(f_.raw_type, f_.raw_field), stop_at_error_,
+                                 on_message, on_bad_line, on_idle, settings_.batch_linger);
+        else
+            stream_jsonl_pipelined(input_, stop_at_error_, on_message, on_bad_line, on_idle,
+                                   settings_.batch_linger, {}, on_new_type);
+    }
+
+    // One message of the input; whether to go on reading.
+    bool send(const message& m, std::size_t line) {
+        if (stop_signal) return false;
+        progress_->tick([&] { return progress_of(c_); });
+        const std::uint64_t skipped_before = c_.skipped_objects();
+        const auto ec = c_.send(m);
+        if (!ec) {
+            if (c_.skipped_objects() != skipped_before) return true;  // stored before
+            run_.lines.add(line);
+            if (run_.lines.runs() >= trim_runs_at) run_.lines.acked(c_.stats().objects_acked);
+            return true;
+        }
+        if (ec == client_errc::input_mismatch) {
+            mismatch_ = true;
+            input_.cancel();
+            return false;
+        }
+        if (!c_.is_open()) return lost();
+        progress_->clear();
+        std::cerr << "objwire: " << run_.name << ":" << line << ": " << c_.last_error() << "\n";
+        return bad(line);
+    }
+
+    bool bad_line(const json_error& e) {
+        progress_->clear();
+        std::cerr << "objwire: " << run_.name << ":" << e.line << ":" << e.column << ": "
+                  << e.message << "\n";
+        return bad(e.line);
+    }
+
+    // The connection broke for good (the reason is in c_.last_error()): stop reading.
+    bool lost() {
+        run_.connection_failed = true;
+        input_.cancel();
+        return false;
+    }
+
+    // A bad line or a refused message; whether to go on.
+    bool bad(std::uint64_t line) {
+        ++run_.skipped;
+        if (!stop_at_error_) return true;
+        run_.stopped_at_line = line;
+        input_.cancel();
+        return false;
+    }
+
+    // After the input: the exit code, and what the user is told.
+    int finish() {
+        // Only a run that read its whole input knows that a name matched nothing.
+        if (read_whole_input())
+            for (const auto& w : transient_.warnings())
+                std::cerr << "objwire: warning: " << w << "\n";
+        // Another input than the stored one (or a shorter one, found at close): nothing was
+        // sent.
+        if (mismatch_ || (rerunnable_ && !run_.connection_failed &&
+                          c_.skipped_objects() < c_.stored_objects())) {
+            c_.close();
+            std::cerr << "objwire: " << run_.name << ": " << c_.last_error() << "\n";
+            return exit_codes::bad_input;
+        }
+        if (run_.connection_failed) report_connection_failure(c_, settings_);
+        if (run_.connection_failed || finish_connection(c_, settings_) != exit_codes::ok) {
+            report_stored(run_, c_);
+            return exit_codes::not_acknowledged;
+        }
+        if (!input_.error().empty()) {
+            std::cerr << "objwire: " << input_.error() << "\n";
+            report_stored(run_, c_);
+            return exit_codes::no_input;
+        }
+        report_sent();
+        return finish_acknowledged();
+    }
+
+    bool read_whole_input() const {
+        return !mismatch_ && !run_.connection_failed && run_.stopped_at_line == 0 &&
+               input_.error().empty();
+    }
+
+    void report_sent() const {
+        const auto& s = c_.stats();
+        std::cerr << "objwire: sent " << counted(s.objects_sent, "object") << " ("
+                  << s.objects_acked << " acknowledged) in " << counted(s.frames, "frame") << ", "
+                  << counted(s.wire_bytes_out, "byte") << ", to " << c_.server().sink << "\n";
+    }
+
+    // Everything sent was acknowledged: what was left out of the input, and why.
+    int finish_acknowledged() {
+        if (run_.stopped_at_line != 0) {
+            std::cerr << "objwire: stopped at line " << run_.stopped_at_line << " of " << run_.name
+                      << " (--on-error stop)\n";
+            report_stored(run_, c_);
+            return exit_codes::bad_input;
+        }
+        if (c_.skipped_objects())
+            std::cerr << "objwire: " << counted(c_.skipped_objects(), "object")
+                      << " of the input were stored before under this sender id: not sent "
+                         "again\n";
+        if (run_.skipped == 0) return exit_codes::ok;
+        run_.lines.acked(c_.stats().objects_acked);
+        std::cerr << "objwire: skipped " << counted(run_.skipped, "bad line") << "; the others of "
+                  << run_.name << ", up to line " << run_.lines.last_stored_line()
+                  << ", were stored\n";
+        return exit_codes::bad_input;
+    }
+
+    const send_flags& f_;
+    const config::client_settings& settings_;
+    line_blocks& input_;
+    const bool rerunnable_;
+    const bool stop_at_error_;
+    connection c_;
+    send_run run_;
+    // Made once the connection is open, so its rate counts from the first object.
+    std::optional<progress_line> progress_;
+    transient_check transient_;
+    bool mismatch_ = false;  // the input is not the one the sender id stored
+};
+
 int run_send(const send_flags& f) {
     config::client_settings settings;
     if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
@@ -109,133 +287,8 @@ int run_send(const send_flags& f) {
         std::cerr << "objwire: " << error << "\n";
         return exit_codes::no_input;
     }
-    // A named stream's input is its whole stream: a rerun sends only what is not stored yet
-    // (docs/PROTOCOL.md 1.1, "Reruns").
-    const bool rerunnable = !settings.sender_id.empty();
-    connection c(settings, "objwire send");
-    c.skip_stored(rerunnable);
-    if (int rc = open_connection(c)) return rc;
-    if (c.stored_objects() > 0)
-        std::cerr << "objwire: sender id '" << c.sender_id() << "' has "
-                  << counted(c.stored_objects(), "object") << " stored: the first "
-                  << counted(c.stored_objects(), "object")
-                  << " of the input are checked against them and not sent again\n";
-    bool mismatch = false;  // the input is not the one the sender id stored
-    send_run run;
-    run.name = input_name(f.input);
-    const bool stop_at_error = f.on_error == "stop";
-    progress_line progress("send");
-    install_stop_handlers(input);
-    // Whether each transient field given matches a record: checked on the shapes the reader
-    // meets (on its thread; read here once it has ended).
-    transient_check transient(settings.transient);
-    std::function<void(const record_type&)> on_new_type;
-    if (!transient.empty()) on_new_type = [&](const record_type& t) { transient.saw(t); };
-    if (f.raw && on_new_type) on_new_type(*make_record_type(f.raw_type, {f.raw_field}));
-    // The connection broke for good (the reason is in c.last_error()): stop reading.
-    auto lost = [&] {
-        run.connection_failed = true;
-        input.cancel();
-        return false;
-    };
-    // A bad line or a refused message; whether to go on.
-    auto bad = [&](std::uint64_t line) {
-        ++run.skipped;
-        if (!stop_at_error) return true;
-        run.stopped_at_line = line;
-        input.cancel();
-        return false;
-    };
-    // The reader parses on a thread of its own (client/pipeline/message_pipeline.hpp); its messages
-    // and bad lines arrive here in input order, so the reports and their order are one thread's.
-    auto on_message = [&](const message& m, std::size_t line) {
-        if (stop_signal) return false;
-        progress.tick([&] { return progress_of(c); });
-        const std::uint64_t skipped_before = c.skipped_objects();
-        const auto ec = c.send(m);
-        if (!ec) {
-            if (c.skipped_objects() != skipped_before) return true;  // stored before
-            run.lines.add(line);
-            if (run.lines.runs() >= trim_runs_at) run.lines.acked(c.stats().objects_acked);
-            return true;
-        }
-        if (ec == client_errc::input_mismatch) {
-            mismatch = true;
-            input.cancel();
-            return false;
-        }
-        if (!c.is_open()) return lost();
-        progress.clear();
-        std::cerr << "objwire: " << run.name << ":" << line << ": " << c.last_error() << "\n";
-        return bad(line);
-    };
-    auto on_bad_line = [&](const json_error& e) {
-        progress.clear();
-        std::cerr << "objwire: " << run.name << ":" << e.line << ":" << e.column << ": "
-                  << e.message << "\n";
-        return bad(e.line);
-    };
-    // The input went quiet: what it gave so far leaves now, not at its end.
-    auto on_idle = [&] {
-        if (c.flush() && !c.is_open()) lost();
-    };
-    if (f.raw)
-        stream_raw_pipelined(input, raw_line_reader(f.raw_type, f.raw_field), stop_at_error,
-                             on_message, on_bad_line, on_idle, settings.batch_linger);
-    else
-        stream_jsonl_pipelined(input, stop_at_error, on_message, on_bad_line, on_idle,
-                               settings.batch_linger, {}, on_new_type);
-    progress.finish();
-    if (stop_signal) return finish_interrupted(run, c);
-    // Only a run that read its whole input knows that a name matched nothing.
-    const bool read_all =
-        !mismatch && !run.connection_failed && run.stopped_at_line == 0 && input.error().empty();
-    if (read_all)
-        for (const auto& w : transient.warnings())
-            std::cerr << "objwire: warning: " << w << "\n";
-    // Another input than the stored one (or a shorter one, found at close): nothing was sent.
-    if (mismatch ||
-        (rerunnable && !run.connection_failed && c.skipped_objects() < c.stored_objects())) {
-        c.close();
-        std::cerr << "objwire: " << run.name << ": " << c.last_error() << "\n";
-        return exit_codes::bad_input;
-    }
-    if (run.connection_failed) {
-        report_connection_failure(c, settings);
-        report_stored(run, c);
-        return exit_codes::not_acknowledged;
-    }
-    if (finish_connection(c, settings) != exit_codes::ok) {
-        report_stored(run, c);
-        return exit_codes::not_acknowledged;
-    }
-    if (!input.error().empty()) {
-        std::cerr << "objwire: " << input.error() << "\n";
-        report_stored(run, c);
-        return exit_codes::no_input;
-    }
-    const auto& s = c.stats();
-    std::cerr << "objwire: sent " << counted(s.objects_sent, "object") << " (" << s.objects_acked
-              << " acknowledged) in " << counted(s.frames, "frame") << ", "
-              << counted(s.wire_bytes_out, "byte") << ", to " << c.server().sink << "\n";
-    if (run.stopped_at_line != 0) {
-        std::cerr << "objwire: stopped at line " << run.stopped_at_line << " of " << run.name
-                  << " (--on-error stop)\n";
-        report_stored(run, c);
-        return exit_codes::bad_input;
-    }
-    if (c.skipped_objects())
-        std::cerr << "objwire: " << counted(c.skipped_objects(), "object")
-                  << " of the input were stored before under this sender id: not sent "
-                     "again\n";
-    if (run.skipped) {
-        run.lines.acked(s.objects_acked);
-        std::cerr << "objwire: skipped " << counted(run.skipped, "bad line") << "; the others of "
-                  << run.name << ", up to line " << run.lines.last_stored_line()
-                  << ", were stored\n";
-        return exit_codes::bad_input;
-    }
-    return exit_codes::ok;
+    send_job job(f, settings, input);
+    return job.run();
 }
 
 // An empty --raw-type or --raw-field is a mistake (an unset variable in a script).

@@ -222,7 +222,7 @@ std::error_code connection::connect_socket() {
         return fail(client_errc::connect_failed,
                     "cannot connect to " + where + ": " + ec.message());
     apply_socket_options();
-    // TLS (client/lib/transport.*): its handshake comes before the hello.
+    // TLS (client/lib/daemon_link.*): its handshake comes before the hello.
     if (auto tls_ec = stream_.start(settings_, why)) return fail(tls_ec, why);
     return {};
 }

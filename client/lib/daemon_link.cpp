@@ -1,4 +1,4 @@
-#include "client/lib/transport.hpp"
+#include "client/lib/daemon_link.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -34,8 +34,8 @@ std::chrono::milliseconds left_until(clock::time_point deadline) {
 // OpenSSL's socket BIO writes with write(2), and a daemon that has gone away would then kill
 // the client with SIGPIPE. This BIO sends with MSG_NOSIGNAL instead; the rest is as the
 // socket BIO: non-blocking, "retry" on EAGAIN.
-transport::bio_state& state_of(BIO* b) {
-    return *static_cast<transport::bio_state*>(BIO_get_data(b));
+daemon_link::bio_state& state_of(BIO* b) {
+    return *static_cast<daemon_link::bio_state*>(BIO_get_data(b));
 }
 
 int fd_of(BIO* b) {
@@ -43,7 +43,7 @@ int fd_of(BIO* b) {
 }
 
 // A refusal at accept is an objwire error frame in clear where the server hello would be; the
-// handshake loop reads it (transport::read_refusal). OpenSSL must not take it first, as it would
+// handshake loop reads it (daemon_link::read_refusal). OpenSSL must not take it first, as it would
 // when it arrives between the client hello going out and OpenSSL's first read: so that read
 // looks at the first byte and, for an error frame, reads nothing yet.
 bool refusal_waiting(BIO* b) {
@@ -133,18 +133,18 @@ std::size_t clamp_int(std::size_t n) {
 
 }  // namespace
 
-transport::~transport() {
+daemon_link::~daemon_link() {
     reset();
 }
 
-void transport::reset() {
+void daemon_link::reset() {
     if (ssl_) SSL_free(ssl_);  // the BIO goes with it; the socket stays open
     if (ctx_) SSL_CTX_free(ctx_);
     ssl_ = nullptr;
     ctx_ = nullptr;
 }
 
-std::error_code transport::wait(short events, std::chrono::milliseconds timeout) {
+std::error_code daemon_link::wait(short events, std::chrono::milliseconds timeout) {
     pollfd p{socket_.native_handle(), events, 0};
     const auto deadline = clock::now() + timeout;
     for (;;) {
@@ -155,7 +155,7 @@ std::error_code transport::wait(short events, std::chrono::milliseconds timeout)
     }
 }
 
-std::error_code transport::connect(const config::client_settings& s, std::string& why) {
+std::error_code daemon_link::connect(const config::client_settings& s, std::string& why) {
     const std::string where = config::format_host_port(s.to_host, s.to_port);
     std::error_code ec;
     asio::ip::tcp::resolver resolver(socket_.get_executor());
@@ -200,35 +200,44 @@ std::error_code transport::connect(const config::client_settings& s, std::string
     return start(s, why);
 }
 
-std::error_code transport::start(const config::client_settings& s, std::string& why) {
+std::error_code daemon_link::start(const config::client_settings& s, std::string& why) {
     reset();
     if (!s.tls_enabled) return {};
     const std::string name = s.tls_server_name.empty() ? s.to_host : s.tls_server_name;
-    auto refuse = [&](const std::string& what) {
-        why = what + ": " + ssl_error_text();
+    ERR_clear_error();
+    std::string failed = set_up_context(s);
+    if (failed.empty()) failed = set_up_session(name);
+    if (!failed.empty()) {
+        why = failed + ": " + ssl_error_text();
         reset();
         return client_errc::connect_failed;
-    };
-    ERR_clear_error();
+    }
+    return handshake(name, clock::now() + s.connect_timeout, why);
+}
+
+std::string daemon_link::set_up_context(const config::client_settings& s) {
     ctx_ = SSL_CTX_new(TLS_client_method());
-    if (!ctx_) return refuse("cannot set up TLS");
+    if (!ctx_) return "cannot set up TLS";
     SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);
     const int verify_ok = s.tls_ca_file.empty()
                               ? SSL_CTX_set_default_verify_paths(ctx_)
                               : SSL_CTX_load_verify_locations(ctx_, s.tls_ca_file.c_str(), nullptr);
-    if (verify_ok != 1) return refuse("tls.ca_file '" + s.tls_ca_file + "'");
-    if (!s.tls_cert_file.empty()) {
-        if (SSL_CTX_use_certificate_chain_file(ctx_, s.tls_cert_file.c_str()) != 1)
-            return refuse("tls.cert_file '" + s.tls_cert_file + "'");
-        const std::string& key = s.tls_key_file.empty() ? s.tls_cert_file : s.tls_key_file;
-        if (SSL_CTX_use_PrivateKey_file(ctx_, key.c_str(), SSL_FILETYPE_PEM) != 1 ||
-            SSL_CTX_check_private_key(ctx_) != 1)
-            return refuse("tls.key_file '" + key + "'");
-    }
+    if (verify_ok != 1) return "tls.ca_file '" + s.tls_ca_file + "'";
+    if (s.tls_cert_file.empty()) return {};
+    if (SSL_CTX_use_certificate_chain_file(ctx_, s.tls_cert_file.c_str()) != 1)
+        return "tls.cert_file '" + s.tls_cert_file + "'";
+    const std::string& key = s.tls_key_file.empty() ? s.tls_cert_file : s.tls_key_file;
+    if (SSL_CTX_use_PrivateKey_file(ctx_, key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+        SSL_CTX_check_private_key(ctx_) != 1)
+        return "tls.key_file '" + key + "'";
+    return {};
+}
+
+std::string daemon_link::set_up_session(const std::string& name) {
     ssl_ = SSL_new(ctx_);
-    if (!ssl_) return refuse("cannot set up TLS");
+    if (!ssl_) return "cannot set up TLS";
     BIO* bio = BIO_new(nosignal_socket_method());
-    if (!bio) return refuse("cannot set up TLS");
+    if (!bio) return "cannot set up TLS";
     bio_state_ = {socket_.native_handle(), false};
     BIO_set_data(bio, &bio_state_);
     SSL_set_bio(ssl_, bio, bio);
@@ -246,8 +255,11 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
         SSL_set1_host(ssl_, name.c_str());
         SSL_set_tlsext_host_name(ssl_, name.c_str());
     }
+    return {};
+}
 
-    const auto deadline = clock::now() + s.connect_timeout;
+std::error_code daemon_link::handshake(const std::string& name, clock::time_point deadline,
+                                       std::string& why) {
     bool answered = false;  // the daemon's first byte was looked at
     for (;;) {
         // Before OpenSSL reads: a refusal may already be there (it is sent at accept).
@@ -284,7 +296,7 @@ std::error_code transport::start(const config::client_settings& s, std::string& 
 // A daemon that turns the connection away before any TLS (a connection cap) answers with an
 // objwire error frame in clear where the server hello would be: a TLS record never starts
 // with the error frame's kind byte. Nothing is taken from the socket unless it is such a frame.
-std::error_code transport::read_refusal(clock::time_point deadline, std::string& why) {
+std::error_code daemon_link::read_refusal(clock::time_point deadline, std::string& why) {
     std::uint8_t first = 0;
     if (::recv(socket_.native_handle(), &first, 1, MSG_PEEK) != 1 ||
         first != static_cast<std::uint8_t>(frame_kind::error))
@@ -313,7 +325,7 @@ std::error_code transport::read_refusal(clock::time_point deadline, std::string&
     return proto_errc::bad_message;
 }
 
-std::size_t transport::write_some(std::span<const std::uint8_t> bytes, std::error_code& ec) {
+std::size_t daemon_link::write_some(std::span<const std::uint8_t> bytes, std::error_code& ec) {
     if (!ssl_) return socket_.write_some(asio::buffer(bytes.data(), bytes.size()), ec);
     ERR_clear_error();
     const int r = SSL_write(ssl_, bytes.data(), static_cast<int>(clamp_int(bytes.size())));
@@ -325,7 +337,7 @@ std::size_t transport::write_some(std::span<const std::uint8_t> bytes, std::erro
     return 0;
 }
 
-bool transport::readable_now() {
+bool daemon_link::readable_now() {
     if (ssl_ && SSL_pending(ssl_) > 0) return true;
     // Not FIONREAD: a daemon that closed (a restart) leaves 0 bytes to read, and the end of
     // the stream is what a read must find now, or the connection is never resumed.
@@ -333,8 +345,8 @@ bool transport::readable_now() {
     return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
-std::size_t transport::read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,
-                                 std::error_code& ec) {
+std::size_t daemon_link::read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,
+                                   std::error_code& ec) {
     const auto deadline = clock::now() + timeout;
     for (;;) {
         short want = POLLIN;
@@ -356,11 +368,11 @@ std::size_t transport::read_some(std::span<std::uint8_t> into, std::chrono::mill
     }
 }
 
-std::error_code transport::wait_writable(std::chrono::milliseconds timeout) {
+std::error_code daemon_link::wait_writable(std::chrono::milliseconds timeout) {
     return wait(POLLOUT, timeout);
 }
 
-void transport::shutdown() {
+void daemon_link::shutdown() {
     if (ssl_) {
         ERR_clear_error();
         SSL_shutdown(ssl_);  // queues close_notify and tries to send it; no waiting

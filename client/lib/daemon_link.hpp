@@ -1,11 +1,11 @@
 // The byte stream between a client and objwired: the TCP socket, with TLS over it when
 // tls.enabled (docs/SECURITY.md, "Access"). For blocking clients: reads wait up to a deadline,
 // writes are single non-blocking attempts the caller counts (one SSL_write on TLS). The
-// socket stays its owner's; the transport only adds TLS to it.
+// socket stays its owner's; the link only adds TLS to it.
 //
 //   asio::io_context io;
 //   asio::ip::tcp::socket socket(io);
-//   objwire::client::transport link(socket);
+//   objwire::client::daemon_link link(socket);
 //   std::string why;
 //   if (auto ec = link.connect(settings, why)) ...;     // resolve, connect, TLS handshake
 //   link.write_some(bytes, ec); link.read_some(space, timeout, ec);
@@ -26,12 +26,12 @@ struct ssl_ctx_st;
 
 namespace objwire::client {
 
-class transport {
+class daemon_link {
   public:
-    explicit transport(asio::ip::tcp::socket& socket) : socket_(socket) {}
-    ~transport();
-    transport(const transport&) = delete;
-    transport& operator=(const transport&) = delete;
+    explicit daemon_link(asio::ip::tcp::socket& socket) : socket_(socket) {}
+    ~daemon_link();
+    daemon_link(const daemon_link&) = delete;
+    daemon_link& operator=(const daemon_link&) = delete;
 
     // The whole setup: resolves client.to, connects within client.connect_timeout, makes the
     // socket non-blocking, then start(). `why` says what failed, for people.
@@ -59,6 +59,13 @@ class transport {
 
   private:
     void reset();
+    // start()'s steps: the TLS context (CA, client certificate), then the session over the
+    // socket checking the daemon's name or address. Empty, or what failed (OpenSSL's queue
+    // says why).
+    std::string set_up_context(const config::client_settings& s);
+    std::string set_up_session(const std::string& name);
+    std::error_code handshake(const std::string& name,
+                              std::chrono::steady_clock::time_point deadline, std::string& why);
     std::error_code wait(short events, std::chrono::milliseconds timeout);
     // An objwire error frame in clear instead of the TLS server hello: its code, `why` its
     // text. No error when the daemon's answer is TLS.
@@ -69,7 +76,7 @@ class transport {
     ssl_st* ssl_ = nullptr;
 
   public:
-    // What the TLS socket BIO knows (client/lib/transport.cpp): the socket, and whether the
+    // What the TLS socket BIO knows (client/lib/daemon_link.cpp): the socket, and whether the
     // daemon's first byte was looked at before OpenSSL may take it.
     struct bio_state {
         int fd = -1;

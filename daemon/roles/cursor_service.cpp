@@ -11,7 +11,7 @@ namespace objwire::daemon {
 
 using namespace reader_support;
 
-asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& stream,
+asio::awaitable<void> serve_cursor_command(cursor_store& store, peer_stream& stream,
                                            const std::string& peer, const hello& h) {
     std::error_code ec;
     if (h.request == read_request::list_cursors) {

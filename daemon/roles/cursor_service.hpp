@@ -9,14 +9,14 @@
 #include <string>
 
 #include "daemon/roles/reader_support.hpp"
-#include "daemon/serve/transport.hpp"
+#include "daemon/serve/peer_stream.hpp"
 #include "daemon/store/cursor_store.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {
 
 // Answers a cursor request hello: a cursor_list frame, a goodbye (deleted) or an error frame.
-asio::awaitable<void> serve_cursor_command(cursor_store& store, transport& stream,
+asio::awaitable<void> serve_cursor_command(cursor_store& store, peer_stream& stream,
                                            const std::string& peer, const hello& h);
 
 }  // namespace objwire::daemon

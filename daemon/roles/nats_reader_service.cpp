@@ -26,7 +26,7 @@ using namespace reader_support;
 
 class stream_reader : reader_base {
   public:
-    stream_reader(server& srv, nats_sink& sink, transport& stream, const std::string& peer,
+    stream_reader(server& srv, nats_sink& sink, peer_stream& stream, const std::string& peer,
                   const hello& h)
         : reader_base(srv, stream, peer, h), sink_(sink) {}
 
@@ -131,7 +131,7 @@ asio::awaitable<void> stream_reader::run() {
 
 }  // namespace
 
-asio::awaitable<void> serve_stream_reader(server& srv, nats_sink& sink, transport& stream,
+asio::awaitable<void> serve_stream_reader(server& srv, nats_sink& sink, peer_stream& stream,
                                           const std::string& peer, const hello& h) {
     stream_reader r(srv, sink, stream, peer, h);
     co_await r.run();

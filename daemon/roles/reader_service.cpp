@@ -57,7 +57,7 @@ class reader_stream : reader_base {
   public:
     // `cursors`: the store holding hello.read_cursor, claimed for this reader (null: none);
     // the reader releases the claim.
-    reader_stream(server& srv, journal& j, transport& stream, const std::string& peer,
+    reader_stream(server& srv, journal& j, peer_stream& stream, const std::string& peer,
                   const hello& h, cursor_store* cursors)
         : reader_base(srv, stream, peer, h), journal_(j), cursors_(cursors) {}
     ~reader_stream() { release_cursor(); }
@@ -73,6 +73,16 @@ class reader_stream : reader_base {
     outcome gather();
     asio::awaitable<void> wait_for_more();
     std::uint64_t subscribe();
+    // Where the stream starts, into `w`; a new cursor is stored there. False: refused (the
+    // reason sent).
+    asio::awaitable<bool> place_start(welcome& w);
+    // Serves blocks until the stream ends; true when a write failed (the peer gone, or too
+    // slow).
+    asio::awaitable<bool> serve_blocks(reader_position_mark& position);
+    // Every durable block below limit_ is served: whether a follower goes on (limit_ moved).
+    asio::awaitable<bool> go_on_after_catching_up();
+    // After the stream: a cursor reader's goodbye, and the log line.
+    asio::awaitable<void> finish(bool write_failed);
     // Where the stream starts; nullopt (failure_ set) when that cannot be known.
     asio::awaitable<std::optional<std::uint64_t>> resolve_start(std::uint64_t first);
     // The first block stored at or after hello.read_since_ms (limit_ when none is).
@@ -263,25 +273,7 @@ asio::awaitable<void> reader_stream::wait_for_more() {
 asio::awaitable<void> reader_stream::run() {
     limit_ = journal_.durable_offset();
     auto w = reader_welcome(srv_, journal_, limit_);
-    const auto start = co_await resolve_start(w.journal_first_offset);
-    if (!start) {
-        co_await end_with(failure_code_, failure_);
-        co_return;
-    }
-    w.read_start = std::max(*start, w.journal_first_offset);
-    if (cursors_) {
-        // A new cursor exists from now on, so a reader that crashes before its first ack
-        // starts here again (at least once) rather than wherever --from then points.
-        std::error_code ec;
-        if (!cursors_->get(hello_.read_cursor, ec) && !ec)
-            ec = cursors_->save(hello_.read_cursor, w.read_start);
-        if (ec) {
-            co_await end_with(proto_errc::not_available,
-                              "cannot store cursor '" + hello_.read_cursor + "' in " +
-                                  cursors_->dir().string() + ": " + ec.message());
-            co_return;
-        }
-    }
+    if (!co_await place_start(w)) co_return;
     cursor_.emplace(journal_.options().dir, w.read_start);
     reader_position_mark position(srv_.metrics().readers_at, w.read_start);
     core_.welcome(w);
@@ -299,7 +291,33 @@ asio::awaitable<void> reader_stream::run() {
     }
     asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_, core_, peer_, acks),
                    asio::detached);
-    bool write_failed = false;
+    const bool write_failed = co_await serve_blocks(position);
+    if (listener) journal_.unsubscribe(listener);
+    co_await stop_watching(stream_, *state_);
+    co_await finish(write_failed);
+}
+
+asio::awaitable<bool> reader_stream::place_start(welcome& w) {
+    const auto start = co_await resolve_start(w.journal_first_offset);
+    if (!start) {
+        co_await end_with(failure_code_, failure_);
+        co_return false;
+    }
+    w.read_start = std::max(*start, w.journal_first_offset);
+    if (!cursors_) co_return true;
+    // A new cursor exists from now on, so a reader that crashes before its first ack starts
+    // here again (at least once) rather than wherever --from then points.
+    std::error_code ec;
+    if (!cursors_->get(hello_.read_cursor, ec) && !ec)
+        ec = cursors_->save(hello_.read_cursor, w.read_start);
+    if (!ec) co_return true;
+    co_await end_with(proto_errc::not_available, "cannot store cursor '" + hello_.read_cursor +
+                                                     "' in " + cursors_->dir().string() + ": " +
+                                                     ec.message());
+    co_return false;
+}
+
+asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position) {
     for (;;) {
         const auto got = gather();
         position.move(cursor_->next_offset());
@@ -312,40 +330,43 @@ asio::awaitable<void> reader_stream::run() {
         const auto drop_read_ahead = [this] {
             gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
         };
-        if (co_await flush(drop_read_ahead) != write_result::written) {
-            write_failed = true;  // the peer is gone, or it was too slow
-            break;
-        }
+        if (co_await flush(drop_read_ahead) != write_result::written) co_return true;
         if (got == outcome::failed) {
             co_await end_with(failure_code_, failure_);
-            break;
+            co_return false;
         }
-        if (got == outcome::more) {
-            if (srv_.stopping()) {
-                co_await end_stopping();
-                break;
-            }
-            // Only other senders' blocks this round: let the strand's other work run.
-            if (!wrote) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+        if (got == outcome::caught_up) {
+            if (!co_await go_on_after_catching_up()) co_return false;
             continue;
         }
-        if (!hello_.follow) {
-            co_await end_stream();
-            if (cursors_) co_await wait_for_peer_end();
-            break;
+        if (srv_.stopping()) {
+            co_await end_stopping();
+            co_return false;
         }
-        if (co_await should_end()) break;
-        const auto durable = journal_.durable_offset();
-        if (durable > limit_) {
-            limit_ = durable;
-            continue;
-        }
-        co_await wait_for_more();
-        if (state_->peer_done) break;
-        limit_ = journal_.durable_offset();
+        // Only other senders' blocks this round: let the strand's other work run.
+        if (!wrote) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
     }
-    if (listener) journal_.unsubscribe(listener);
-    co_await stop_watching(stream_, *state_);
+}
+
+asio::awaitable<bool> reader_stream::go_on_after_catching_up() {
+    if (!hello_.follow) {
+        co_await end_stream();
+        if (cursors_) co_await wait_for_peer_end();
+        co_return false;
+    }
+    if (co_await should_end()) co_return false;
+    const auto durable = journal_.durable_offset();
+    if (durable > limit_) {
+        limit_ = durable;
+        co_return true;
+    }
+    co_await wait_for_more();
+    if (state_->peer_done) co_return false;
+    limit_ = journal_.durable_offset();
+    co_return true;
+}
+
+asio::awaitable<void> reader_stream::finish(bool write_failed) {
     // The cursor is stored: the reader may exit, and a reader that starts as soon as it has
     // may take the name, so the claim ends before the goodbye goes out.
     if (cursors_ && state_->peer_goodbye) {
@@ -367,7 +388,7 @@ asio::awaitable<void> reader_stream::run() {
 
 // Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.
 // True when refused.
-asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transport& stream,
+asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, peer_stream& stream,
                                      const std::string& peer, const hello& h) {
     std::error_code code;
     std::string why;
@@ -391,7 +412,7 @@ asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, transpo
 
 }  // namespace
 
-asio::awaitable<void> serve_reader(server& srv, transport& stream, const std::string& peer,
+asio::awaitable<void> serve_reader(server& srv, peer_stream& stream, const std::string& peer,
                                    const hello& h) {
     const auto slot = mark_slot(srv, stream, slot_role::reader);
     const auto& readable = srv.readable();

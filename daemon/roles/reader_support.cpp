@@ -49,7 +49,7 @@ bool take_peer_frames(read_server& core, const std::string& peer, const peer_ack
 }
 }  // namespace
 
-asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st,
+asio::awaitable<void> watch_peer(peer_stream& stream, std::shared_ptr<reader_state> st,
                                  read_server& core, std::string peer, peer_acks acks) {
     for (bool more = true; more;) {
         const auto space = core.prepare();
@@ -64,7 +64,7 @@ asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state
     st->wake.cancel();
 }
 
-asio::awaitable<void> stop_watching(transport& stream, reader_state& st) {
+asio::awaitable<void> stop_watching(peer_stream& stream, reader_state& st) {
     if (st.watcher_done) co_return;
     std::error_code ignored;
     stream.socket().cancel(ignored);
@@ -74,13 +74,13 @@ asio::awaitable<void> stop_watching(transport& stream, reader_state& st) {
     }
 }
 
-asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffer& bytes) {
+asio::awaitable<std::error_code> write_bytes(peer_stream& stream, const byte_buffer& bytes) {
     auto [ec, n] =
         co_await asio::async_write(stream, asio::buffer(bytes.data(), bytes.size()), use_tuple);
     co_return ec;
 }
 
-asio::awaitable<std::error_code> write_bytes_within(transport& stream, const byte_buffer& bytes,
+asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const byte_buffer& bytes,
                                                     std::chrono::milliseconds idle) {
     using namespace asio::experimental::awaitable_operators;
     if (idle.count() <= 0) co_return co_await write_bytes(stream, bytes);
@@ -98,7 +98,7 @@ asio::awaitable<std::error_code> write_bytes_within(transport& stream, const byt
     co_return std::error_code{};
 }
 
-asio::awaitable<void> send_goodbye(transport& stream) {
+asio::awaitable<void> send_goodbye(peer_stream& stream) {
     byte_buffer bye;
     append_frame(bye, frame_kind::goodbye, 0, {});
     co_await write_bytes(stream, bye);
@@ -132,7 +132,7 @@ asio::awaitable<void> reader_base::end_stopping() {
     co_await flush();
 }
 
-reader_base::reader_base(server& srv, transport& stream, const std::string& peer, const hello& h)
+reader_base::reader_base(server& srv, peer_stream& stream, const std::string& peer, const hello& h)
     : srv_(srv),
       stream_(stream),
       peer_(peer),

@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "daemon/roles/slow_consumer.hpp"
-#include "daemon/serve/transport.hpp"
+#include "daemon/serve/peer_stream.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
 #include "proto/read_server.hpp"
@@ -69,7 +69,7 @@ void gave_back(std::size_t bytes);
 // coroutines share.
 class reader_base {
   protected:
-    reader_base(server& srv, transport& stream, const std::string& peer, const hello& h);
+    reader_base(server& srv, peer_stream& stream, const std::string& peer, const hello& h);
     ~reader_base();
     reader_base(const reader_base&) = delete;
     reader_base& operator=(const reader_base&) = delete;
@@ -101,7 +101,7 @@ class reader_base {
     }
 
     server& srv_;
-    transport& stream_;
+    peer_stream& stream_;
     const std::string& peer_;
     const hello& hello_;
     read_server core_;
@@ -134,16 +134,16 @@ struct peer_acks {
     std::function<std::uint64_t()> durable_end;
     std::function<bool(std::uint64_t)> on_ack;
 };
-asio::awaitable<void> watch_peer(transport& stream, std::shared_ptr<reader_state> st,
+asio::awaitable<void> watch_peer(peer_stream& stream, std::shared_ptr<reader_state> st,
                                  read_server& core, std::string peer, peer_acks acks = {});
 // The watcher must end before the connection does: its read is cancelled and awaited.
-asio::awaitable<void> stop_watching(transport& stream, reader_state& st);
-asio::awaitable<std::error_code> write_bytes(transport& stream, const byte_buffer& bytes);
+asio::awaitable<void> stop_watching(peer_stream& stream, reader_state& st);
+asio::awaitable<std::error_code> write_bytes(peer_stream& stream, const byte_buffer& bytes);
 // As write_bytes, for an answer of any size: a peer that takes none of it for `idle` (0:
 // never) is given up (timed_out), as the slow-consumer rule gives up a reader.
-asio::awaitable<std::error_code> write_bytes_within(transport& stream, const byte_buffer& bytes,
+asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const byte_buffer& bytes,
                                                     std::chrono::milliseconds idle);
 // A goodbye, outside a reader's stream (a cursor command's answer).
-asio::awaitable<void> send_goodbye(transport& stream);
+asio::awaitable<void> send_goodbye(peer_stream& stream);
 
 }  // namespace objwire::daemon::reader_support

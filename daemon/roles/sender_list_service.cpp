@@ -43,7 +43,7 @@ byte_buffer sender_list_frames(const sender_list& all) {
 
 }  // namespace
 
-asio::awaitable<void> serve_sender_list(journal& j, transport& stream, const std::string& peer,
+asio::awaitable<void> serve_sender_list(journal& j, peer_stream& stream, const std::string& peer,
                                         std::chrono::milliseconds idle) {
     sender_list l;
     journal_index_scan stats;

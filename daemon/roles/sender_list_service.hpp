@@ -6,14 +6,14 @@
 #include <chrono>
 #include <string>
 
-#include "daemon/serve/transport.hpp"
+#include "daemon/serve/peer_stream.hpp"
 #include "daemon/store/journal.hpp"
 
 namespace objwire::daemon {
 
 // Answers a list_senders hello: sender_list frames, then a goodbye; or an error frame.
 // A peer that takes none of the answer for `idle` is given up.
-asio::awaitable<void> serve_sender_list(journal& j, transport& stream, const std::string& peer,
+asio::awaitable<void> serve_sender_list(journal& j, peer_stream& stream, const std::string& peer,
                                         std::chrono::milliseconds idle);
 
 }  // namespace objwire::daemon

@@ -12,7 +12,7 @@
 
 namespace objwire::daemon {
 
-asio::awaitable<void> serve_stats(server& srv, transport& stream, const std::string& peer,
+asio::awaitable<void> serve_stats(server& srv, peer_stream& stream, const std::string& peer,
                                   const hello&) {
     const auto slot = mark_slot(srv, stream, slot_role::stats);
     welcome w;

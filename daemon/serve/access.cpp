@@ -1,5 +1,6 @@
 // Who may use the daemon (docs/SECURITY.md, "Access"): TLS with optional client certificates
-// is checked by the transport before the hello; the shared token here, in the hello.
+// is checked by the peer stream (daemon/serve/peer_stream.hpp) before the hello; the shared token
+// here, in the hello.
 #include <spdlog/spdlog.h>
 
 #include "daemon/serve/server.hpp"

@@ -1,4 +1,4 @@
-#include "daemon/serve/transport.hpp"
+#include "daemon/serve/peer_stream.hpp"
 
 #include <openssl/ssl.h>
 
@@ -17,13 +17,13 @@ constexpr std::uint8_t tls_handshake_record = 0x16;  // the first byte of every 
 
 }  // namespace
 
-transport::transport(asio::ip::tcp::socket socket, asio::ssl::context* tls)
+peer_stream::peer_stream(asio::ip::tcp::socket socket, asio::ssl::context* tls)
     : socket_(std::move(socket)) {
     if (tls) tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls);
 }
 
-asio::awaitable<std::error_code> transport::handshake(std::chrono::milliseconds timeout,
-                                                      std::string& why) {
+asio::awaitable<std::error_code> peer_stream::handshake(std::chrono::milliseconds timeout,
+                                                        std::string& why) {
     if (!tls_) co_return std::error_code{};
     // The deadline cancels whatever waits on the socket. It reaches the socket through a
     // shared pointer this coroutine clears on the way out: a firing already queued when the
@@ -72,7 +72,7 @@ asio::awaitable<std::error_code> transport::handshake(std::chrono::milliseconds 
 
 // The peer is not speaking TLS. Its first bytes (the hello) are taken in first, so closing
 // does not reset the connection before it reads our answer.
-asio::awaitable<std::error_code> transport::refuse_plain_peer(std::string& why) {
+asio::awaitable<std::error_code> peer_stream::refuse_plain_peer(std::string& why) {
     std::error_code ec;
     std::uint8_t scratch[4096];
     socket_.non_blocking(true, ec);
@@ -91,19 +91,19 @@ asio::awaitable<std::error_code> transport::refuse_plain_peer(std::string& why) 
     co_return code;
 }
 
-std::size_t transport::available(std::error_code& ec) {
+std::size_t peer_stream::available(std::error_code& ec) {
     ec.clear();
     if (tls_) return static_cast<std::size_t>(SSL_pending(tls_->native_handle()));
     return socket_.available(ec);
 }
 
-void transport::close() {
+void peer_stream::close() {
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
 }
 
-std::string transport::peer_name() const {
+std::string peer_stream::peer_name() const {
     std::error_code ec;
     auto ep = socket_.remote_endpoint(ec);
     if (ec) return "unknown peer";

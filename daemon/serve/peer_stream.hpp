@@ -14,12 +14,12 @@
 
 namespace objwire::daemon {
 
-class transport {
+class peer_stream {
   public:
     using executor_type = asio::any_io_executor;
 
-    // `tls`: the daemon's context, or null for plain TCP. It must outlive the transport.
-    explicit transport(asio::ip::tcp::socket socket, asio::ssl::context* tls = nullptr);
+    // `tls`: the daemon's context, or null for plain TCP. It must outlive the stream.
+    explicit peer_stream(asio::ip::tcp::socket socket, asio::ssl::context* tls = nullptr);
 
     executor_type get_executor() { return socket_.get_executor(); }
     bool secure() const { return tls_ != nullptr; }

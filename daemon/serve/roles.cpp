@@ -7,14 +7,14 @@
 
 namespace objwire::daemon {
 
-slot_role_mark mark_slot(server& srv, transport& stream, slot_role role) {
+slot_role_mark mark_slot(server& srv, peer_stream& stream, slot_role role) {
     std::error_code no_peer;
     // The same key the accept loop took the slot under.
     const auto remote = stream.socket().remote_endpoint(no_peer);
     return slot_role_mark(srv.addresses(), remote.address().to_string(), role);
 }
 
-asio::awaitable<void> refuse_role(transport& stream, std::error_code code, std::string text) {
+asio::awaitable<void> refuse_role(peer_stream& stream, std::error_code code, std::string text) {
     byte_buffer payload;
     encode_error({static_cast<std::uint32_t>(code.value()), code.message() + ": " + text}, payload);
     byte_buffer frame;

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/serve/transport.hpp"
+#include "daemon/serve/peer_stream.hpp"
 #include "daemon/sinks/nats_reorder.hpp"
 #include "daemon/sinks/nats_sink.hpp"
 #include "proto/byte_buffer.hpp"
@@ -93,7 +93,7 @@ class nats_block_source {
 };
 
 // Serves a reader from the sink's stream (daemon/roles/nats_reader_service.cpp).
-asio::awaitable<void> serve_stream_reader(server& srv, nats_sink& sink, transport& stream,
+asio::awaitable<void> serve_stream_reader(server& srv, nats_sink& sink, peer_stream& stream,
                                           const std::string& peer, const hello& h);
 
 }  // namespace objwire::daemon

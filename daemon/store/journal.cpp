@@ -193,70 +193,21 @@ void journal::fail(std::error_code ec, std::unique_lock<std::mutex>& lock) {
 // sync() requests, closes rotated segments and runs retention. Sessions never wait for it;
 // their handlers are called from here once their blocks are covered by a sync.
 void journal::sync_loop() {
-    const auto policy = options_.fsync;
     std::unique_lock lock(mutex_);
     auto last_sync = std::chrono::steady_clock::now() - options_.fsync_interval;
     auto next_retention = std::chrono::steady_clock::now() + retention_check_every;
     for (;;) {
-        const bool dirty = durable_offset_ < next_offset_ || !closed_fds_.empty() || dir_dirty_;
-        bool sync_now = false;
-        if (!failed_) {
-            if (sync_requested_ > sync_served_) {
-                sync_now = true;
-            } else if (dirty && policy != fsync_policy::never) {
-                const auto due = last_sync + options_.fsync_interval;
-                if (policy == fsync_policy::always || stopping_ ||
-                    unsynced_bytes_ >= options_.fsync_bytes ||
-                    std::chrono::steady_clock::now() >= due) {
-                    sync_now = true;
-                } else if (!retention_due_) {
-                    wake_sync_.wait_until(lock, std::min(due, next_retention));
-                    continue;
-                }
-            }
-        }
-        if (sync_now) {
-            const std::uint64_t target = next_offset_;
-            const sync_checkpoint reached{segments_.back().first_offset, segments_.back().bytes,
-                                          target};
-            unsynced_bytes_ = 0;
-            const int fd = fd_;
-            auto rotated = std::move(closed_fds_);
-            closed_fds_.clear();
-            const bool dir = std::exchange(dir_dirty_, false);
-            const std::uint64_t serving = sync_requested_;
-            const bool final_sync = stopping_;
-            lock.unlock();
-            std::error_code ec;
-            for (const int old : rotated) {
-                if (!ec && run_sync(old) != 0) ec = last_errno();
-                ::close(old);
-            }
-            if (!ec && run_sync(fd) != 0) ec = last_errno();
-            if (!ec && dir && ::fsync(dir_fd_) != 0) ec = last_errno();
-            last_sync = std::chrono::steady_clock::now();
-            if (!ec) ec = advance_checkpoint(reached, last_sync, final_sync);
-            lock.lock();
-            if (ec) {
-                fail(ec, lock);
+        if (const auto at = next_sync_at(last_sync)) {
+            if (*at <= std::chrono::steady_clock::now()) {
+                last_sync = sync_once(lock);
                 continue;
             }
-            durable_offset_ = std::max(durable_offset_, target);
-            sync_served_ = serving;
-            std::vector<waiter> done;
-            while (!waiters_.empty() && waiters_.front().end_offset <= target) {
-                done.push_back(std::move(waiters_.front()));
-                waiters_.pop_front();
+            if (!retention_due_) {
+                wake_sync_.wait_until(lock, std::min(*at, next_retention));
+                continue;
             }
-            synced_.notify_all();
-            lock.unlock();
-            for (auto& w : done)
-                w.handler({});
-            notify_listeners(target);
-            lock.lock();
-            continue;
         }
-        if (policy == fsync_policy::never || failed_) {
+        if (options_.fsync == fsync_policy::never || failed_) {
             for (const int old : closed_fds_)
                 ::close(old);
             closed_fds_.clear();
@@ -273,6 +224,64 @@ void journal::sync_loop() {
         }
         wake_sync_.wait_until(lock, next_retention);
     }
+}
+
+std::optional<std::chrono::steady_clock::time_point> journal::next_sync_at(
+    std::chrono::steady_clock::time_point last_sync) const {
+    constexpr auto at_once = std::chrono::steady_clock::time_point::min();
+    if (failed_) return std::nullopt;
+    if (sync_requested_ > sync_served_) return at_once;
+    const bool dirty = durable_offset_ < next_offset_ || !closed_fds_.empty() || dir_dirty_;
+    if (!dirty || options_.fsync == fsync_policy::never) return std::nullopt;
+    if (options_.fsync == fsync_policy::always || stopping_ ||
+        unsynced_bytes_ >= options_.fsync_bytes)
+        return at_once;
+    return last_sync + options_.fsync_interval;
+}
+
+std::chrono::steady_clock::time_point journal::sync_once(std::unique_lock<std::mutex>& lock) {
+    const std::uint64_t target = next_offset_;
+    const sync_checkpoint reached{segments_.back().first_offset, segments_.back().bytes, target};
+    unsynced_bytes_ = 0;
+    const int fd = fd_;
+    auto rotated = std::move(closed_fds_);
+    closed_fds_.clear();
+    const bool dir = std::exchange(dir_dirty_, false);
+    const std::uint64_t serving = sync_requested_;
+    const bool final_sync = stopping_;
+    lock.unlock();
+    std::error_code ec;
+    for (const int old : rotated) {
+        if (!ec && run_sync(old) != 0) ec = last_errno();
+        ::close(old);
+    }
+    if (!ec && run_sync(fd) != 0) ec = last_errno();
+    if (!ec && dir && ::fsync(dir_fd_) != 0) ec = last_errno();
+    const auto synced_at = std::chrono::steady_clock::now();
+    if (!ec) ec = advance_checkpoint(reached, synced_at, final_sync);
+    lock.lock();
+    if (ec)
+        fail(ec, lock);
+    else
+        complete_sync(lock, target, serving);
+    return synced_at;
+}
+
+void journal::complete_sync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                            std::uint64_t serving) {
+    durable_offset_ = std::max(durable_offset_, target);
+    sync_served_ = serving;
+    std::vector<waiter> done;
+    while (!waiters_.empty() && waiters_.front().end_offset <= target) {
+        done.push_back(std::move(waiters_.front()));
+        waiters_.pop_front();
+    }
+    synced_.notify_all();
+    lock.unlock();
+    for (auto& w : done)
+        w.handler({});
+    notify_listeners(target);
+    lock.lock();
 }
 
 std::error_code journal::sync() {

@@ -167,12 +167,30 @@ class journal {
                                        const std::vector<segment_info>& found) const;
     std::error_code check_closed_segments();
     std::error_code recover_open_segment(const std::optional<sync_checkpoint>& checkpoint);
+    // recover_open_segment()'s steps: the last segment read through (its blocks and gaps
+    // recorded); whether synced data is lost (`lost`; an error unless repairing); the bytes
+    // after its last good block cut, kept aside unless a torn write explains them.
+    std::error_code walk_open_segment(segment_reader& reader);
+    std::error_code check_synced_end(const std::optional<sync_checkpoint>& checkpoint,
+                                     std::uint64_t found_end, bool& lost);
+    std::error_code cut_open_segment_tail(const segment_reader& reader, bool lost);
     std::error_code sync_recovered();
     bool gap_known(const offset_gap& gap) const;
     std::uint64_t known_gap_end() const;
     std::error_code open_segment(std::uint64_t first_offset, bool create);
     std::error_code rotate();
     void sync_loop();
+    // With mutex_ held: when the next sync is due (time_point::min(): now), or nullopt when
+    // there is nothing the policy syncs.
+    std::optional<std::chrono::steady_clock::time_point> next_sync_at(
+        std::chrono::steady_clock::time_point last_sync) const;
+    // Syncs what was appended and rotated so far, the lock released meanwhile; returns when
+    // the sync ran.
+    std::chrono::steady_clock::time_point sync_once(std::unique_lock<std::mutex>& lock);
+    // A sync reached `target`: sync() requests up to `serving` and the waiters it covers are
+    // answered, the listeners told.
+    void complete_sync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                       std::uint64_t serving);
     void fail(std::error_code ec, std::unique_lock<std::mutex>& lock);
     void notify_listeners(std::uint64_t durable_offset);
     int run_sync(int fd);

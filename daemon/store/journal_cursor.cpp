@@ -173,64 +173,85 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
                                             std::span<const std::uint8_t>& bytes) {
     bool reread = false;  // the bytes at pos_ were read again from the file once
     for (;;) {
+        if (const auto stop = before_next_block(limit)) return *stop;
+        const auto r = parse_journal_block(buf_.span().subspan(pos_));
+        std::optional<status> s;
+        if (r.state == journal_block_parse::status::need_more)
+            s = after_short_block(limit, r);
+        else if (r.state == journal_block_parse::status::bad ||
+                 r.block.header.first_offset != next_offset_)
+            s = after_bad_block(limit, r, reread);
+        else
+            s = take_block(r, view, bytes, reread);
+        if (s) return *s;
+    }
+}
+
+std::optional<journal_cursor::status> journal_cursor::before_next_block(std::uint64_t limit) {
+    for (;;) {
         if (gap_pending_) {
             gap_pending_ = false;
             if (gap_.end > from_) return status::gap;
         }
         if (limit == 0 || (started_ && next_offset_ >= limit)) return status::caught_up;
-        if (fd_ < 0) {
-            if (!open_segment_holding(next_offset_))
-                return error_ ? status::error : status::caught_up;
-            continue;
-        }
-        const auto where = [&] {
-            return segment_.filename().string() + " at position " +
-                   std::to_string(buf_file_ + pos_);
-        };
-        const auto r = parse_journal_block(buf_.span().subspan(pos_));
-        if (r.state == journal_block_parse::status::need_more) {
-            if (fill(r.size)) continue;
-            if (error_) return fail(error_, where());
-            // Below the durable limit every block is whole: the segment's end is a rotation,
-            // and a partial block is damage (the offsets up to the next segment are lost).
-            if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) {
-                if (gap_.end > from_) return status::gap;
-                continue;
-            }
-            finish_segment();
-            continue;
-        }
-        if (r.state == journal_block_parse::status::bad ||
-            r.block.header.first_offset != next_offset_) {
-            // Bytes read ahead of the durable limit may have been an append that failed and
-            // was cut: read them again before calling the journal bad.
-            if (!reread) {
-                reread = true;
-                buf_.resize(pos_);
-                continue;
-            }
-            const bool jump = r.state == journal_block_parse::status::block &&
-                              r.block.header.first_offset > next_offset_;
-            const std::error_code why = jump ? std::error_code(journal_errc::offset_gap) : r.error;
-            if (skip_damage(limit, jump, why)) {
-                if (gap_.end > from_) return status::gap;
-                continue;
-            }
-            // Damage with nothing intact after it in this segment: a later segment goes on.
-            if (r.state == journal_block_parse::status::bad) {
-                finish_segment();
-                continue;
-            }
-            return fail(why, where());
-        }
-        bytes = buf_.span().subspan(pos_, r.size);
-        view = r.block;
-        pos_ += r.size;
-        next_offset_ = view.end_offset();
-        reread = false;
-        if (view.end_offset() <= from_) continue;
-        return status::block;
+        if (fd_ >= 0) return std::nullopt;
+        // Opening the segment that holds the next offset may find a gap before it.
+        if (!open_segment_holding(next_offset_)) return error_ ? status::error : status::caught_up;
     }
+}
+
+std::optional<journal_cursor::status> journal_cursor::after_short_block(
+    std::uint64_t limit, const journal_block_parse& r) {
+    if (fill(r.size)) return std::nullopt;
+    if (error_) return fail(error_, position_text());
+    // Below the durable limit every block is whole: the segment's end is a rotation, and a
+    // partial block is damage (the offsets up to the next segment are lost).
+    if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) return gap_if_asked_for();
+    finish_segment();
+    return std::nullopt;
+}
+
+std::optional<journal_cursor::status> journal_cursor::after_bad_block(std::uint64_t limit,
+                                                                      const journal_block_parse& r,
+                                                                      bool& reread) {
+    // Bytes read ahead of the durable limit may have been an append that failed and was cut:
+    // read them again before calling the journal bad.
+    if (!reread) {
+        reread = true;
+        buf_.resize(pos_);
+        return std::nullopt;
+    }
+    const bool jump =
+        r.state == journal_block_parse::status::block && r.block.header.first_offset > next_offset_;
+    const std::error_code why = jump ? std::error_code(journal_errc::offset_gap) : r.error;
+    if (skip_damage(limit, jump, why)) return gap_if_asked_for();
+    // Damage with nothing intact after it in this segment: a later segment goes on.
+    if (r.state == journal_block_parse::status::bad) {
+        finish_segment();
+        return std::nullopt;
+    }
+    return fail(why, position_text());
+}
+
+std::optional<journal_cursor::status> journal_cursor::take_block(
+    const journal_block_parse& r, journal_block_view& view, std::span<const std::uint8_t>& bytes,
+    bool& reread) {
+    bytes = buf_.span().subspan(pos_, r.size);
+    view = r.block;
+    pos_ += r.size;
+    next_offset_ = view.end_offset();
+    reread = false;
+    if (view.end_offset() <= from_) return std::nullopt;  // before the start asked for
+    return status::block;
+}
+
+std::optional<journal_cursor::status> journal_cursor::gap_if_asked_for() const {
+    if (gap_.end > from_) return status::gap;
+    return std::nullopt;
+}
+
+std::string journal_cursor::position_text() const {
+    return segment_.filename().string() + " at position " + std::to_string(buf_file_ + pos_);
 }
 
 }  // namespace objwire::daemon

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -80,6 +81,19 @@ class journal_cursor {
     // Damage below the limit: goes on at the next intact block of the segment (or the next
     // segment) when there is one.
     bool skip_damage(std::uint64_t limit, bool offset_jump, std::error_code why);
+    // next()'s steps. Before parsing: a gap to tell, the limit reached, or the segment holding
+    // the next offset opened (nullopt: a block may be parsed at pos_).
+    std::optional<status> before_next_block(std::uint64_t limit);
+    // For what it parsed at pos_: a status to return, or nullopt to go on.
+    std::optional<status> after_short_block(std::uint64_t limit, const journal_block_parse& r);
+    std::optional<status> after_bad_block(std::uint64_t limit, const journal_block_parse& r,
+                                          bool& reread);
+    std::optional<status> take_block(const journal_block_parse& r, journal_block_view& view,
+                                     std::span<const std::uint8_t>& bytes, bool& reread);
+    // After skip_damage: the gap is told unless it lies wholly before the start asked for.
+    std::optional<status> gap_if_asked_for() const;
+    // "journal-...owj at position 1234", for errors.
+    std::string position_text() const;
 
     std::filesystem::path dir_;
     std::uint64_t from_;

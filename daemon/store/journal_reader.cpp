@@ -46,86 +46,97 @@ bool journal_reader::next(message& out) {
 
 bool journal_reader::load_block() {
     for (;;) {
-        if (!opened_) {
-            if (segment_ >= segments_.size()) {
-                done_ = true;
-                return false;
-            }
-            const auto& seg = segments_[segment_];
-            if (auto ec = reader_.open(seg.path, seg.first_offset))
-                return fail(ec, seg.path.string());
-            opened_ = true;
-        }
-        const auto& seg = segments_[segment_];
-        const auto where = [&] {
-            return seg.path.filename().string() + " at position " +
-                   std::to_string(reader_.position());
-        };
+        if (!opened_ && !open_segment()) return false;
         journal_block_view b;
         const auto st = reader_.next(b);
+        std::optional<bool> loaded;
         switch (st) {
-            case segment_reader::status::block: {
-                if (b.end_offset() <= from_) continue;  // verified, not decoded
-                pending_.clear();
-                next_ = 0;
-                if (auto ec = decode_journal_block(
-                        b, [&](message&& m) { pending_.push_back(std::move(m)); }))
-                    return fail(ec, where());
-                pending_first_ = b.header.first_offset;
-                if (from_ > pending_first_)
-                    next_ = static_cast<std::size_t>(from_ - pending_first_);
-                pending_block_ = b.header;
-                pending_sender_ = std::string(b.sender_id);
-                return true;
-            }
+            case segment_reader::status::block:
+                loaded = take_block(b);
+                break;
             case segment_reader::status::end:
-            case segment_reader::status::bad: {
-                const bool last = segment_ + 1 == segments_.size();
-                const bool bad = st == segment_reader::status::bad;
-                bool damaged_end = false;
-                if (bad || reader_.leftover() > 0) {
-                    const auto why = where() + ": " + reader_.error().message();
-                    if (reader_.skip_damage()) {
-                        add_gap(reader_.lost(), why);
-                        continue;
-                    }
-                    if (reader_.error().category() == std::generic_category())
-                        return fail(reader_.error(), where());
-                    if (last && !bad) {
-                        tail_bytes_ = reader_.leftover();
-                    } else if (last) {
-                        return fail(reader_.error(), where());
-                    } else {
-                        // Damage to the end of a closed segment: lost up to the next one.
-                        damaged_end = true;
-                        add_gap({reader_.next_offset(), segments_[segment_ + 1].first_offset,
-                                 reader_.position(), 0},
-                                why);
-                    }
-                }
-                if (!last) {
-                    const auto next_first = segments_[segment_ + 1].first_offset;
-                    if (next_first < reader_.next_offset())
-                        return fail(journal_errc::offset_gap,
-                                    segments_[segment_ + 1].path.filename().string() +
-                                        " overlaps " + seg.path.filename().string() +
-                                        " (its messages end at offset " +
-                                        std::to_string(reader_.next_offset()) + ")");
-                    if (!damaged_end)
-                        add_gap({reader_.next_offset(), next_first, 0, 0},
-                                segments_[segment_ + 1].path.filename().string() +
-                                    " does not continue " + seg.path.filename().string() +
-                                    " (a segment file is missing)");
-                }
-                reader_.close();
-                opened_ = false;
-                ++segment_;
-                continue;
-            }
+            case segment_reader::status::bad:
+                loaded = end_of_segment(st == segment_reader::status::bad);
+                break;
             case segment_reader::status::io_error:
-                return fail(reader_.error(), where());
+                return fail(reader_.error(), position_text());
+        }
+        if (loaded) return *loaded;
+    }
+}
+
+bool journal_reader::open_segment() {
+    if (segment_ >= segments_.size()) {
+        done_ = true;
+        return false;
+    }
+    const auto& seg = segments_[segment_];
+    if (auto ec = reader_.open(seg.path, seg.first_offset)) return fail(ec, seg.path.string());
+    opened_ = true;
+    return true;
+}
+
+std::optional<bool> journal_reader::take_block(const journal_block_view& b) {
+    if (b.end_offset() <= from_) return std::nullopt;  // verified, not decoded
+    pending_.clear();
+    next_ = 0;
+    if (auto ec = decode_journal_block(b, [&](message&& m) { pending_.push_back(std::move(m)); }))
+        return fail(ec, position_text());
+    pending_first_ = b.header.first_offset;
+    if (from_ > pending_first_) next_ = static_cast<std::size_t>(from_ - pending_first_);
+    pending_block_ = b.header;
+    pending_sender_ = std::string(b.sender_id);
+    return true;
+}
+
+std::optional<bool> journal_reader::end_of_segment(bool bad) {
+    const bool last = segment_ + 1 == segments_.size();
+    bool damaged_end = false;
+    if (bad || reader_.leftover() > 0) {
+        const auto why = position_text() + ": " + reader_.error().message();
+        if (reader_.skip_damage()) {
+            add_gap(reader_.lost(), why);
+            return std::nullopt;
+        }
+        if (reader_.error().category() == std::generic_category())
+            return fail(reader_.error(), position_text());
+        if (last && !bad) {
+            tail_bytes_ = reader_.leftover();
+        } else if (last) {
+            return fail(reader_.error(), position_text());
+        } else {
+            // Damage to the end of a closed segment: lost up to the next one.
+            damaged_end = true;
+            add_gap({reader_.next_offset(), segments_[segment_ + 1].first_offset,
+                     reader_.position(), 0},
+                    why);
         }
     }
+    if (!last && !check_continued(damaged_end)) return false;
+    reader_.close();
+    opened_ = false;
+    ++segment_;
+    return std::nullopt;
+}
+
+bool journal_reader::check_continued(bool damaged_end) {
+    const auto& seg = segments_[segment_];
+    const auto& next = segments_[segment_ + 1];
+    if (next.first_offset < reader_.next_offset())
+        return fail(journal_errc::offset_gap, next.path.filename().string() + " overlaps " +
+                                                  seg.path.filename().string() +
+                                                  " (its messages end at offset " +
+                                                  std::to_string(reader_.next_offset()) + ")");
+    if (!damaged_end)
+        add_gap({reader_.next_offset(), next.first_offset, 0, 0},
+                next.path.filename().string() + " does not continue " +
+                    seg.path.filename().string() + " (a segment file is missing)");
+    return true;
+}
+
+std::string journal_reader::position_text() const {
+    return segments_[segment_].path.filename().string() + " at position " +
+           std::to_string(reader_.position());
 }
 
 }  // namespace objwire::daemon

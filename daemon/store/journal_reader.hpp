@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -53,6 +54,15 @@ class journal_reader {
 
   private:
     bool load_block();
+    // load_block()'s steps. Each false: done or failed; nullopt: go on reading.
+    bool open_segment();
+    std::optional<bool> take_block(const journal_block_view& b);
+    std::optional<bool> end_of_segment(bool bad);
+    // Whether the next segment starts where the open one ended (a missing one is a gap; an
+    // overlap fails).
+    bool check_continued(bool damaged_end);
+    // "journal-...owj at position 1234", for errors.
+    std::string position_text() const;
     bool fail(std::error_code ec, const std::string& where);
     void add_gap(const offset_gap& lost, std::string where);
 

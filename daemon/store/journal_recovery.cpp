@@ -224,74 +224,14 @@ std::error_code journal::recover(std::vector<segment_info> found) {
 std::error_code journal::recover_open_segment(const std::optional<sync_checkpoint>& checkpoint) {
     const bool fresh = segments_.empty();
     segment_reader reader;
-    segment_findings f;
-    if (!fresh) {
-        auto& last = segments_.back();
-        recovery_.segment = last.path;
-        if (auto ec = reader.open(last.path, last.first_offset)) return ec;
-        if (auto ec = walk_segment(reader, f)) return ec;
-        recovery_.blocks = f.blocks;
-        recovery_.messages = f.messages;
-        for (const auto& g : f.gaps) {
-            recovery_.new_gaps.push_back(g);
-            note_gap(g,
-                     last.path.filename().string() + " at position " + std::to_string(g.position));
-        }
-    }
+    if (!fresh)
+        if (auto ec = walk_open_segment(reader)) return ec;
     const std::uint64_t found_end = fresh ? 0 : reader.next_offset();
     const std::uint64_t end = std::max(found_end, known_gap_end());
-    // Synced data lost: the files end before what the checkpoint says was synced, and the
-    // offsets between are not a loss accepted before (the gap log).
-    const bool lost = checkpoint && checkpoint->end_offset > found_end &&
-                      !gap_known({found_end, checkpoint->end_offset, 0, 0});
-    if (lost) {
-        const offset_gap gap{found_end, checkpoint->end_offset, 0, 0};
-        if (!options_.repair) {
-            spdlog::error(
-                "journal: {}: synced data lost: {} ({}) had been synced, but the journal ends "
-                "at offset {}. Refusing to start: restore the files, or run objwired once with "
-                "--repair-journal to accept the loss (what it cuts is kept aside)",
-                options_.dir.string(), gap_text(gap), checkpoint_file_name, found_end);
-            return journal_open_errc::synced_data_lost;
-        }
-        recovery_.repaired = true;
-        ++repairs_;
-    }
-    if (!fresh) {
-        auto& last = segments_.back();
-        const std::uint64_t keep = reader.good_end();
-        if (keep < last.bytes) {
-            recovery_.cut_at = keep;
-            recovery_.cut_bytes = last.bytes - keep;
-            recovery_.reason = reader.error();
-            bool all_zero = false;
-            if (auto ec = inspect_tail(last.path, keep, last.bytes, nullptr, all_zero)) return ec;
-            const bool torn = !reader.error() || reader.error() == journal_errc::short_header ||
-                              reader.error() == journal_errc::short_block || all_zero ||
-                              (reader.error() == journal_errc::bad_checksum &&
-                               keep + reader.bad_size() == last.bytes);
-            if (!torn || lost) {
-                recovery_.saved_to = last.path;
-                recovery_.saved_to += (lost ? ".repaired-" : ".corrupt-") + std::to_string(keep);
-                if (auto ec =
-                        inspect_tail(last.path, keep, last.bytes, &recovery_.saved_to, all_zero))
-                    return ec;
-                spdlog::error(
-                    "journal: {}: bad block at position {} ({}) with nothing intact after it: "
-                    "cut {} bytes, kept a copy in {}; {} blocks ({} messages) are kept",
-                    last.path.string(), keep, recovery_.reason.message(), recovery_.cut_bytes,
-                    recovery_.saved_to.string(), recovery_.blocks, recovery_.messages);
-            } else {
-                spdlog::warn(
-                    "journal: {}: torn tail cut: {} bytes at position {} ({}); {} blocks ({} "
-                    "messages) kept",
-                    last.path.string(), recovery_.cut_bytes, keep, recovery_.reason.message(),
-                    recovery_.blocks, recovery_.messages);
-            }
-            if (::truncate(last.path.c_str(), static_cast<off_t>(keep)) != 0) return last_errno();
-            last.bytes = keep;
-        }
-    }
+    bool lost = false;
+    if (auto ec = check_synced_end(checkpoint, found_end, lost)) return ec;
+    if (!fresh)
+        if (auto ec = cut_open_segment_tail(reader, lost)) return ec;
     if (lost) {
         const offset_gap gap{found_end, checkpoint->end_offset, recovery_.cut_at,
                              recovery_.cut_bytes};
@@ -305,6 +245,77 @@ std::error_code journal::recover_open_segment(const std::optional<sync_checkpoin
         return ec;
     }
     return open_segment(segments_.back().first_offset, false);
+}
+
+std::error_code journal::walk_open_segment(segment_reader& reader) {
+    const auto& last = segments_.back();
+    recovery_.segment = last.path;
+    if (auto ec = reader.open(last.path, last.first_offset)) return ec;
+    segment_findings f;
+    if (auto ec = walk_segment(reader, f)) return ec;
+    recovery_.blocks = f.blocks;
+    recovery_.messages = f.messages;
+    for (const auto& g : f.gaps) {
+        recovery_.new_gaps.push_back(g);
+        note_gap(g, last.path.filename().string() + " at position " + std::to_string(g.position));
+    }
+    return {};
+}
+
+std::error_code journal::check_synced_end(const std::optional<sync_checkpoint>& checkpoint,
+                                          std::uint64_t found_end, bool& lost) {
+    // Synced data lost: the files end before what the checkpoint says was synced, and the
+    // offsets between are not a loss accepted before (the gap log).
+    lost = checkpoint && checkpoint->end_offset > found_end &&
+           !gap_known({found_end, checkpoint->end_offset, 0, 0});
+    if (!lost) return {};
+    if (!options_.repair) {
+        const offset_gap gap{found_end, checkpoint->end_offset, 0, 0};
+        spdlog::error(
+            "journal: {}: synced data lost: {} ({}) had been synced, but the journal ends "
+            "at offset {}. Refusing to start: restore the files, or run objwired once with "
+            "--repair-journal to accept the loss (what it cuts is kept aside)",
+            options_.dir.string(), gap_text(gap), checkpoint_file_name, found_end);
+        return journal_open_errc::synced_data_lost;
+    }
+    recovery_.repaired = true;
+    ++repairs_;
+    return {};
+}
+
+std::error_code journal::cut_open_segment_tail(const segment_reader& reader, bool lost) {
+    auto& last = segments_.back();
+    const std::uint64_t keep = reader.good_end();
+    if (keep >= last.bytes) return {};
+    recovery_.cut_at = keep;
+    recovery_.cut_bytes = last.bytes - keep;
+    recovery_.reason = reader.error();
+    bool all_zero = false;
+    if (auto ec = inspect_tail(last.path, keep, last.bytes, nullptr, all_zero)) return ec;
+    const bool torn =
+        !reader.error() || reader.error() == journal_errc::short_header ||
+        reader.error() == journal_errc::short_block || all_zero ||
+        (reader.error() == journal_errc::bad_checksum && keep + reader.bad_size() == last.bytes);
+    if (!torn || lost) {
+        recovery_.saved_to = last.path;
+        recovery_.saved_to += (lost ? ".repaired-" : ".corrupt-") + std::to_string(keep);
+        if (auto ec = inspect_tail(last.path, keep, last.bytes, &recovery_.saved_to, all_zero))
+            return ec;
+        spdlog::error(
+            "journal: {}: bad block at position {} ({}) with nothing intact after it: "
+            "cut {} bytes, kept a copy in {}; {} blocks ({} messages) are kept",
+            last.path.string(), keep, recovery_.reason.message(), recovery_.cut_bytes,
+            recovery_.saved_to.string(), recovery_.blocks, recovery_.messages);
+    } else {
+        spdlog::warn(
+            "journal: {}: torn tail cut: {} bytes at position {} ({}); {} blocks ({} "
+            "messages) kept",
+            last.path.string(), recovery_.cut_bytes, keep, recovery_.reason.message(),
+            recovery_.blocks, recovery_.messages);
+    }
+    if (::truncate(last.path.c_str(), static_cast<off_t>(keep)) != 0) return last_errno();
+    last.bytes = keep;
+    return {};
 }
 
 // What recovery keeps may be in the page cache only (written before a crash, never synced):

@@ -32,9 +32,9 @@
 #include <thread>
 #include <type_traits>
 
+#include "client/lib/daemon_link.hpp"
 #include "client/lib/link_meter.hpp"
 #include "client/lib/retry_window.hpp"
-#include "client/lib/transport.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
 
@@ -306,7 +306,7 @@ class connection {
     config::client_settings settings_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
-    transport stream_{socket_};  // TLS over socket_ when tls.enabled (client/lib/transport.*)
+    daemon_link stream_{socket_};  // TLS over socket_ when tls.enabled (client/lib/daemon_link.*)
     sender core_;
     mutable connection_stats stats_;
     std::string last_error_;

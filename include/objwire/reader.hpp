@@ -3,7 +3,7 @@
 // of the sender that stored it, decoded from the journal blocks the daemon serves exactly as
 // stored. Blocking, like client::connection. Without follow the stream ends at what was
 // durable when the reader connected; with follow next() waits for new objects. TLS and the
-// auth token come from the settings as for client::connection (client/lib/transport.hpp).
+// auth token come from the settings as for client::connection (client/lib/daemon_link.hpp).
 //
 //   client::reader r(settings, {.from = 1000});
 //   if (auto ec = r.open()) report(r.last_error());
@@ -25,7 +25,7 @@
 #include <system_error>
 #include <vector>
 
-#include "client/lib/transport.hpp"
+#include "client/lib/daemon_link.hpp"
 #include "config/settings.hpp"
 #include "proto/block_objects.hpp"
 #include "proto/control.hpp"
@@ -182,7 +182,7 @@ class reader {
     read_options options_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
-    transport link_;  // TCP, or TLS when tls.enabled
+    daemon_link link_;  // TCP, or TLS when tls.enabled
     // The reader protocol's rules (proto/read_client.hpp); made by open() with the hello.
     std::optional<read_client> core_;
     // The current block, decoded one message per next(): its bytes stay in the core's buffer,

@@ -10,7 +10,7 @@
 
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "client/lib/transport.hpp"
+#include "client/lib/daemon_link.hpp"
 #include "client/workloads/workloads.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon_fixture.hpp"
