@@ -302,8 +302,11 @@ if reload_daemon >"$dir/reload.log" 2>&1; then fail "the reload of a broken file
 [ "$(stat_value objwire_reloads_total)" = 1 ] || fail "the bad file was reloaded: $(stat_value objwire_reloads_total) reloads"
 metrics_text "$mport" | grep -q '^objwire_reloads_total 1' || fail "the metrics endpoint changed on the bad reload"
 send_and_read_back 500
+# The check's message, on the terminal by hand, in the unit's journal under systemd.
+refusal=$({ cat "$dir/reload.log"; daemon_log; } | grep -m1 "^$conf:[0-9]" || true)
+grep -q max_connections <<<"$refusal" || fail "the refused reload did not name the key: $(cat "$dir/reload.log")"
 cp "$dir/operator.toml" "$root$conf"
-echo "deb_test: reload bad: exited non-zero ($(grep -v '^$' "$dir/reload.log" | head -1 | cut -c1-100)), same daemon serves with the old settings: ok"
+echo "deb_test: reload bad: exited non-zero, \"$refusal\", same daemon serves with the old settings: ok"
 
 # Stop: graceful, data kept.
 stop_daemon
@@ -340,6 +343,10 @@ if [ "$mode" = nspawn ]; then
   apt_in_root remove objwire
   ! inside systemctl -q is-active objwired || fail "objwired still running after remove"
   stopped_cleanly || fail "objwired did not exit 0 when removed: $(inside systemctl show -p Result -p ExecMainStatus objwired)"
+  # Every daemon of the routine (start, upgrade's restart, remove's stop) exited 0.
+  unclean=$(daemon_log | grep -E 'Main process exited|Failed with result' || true)
+  [ -z "$unclean" ] || fail "systemd says: $unclean"
+  [ "$(daemon_log | grep -c '^stopped: ')" = 3 ] || fail "not 3 drained stops: $(daemon_log | grep '^stopped')"
 else
   stop_daemon
   apt_in_root remove objwire
