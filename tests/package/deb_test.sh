@@ -67,7 +67,7 @@ daemon_log() {
   if [ "$mode" = nspawn ]; then
     inside journalctl -u objwired -o cat --no-pager
   else
-    cat "$dir"/log*
+    cat "$dir"/log.* 2>/dev/null
   fi
 }
 step() { echo "deb_test: $* after $((SECONDS - start)) s"; }
@@ -205,7 +205,8 @@ start_daemon() {
     inside timeout 60 systemctl start objwired || fail "systemctl start objwired: $(inside systemctl status objwired)"
     port=7878
   else
-    local log=$dir/log.$SECONDS
+    starts=$((${starts:-0} + 1))
+    local log=$dir/log.$starts
     chroot --userspec=objwire:objwire "$root" /usr/bin/env -i /usr/sbin/objwired \
       --config /etc/objwire/objwired.toml 2>"$log" &
     daemon=$!
