@@ -24,6 +24,7 @@ packages=(
   time  # /usr/bin/time -v: the client's peak RSS in tests/integration/send_rss_test.sh
   python3  # packaging/make_docs.py: the man pages and bash completion, at build time
   lintian  # tests/package/deb_lint_test.sh: the .deb passes lintian without error or warning
+  debootstrap systemd-container  # tests/package/deb_test.sh: a fresh Debian 12 root, booted with systemd-nspawn
   prometheus  # promtool: tests/repo/alert_rules_test.sh, tests/integration/metrics_values_test.sh
 )
 boost_package=libboost1.81-dev

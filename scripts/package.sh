@@ -3,7 +3,8 @@
 # build/package), with the two programs, the systemd unit, the example configs, the man pages
 # and bash completion made from the programs' --help (cmake/objwire_deb.cmake,
 # cmake/objwire_docs.cmake). `scripts/package.sh --test` then installs it in a fresh
-# Debian 12 root and checks it (tests/package/deb_test.sh: root, debootstrap, Debian's mirror).
+# Debian 12 root and runs an operator's routine on it, in the root booted with systemd-nspawn
+# where it boots (tests/package/deb_test.sh: root, debootstrap, Debian's mirror).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}

@@ -12,14 +12,18 @@
 namespace objwire::daemon {
 namespace {
 
-void connections(prometheus_text& x, server_counters& c, const metrics& m) {
+void connections(prometheus_text& x, server& srv, const metrics& m) {
+    server_counters& c = srv.counters();
     x.one("objwire_connections_open", "gauge", "Connections open now.", c.connections_open.load());
     x.family("objwire_connections_by_role", "gauge",
              "Connections open now by what they do: handshake (before the hello), sender, "
-             "reader, cursor (cursor commands), sender_list, stats.");
+             "reader, cursor (cursor commands), sender_list, stats; forward: a relay's own "
+             "connections to its next hop (not in objwire_connections_open, which counts "
+             "accepted ones).");
     for (std::size_t i = 0; i < connection_role_names.size(); ++i)
         x.sample("objwire_connections_by_role", m.connections_by_role[i].load(),
                  fmt::format("role=\"{}\"", connection_role_names[i]));
+    x.sample("objwire_connections_by_role", srv.sink().outgoing_connections(), "role=\"forward\"");
     x.one("objwire_connections_total", "counter", "Connections accepted since start.",
           c.connections_total.load());
     x.one("objwire_connections_refused_total", "counter",
@@ -150,7 +154,7 @@ void errors(prometheus_text& x, const metrics& m) {
 std::string render_prometheus(server& srv) {
     prometheus_text x;
     auto& m = srv.metrics();
-    connections(x, srv.counters(), m);
+    connections(x, srv, m);
     traffic(x, srv.counters(), m);
     senders(x, m);
     readers(x, m);

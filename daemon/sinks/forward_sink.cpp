@@ -44,8 +44,9 @@ std::size_t approximate_bytes(const message& m) {
 
 class forward_stream final : public sink_stream {
   public:
-    forward_stream(config::client_settings hop, std::shared_ptr<hop_monitor> monitor)
-        : hop_(std::move(hop)), monitor_(std::move(monitor)) {
+    forward_stream(config::client_settings hop, std::shared_ptr<hop_monitor> monitor,
+                   std::shared_ptr<std::atomic<std::int64_t>> open_hops)
+        : hop_(std::move(hop)), monitor_(std::move(monitor)), open_hops_(std::move(open_hops)) {
         worker_ = std::thread([this] { run(); });
     }
     ~forward_stream() override {
@@ -131,6 +132,15 @@ class forward_stream final : public sink_stream {
             if (auto ec = hop.close()) fail(hop, ec);
             release_acked(hop);
         }
+        set_open(false);
+    }
+
+    // The hop connection counted in open_hops_ while it is open: from its open until this
+    // stream ends or gives the hop up.
+    void set_open(bool open) {
+        if (open == counted_) return;
+        counted_ = open;
+        *open_hops_ += open ? 1 : -1;
     }
 
     void send(client::connection& hop, batch& b) {
@@ -138,6 +148,7 @@ class forward_stream final : public sink_stream {
             if (auto ec = hop.open()) return fail(hop, ec, &b);
             monitor_->on_success();
             opened_ = true;
+            set_open(true);
         }
         for (const auto& m : b.messages)
             if (auto ec = hop.send(m)) return fail(hop, ec, &b);
@@ -177,6 +188,7 @@ class forward_stream final : public sink_stream {
         in_flight_.clear();
         for (auto& q : queued)
             q.on_durable(ec);
+        set_open(false);
     }
 
     config::client_settings hop_;
@@ -194,6 +206,8 @@ class forward_stream final : public sink_stream {
     std::deque<in_flight> in_flight_;
     std::uint64_t sent_ = 0;
     bool opened_ = false;
+    bool counted_ = false;
+    std::shared_ptr<std::atomic<std::int64_t>> open_hops_;
     std::thread worker_;
 };
 
@@ -237,7 +251,7 @@ std::unique_ptr<sink_stream> forward_sink::open_stream(const std::string& sender
     auto hop = hop_;
     // Anonymous upstream streams stay anonymous (the client picks a random id per connection).
     if (!sender_id.empty()) hop.sender_id = sender_id + "@" + via_;
-    return std::make_unique<forward_stream>(std::move(hop), monitor_);
+    return std::make_unique<forward_stream>(std::move(hop), monitor_, open_hops_);
 }
 
 std::string forward_sink::refuse_stream() {

@@ -5,6 +5,7 @@
 // upstream - only once the next hop acknowledged all of its objects.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -43,6 +44,7 @@ class forward_sink final : public sink {
     bool holds_messages() const override { return true; }
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     std::string refuse_stream() override;
+    std::int64_t outgoing_connections() const override { return open_hops_->load(); }
 
   private:
     forward_sink(config::client_settings hop, std::string via)
@@ -54,6 +56,10 @@ class forward_sink final : public sink {
     config::client_settings hop_;
     std::string via_;  // appended to sender ids: "SENDER@via"
     std::shared_ptr<hop_monitor> monitor_;
+    // Streams whose connection to the hop is open, shared with the streams: a session may
+    // close its stream after the server let go of the sink.
+    std::shared_ptr<std::atomic<std::int64_t>> open_hops_ =
+        std::make_shared<std::atomic<std::int64_t>>(0);
 };
 
 }  // namespace objwire::daemon

@@ -98,6 +98,10 @@ class sink {
     // Appends the sink's own figures to the metrics text (docs/OPERATIONS.md lists them): the
     // journal its gaps, NATS its publishing. `m`: the server's metrics. Most sinks have none.
     virtual void write_metrics(prometheus_text& /*out*/, const metrics& /*m*/) const {}
+    // Connections the sink holds open to other daemons now: a relay's to its next hop (one
+    // per upstream stream that has sent something), counted in objwire_connections_by_role
+    // as role "forward".
+    virtual std::int64_t outgoing_connections() const { return 0; }
 };
 
 // What readers read back of what the sink stores, one interface per store: its journal

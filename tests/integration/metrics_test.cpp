@@ -14,6 +14,7 @@
 #include "daemon/ops/metrics_http.hpp"
 #include "daemon/ops/metrics_text.hpp"
 #include "daemon_fixture.hpp"
+#include "in_process_daemon.hpp"
 
 namespace objwire::test {
 namespace {
@@ -125,6 +126,51 @@ TEST_F(Metrics, ConnectionsAreCountedByRoleAndSumToTheOpenOnes) {
     const auto t = daemon::render_prometheus(server());
     for (const char* r : daemon::connection_role_names)
         EXPECT_EQ(role(t, r), 0) << r;
+}
+
+// A relay's connection out to its next hop is counted as role "forward" while its upstream
+// stream lasts, apart from the accepted connections (which the roles but forward sum to);
+// at the next hop the same connection is a sender.
+TEST_F(Metrics, ARelaysHopIsCountedAsForwardWhileItsStreamLasts) {
+    start();  // the next hop
+    config::daemon_settings relay_settings;
+    relay_settings.listen_host = "127.0.0.1";
+    relay_settings.listen_port = 0;
+    relay_settings.data_dir = (dir_ / "relay").string();
+    relay_settings.metrics_listen = "";
+    relay_settings.sink_kind = "forward";
+    relay_settings.forward_to = "127.0.0.1:" + std::to_string(port());
+    in_process_daemon relay(relay_settings);
+    ASSERT_NE(relay.port(), 0);
+    const auto role = [](const std::string& t, const char* r) {
+        return value(t, "objwire_connections_by_role", {{"role", r}});
+    };
+    EXPECT_EQ(role(daemon::render_prometheus(relay.server()), "forward"), 0);
+    {
+        auto cs = client_settings();
+        cs.to_port = relay.port();
+        client::connection upstream(cs, "forward-role-test");
+        ASSERT_FALSE(upstream.open()) << upstream.last_error();
+        for (const auto& m : generate("person", 100))
+            ASSERT_FALSE(upstream.send(m)) << upstream.last_error();
+        // Acknowledged by the relay only once the next hop acknowledged: the hop is open.
+        ASSERT_FALSE(upstream.flush(std::chrono::seconds(10))) << upstream.last_error();
+        const auto t = daemon::render_prometheus(relay.server());
+        EXPECT_EQ(role(t, "forward"), 1);
+        EXPECT_EQ(role(t, "sender"), 1);
+        double accepted = 0;
+        for (const auto& sample : client::parse_prometheus(t))
+            if (sample.name == "objwire_connections_by_role") accepted += sample.value;
+        EXPECT_EQ(accepted - role(t, "forward"), value(t, "objwire_connections_open"));
+        const auto next = daemon::render_prometheus(server());
+        EXPECT_EQ(role(next, "sender"), 1);  // the relay's hop
+        EXPECT_EQ(role(next, "forward"), 0);
+        ASSERT_FALSE(upstream.close()) << upstream.last_error();
+    }
+    EXPECT_TRUE(wait_until([&] {
+        return role(daemon::render_prometheus(relay.server()), "forward") == 0;
+    })) << daemon::render_prometheus(relay.server());
+    EXPECT_TRUE(wait_until([&] { return server().counters().connections_open == 0; }));
 }
 
 // The link estimates sessions publish (daemon/serve/link_estimator.hpp makes them, unit-tested with

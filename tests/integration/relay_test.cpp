@@ -8,38 +8,12 @@
 #include "client/workloads/workloads.hpp"
 #include "daemon/store/journal_reader.hpp"
 #include "daemon_fixture.hpp"
+#include "in_process_daemon.hpp"
 
 namespace objwire::test {
 namespace {
 
-// The relay, daemon A: an in-process server forwarding to the fixture's daemon (B).
-class relay_daemon {
-  public:
-    explicit relay_daemon(config::daemon_settings settings) {
-        server_ = std::make_unique<daemon::server>(io_, std::move(settings));
-        if (server_->start()) return;
-        port_ = server_->local_endpoint().port();
-        for (int i = 0; i < 2; ++i)
-            threads_.emplace_back([this] { io_.run(); });
-    }
-    ~relay_daemon() { stop(); }
-    void stop() {
-        if (!server_) return;
-        server_->stop();
-        for (auto& t : threads_)
-            t.join();
-        threads_.clear();
-        server_.reset();
-    }
-    std::uint16_t port() const { return port_; }
-
-  private:
-    asio::io_context io_;
-    std::unique_ptr<daemon::server> server_;
-    std::vector<std::thread> threads_;
-    std::uint16_t port_ = 0;
-};
-
+// The relay, daemon A (in_process_daemon), forwards to the fixture's daemon (B).
 class Relay : public daemon_fixture {
   protected:
     config::daemon_settings relay_settings() const {
@@ -56,7 +30,7 @@ class Relay : public daemon_fixture {
 
 TEST_F(Relay, EventsThroughTwoDaemonsArriveExactlyOnceInOrder) {
     start();  // B
-    relay_daemon a(relay_settings());
+    in_process_daemon a(relay_settings());
     ASSERT_NE(a.port(), 0);
     const auto sent = generate("events", 20'000, 7);
     auto cs = client_settings();
@@ -91,7 +65,7 @@ TEST_F(Relay, NothingIsAcknowledgedWhenTheNextHopIsDown) {
     stop();  // B is gone: A cannot forward
     auto a_settings = relay_settings();
     a_settings.forward_to = "127.0.0.1:" + std::to_string(b_port);
-    relay_daemon a(a_settings);
+    in_process_daemon a(a_settings);
     ASSERT_NE(a.port(), 0);
     auto cs = client_settings();
     cs.to_port = a.port();
