@@ -136,8 +136,9 @@ proto_errc write_variant(typed_writer& w, const typed_slot& s, const V& v, write
                     w.null(f);
                     return proto_errc::ok;
                 } else {
-                    return at.unwind(write_value(w, f, x, at),
-                                     "<" + std::to_string(v.index()) + ">");
+                    const proto_errc e = write_value(w, f, x, at);
+                    if (e != proto_errc::ok) at.unwind(e, "<" + std::to_string(v.index()) + ">");
+                    return e;
                 }
             },
             v);
@@ -317,7 +318,9 @@ class record_source final : public typed_source {
     explicit record_source(const T& object) : object_(object) {}
     proto_errc write(typed_writer& w, const typed_slot& root) const override {
         at_.clear();
-        return at_.unwind(write_record(w, root, object_, at_), record_name<T>());
+        const proto_errc ec = write_record(w, root, object_, at_);
+        if (ec != proto_errc::ok) at_.unwind(ec, record_name<T>());  // its name costs a parse
+        return ec;
     }
     message to_message() const override { return typed::to_message(object_); }
     // Where the last write() was refused ("Order.items[3].name"); empty after one that was not.
