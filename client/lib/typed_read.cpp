@@ -15,6 +15,8 @@ const std::error_category& typed_category() noexcept {
                     return "stored name is none of the enum's enumerators";
                 case typed_errc::wrong_record:
                     return "stored record is of another type";
+                case typed_errc::refused_value:
+                    return "stored value is refused by the field type's wire_form";
             }
             return "unknown typed error";
         }

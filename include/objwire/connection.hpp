@@ -106,9 +106,17 @@ class connection {
     template <class T>
     requires(!std::is_convertible_v<const T&, const message&> &&
              !std::is_base_of_v<typed_source, T>) std::error_code send(const T& object) {
-        static_assert(typed::typed_layer_included<T>,
-                      "sending a struct needs #include <objwire/typed.hpp> (typed records)");
-        return send(static_cast<const typed_source&>(typed::record_source<T>(object)));
+        if constexpr (!typed::typed_layer_included<T>) {
+            // Only this message: the discarded branch below would add "incomplete type".
+            static_assert(typed::typed_layer_included<T>,
+                          "sending a struct needs #include <objwire/typed.hpp> (typed records)");
+            return {};
+        } else {
+            const typed::record_source<T> source(object);
+            const std::error_code ec = send(static_cast<const typed_source&>(source));
+            if (ec && !source.refused_at().empty()) name_refused_field(source.refused_at());
+            return ec;
+        }
     }
     // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
     std::error_code flush();
@@ -233,6 +241,12 @@ class connection {
                                std::chrono::steady_clock::time_point deadline);
     template <class Source>  // message or typed_source
     std::error_code send_source(const Source& m);
+    // A struct's refusal names its field first: "message refused: Order.items[3].name: ...".
+    void name_refused_field(const std::string& path) {
+        static constexpr std::string_view refused = "message refused: ";
+        std::lock_guard lock(mu_);
+        if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
+    }
     // The public calls, with mu_ held.
     template <class Source>
     std::error_code send_locked(const Source& m);

@@ -14,11 +14,13 @@
 #pragma once
 
 #include <boost/describe/enum_from_string.hpp>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <variant>
 
 #include <objwire/typed_traits.hpp>
 #include "proto/lazy_value.hpp"
@@ -30,6 +32,7 @@ enum class typed_errc {
     out_of_range,        // an integer that does not fit the field's type
     unknown_enumerator,  // a name that is none of the enum's enumerators
     wrong_record,        // a record of another type than the one asked for
+    refused_value,       // a value the field type's wire_form<T>::from_wire refused
 };
 const std::error_category& typed_category() noexcept;
 inline std::error_code make_error_code(typed_errc e) noexcept {
@@ -75,14 +78,44 @@ const char* kind_name(const value& v);
 // A lazy value expanded, or v itself.
 const value& expanded(const value& v, value& scratch, read_context& cx);
 
+// std::in_range, for the character types too (which it does not take).
+template <class I>
+bool fits(std::int64_t i) {
+    if constexpr (is_character<I>) {
+        using as = std::conditional_t<std::is_signed_v<I>, std::int64_t, std::uint64_t>;
+        return std::in_range<as>(i) &&
+               static_cast<as>(i) >= static_cast<as>(std::numeric_limits<I>::min()) &&
+               static_cast<as>(i) <= static_cast<as>(std::numeric_limits<I>::max());
+    } else {
+        return std::in_range<I>(i);
+    }
+}
+
 template <class I>
 bool read_integer(const value& v, I& out, read_context& cx) {
     const auto* i = v.get_if<std::int64_t>();
     if (!i) return cx.fail(typed_errc::wrong_type, "integer", v);
-    if (!std::in_range<I>(*i)) return cx.fail(typed_errc::out_of_range, "integer", v);
+    if (!fits<I>(*i)) return cx.fail(typed_errc::out_of_range, "integer", v);
     out = static_cast<I>(*i);
     return true;
 }
+
+// Appends "[i]" to the path while one element is read.
+class path_segment {
+  public:
+    path_segment(read_context& cx, std::string_view open, std::string_view text,
+                 std::string_view close)
+        : cx_(cx), at_(cx.path.size()) {
+        cx.path.append(open).append(text).append(close);
+    }
+    path_segment(const path_segment&) = delete;
+    path_segment& operator=(const path_segment&) = delete;
+    ~path_segment() { cx_.path.resize(at_); }
+
+  private:
+    read_context& cx_;
+    std::size_t at_;
+};
 
 }  // namespace detail
 
@@ -113,12 +146,191 @@ template <described_record T>
     return ok;
 }
 
+namespace detail {
+
+template <class E>
+bool read_enum(const value& v, E& out, read_context& cx) {
+    if (v.get_if<std::int64_t>()) {
+        std::underlying_type_t<E> u{};
+        if (!read_integer(v, u, cx)) return false;
+        out = static_cast<E>(u);
+        return true;
+    }
+    if constexpr (described_enum<E>) {
+        const auto* s = v.get_if<std::string>();
+        if (!s) return cx.fail(typed_errc::wrong_type, "enumerator name or integer", v);
+        if (boost::describe::enum_from_string(s->c_str(), out)) return true;
+        if constexpr (has_enum_fallback<E>) {
+            out = enum_traits<E>::fallback;  // a newer writer's enumerator
+            return true;
+        } else {
+            return cx.fail(typed_errc::unknown_enumerator,
+                           "'" + *s + "' names no enumerator of " + std::string(spelled_name<E>()));
+        }
+    } else {
+        return cx.fail(typed_errc::wrong_type, "integer", v);
+    }
+}
+
+template <class C>
+bool read_list(const value& v, C& out, read_context& cx) {
+    const auto* l = v.get_if<list>();
+    if (!l) return cx.fail(typed_errc::wrong_type, "list", v);
+    if constexpr (is_std_array<C>::value) {
+        if (l->size() != out.size())
+            return cx.fail(typed_errc::wrong_type,
+                           "expected a list of " + std::to_string(out.size()) +
+                               ", found a list of " + std::to_string(l->size()));
+    } else {
+        out.clear();
+    }
+    if constexpr (is_vector<C>::value) out.resize(l->size());
+    for (std::size_t i = 0; i < l->size(); ++i) {
+        const path_segment at(cx, "[", std::to_string(i), "]");
+        if constexpr (std::is_same_v<C, std::vector<bool>>) {
+            bool b = false;
+            if (!read_value((*l)[i], b, cx)) return false;
+            out[i] = b;
+        } else if constexpr (is_vector<C>::value || is_std_array<C>::value) {
+            if (!read_value((*l)[i], out[i], cx)) return false;
+        } else if constexpr (requires { out.emplace_back(); }) {  // deque, list
+            if (!read_value((*l)[i], out.emplace_back(), cx)) return false;
+        } else {  // the sets
+            typename C::value_type x{};
+            if (!read_value((*l)[i], x, cx)) return false;
+            out.insert(std::move(x));
+        }
+    }
+    return true;
+}
+
+template <class M>
+bool read_map(const value& v, M& out, read_context& cx) {
+    const auto* m = v.get_if<map>();
+    if (!m) return cx.fail(typed_errc::wrong_type, "map", v);
+    out.clear();
+    for (const auto& [k, x] : *m) {
+        const path_segment at(cx, "[\"", k, "\"]");
+        if constexpr (is_integer_map<M>::value) {
+            typename M::key_type key{};
+            const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), key);
+            if (ec != std::errc{} || end != k.data() + k.size())
+                return cx.fail(typed_errc::wrong_type,
+                               "expected an integer key, found '" + k + "'");
+            if (!read_value(x, out[key], cx)) return false;
+        } else {
+            if (!read_value(x, out[k], cx)) return false;
+        }
+    }
+    return true;
+}
+
+template <class T>
+bool read_tuple(const value& v, T& out, read_context& cx) {
+    constexpr std::size_t n = std::tuple_size_v<T>;
+    const auto* l = v.get_if<list>();
+    if (!l) return cx.fail(typed_errc::wrong_type, "list", v);
+    if (l->size() != n)
+        return cx.fail(typed_errc::wrong_type, "expected a list of " + std::to_string(n) +
+                                                   ", found a list of " +
+                                                   std::to_string(l->size()));
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        const auto element = [&](std::size_t i, auto& x) {
+            const path_segment at(cx, "[", std::to_string(i), "]");
+            return read_value((*l)[i], x, cx);
+        };
+        return (element(I, std::get<I>(out)) && ...);
+    }
+    (std::make_index_sequence<n>{});
+}
+
+template <class V>
+bool read_variant(const value& v, V& out, read_context& cx) {
+    const auto* r = v.get_if<record>();
+    if (!r || !r->type || r->type->name != variant_record_type()->name)
+        return cx.fail(typed_errc::wrong_type, "a record variant", v);
+    const int index_at = r->type->field_index("index");
+    const int value_at = r->type->field_index("value");
+    std::int64_t index = -1;
+    if (index_at < 0 || static_cast<std::size_t>(index_at) >= r->fields.size())
+        return cx.fail(typed_errc::wrong_type, "expected a variant with an index");
+    if (!read_value(r->fields[static_cast<std::size_t>(index_at)], index, cx)) return false;
+    if (index < 0 || static_cast<std::uint64_t>(index) >= std::variant_size_v<V>)
+        return cx.fail(typed_errc::out_of_range,
+                       "variant index " + std::to_string(index) + " out of the field's " +
+                           std::to_string(std::variant_size_v<V>) + " alternatives");
+    const value null;
+    const value& body = value_at >= 0 && static_cast<std::size_t>(value_at) < r->fields.size()
+                            ? r->fields[static_cast<std::size_t>(value_at)]
+                            : null;
+    return boost::mp11::mp_with_index<std::variant_size_v<V>>(
+        static_cast<std::size_t>(index), [&](auto i) {
+            auto& x = out.template emplace<i>();
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) {
+                return body.is_null() ? true : cx.fail(typed_errc::wrong_type, "null", body);
+            } else {
+                const path_segment at(cx, "<", std::to_string(i), ">");
+                return read_value(body, x, cx);
+            }
+        });
+}
+
+template <class P>
+bool read_shared(const value& v, P& out, read_context& cx) {
+    using pointee = std::remove_const_t<typename P::element_type>;
+    if (v.is_null()) {
+        out.reset();
+        return true;
+    }
+    const auto* ref = v.get_if<object_ref>();
+    if (!ref) {  // stored inline: an object of its own
+        auto p = std::make_shared<pointee>();
+        if (!read_value(v, *p, cx)) return false;
+        out = std::move(p);
+        return true;
+    }
+    const value* body = cx.object(ref->index);
+    if (!body) return cx.fail(typed_errc::wrong_type, "a shared object", v);
+    std::shared_ptr<void>& made = cx.made(ref->index);
+    if (made) {  // met before (or being read: a cycle back to it)
+        out = std::static_pointer_cast<pointee>(made);
+        return true;
+    }
+    auto p = std::make_shared<pointee>();
+    made = p;  // before its body, so a cycle back to it finds it
+    out = p;
+    return read_value(*body, *p, cx);
+}
+
+template <class V>
+bool read_wire_form(const value& v, V& out, read_context& cx) {
+    typename wire_form<V>::wire_type w{};
+    if (!read_value(v, w, cx)) return false;
+    if constexpr (std::is_same_v<decltype(wire_form<V>::from_wire(w, out)), void>) {
+        wire_form<V>::from_wire(w, out);
+        return true;
+    } else {
+        if (wire_form<V>::from_wire(w, out)) return true;
+        return cx.fail(
+            typed_errc::refused_value,
+            "a value wire_form<" + std::string(spelled_name<V>()) + ">::from_wire refused");
+    }
+}
+
+}  // namespace detail
+
 template <class V>
 bool read_value(const value& raw, V& out, detail::read_context& cx) {
     value scratch;
     const value& v = detail::expanded(raw, scratch, cx);
     if (cx.status) return false;
-    if constexpr (std::is_same_v<V, bool>) {
+    if constexpr (has_wire_form<V>) {
+        static_assert(readable_wire_form<V>,
+                      "objwire::typed: this type's wire_form has no from_wire(const wire_type&, "
+                      "T&): it can be sent but not read (docs/LIBRARY.md, \"Your own field "
+                      "types\")");
+        return detail::read_wire_form(v, out, cx);
+    } else if constexpr (std::is_same_v<V, bool>) {
         const auto* b = v.get_if<bool>();
         if (!b) return cx.fail(typed_errc::wrong_type, "bool", v);
         out = *b;
@@ -132,42 +344,29 @@ bool read_value(const value& raw, V& out, detail::read_context& cx) {
         else
             return cx.fail(typed_errc::wrong_type, "number", v);
     } else if constexpr (std::is_enum_v<V>) {
-        if (const auto* i = v.get_if<std::int64_t>()) {
-            std::underlying_type_t<V> u{};
-            if (!detail::read_integer(v, u, cx)) return false;
-            out = static_cast<V>(u);
-            return true;
-        }
-        if constexpr (described_enum<V>) {
-            const auto* s = v.get_if<std::string>();
-            if (!s) return cx.fail(typed_errc::wrong_type, "enumerator name or integer", v);
-            if (!boost::describe::enum_from_string(s->c_str(), out))
-                return cx.fail(typed_errc::unknown_enumerator, "'" + *s + "' names no enumerator");
-        } else {
-            return cx.fail(typed_errc::wrong_type, "integer", v);
-        }
+        return detail::read_enum(v, out, cx);
     } else if constexpr (std::is_same_v<V, std::string>) {
         const auto* s = v.get_if<std::string>();
         if (!s) return cx.fail(typed_errc::wrong_type, "string", v);
         out = *s;
     } else if constexpr (std::is_convertible_v<const V&, std::string_view>) {
-        static_assert(sizeof(V) == 0, "objwire::typed: read strings into std::string");
-    } else if constexpr (is_byte_vector<V>) {
+        static_assert(sizeof(V) == 0,
+                      "objwire::typed: a std::string_view or const char* field can be sent but "
+                      "not read (nothing would own the characters): declare it std::string");
+    } else if constexpr (is_byte_vector<V> || is_byte_array<V>) {
         const auto* b = v.get_if<objwire::bytes>();
         if (!b) return cx.fail(typed_errc::wrong_type, "bytes", v);
-        out.resize(b->data.size());
-        if (!b->data.empty()) std::memcpy(out.data(), b->data.data(), b->data.size());
-    } else if constexpr (is_vector<V>::value) {
-        const auto* l = v.get_if<list>();
-        if (!l) return cx.fail(typed_errc::wrong_type, "list", v);
-        out.clear();
-        out.resize(l->size());
-        const std::size_t at = cx.path.size();
-        for (std::size_t i = 0; i < l->size(); ++i) {
-            cx.path.append("[").append(std::to_string(i)).append("]");
-            if (!read_value((*l)[i], out[i], cx)) return false;
-            cx.path.resize(at);
+        if constexpr (is_byte_array<V>) {
+            if (b->data.size() != out.size())
+                return cx.fail(typed_errc::wrong_type, "expected " + std::to_string(out.size()) +
+                                                           " bytes, found " +
+                                                           std::to_string(b->data.size()));
+        } else {
+            out.resize(b->data.size());
         }
+        if (!b->data.empty()) std::memcpy(out.data(), b->data.data(), b->data.size());
+    } else if constexpr (is_list_form<V>) {
+        return detail::read_list(v, out, cx);
     } else if constexpr (is_optional<V>::value) {
         if (v.is_null()) {
             out.reset();
@@ -175,40 +374,22 @@ bool read_value(const value& raw, V& out, detail::read_context& cx) {
         }
         if (!out) out.emplace();
         return read_value(v, *out, cx);
-    } else if constexpr (is_string_map<V>::value) {
-        const auto* m = v.get_if<map>();
-        if (!m) return cx.fail(typed_errc::wrong_type, "map", v);
-        out.clear();
-        const std::size_t at = cx.path.size();
-        for (const auto& [k, x] : *m) {
-            cx.path.append("[\"").append(k).append("\"]");
-            if (!read_value(x, out[k], cx)) return false;
-            cx.path.resize(at);
-        }
-    } else if constexpr (is_shared_ptr<V>::value) {
-        using pointee = typename V::element_type;
+    } else if constexpr (is_unique_ptr<V>::value) {
         if (v.is_null()) {
             out.reset();
             return true;
         }
-        const auto* ref = v.get_if<object_ref>();
-        if (!ref) {  // stored inline: an object of its own
-            auto p = std::make_shared<pointee>();
-            if (!read_value(v, *p, cx)) return false;
-            out = std::move(p);
-            return true;
-        }
-        const value* body = cx.object(ref->index);
-        if (!body) return cx.fail(typed_errc::wrong_type, "a shared object", v);
-        std::shared_ptr<void>& made = cx.made(ref->index);
-        if (made) {  // met before (or being read: a cycle back to it)
-            out = std::static_pointer_cast<pointee>(made);
-            return true;
-        }
-        auto p = std::make_shared<pointee>();
-        made = p;  // before its body, so a cycle back to it finds it
-        out = p;
-        return read_value(*body, *p, cx);
+        auto p = std::make_unique<typename V::element_type>();
+        if (!read_value(v, *p, cx)) return false;
+        out = std::move(p);
+    } else if constexpr (is_string_map<V>::value || is_integer_map<V>::value) {
+        return detail::read_map(v, out, cx);
+    } else if constexpr (is_tuple_like<V>::value) {
+        return detail::read_tuple(v, out, cx);
+    } else if constexpr (is_variant<V>::value) {
+        return detail::read_variant(v, out, cx);
+    } else if constexpr (is_shared_ptr<V>::value) {
+        return detail::read_shared(v, out, cx);
     } else if constexpr (described_record<V>) {
         if (const auto* ref = v.get_if<object_ref>()) {  // a shared object read as a plain copy
             const value* body = cx.object(ref->index);
@@ -217,7 +398,10 @@ bool read_value(const value& raw, V& out, detail::read_context& cx) {
         }
         return read_record(v, out, cx);
     } else {
-        static_assert(sizeof(V) == 0, "objwire::typed: no wire form for this field type");
+        static_assert(sizeof(V) == 0,
+                      "objwire::typed: no wire form for this field type (docs/LIBRARY.md lists "
+                      "the supported ones; a struct needs BOOST_DESCRIBE_STRUCT, another type a "
+                      "specialisation of objwire::typed::wire_form)");
     }
     return true;
 }
@@ -238,6 +422,36 @@ decode_status decode(const message& m, T& out, std::uint64_t offset = 0) {
     auto fresh = std::make_unique<T>();
     if (read_value(m.root, *fresh, cx)) out = std::move(*fresh);
     return std::move(cx.status);
+}
+
+// Whether a message's root is a record T reads (its record name is T's).
+template <described_record T>
+bool holds(const message& m) {
+    return root_record_name(m) == record_name<T>();
+}
+
+// Reads a message of one of several record types into the alternative of that name (the
+// first one, should two share a name); a record of none of them is wrong_record.
+template <described_record... Ts>
+decode_status decode(const message& m, std::variant<Ts...>& out, std::uint64_t offset = 0) {
+    decode_status status;
+    const bool matched = (... || (holds<Ts>(m) && [&] {
+                              auto t = std::make_unique<Ts>();  // as decode(): on the heap
+                              status = decode(m, *t, offset);
+                              if (!status) out = std::move(*t);
+                              return true;
+                          }()));
+    if (!matched) {
+        std::string names;
+        ((names += (names.empty() ? "" : ", ") + std::string(record_name<Ts>())), ...);
+        status.code = typed_errc::wrong_record;
+        status.detail =
+            "a record of " + names + ", found " +
+            (root_record_name(m).empty() ? std::string("no record")
+                                         : "a record " + std::string(root_record_name(m))) +
+            " (message at offset " + std::to_string(offset) + ")";
+    }
+    return status;
 }
 
 }  // namespace objwire::typed

@@ -13,20 +13,29 @@
 // For a type you cannot change, specialise record_traits instead of the two members.
 #pragma once
 
+#include <array>
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>
 #include <boost/describe/enumerators.hpp>
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
+#include <chrono>
 #include <cstdint>
+#include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "proto/value.hpp"
@@ -120,11 +129,70 @@ const record_type_ptr& record_type_of() {
     return type;
 }
 
+// The customization point for a field type's wire form: specialise wire_form<T> to send T as
+// a type that already has one, and to read it back (docs/LIBRARY.md, "Your own field types").
+//
+//   template <> struct objwire::typed::wire_form<shop::money> {
+//       using wire_type = std::int64_t;                          // what travels
+//       static wire_type to_wire(const shop::money& m) { return m.cents; }
+//       static bool from_wire(const wire_type& cents, shop::money& out) {
+//           out = shop::money{cents};
+//           return true;                                         // false: refused on reading
+//       }
+//   };
+//
+// from_wire may also return void (every wire value is acceptable). A type with only to_wire
+// can be sent but not read.
+template <class T>
+struct wire_form {};
+
+template <class T>
+concept has_wire_form = requires(const T& v) {
+    typename wire_form<T>::wire_type;
+    wire_form<T>::to_wire(v);
+};
+
+template <class T>
+concept readable_wire_form = has_wire_form<T> &&
+    requires(const typename wire_form<T>::wire_type& w, T& out) {
+    wire_form<T>::from_wire(w, out);
+};
+
+// A std::chrono duration travels as the count of its own ticks: an integer for an integer
+// representation (std::chrono::milliseconds{1500} is 1500), a float64 for a floating one. The
+// unit is the C++ type's, not the wire's: read it into the same period (or convert after).
+template <class Rep, class Period>
+struct wire_form<std::chrono::duration<Rep, Period>> {
+    using wire_type = Rep;
+    static Rep to_wire(const std::chrono::duration<Rep, Period>& d) { return d.count(); }
+    static void from_wire(const Rep& ticks, std::chrono::duration<Rep, Period>& out) {
+        out = std::chrono::duration<Rep, Period>(ticks);
+    }
+};
+
+// A system_clock time point travels as integer nanoseconds since the Unix epoch (UTC), whatever
+// its own duration, so a reader may use another one: ±292 years around 1970 fit.
+template <class Duration>
+struct wire_form<std::chrono::time_point<std::chrono::system_clock, Duration>> {
+    using time_point = std::chrono::time_point<std::chrono::system_clock, Duration>;
+    using wire_type = std::int64_t;
+    static std::int64_t to_wire(const time_point& t) {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+    }
+    static void from_wire(const std::int64_t& ns, time_point& out) {
+        out = time_point(std::chrono::duration_cast<Duration>(std::chrono::nanoseconds(ns)));
+    }
+};
+
 // Field types: what a value of each C++ type is on the wire.
 template <class T>
 struct is_shared_ptr : std::false_type {};
 template <class T>
 struct is_shared_ptr<std::shared_ptr<T>> : std::true_type {};
+template <class T>
+struct is_unique_ptr : std::false_type {};
+template <class T>
+struct is_unique_ptr<std::unique_ptr<T>> : std::true_type {};
 template <class T>
 struct is_optional : std::false_type {};
 template <class T>
@@ -134,16 +202,95 @@ struct is_vector : std::false_type {};
 template <class T, class A>
 struct is_vector<std::vector<T, A>> : std::true_type {};
 template <class T>
+struct is_std_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_std_array<std::array<T, N>> : std::true_type {};
+template <class T>
 struct is_string_map : std::false_type {};
 template <class V, class C, class A>
 struct is_string_map<std::map<std::string, V, C, A>> : std::true_type {};
 template <class V, class H, class E, class A>
 struct is_string_map<std::unordered_map<std::string, V, H, E, A>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... T>
+struct is_variant<std::variant<T...>> : std::true_type {};
+template <class T>
+struct is_tuple_like : std::false_type {};
+template <class A, class B>
+struct is_tuple_like<std::pair<A, B>> : std::true_type {};
+template <class... T>
+struct is_tuple_like<std::tuple<T...>> : std::true_type {};
 
-// Byte vectors travel as bytes, not as lists of small integers.
+// The character types: sent as their integer code, read back into the same type.
+template <class T>
+inline constexpr bool is_character =
+    std::is_same_v<T, char> || std::is_same_v<T, wchar_t> || std::is_same_v<T, char8_t> ||
+    std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
+
+// Integer map keys travel as their decimal text: the wire's map keys are strings.
+template <class K>
+inline constexpr bool is_integer_key =
+    std::is_integral_v<K> && !std::is_same_v<K, bool> && !is_character<K>;
+template <class T>
+struct is_integer_map : std::false_type {};
+template <class K, class V, class C, class A>
+struct is_integer_map<std::map<K, V, C, A>> : std::bool_constant<is_integer_key<K>> {};
+template <class K, class V, class H, class E, class A>
+struct is_integer_map<std::unordered_map<K, V, H, E, A>> : std::bool_constant<is_integer_key<K>> {};
+
+// Containers other than std::vector that travel as a list, like it.
+template <class T>
+struct is_other_sequence : std::false_type {};
+template <class T, class A>
+struct is_other_sequence<std::deque<T, A>> : std::true_type {};
+template <class T, class A>
+struct is_other_sequence<std::list<T, A>> : std::true_type {};
+template <class T, class C, class A>
+struct is_other_sequence<std::set<T, C, A>> : std::true_type {};
+template <class T, class C, class A>
+struct is_other_sequence<std::multiset<T, C, A>> : std::true_type {};
+template <class T, class H, class E, class A>
+struct is_other_sequence<std::unordered_set<T, H, E, A>> : std::true_type {};
+template <class T, class H, class E, class A>
+struct is_other_sequence<std::unordered_multiset<T, H, E, A>> : std::true_type {};
+
+// Byte vectors and byte arrays travel as bytes, not as lists of small integers.
 template <class T>
 inline constexpr bool is_byte_vector =
     std::is_same_v<T, std::vector<std::uint8_t>> || std::is_same_v<T, std::vector<std::byte>>;
+template <class T>
+inline constexpr bool is_byte_array = false;
+template <std::size_t N>
+inline constexpr bool is_byte_array<std::array<std::uint8_t, N>> = true;
+template <std::size_t N>
+inline constexpr bool is_byte_array<std::array<std::byte, N>> = true;
+
+// Any container that travels as a list.
+template <class T>
+inline constexpr bool is_list_form =
+    !is_byte_vector<T> && !is_byte_array<T> &&
+    (is_vector<T>::value || is_std_array<T>::value || is_other_sequence<T>::value);
+
+// The record type a std::variant field travels as: the alternative's index and its value.
+inline const record_type_ptr& variant_record_type() {
+    static const record_type_ptr type = make_record_type("variant", {"index", "value"});
+    return type;
+}
+
+// What a reader does with a described enum's name it does not know (a newer writer's
+// enumerator): by default the read fails naming the field and the name. Specialise to read
+// such a name as a fallback enumerator instead:
+//   template <> struct objwire::typed::enum_traits<shop::status> {
+//       static constexpr shop::status fallback = shop::status::unknown;
+//   };
+template <class E>
+struct enum_traits {};
+
+template <class E>
+concept has_enum_fallback = requires {
+    { enum_traits<E>::fallback } -> std::convertible_to<E>;
+};
 
 // The name of an enumerator of a described enum, or empty for a value that has none.
 template <described_enum E>

@@ -1,6 +1,7 @@
 // Typed records end to end: described structs sent with connection::send(struct) to a real
 // objwired, stored in its journal, read back typed with client::reader, with shared objects
-// still shared; a message refused for an unsigned over 2^63-1 leaves the connection usable.
+// still shared; a message refused for an unsigned over 2^63-1 or a string that is not UTF-8
+// leaves the connection usable, and its error names the field.
 #include <gtest/gtest.h>
 
 #include <objwire/connection.hpp>
@@ -42,6 +43,12 @@ TEST_F(Typed, structs_sent_and_read_back_typed) {
     // Refused, and the connection goes on.
     EXPECT_EQ(c.send(Assembly{std::uint64_t{1} << 63, {}, std::nullopt}),
               objwire::proto_errc::integer_out_of_range);
+    EXPECT_NE(c.last_error().find("message refused: Assembly.id: "), std::string::npos)
+        << c.last_error();
+    const auto bad = std::make_shared<Part>(Part{"bad \xff", 1});
+    EXPECT_EQ(c.send(Assembly{7, {bolt, bad}, std::nullopt}), objwire::proto_errc::invalid_utf8);
+    EXPECT_NE(c.last_error().find("message refused: Assembly.parts[1].name: "), std::string::npos)
+        << c.last_error();
     ASSERT_FALSE(c.send(Assembly{500, {}, "last"})) << c.last_error();
     ASSERT_FALSE(c.close()) << c.last_error();
     EXPECT_EQ(c.stats().objects_acked, 501u);
