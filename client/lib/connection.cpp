@@ -201,29 +201,19 @@ std::error_code connection::take_background_error() {
 std::error_code connection::connect_socket() {
     std::string token, why;
     if (!read_token_file(settings_, token, why)) return fail(client_errc::connect_failed, why);
+    // The one connect of every client (client/lib/daemon_link.*): resolve, connect within
+    // client.connect_timeout, the socket options, TLS. A reconnect does not outlast the retry
+    // window.
     std::error_code ec;
-    asio::ip::tcp::resolver resolver(io_);
-    auto endpoints = resolver.resolve(settings_.to_host, std::to_string(settings_.to_port), ec);
-    const std::string where = settings_.to_host + ":" + std::to_string(settings_.to_port);
-    if (ec)
-        return fail(client_errc::connect_failed, "cannot resolve " + where + ": " + ec.message());
-    ec = run_with_deadline(
-        [&](auto handler) {
-            asio::async_connect(
-                socket_, endpoints,
-                [handler](std::error_code e, const asio::ip::tcp::endpoint&) mutable {
-                    handler(e, 0);
-                });
-        },
-        // A reconnect does not outlast the retry window.
-        resuming_ ? window_.wait_for(settings_.connect_timeout, std::chrono::steady_clock::now())
-                  : settings_.connect_timeout);
-    if (ec)
-        return fail(client_errc::connect_failed,
-                    "cannot connect to " + where + ": " + ec.message());
-    apply_socket_options();
-    // TLS (client/lib/daemon_link.*): its handshake comes before the hello.
-    if (auto tls_ec = stream_.start(settings_, why)) return fail(tls_ec, why);
+    if (resuming_) {
+        auto bounded = settings_;
+        bounded.connect_timeout =
+            window_.wait_for(settings_.connect_timeout, std::chrono::steady_clock::now());
+        ec = stream_.connect(bounded, why);
+    } else {
+        ec = stream_.connect(settings_, why);
+    }
+    if (ec) return fail(ec, why);
     return {};
 }
 
@@ -292,16 +282,15 @@ std::error_code connection::send_locked(const Source& m) {
         batch_opened_ns_ = now;
         linger_cv_.notify_one();  // the linger thread times this batch
     }
-    const auto linger =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
-    if (now - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count())) return flush_locked();
+    if (lingered()) return flush_locked();
     return {};
 }
 
-bool connection::lingered() const {
+std::chrono::nanoseconds connection::linger_left() const {
     const auto linger =
         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
-    return coarse_now_ns() - batch_opened_ns_ >= static_cast<std::uint64_t>(linger.count());
+    const auto waited = std::chrono::nanoseconds(coarse_now_ns() - batch_opened_ns_);
+    return std::max(linger - waited, std::chrono::nanoseconds(0));
 }
 
 std::error_code connection::flush() {
@@ -403,21 +392,6 @@ void connection::measure(bool congested) {
         policy.on_link_sample(sample->bits_per_second, sample->lower_bound);
 }
 
-void connection::apply_socket_options() {
-    std::error_code ignored;  // an option the kernel refuses leaves its default: not fatal
-    socket_.set_option(asio::ip::tcp::no_delay(settings_.nodelay), ignored);
-    using asio::socket_base;
-    if (settings_.send_buffer)
-        socket_.set_option(socket_base::send_buffer_size(static_cast<int>(settings_.send_buffer)),
-                           ignored);
-    if (settings_.recv_buffer)
-        socket_.set_option(
-            socket_base::receive_buffer_size(static_cast<int>(settings_.recv_buffer)), ignored);
-    // Writes are attempted directly (one counted system call each) and wait only when the
-    // kernel's buffer is full.
-    socket_.non_blocking(true, ignored);
-}
-
 // An ack that moved the count restarts the retry window, and so does a moment when nothing
 // written waits for an ack: a connection idle since its open (a producer with nothing to say,
 // or one of many opened before any sends) has not failed to progress. Not while resuming: the
@@ -511,14 +485,9 @@ std::error_code connection::poll_locked(std::chrono::milliseconds wait) {
     if (!open_) return client_errc::not_open;
     // The connection has no thread of its own: an idle producer's last objects leave when
     // poll() finds their batch older than batch.linger, so the wait ends by then.
-    const auto linger =
-        std::chrono::duration_cast<std::chrono::milliseconds>(settings_.batch_linger);
     const bool batch_open = core_.open_batch_bytes() > 0;
-    if (batch_open) {
-        const auto waited =
-            std::chrono::milliseconds((coarse_now_ns() - batch_opened_ns_) / 1'000'000);
-        wait = std::clamp(linger - waited, std::chrono::milliseconds(0), wait);
-    }
+    if (batch_open)
+        wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(linger_left()));
     if (!stream_.readable_now()) {
         pollfd p{socket_.native_handle(), POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0)

@@ -72,8 +72,6 @@ void connection::wake_linger_poll() {
 }
 
 void connection::linger_loop() {
-    const auto linger_ns = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger).count());
     std::unique_lock lock(mu_);
     while (!linger_stop_) {
         if (!open_ || background_error_) {
@@ -81,9 +79,8 @@ void connection::linger_loop() {
             continue;
         }
         if (core_.open_batch_bytes() > 0) {
-            const std::uint64_t waited = coarse_now_ns() - batch_opened_ns_;
-            if (waited < linger_ns) {
-                linger_cv_.wait_for(lock, std::chrono::nanoseconds(linger_ns - waited));
+            if (const auto left = linger_left(); left.count() > 0) {
+                linger_cv_.wait_for(lock, left);
                 continue;
             }
             if (auto ec = flush_locked()) {

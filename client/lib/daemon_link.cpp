@@ -195,9 +195,19 @@ std::error_code daemon_link::connect(const config::client_settings& s, std::stri
         why = "cannot connect to " + where + ": " + last.message();
         return client_errc::connect_failed;
     }
-    std::error_code ignored;
-    socket_.set_option(asio::ip::tcp::no_delay(s.nodelay), ignored);
+    set_socket_options(s);
     return start(s, why);
+}
+
+void daemon_link::set_socket_options(const config::client_settings& s) {
+    std::error_code ignored;  // an option the kernel refuses leaves its default: not fatal
+    socket_.set_option(asio::ip::tcp::no_delay(s.nodelay), ignored);
+    using asio::socket_base;
+    if (s.send_buffer)
+        socket_.set_option(socket_base::send_buffer_size(static_cast<int>(s.send_buffer)), ignored);
+    if (s.recv_buffer)
+        socket_.set_option(socket_base::receive_buffer_size(static_cast<int>(s.recv_buffer)),
+                           ignored);
 }
 
 std::error_code daemon_link::start(const config::client_settings& s, std::string& why) {

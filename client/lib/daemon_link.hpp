@@ -34,7 +34,8 @@ class daemon_link {
     daemon_link& operator=(const daemon_link&) = delete;
 
     // The whole setup: resolves client.to, connects within client.connect_timeout, makes the
-    // socket non-blocking, then start(). `why` says what failed, for people.
+    // socket non-blocking and sets its options (socket.*), then start(). `why` says what
+    // failed, for people. Every client connects through it: connection, reader, stats.
     std::error_code connect(const config::client_settings& s, std::string& why);
     // On a connected, non-blocking socket: the TLS handshake when tls.enabled, within
     // client.connect_timeout, verifying the daemon's certificate against tls.ca_file and
@@ -59,6 +60,8 @@ class daemon_link {
 
   private:
     void reset();
+    // socket.nodelay, socket.send_buffer and socket.recv_buffer, once connected.
+    void set_socket_options(const config::client_settings& s);
     // start()'s steps: the TLS context (CA, client certificate), then the session over the
     // socket checking the daemon's name or address. Empty, or what failed (OpenSSL's queue
     // says why).

@@ -282,7 +282,6 @@ class connection {
     std::error_code wait_writable();
     // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.
     void measure(bool congested);
-    void apply_socket_options();
     std::error_code read_replies(bool block);
     std::error_code fail(std::error_code ec, std::string text);
     // Resume (client/lib/connection_resume.cpp). Resolves, connects, sets the socket options.
@@ -324,7 +323,10 @@ class connection {
     sender core_;
     mutable connection_stats stats_;
     std::string last_error_;
-    bool lingered() const;               // the open batch has waited batch.linger
+    // How long the open batch may still wait for more (batch.linger from its first message;
+    // 0: it is due): the one linger rule of send(), poll() and the linger thread.
+    std::chrono::nanoseconds linger_left() const;
+    bool lingered() const { return linger_left().count() == 0; }
     std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
     link_meter link_;
     std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began

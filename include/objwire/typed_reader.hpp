@@ -32,14 +32,27 @@ enum class other_records {
 
 namespace detail {
 
-// The loop both readers share: the next message of the source that the reader takes.
+// What both readers share: the loop that finds the next message the reader takes, and what
+// the caller may ask about the message read last.
 template <class Source>
 class typed_stream {
   public:
+    // The journal offset and sender of the message next() read last.
+    std::uint64_t offset() const { return message_.offset; }
+    const std::string& sender_id() const { return message_.sender_id; }
+    // The message next() read last, as values: to look at one that did not read as wanted.
+    const client::stored_message& stored() const { return message_; }
+    // Messages of other record types passed over (other_records::skip).
+    std::uint64_t skipped() const { return skipped_; }
+
+    std::error_code error() const { return status_ ? status_.code : source_.error(); }
+    std::string last_error() const { return status_ ? status_.detail : source_.last_error(); }
+
+  protected:
     typed_stream(Source& source, other_records others) : source_(source), others_(others) {}
 
     template <class Decode, class Takes>
-    bool next(Takes&& takes, Decode&& decode) {
+    bool read_next(Takes&& takes, Decode&& decode) {
         status_ = {};
         while (source_.next(message_)) {
             if (others_ == other_records::skip && !takes(message_.value)) {
@@ -52,13 +65,6 @@ class typed_stream {
         return false;
     }
 
-    std::uint64_t offset() const { return message_.offset; }
-    const std::string& sender_id() const { return message_.sender_id; }
-    const client::stored_message& stored() const { return message_; }
-    std::uint64_t skipped() const { return skipped_; }
-    std::error_code error() const { return status_ ? status_.code : source_.error(); }
-    std::string last_error() const { return status_ ? status_.detail : source_.last_error(); }
-
   private:
     Source& source_;
     other_records others_;
@@ -70,32 +76,19 @@ class typed_stream {
 }  // namespace detail
 
 template <described_record T, class Source>
-class reader {
+class reader : public detail::typed_stream<Source> {
   public:
     explicit reader(Source& source, other_records others = other_records::fail)
-        : stream_(source, others) {}
+        : detail::typed_stream<Source>(source, others) {}
 
     // The next stored message as T; false at the end, on the source's error, or on a message
     // that does not read as T (error() says which; the offset is in last_error()). With
     // other_records::skip, messages of other record types are passed over, not errors.
     bool next(T& out) {
-        return stream_.next(
+        return this->read_next(
             [](const message& m) { return holds<T>(m); },
             [&](const message& m, std::uint64_t offset) { return decode(m, out, offset); });
     }
-    // The journal offset and sender of the message next() read last.
-    std::uint64_t offset() const { return stream_.offset(); }
-    const std::string& sender_id() const { return stream_.sender_id(); }
-    // The message next() read last, as values: to look at one that did not read as T.
-    const client::stored_message& stored() const { return stream_.stored(); }
-    // Messages of other record types passed over (other_records::skip).
-    std::uint64_t skipped() const { return stream_.skipped(); }
-
-    std::error_code error() const { return stream_.error(); }
-    std::string last_error() const { return stream_.last_error(); }
-
-  private:
-    detail::typed_stream<Source> stream_;
 };
 
 // Several record types from one stream, each message as the alternative its record name
@@ -106,28 +99,18 @@ class reader {
 //   std::variant<Order, Trade> m;
 //   while (in.next(m)) std::visit(handle, m);
 template <class Source, described_record... Ts>
-class variant_reader {
+class variant_reader : public detail::typed_stream<Source> {
   public:
     using value_type = std::variant<Ts...>;
 
     explicit variant_reader(Source& source, other_records others = other_records::fail)
-        : stream_(source, others) {}
+        : detail::typed_stream<Source>(source, others) {}
 
     bool next(value_type& out) {
-        return stream_.next(
+        return this->read_next(
             [](const message& m) { return (... || holds<Ts>(m)); },
             [&](const message& m, std::uint64_t offset) { return decode(m, out, offset); });
     }
-    std::uint64_t offset() const { return stream_.offset(); }
-    const std::string& sender_id() const { return stream_.sender_id(); }
-    const client::stored_message& stored() const { return stream_.stored(); }
-    std::uint64_t skipped() const { return stream_.skipped(); }
-
-    std::error_code error() const { return stream_.error(); }
-    std::string last_error() const { return stream_.last_error(); }
-
-  private:
-    detail::typed_stream<Source> stream_;
 };
 
 }  // namespace objwire::typed
