@@ -18,7 +18,8 @@ fail() {
 start_daemon() {
   local log=$1 data=$2
   shift 2
-  "$objwired" --listen 127.0.0.1:0 --data-dir "$data" "$@" 2>"$log" &
+  : >"$log" # emptied before the start, not by the job's redirection, which may come late
+  "$objwired" --listen 127.0.0.1:0 --data-dir "$data" "$@" 2>>"$log" &
   daemon=$!
   port=$(logged_port "$log") || fail "daemon did not log its port"
 }

@@ -26,8 +26,9 @@ data=$dir/data
 start() {
   local log=$1
   shift
+  : >"$log"
   env OBJWIRE_METRICS_LISTEN=127.0.0.1:0 OBJWIRE_JOURNAL_SEGMENT_BYTES=64KiB "$@" \
-    "$objwired" --listen 127.0.0.1:0 --data-dir "$data" 2>"$log" &
+    "$objwired" --listen 127.0.0.1:0 --data-dir "$data" 2>>"$log" &
   daemon=$!
   port=$(logged_port "$log") || fail "daemon did not log its port"
   wait_until 10 grep -q 'metrics on http://127.0.0.1:' "$log" || fail "no metrics port in $log"

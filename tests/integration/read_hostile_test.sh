@@ -27,8 +27,11 @@ fail() {
 
 # serve OBJECTS ID_BYTES [backwards]: starts the hostile daemon and sets $port once it listens
 # (at most 60 s: it encodes the block first).
+# The port file is emptied here, not by the background job's redirection, which may happen
+# after the first look and leave the previous daemon's port there to be found.
 serve() {
-  "$hostile" "$@" >"$dir/port" 2>"$dir/server.err" &
+  : >"$dir/port"
+  "$hostile" "$@" >>"$dir/port" 2>"$dir/server.err" &
   server=$!
   port=""
   wait_until 60 port_in_log "$dir/port" >/dev/null && port=$(port_in_log "$dir/port") && return 0

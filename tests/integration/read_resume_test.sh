@@ -16,7 +16,8 @@ wait_lines() {
 }
 # restart_daemon LOG: starts objwired again on the same port and data directory.
 restart_daemon() {
-  "$objwired" --listen "127.0.0.1:$port" --data-dir "$dir/data" 2>"$1" &
+  : >"$1"
+  "$objwired" --listen "127.0.0.1:$port" --data-dir "$dir/data" 2>>"$1" &
   daemon=$!
   wait_for_log "$1" 'listening on' || fail "the restarted daemon did not listen"
 }
