@@ -367,6 +367,16 @@ result<error_message> decode_error(std::span<const std::uint8_t> payload) {
     return m;
 }
 
+peer_error read_error_frame(std::span<const std::uint8_t> payload) {
+    auto e = decode_error(payload);
+    if (!e) return {proto_errc::bad_message, "malformed error frame", false};
+    peer_error out;
+    out.code = e->code != 0 ? std::error_code(static_cast<proto_errc>(e->code))
+                            : std::error_code(proto_errc::bad_message);
+    out.text = e->text.empty() ? "no reason given" : std::move(e->text);
+    return out;
+}
+
 bool valid_cursor_name(std::string_view name) {
     if (name.empty() || name.size() > 128 || name.front() == '.') return false;
     for (const char c : name) {

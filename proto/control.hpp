@@ -176,6 +176,17 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload);
 result<welcome> decode_welcome(std::span<const std::uint8_t> payload);
 result<ack> decode_ack(std::span<const std::uint8_t> payload);
 result<error_message> decode_error(std::span<const std::uint8_t> payload);
+
+// An error frame as the side that received it reports it - the one reading every role shares.
+// The code is never 0, which would read as success: a frame that carries 0 or cannot be
+// decoded is bad_message. The text is never empty: a malformed frame and one that gives no
+// reason say so. Callers put their own context in front ("refused by ...: ").
+struct peer_error {
+    std::error_code code;
+    std::string text;
+    bool well_formed = true;  // false: the frame itself was bad, not a refusal
+};
+peer_error read_error_frame(std::span<const std::uint8_t> payload);
 result<read_ack> decode_read_ack(std::span<const std::uint8_t> payload);
 result<cursor_list> decode_cursor_list(std::span<const std::uint8_t> payload);
 // Appends the frame's entries to `into`.

@@ -181,22 +181,18 @@ read_client::event read_client::on_gap(const frame_view& f) {
 }
 
 read_client::event read_client::on_error(const frame_view& f) {
-    auto e = decode_error(f.payload);
-    if (!e) return fail(proto_errc::bad_message, "malformed error frame from the daemon");
-    // A failure always says why, even when the daemon did not.
-    std::string text = e->text.empty() ? "the daemon gave no reason" : e->text;
+    auto e = read_error_frame(f.payload);
+    if (!e.well_formed) return fail(e.code, e.text + " from the daemon");
+    std::string text = std::move(e.text);
     if (state_ != state::awaiting_welcome && state_ != state::awaiting_answer) {
         text = "the daemon ended the stream: " + text;
-        if (e->code == static_cast<std::uint32_t>(proto_errc::frame_too_large))
+        if (e.code == proto_errc::frame_too_large)
             text += " (this reader accepts " + std::to_string(opts_.max_frame_bytes) +
                     " bytes with the frame header: read.max_block_bytes)";
     } else if (state_ == state::awaiting_welcome) {
         text = "refused: " + text;
     }
-    // An error frame must carry an error: code 0 would read as success to the caller.
-    const auto code = e->code != 0 ? std::error_code(static_cast<proto_errc>(e->code))
-                                   : std::error_code(proto_errc::bad_message);
-    return fail(code, std::move(text), true);
+    return fail(e.code, std::move(text), true);
 }
 
 read_client::event read_client::fail(std::error_code ec, std::string detail, bool refused) {

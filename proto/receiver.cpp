@@ -87,10 +87,10 @@ receiver::step receiver::on_frame(const frame_view& f,
             state_ = state::finished;
             return step::close;
         case frame_kind::error: {
-            auto e = decode_error(f.payload);
+            // Whatever the peer's code, for this side the stream failed with a message.
             state_ = state::failed;
             error_ = proto_errc::bad_message;
-            detail_ = "peer reported: " + (e ? e->text : std::string("(malformed error frame)"));
+            detail_ = "peer reported: " + read_error_frame(f.payload).text;
             return step::close;
         }
         default:

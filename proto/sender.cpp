@@ -300,10 +300,8 @@ std::error_code sender::on_frame(const frame_view& f) {
         case frame_kind::ack:
             return on_ack(f);
         case frame_kind::error: {
-            auto e = decode_error(f.payload);
-            if (!e) return fail(e.error(), "malformed error frame");
-            std::error_code code(static_cast<int>(e->code), proto_category());
-            return fail(code, "refused by peer: " + e->text);
+            auto e = read_error_frame(f.payload);
+            return fail(e.code, "refused by peer: " + e.text);
         }
         case frame_kind::goodbye:
             if (state_ != state::closing)

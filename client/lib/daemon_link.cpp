@@ -316,10 +316,9 @@ std::error_code daemon_link::read_refusal(clock::time_point deadline, std::strin
     for (;;) {
         const auto r = parser.parse(in);
         if (r.state == frame_parser::status::frame) {
-            auto e = decode_error(r.frame.payload);
-            if (!e) break;
-            why = "refused by the daemon: " + e->text;
-            return std::error_code(static_cast<int>(e->code), proto_category());
+            auto e = read_error_frame(r.frame.payload);
+            why = "refused by the daemon: " + e.text;
+            return e.code;
         }
         if (r.state == frame_parser::status::error) break;
         std::uint8_t chunk[1024];

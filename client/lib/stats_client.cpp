@@ -64,11 +64,9 @@ std::optional<std::error_code> take_stats_frame(const frame_view& f, const std::
                                                 std::string& why) {
     switch (f.header.kind) {
         case frame_kind::error: {
-            auto e = decode_error(f.payload);
-            why =
-                "refused by " + where + ": " + (e ? e->text : std::string("malformed error frame"));
-            return e ? std::error_code(static_cast<proto_errc>(e->code))
-                     : std::error_code(proto_errc::bad_message);
+            auto e = read_error_frame(f.payload);
+            why = "refused by " + where + ": " + e.text;
+            return e.code;
         }
         case frame_kind::welcome: {
             auto w = decode_welcome(f.payload);

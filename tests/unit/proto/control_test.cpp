@@ -216,6 +216,34 @@ TEST(Control, AckAndErrorRoundTrip) {
     EXPECT_EQ(*eback, e);
 }
 
+// Every role reads an error frame through read_error_frame: a code of 0 (success, to the
+// caller) or a frame that does not decode still fails, and the text always says something.
+TEST(Control, AnErrorFrameAlwaysReadsAsAFailureWithAReason) {
+    const auto read = [](const error_message& m) {
+        byte_buffer b;
+        encode_error(m, b);
+        return read_error_frame(b.span());
+    };
+    const auto refused = read({static_cast<std::uint32_t>(proto_errc::sender_busy), "busy"});
+    EXPECT_EQ(refused.code, proto_errc::sender_busy);
+    EXPECT_EQ(refused.text, "busy");
+    EXPECT_TRUE(refused.well_formed);
+
+    const auto zero = read({0, "all fine?"});
+    EXPECT_EQ(zero.code, proto_errc::bad_message);
+    EXPECT_EQ(zero.text, "all fine?");
+
+    const auto silent = read({static_cast<std::uint32_t>(proto_errc::not_available), ""});
+    EXPECT_EQ(silent.code, proto_errc::not_available);
+    EXPECT_EQ(silent.text, "no reason given");
+
+    const std::uint8_t cut[] = {0x0a, 0x05, 'a'};  // field 1 as text, cut short
+    const auto bad = read_error_frame(cut);
+    EXPECT_EQ(bad.code, proto_errc::bad_message);
+    EXPECT_EQ(bad.text, "malformed error frame");
+    EXPECT_FALSE(bad.well_formed);
+}
+
 // Ownership and reruns (docs/PROTOCOL.md 1.1): the token goes out in the welcome and comes
 // back in a reconnect's hello; the stored count and digest ride in the welcome; a mark frame's
 // payload is the digest.

@@ -420,7 +420,7 @@ TEST(ReadProtocol, TheClientRefusesASenderListABrokenDaemonSends) {
     EXPECT_EQ(read_all(refusal.span(), refused).back().kind, read_client::event::failed);
     EXPECT_TRUE(refused.refused());
     EXPECT_EQ(refused.error(), proto_errc::not_available);
-    EXPECT_EQ(refused.error_detail(), "the daemon gave no reason");
+    EXPECT_EQ(refused.error_detail(), "no reason given");
     // A sender list to a cursor request is as wrong.
     auto h = reader_hello();
     h.request = read_request::list_cursors;
