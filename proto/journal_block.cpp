@@ -207,8 +207,8 @@ journal_stream_record parse_journal_stream_record(std::span<const std::uint8_t> 
     return r;
 }
 
-journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
-    journal_block_parse r;
+journal_block_head parse_journal_block_head(std::span<const std::uint8_t> in) {
+    journal_block_head r;
     const auto fail = [&](journal_errc e) {
         r.state = journal_block_parse::status::bad;
         r.error = e;
@@ -223,10 +223,10 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     if (std::memcmp(h, journal_block_magic, 4) != 0) return fail(journal_errc::bad_magic);
     if (h[at_version] != journal_format_version) return fail(journal_errc::unsupported_version);
     if ((h[at_flags] & ~journal_flag_stream_record) != 0) return fail(journal_errc::bad_reserved);
-    const std::size_t record_len = h[at_flags] ? journal_stream_record_size : 0;
-    auto& bh = r.block.header;
+    r.record_len = h[at_flags] ? journal_stream_record_size : 0;
+    auto& bh = r.header;
     bh.version = h[at_version];
-    const std::size_t sender_len = load_le<std::uint16_t>(h + at_sender_len);
+    r.sender_len = load_le<std::uint16_t>(h + at_sender_len);
     bh.payload_len = load_le<std::uint32_t>(h + at_payload_len);
     bh.message_count = load_le<std::uint32_t>(h + at_count);
     bh.first_offset = load_le<std::uint64_t>(h + at_first_offset);
@@ -234,21 +234,43 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
     bh.last_sequence = load_le<std::uint64_t>(h + at_last_sequence);
     bh.time_ms = load_le<std::uint64_t>(h + at_time);
     bh.crc = load_le<std::uint32_t>(h + at_crc);
-    if (sender_len > journal_max_sender_id || bh.payload_len > journal_max_payload)
+    if (r.sender_len > journal_max_sender_id || bh.payload_len > journal_max_payload)
         return fail(journal_errc::too_large);
-    const std::size_t total = journal_block_header_size + sender_len + record_len + bh.payload_len;
-    if (in.size() < total) {
-        r.size = total;
+    r.size = journal_block_header_size + r.sender_len + r.record_len + bh.payload_len;
+    r.state = journal_block_parse::status::block;
+    return r;
+}
+
+journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
+    journal_block_parse r;
+    const auto head = parse_journal_block_head(in);
+    r.error = head.error;
+    r.block.header = head.header;
+    if (head.state != journal_block_parse::status::block) {
+        r.state = head.state;
+        r.size = head.size;
+        return r;
+    }
+    const auto& bh = r.block.header;
+    r.size = head.size;  // need_more: what it needs; a bad block of known extent: where it ends
+    if (in.size() < head.size) {
         r.error = journal_errc::short_block;
         return r;
     }
-    const auto body = in.subspan(journal_block_header_size, total - journal_block_header_size);
-    r.size = total;  // a bad block of known extent says where it ends
-    if (crc32c({h, at_crc}, crc32c(body)) != bh.crc) return fail(journal_errc::bad_checksum);
-    if (bh.message_count == 0) return fail(journal_errc::empty_block);
-    r.block.sender_id = {reinterpret_cast<const char*>(body.data()), sender_len};
-    if (record_len) r.block.record = parse_journal_stream_record(body.subspan(sender_len));
-    r.block.payload = body.subspan(sender_len + record_len);
+    const auto body = in.subspan(journal_block_header_size, head.size - journal_block_header_size);
+    r.state = journal_block_parse::status::bad;
+    if (crc32c({in.data(), at_crc}, crc32c(body)) != bh.crc) {
+        r.error = journal_errc::bad_checksum;
+        return r;
+    }
+    if (bh.message_count == 0) {
+        r.error = journal_errc::empty_block;
+        return r;
+    }
+    r.block.sender_id = {reinterpret_cast<const char*>(body.data()), head.sender_len};
+    if (head.record_len)
+        r.block.record = parse_journal_stream_record(body.subspan(head.sender_len));
+    r.block.payload = body.subspan(head.sender_len + head.record_len);
     r.state = journal_block_parse::status::block;
     return r;
 }

@@ -186,6 +186,20 @@ journal_stream_record parse_journal_stream_record(std::span<const std::uint8_t> 
 // Looks at the start of `in` for one whole, verified block.
 journal_block_parse parse_journal_block(std::span<const std::uint8_t> in);
 
+// A block's header alone (its first journal_block_header_size bytes), for readers that skip
+// payloads unread (the sender index): the same checks as parse_journal_block() up to the
+// lengths, no CRC. block: header fields and `size` (the whole block's bytes) are set, the
+// view's sender id and payload are not; need_more: fewer bytes than a header; bad: why.
+struct journal_block_head {
+    journal_block_parse::status state = journal_block_parse::status::need_more;
+    std::size_t size = 0;
+    journal_block_header header;
+    std::size_t sender_len = 0;
+    std::size_t record_len = 0;  // journal_stream_record_size when flags bit 0
+    std::error_code error;
+};
+journal_block_head parse_journal_block_head(std::span<const std::uint8_t> in);
+
 // Decodes the messages of a verified block with a fresh decoder, calling
 // on_message(message&&) for each; the number must match the header.
 template <class F>

@@ -18,6 +18,7 @@
 #include "client/pipeline/input_file.hpp"
 #include "client/pipeline/message_pipeline.hpp"
 #include "proto/journal_block.hpp"
+#include "proto/journal_walk.hpp"
 #include "proto/json_writer.hpp"
 
 namespace objwire::client {
@@ -183,59 +184,63 @@ int decode_file(const std::string& path, output_file& out, std::uint64_t& object
     for (;;) {
         const auto view = std::span(reinterpret_cast<const std::uint8_t*>(buf.data()) + start,
                                     buf.size() - start);
-        const auto parsed = parse_journal_block(view);
+        // Offsets unchecked: encode's output and segments alike, whatever their numbering.
+        const auto s = journal_walker().next(view, eof);
         const auto where = [&] {
             return "objwire: " + name + ": at byte " + std::to_string(position + start) + ": ";
         };
-        if (parsed.state == journal_block_parse::status::block) {
-            auto ec = decode_journal_block(parsed.block, [&](message&& m) {
-                append_json(m, json);
-                json.push_back('\n');
-                ++objects;
-            });
-            if (ec) {
-                std::cerr << where() << "cannot decode block: " << ec.message() << "\n";
-                return exit_codes::bad_input;
+        switch (s.what) {
+            case journal_walk::block: {
+                auto ec = decode_journal_block(s.block, [&](message&& m) {
+                    append_json(m, json);
+                    json.push_back('\n');
+                    ++objects;
+                });
+                if (ec) {
+                    std::cerr << where() << "cannot decode block: " << ec.message() << "\n";
+                    return exit_codes::bad_input;
+                }
+                start += s.size;
+                if (json.size() >= write_chunk) {
+                    if (!out.write(json.data(), json.size())) return exit_codes::io_error;
+                    json.clear();
+                }
+                continue;
             }
-            start += parsed.size;
-            if (json.size() >= write_chunk) {
+            case journal_walk::damaged:
+            case journal_walk::offset_jump:
+                std::cerr << where() << s.error.message()
+                          << (s.error == journal_errc::bad_magic ? not_blocks_hint : "") << "\n";
+                return exit_codes::bad_input;
+            case journal_walk::end:
+                return out.write(json.data(), json.size()) ? exit_codes::ok : exit_codes::io_error;
+            case journal_walk::torn_tail:
+                // Fewer bytes than a header that do not start as a block does are not a block
+                // cut short: the file is something else.
+                if (!journal_block_prefix_ok(view)) {
+                    std::cerr << where() << "not a journal block (bad magic)" << not_blocks_hint
+                              << "\n";
+                    return exit_codes::bad_input;
+                }
+                std::cerr << where() << "the last " << s.size
+                          << " bytes are not a whole block (a torn or unfinished append); the "
+                             "objects before them were decoded\n";
                 if (!out.write(json.data(), json.size())) return exit_codes::io_error;
-                json.clear();
-            }
-            continue;
-        }
-        if (parsed.state == journal_block_parse::status::bad) {
-            std::cerr << where() << parsed.error.message()
-                      << (parsed.error == journal_errc::bad_magic ? not_blocks_hint : "") << "\n";
-            return exit_codes::bad_input;
-        }
-        if (eof) {
-            if (start == buf.size()) break;
-            const std::size_t tail = std::min<std::size_t>(buf.size() - start, 4);
-            if (std::memcmp(buf.data() + start, journal_block_magic, tail) != 0) {
-                std::cerr << where() << "not a journal block (bad magic)" << not_blocks_hint
-                          << "\n";
                 return exit_codes::bad_input;
-            }
-            std::cerr << where() << "the last " << (buf.size() - start)
-                      << " bytes are not a whole block (a torn or unfinished append); the "
-                         "objects before them were decoded\n";
-            if (!out.write(json.data(), json.size())) return exit_codes::io_error;
-            return exit_codes::bad_input;
+            case journal_walk::need_more:
+                break;
         }
         buf.erase(0, start);
         position += start;
         start = 0;
-        const std::size_t want =
-            std::max(write_chunk, parsed.size > buf.size() ? parsed.size - buf.size() : 0);
-        const long n = read_some(fd, buf, want);
+        const long n =
+            read_some(fd, buf, std::max(write_chunk, s.size - std::min(s.size, buf.size())));
         if (n < 0) {
             std::cerr << "objwire: cannot read '" << name << "': " << std::strerror(errno) << "\n";
             return exit_codes::no_input;
         }
         eof = n == 0;
     }
-    return out.write(json.data(), json.size()) ? exit_codes::ok : exit_codes::io_error;
 }
 
 int run_decode(const decode_flags& f) {

@@ -25,6 +25,7 @@ void journal_cursor::close_segment() {
     buf_.clear();
     pos_ = 0;
     buf_file_ = 0;
+    eof_ = false;
 }
 
 void journal_cursor::finish_segment() {
@@ -107,7 +108,7 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
     segment_ = pick->path;
     segment_first_ = pick->first_offset;
     segment_done_ = false;
-    next_offset_ = pick->first_offset;
+    walker_ = journal_walker(pick->first_offset);
     started_ = true;
     return true;
 }
@@ -127,7 +128,10 @@ bool journal_cursor::fill(std::size_t need) {
             error_ = {errno, std::generic_category()};
             return false;
         }
-        if (n == 0) return false;
+        if (n == 0) {
+            eof_ = true;
+            return false;
+        }
         buf_.commit(static_cast<std::size_t>(n));
     }
     return true;
@@ -142,6 +146,8 @@ std::size_t journal_cursor::release_buffer(keep what) {
     if (what == keep::read_ahead && ahead > 0) {
         kept.reserve(ahead);
         kept.append(buf_.span().subspan(pos_));
+    } else {
+        eof_ = false;  // what was read to the file's end is read again
     }
     // buf_[0] is to be the first byte not handed out, as after fill() moves it to the front.
     buf_file_ += pos_;
@@ -155,17 +161,19 @@ bool journal_cursor::skip_damage(std::uint64_t limit, bool offset_jump, std::err
     if (::fstat(fd_, &st) != 0) return false;
     const std::uint64_t at = buf_file_ + pos_;
     std::error_code ec;
-    const auto found = find_intact_block(fd_, offset_jump ? at : at + 1,
-                                         static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
+    const auto found =
+        find_intact_block(fd_, offset_jump ? at : at + 1, static_cast<std::uint64_t>(st.st_size),
+                          walker_.next_offset(), ec);
     if (!found || found->first_offset >= limit) return false;
-    gap_ = {next_offset_, found->first_offset, at, found->position - at};
+    gap_ = {walker_.next_offset(), found->first_offset, at, found->position - at};
     gap_by_retention_ = false;
     gap_detail_ =
         segment_.filename().string() + " at position " + std::to_string(at) + ": " + why.message();
     buf_.clear();
     pos_ = 0;
     buf_file_ = found->position;
-    next_offset_ = found->first_offset;
+    eof_ = false;
+    walker_.resume_at(found->position, found->first_offset);
     return true;
 }
 
@@ -174,16 +182,27 @@ journal_cursor::status journal_cursor::next(std::uint64_t limit, journal_block_v
     bool reread = false;  // the bytes at pos_ were read again from the file once
     for (;;) {
         if (const auto stop = before_next_block(limit)) return *stop;
-        const auto r = parse_journal_block(buf_.span().subspan(pos_));
-        std::optional<status> s;
-        if (r.state == journal_block_parse::status::need_more)
-            s = after_short_block(limit, r);
-        else if (r.state == journal_block_parse::status::bad ||
-                 r.block.header.first_offset != next_offset_)
-            s = after_bad_block(limit, r, reread);
-        else
-            s = take_block(r, view, bytes, reread);
-        if (s) return *s;
+        const auto s = walker_.next(buf_.span().subspan(pos_), eof_);
+        std::optional<status> out;
+        switch (s.what) {
+            case journal_walk::need_more:
+                out = after_short_block(s);
+                break;
+            case journal_walk::end:
+                finish_segment();
+                break;
+            case journal_walk::torn_tail:
+                out = after_torn_tail(limit, s);
+                break;
+            case journal_walk::damaged:
+            case journal_walk::offset_jump:
+                out = after_bad_block(limit, s, reread);
+                break;
+            case journal_walk::block:
+                out = take_block(s, view, bytes, reread);
+                break;
+        }
+        if (out) return *out;
     }
 }
 
@@ -193,53 +212,57 @@ std::optional<journal_cursor::status> journal_cursor::before_next_block(std::uin
             gap_pending_ = false;
             if (gap_.end > from_) return status::gap;
         }
-        if (limit == 0 || (started_ && next_offset_ >= limit)) return status::caught_up;
+        if (limit == 0 || (started_ && walker_.next_offset() >= limit)) return status::caught_up;
         if (fd_ >= 0) return std::nullopt;
         // Opening the segment that holds the next offset may find a gap before it.
-        if (!open_segment_holding(next_offset_)) return error_ ? status::error : status::caught_up;
+        if (!open_segment_holding(walker_.next_offset()))
+            return error_ ? status::error : status::caught_up;
     }
 }
 
 std::optional<journal_cursor::status> journal_cursor::after_short_block(
-    std::uint64_t limit, const journal_block_parse& r) {
-    if (fill(r.size)) return std::nullopt;
-    if (error_) return fail(error_, position_text());
+    const journal_walk_step& s) {
+    if (fill(s.size) || !error_) return std::nullopt;  // at the file's end the walker decides
+    return fail(error_, position_text());
+}
+
+std::optional<journal_cursor::status> journal_cursor::after_torn_tail(std::uint64_t limit,
+                                                                      const journal_walk_step& s) {
     // Below the durable limit every block is whole: the segment's end is a rotation, and a
     // partial block is damage (the offsets up to the next segment are lost).
-    if (buf_.size() > pos_ && skip_damage(limit, false, r.error)) return gap_if_asked_for();
+    if (skip_damage(limit, false, s.error)) return gap_if_asked_for();
     finish_segment();
     return std::nullopt;
 }
 
 std::optional<journal_cursor::status> journal_cursor::after_bad_block(std::uint64_t limit,
-                                                                      const journal_block_parse& r,
+                                                                      const journal_walk_step& s,
                                                                       bool& reread) {
     // Bytes read ahead of the durable limit may have been an append that failed and was cut:
     // read them again before calling the journal bad.
     if (!reread) {
         reread = true;
         buf_.resize(pos_);
+        eof_ = false;
         return std::nullopt;
     }
-    const bool jump =
-        r.state == journal_block_parse::status::block && r.block.header.first_offset > next_offset_;
-    const std::error_code why = jump ? std::error_code(journal_errc::offset_gap) : r.error;
-    if (skip_damage(limit, jump, why)) return gap_if_asked_for();
-    // Damage with nothing intact after it in this segment: a later segment goes on.
-    if (r.state == journal_block_parse::status::bad) {
+    const bool jump = s.what == journal_walk::offset_jump;
+    if (skip_damage(limit, jump, s.error)) return gap_if_asked_for();
+    // Damage with nothing intact after it in this segment: a later segment goes on. A whole
+    // block numbered out of order with nothing after it is not damage the cursor can pass.
+    if (s.error != journal_errc::offset_gap) {
         finish_segment();
         return std::nullopt;
     }
-    return fail(why, position_text());
+    return fail(s.error, position_text());
 }
 
 std::optional<journal_cursor::status> journal_cursor::take_block(
-    const journal_block_parse& r, journal_block_view& view, std::span<const std::uint8_t>& bytes,
+    const journal_walk_step& s, journal_block_view& view, std::span<const std::uint8_t>& bytes,
     bool& reread) {
-    bytes = buf_.span().subspan(pos_, r.size);
-    view = r.block;
-    pos_ += r.size;
-    next_offset_ = view.end_offset();
+    bytes = s.bytes;
+    view = s.block;
+    pos_ += s.size;
     reread = false;
     if (view.end_offset() <= from_) return std::nullopt;  // before the start asked for
     return status::block;

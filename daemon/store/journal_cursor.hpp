@@ -22,6 +22,7 @@
 #include "daemon/store/journal_segments.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/journal_block.hpp"
+#include "proto/journal_walk.hpp"
 
 namespace objwire::daemon {
 
@@ -54,7 +55,7 @@ class journal_cursor {
     std::size_t release_buffer(keep what);
 
     // The offset of the first message of the block next() will look at.
-    std::uint64_t next_offset() const { return next_offset_; }
+    std::uint64_t next_offset() const { return walker_.next_offset(); }
     // Offsets the cursor jumped over because retention deleted their segment meanwhile (each
     // such jump is also handed out as a gap: the reader had not read them).
     std::uint64_t skipped_by_retention() const { return skipped_; }
@@ -84,11 +85,12 @@ class journal_cursor {
     // next()'s steps. Before parsing: a gap to tell, the limit reached, or the segment holding
     // the next offset opened (nullopt: a block may be parsed at pos_).
     std::optional<status> before_next_block(std::uint64_t limit);
-    // For what it parsed at pos_: a status to return, or nullopt to go on.
-    std::optional<status> after_short_block(std::uint64_t limit, const journal_block_parse& r);
-    std::optional<status> after_bad_block(std::uint64_t limit, const journal_block_parse& r,
+    // For what the walker found at pos_: a status to return, or nullopt to go on.
+    std::optional<status> after_short_block(const journal_walk_step& s);
+    std::optional<status> after_torn_tail(std::uint64_t limit, const journal_walk_step& s);
+    std::optional<status> after_bad_block(std::uint64_t limit, const journal_walk_step& s,
                                           bool& reread);
-    std::optional<status> take_block(const journal_block_parse& r, journal_block_view& view,
+    std::optional<status> take_block(const journal_walk_step& s, journal_block_view& view,
                                      std::span<const std::uint8_t>& bytes, bool& reread);
     // After skip_damage: the gap is told unless it lies wholly before the start asked for.
     std::optional<status> gap_if_asked_for() const;
@@ -105,7 +107,8 @@ class journal_cursor {
     byte_buffer buf_;
     std::size_t pos_ = 0;         // next unparsed byte in buf_
     std::uint64_t buf_file_ = 0;  // file position of buf_[0]
-    std::uint64_t next_offset_ = 0;
+    bool eof_ = false;            // buf_ holds the open segment to its end
+    journal_walker walker_;       // at buf_file_ + pos_
     std::uint64_t skipped_ = 0;
     std::error_code error_;
     std::string detail_;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <map>
 
 #include "proto/journal_block.hpp"
@@ -19,14 +18,6 @@ constexpr std::size_t chunk_bytes = 64 * 1024;
 constexpr std::size_t header_bytes =
     journal_block_header_size + journal_max_sender_id + journal_stream_record_size;
 static_assert(chunk_bytes >= header_bytes);
-
-template <class T>
-T load_le(const std::uint8_t* p) {
-    T v = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i)
-        v |= static_cast<T>(static_cast<T>(p[i]) << (8 * i));
-    return v;
-}
 
 class segment_scan {
   public:
@@ -90,17 +81,11 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
         while (pos < size && expected < end_offset) {
             const std::uint8_t* h = scan.at(pos, journal_block_header_size, stats.bytes_read);
             if (!h) break;
-            const auto sender_len = load_le<std::uint16_t>(h + 6);
-            const auto payload_len = load_le<std::uint32_t>(h + 8);
-            const std::size_t record_len =
-                h[5] == journal_flag_stream_record ? journal_stream_record_size : 0;
-            const bool header_ok =
-                std::memcmp(h, journal_block_magic, 4) == 0 && h[4] == journal_format_version &&
-                (h[5] & ~journal_flag_stream_record) == 0 && sender_len <= journal_max_sender_id &&
-                payload_len <= journal_max_payload;
-            const std::uint64_t block =
-                journal_block_header_size + sender_len + record_len + payload_len;
-            if (!header_ok || pos + block > size) {
+            // The header's rules (proto/journal_block.hpp), the payload unread and unverified.
+            // A block running past the file's end is a torn tail unless an intact block
+            // follows it (a damaged length field), as in every other walk.
+            const auto head = parse_journal_block_head({h, journal_block_header_size});
+            if (head.state != journal_block_parse::status::block || pos + head.size > size) {
                 // Damage costs the damaged block only (docs/JOURNAL.md 4): go on at the next
                 // intact block, as recovery and readers do.
                 std::error_code ec;
@@ -115,13 +100,15 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
                 expected = next->first_offset;
                 continue;
             }
-            expected = load_le<std::uint64_t>(h + 16) + load_le<std::uint32_t>(h + 12);
-            const auto last_sequence = load_le<std::uint64_t>(h + 32);
+            const auto& bh = head.header;
+            expected = bh.first_offset + bh.message_count;
             sender_index_entry e;
-            e.first_offset = load_le<std::uint64_t>(h + 16);
-            e.count = load_le<std::uint32_t>(h + 12);
-            e.time_ms = load_le<std::uint64_t>(h + 40);
-            e.last_sequence = last_sequence;
+            e.first_offset = bh.first_offset;
+            e.count = bh.message_count;
+            e.time_ms = bh.time_ms;
+            e.last_sequence = bh.last_sequence;
+            const std::size_t sender_len = head.sender_len;
+            const std::size_t record_len = head.record_len;
             journal_stream_record record;
             if (sender_len + record_len > 0) {
                 h = scan.at(pos, journal_block_header_size + sender_len + record_len,
@@ -137,7 +124,7 @@ std::error_code scan_sender_index(const std::vector<segment_info>& segments,
             }
             found(e);
             ++stats.blocks;
-            pos += block;
+            pos += head.size;
         }
         auto ec = scan.error();
         ::close(fd);

@@ -132,11 +132,11 @@ bool segment_reader::skip_damage() {
     // goes on: the offsets between are missing, nothing is damaged.
     const std::uint64_t from = error_ == journal_errc::offset_gap ? position_ : position_ + 1;
     std::error_code ec;
-    const auto found =
-        find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size), next_offset_, ec);
+    const auto found = find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size),
+                                         walker_.next_offset(), ec);
     if (ec) error_ = ec;
     if (!found) return false;
-    lost_ = {next_offset_, found->first_offset, position_, found->position - position_};
+    lost_ = {walker_.next_offset(), found->first_offset, position_, found->position - position_};
     buf_.clear();
     pos_ = 0;
     buf_file_ = found->position;
@@ -145,7 +145,7 @@ bool segment_reader::skip_damage() {
         error_ = {errno, std::generic_category()};
         return false;
     }
-    next_offset_ = found->first_offset;
+    walker_.resume_at(found->position, found->first_offset);
     error_.clear();
     bad_size_ = 0;
     return true;
@@ -168,7 +168,7 @@ std::error_code segment_reader::open(const std::filesystem::path& path,
     buf_file_ = 0;
     eof_ = false;
     position_ = good_end_ = 0;
-    next_offset_ = first_offset;
+    walker_ = journal_walker(first_offset);
     bad_size_ = 0;
     error_.clear();
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -203,31 +203,27 @@ segment_reader::status segment_reader::next(journal_block_view& out) {
     if (fd_ < 0)
         return error_ = std::make_error_code(std::errc::bad_file_descriptor), status::io_error;
     for (;;) {
-        const auto r = parse_journal_block(buf_.span().subspan(pos_));
-        position_ = buf_file_ + pos_;
-        if (r.state == journal_block_parse::status::need_more) {
-            if (eof_) {
-                error_ = leftover() > 0 ? r.error : std::error_code{};
+        const auto s = walker_.next(buf_.span().subspan(pos_), eof_);
+        position_ = s.position;
+        switch (s.what) {
+            case journal_walk::need_more:
+                if (!fill(s.size)) return status::io_error;
+                continue;
+            case journal_walk::end:
+            case journal_walk::torn_tail:
+                error_ = s.error;
                 return status::end;
-            }
-            if (!fill(r.size)) return status::io_error;
-            continue;
+            case journal_walk::damaged:
+            case journal_walk::offset_jump:
+                error_ = s.error;
+                bad_size_ = s.size;
+                return status::bad;
+            case journal_walk::block:
+                out = s.block;
+                pos_ += s.size;
+                good_end_ = walker_.position();
+                return status::block;
         }
-        if (r.state == journal_block_parse::status::bad) {
-            error_ = r.error;
-            bad_size_ = r.size;
-            return status::bad;
-        }
-        if (r.block.header.first_offset != next_offset_) {
-            error_ = journal_errc::offset_gap;
-            bad_size_ = r.size;
-            return status::bad;
-        }
-        out = r.block;
-        pos_ += r.size;
-        good_end_ = buf_file_ + pos_;
-        next_offset_ = r.block.end_offset();
-        return status::block;
     }
 }
 

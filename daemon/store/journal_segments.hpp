@@ -14,6 +14,7 @@
 
 #include "proto/byte_buffer.hpp"
 #include "proto/journal_block.hpp"
+#include "proto/journal_walk.hpp"
 
 namespace objwire::daemon {
 
@@ -57,7 +58,8 @@ struct offset_gap {
 };
 
 // Reads one segment front to back in large chunks and hands out its blocks, verified and
-// checked to continue the offsets from the segment's first one.
+// checked to continue the offsets from the segment's first one (proto/journal_walk.hpp decides;
+// this class reads and skips damage).
 class segment_reader {
   public:
     segment_reader() = default;
@@ -80,7 +82,7 @@ class segment_reader {
     std::uint64_t position() const { return position_; }
     // The file position after the last whole block: what a recovery keeps.
     std::uint64_t good_end() const { return good_end_; }
-    std::uint64_t next_offset() const { return next_offset_; }
+    std::uint64_t next_offset() const { return walker_.next_offset(); }
     // at `end`: bytes after the last whole block (a torn tail, or an append in progress).
     std::uint64_t leftover() const { return buf_.size() - pos_; }
     // bad: the bad block's size when its header could be read (0 otherwise).
@@ -103,7 +105,7 @@ class segment_reader {
     bool eof_ = false;
     std::uint64_t position_ = 0;
     std::uint64_t good_end_ = 0;
-    std::uint64_t next_offset_ = 0;
+    journal_walker walker_;
     std::uint64_t bad_size_ = 0;
     std::error_code error_;
     offset_gap lost_;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -23,7 +24,8 @@ class stored_file {
   public:
     explicit stored_file(std::string path);
 
-    // Reads the file whole; an error names the file.
+    // Opens the file; next() reads it a chunk at a time, so memory is a chunk (1 MiB) and the
+    // largest block, whatever the file's size. An error names the file.
     std::error_code open();
     // The next message; false at the end of the file or on an error (see error()). A file that
     // ends inside a block (a segment still being written, a torn append) is an error after
@@ -36,10 +38,15 @@ class stored_file {
   private:
     bool fail(std::error_code ec, std::string text);
     bool next_block();
+    // Makes `need` bytes from start_ on available unless the file ends first.
+    bool fill(std::size_t need);
 
     std::string path_;
-    std::vector<std::uint8_t> data_;
-    std::size_t position_ = 0;  // of the next block in data_
+    std::ifstream in_;
+    std::vector<std::uint8_t> buf_;
+    std::size_t start_ = 0;       // the next block in buf_
+    std::uint64_t position_ = 0;  // its file position
+    bool eof_ = false;            // buf_ holds the file to its end
     std::vector<stored_message> pending_;
     std::size_t next_ = 0;
     std::error_code error_;

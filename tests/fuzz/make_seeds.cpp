@@ -351,6 +351,22 @@ int main(int argc, char** argv) {
                         {concat({welcome_frame, read_frame(frame_kind::journal_block, 1, a),
                                  read_frame(frame_kind::journal_block, 2, b), goodbye_frame})});
     }
+    corpus journal_walk(dir, "journal_walk");
+    {
+        const auto a = stored_block("person", 0, 3);
+        const auto b = stored_block("events", 3, 2);
+        journal_walk.add({0x01 | (7 << 2)}, {concat({a, b})});
+        // Offsets 5..8 missing before the last block: a jump with offsets checked.
+        journal_walk.add({0x01 | (0 << 2)}, {concat({a, b, stored_block("events", 9, 1)})});
+        auto torn = concat({a, b});
+        torn.resize(torn.size() - 5);
+        journal_walk.add({0x00 | (3 << 2)}, {torn});
+        auto flipped = concat({a, b, a});
+        flipped[a.size() + 60] ^= 0x20;
+        journal_walk.add({0x01 | (15 << 2)}, {flipped});
+        // A larger block, walked with the 4 KiB cap and reads of 64 bytes.
+        journal_walk.add({0x02 | (63 << 2)}, {stored_block("person", 0, 100)});
+    }
     corpus read_server(dir, "read_server");
     read_server.add({0x02 | (12 << 2)}, {concat({read_ack_frame(1), goodbye_frame})});
     read_server.add({0x42 | (0 << 2)}, {concat({read_ack_frame(1), read_ack_frame(2000)})});
@@ -387,8 +403,8 @@ int main(int argc, char** argv) {
 
     std::printf(
         "make_seeds: %d frame, %d decoder, %d control, %d receiver, %d read_client, %d "
-        "read_server, %d jsonl, %d config seeds in %s\n",
+        "read_server, %d journal_walk, %d jsonl, %d config seeds in %s\n",
         frame.count(), decoder.count(), control.count(), receiver.count(), read_client.count(),
-        read_server.count(), jsonl.count(), config.count(), dir.c_str());
+        read_server.count(), journal_walk.count(), jsonl.count(), config.count(), dir.c_str());
     return 0;
 }
