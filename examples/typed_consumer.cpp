@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
 
     objwire::client::read_options options;
     options.follow = follow;
+    options.reconnect = follow;  // a follower outlives a daemon restart (resume.retry_for)
     objwire::client::reader source(settings, options);
     if (auto ec = source.open()) {
         std::cerr << "typed_consumer: " << source.last_error() << "\n";

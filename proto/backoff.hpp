@@ -2,7 +2,7 @@
 // start), twice the last one after each further failure, never more than `max`. The one rule
 // behind the accept loop's pause (daemon/serve/accept_backoff.hpp), a relay's next-hop retries
 // (daemon/sinks/hop_health.hpp), a client's reconnects (client/lib/retry_window.hpp) and a
-// follower's (client/cli/read_command.cpp). No clock of its own: the caller waits.
+// following reader's (client/lib/follow_resume.hpp). No clock of its own: the caller waits.
 #pragma once
 
 #include <algorithm>

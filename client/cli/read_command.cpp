@@ -22,7 +22,6 @@
 #include "client/jsonl/line_format.hpp"
 #include "client/jsonl/raw_lines.hpp"
 #include "config/settings.hpp"
-#include "proto/backoff.hpp"
 #include "proto/errors.hpp"
 #include "proto/json_writer.hpp"
 
@@ -32,9 +31,6 @@ namespace {
 constexpr std::size_t write_chunk = 1 << 20;
 // A cursor reader acknowledges what it wrote at most this often (and at its end).
 constexpr auto ack_interval = std::chrono::milliseconds(500);
-// A follower reconnects at once, then waits this long, doubling up to the maximum.
-constexpr auto first_backoff = std::chrono::milliseconds(100);
-constexpr auto max_backoff = std::chrono::milliseconds(2000);
 
 std::atomic<bool> stop_requested{false};
 
@@ -238,8 +234,8 @@ class read_output {
     std::uint64_t written_ = 0;
 };
 
-// Written to by the stop handler, so a backoff between reconnections ends at once
-// (sleep_unless_stopped waits on its read end).
+// Written to by the stop handler, so the reader's wait between reconnections ends at once
+// (read_options::stop_fd is its read end).
 int stop_pipe[2] = {-1, -1};
 
 void on_stop_signal(int) {
@@ -252,7 +248,7 @@ void on_stop_signal(int) {
 // a cursor is stored there too and the exit is quiet.
 void install_stop_handlers() {
     if (stop_pipe[0] < 0 && ::pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        stop_pipe[0] = stop_pipe[1] = -1;  // a backoff then runs to its end before it stops
+        stop_pipe[0] = stop_pipe[1] = -1;  // the reader then looks at the flag every 200 ms
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
@@ -261,34 +257,13 @@ void install_stop_handlers() {
     std::signal(SIGPIPE, SIG_IGN);
 }
 
-// The daemon went away or restarts: a follower reconnects.
-bool worth_reconnecting(const reader& r) {
-    // Not a protocol error (the connection's, the socket's), or the daemon shutting down, or
-    // the cursor still held by the connection the daemon has not noticed is gone.
-    const auto ec = r.error();
-    return ec.category() != proto_category() || ec == proto_errc::not_available ||
-           ec == proto_errc::sender_busy;
-}
-
-// Waits `d` unless a stop is asked for meanwhile.
-bool sleep_unless_stopped(std::chrono::milliseconds d) {
-    const auto until = std::chrono::steady_clock::now() + d;
-    for (auto now = std::chrono::steady_clock::now(); !stop_requested && now < until;
-         now = std::chrono::steady_clock::now()) {
-        pollfd p{stop_pipe[0], POLLIN, 0};
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
-        if (::poll(&p, 1, static_cast<int>(left.count())) > 0) break;  // fd -1: a plain wait
-    }
-    return !stop_requested;
-}
-
 // Defaults < file < environment < --to, as for the other subcommands.
 bool load(const read_flags& f, config::client_settings& s) {
     return load_client_settings(f.config_file, f.to, s) && apply_access_flags(f.access, s);
 }
 
-// The gaps the daemon reported, each told once on stderr as it arrives: a follower that
-// reconnects hears a gap again when it resumes before the gap's end.
+// The gaps the daemon reported, each told once on stderr as it arrives (the reader lists a gap
+// once, even when a reconnection hears of it again).
 class gap_report {
   public:
     void tell(const reader& r) {
@@ -303,10 +278,6 @@ class gap_report {
                       << g.end << "\n";
         }
     }
-    // A new connection: its gaps are counted from the start.
-    void reconnected() { told_ = 0; }
-    // The offset after the last gap told (0: none).
-    std::uint64_t end() const { return end_; }
     std::uint64_t ranges() const { return ranges_; }
 
   private:
@@ -363,9 +334,9 @@ int output_form(const read_flags& f, object_form& form) {
     return exit_codes::ok;
 }
 
-// One `objwire read` once its flags are checked: connections one after another (a follower
-// reconnects after a lost one), the objects written out, a cursor told what was written, and
-// the summary at the end.
+// One `objwire read` once its flags are checked: one reader (a follower reconnects inside it
+// after a lost daemon, include/objwire/reader.hpp), the objects written out, a cursor told what
+// was written, and the summary at the end.
 class read_run {
   public:
     read_run(const read_flags& f, config::client_settings settings, read_options options,
@@ -381,6 +352,9 @@ class read_run {
             if (out_.check_closed()) stop_requested = true;
             maybe_ack();
         };
+        options_.on_reconnect = [](const std::string& why, std::uint64_t at) {
+            std::cerr << "objwire: " << why << "; reconnecting at offset " << at << "\n";
+        };
     }
     read_run(const read_run&) = delete;
     read_run& operator=(const read_run&) = delete;
@@ -388,33 +362,24 @@ class read_run {
     int run();
 
   private:
-    // Reads what one open connection serves; an exit code to end with, or nullopt to go on
-    // (done_ says whether the read is complete).
-    std::optional<int> read_connection(reader& r);
-    // After a connection ended early: an exit code, or nullopt to reconnect.
-    std::optional<int> after_loss(reader& r);
+    // Writes out what the reader hands out until it ends; an exit code when a write failed.
+    std::optional<int> copy_objects(reader& r);
+    // The reader ended: its failure, a cursor's last position, or the summary.
+    int after_end(reader& r);
     // A cursor hears what was written out, at most every ack_interval, while objects arrive
     // and once the reader waits.
     void maybe_ack();
     // A write failed: an output closed by its reader ends the read quietly (at what was
     // written out, for a cursor); any other failure was reported.
     int write_failed(reader& r);
-    int summary();
+    int summary(const reader& r);
 
     const read_flags& f_;
     config::client_settings settings_;
     read_options options_;
     read_output& out_;
     progress_line progress_;
-    std::uint64_t objects_ = 0, blocks_ = 0, bytes_in_ = 0;
-    std::string sink_;
-    bool offsets_count_blocks_ = false;
-    bool connected_once_ = false;
-    bool done_ = false;
-    std::chrono::steady_clock::time_point failing_since_{};
-    bool failing_ = false;
-    // The first reconnection is at once (current() is 0), then 100 ms, doubling up to 2 s.
-    exponential_backoff backoff_{first_backoff, max_backoff};
+    std::uint64_t objects_ = 0;
     reader* current_ = nullptr;
     std::chrono::steady_clock::time_point last_ack_ = std::chrono::steady_clock::now();
     std::uint64_t acked_ = 0;
@@ -435,23 +400,13 @@ int read_run::write_failed(reader& r) {
     return exit_codes::ok;
 }
 
-std::optional<int> read_run::read_connection(reader& r) {
-    if (!connected_once_) {
-        out_.start_at(r.start());
-        tell_past_end(r, f_);
-    }
-    connected_once_ = true;
-    failing_ = false;
-    backoff_.reset();
-    sink_ = r.server().sink;
-    offsets_count_blocks_ = r.offsets_count_blocks();
-    acked_ = out_.written();
+std::optional<int> read_run::copy_objects(reader& r) {
     stored_message m;
     while (r.next(m)) {
         gaps_.tell(r);
         ++objects_;
         progress_.tick([&] {
-            return progress_sample{objects_, bytes_in_ + r.stats().wire_bytes_in, objects_, false};
+            return progress_sample{objects_, r.stats().wire_bytes_in, objects_, false};
         });
         if (!out_.add(m)) return write_failed(r);
         if (f_.count != 0 && objects_ >= f_.count) break;
@@ -462,71 +417,45 @@ std::optional<int> read_run::read_connection(reader& r) {
     }
     gaps_.tell(r);
     if (!out_.flush()) return write_failed(r);
-    blocks_ += r.stats().blocks;
-    bytes_in_ += r.stats().wire_bytes_in;
-    const bool counted_out = f_.count != 0 && objects_ >= f_.count;
-    done_ = r.stopped() || r.finished() || counted_out;
-    if (done_ && !f_.cursor.empty() && r.finish_cursor(out_.written())) {
-        std::cerr << "objwire: " << r.last_error() << " (cursor '" << f_.cursor
-                  << "' may repeat objects after its last stored position)\n";
-        out_.close();
-        return exit_codes::cannot_connect;
-    }
     return std::nullopt;
 }
 
-std::optional<int> read_run::after_loss(reader& r) {
-    // A follower goes on after a lost connection at the next offset (the stream of a NATS
-    // sink is read again from its start: its offsets count blocks).
-    const bool retry = f_.follow && worth_reconnecting(r) && !offsets_count_blocks_ &&
-                       settings_.resume_retry_for.count() > 0;
-    const auto now = std::chrono::steady_clock::now();
-    if (!std::exchange(failing_, true)) failing_since_ = now;
-    if (!retry || now - failing_since_ > settings_.resume_retry_for) {
+int read_run::after_end(reader& r) {
+    const bool counted_out = f_.count != 0 && objects_ >= f_.count;
+    if (r.error() && !counted_out) {
         out_.close();
         if (r.error() == proto_errc::not_found) return refused(r);
         std::cerr << "objwire: " << r.last_error() << " (after " << counted(objects_, "object")
                   << ")\n";
         return exit_codes::cannot_connect;
     }
-    // Past a gap the daemon reported last: it is not asked for again.
-    const std::uint64_t resume_at = std::max(out_.next(), gaps_.end());
-    std::cerr << "objwire: " << r.last_error() << "; reconnecting at offset " << resume_at << "\n";
-    if (!sleep_unless_stopped(backoff_.current())) {
-        done_ = true;
-        return std::nullopt;
+    // A stop during a reconnection's wait has no connection to store the cursor through.
+    if (!f_.cursor.empty() && r.is_open() && r.finish_cursor(out_.written())) {
+        std::cerr << "objwire: " << r.last_error() << " (cursor '" << f_.cursor
+                  << "' may repeat objects after its last stored position)\n";
+        out_.close();
+        return exit_codes::cannot_connect;
     }
-    backoff_.next();
-    options_.at_end = false;
-    options_.last = 0;
-    options_.since_ms = 0;
-    options_.from = resume_at;
-    options_.skip_below = resume_at;
-    return std::nullopt;
+    return summary(r);
 }
 
 int read_run::run() {
-    while (!done_) {
-        reader r(settings_, options_);
-        current_ = &r;
-        gaps_.reconnected();
-        if (!r.open()) {
-            if (auto rc = read_connection(r)) return *rc;
-            if (done_) break;
-        } else if (!connected_once_) {
-            return refused(r);
-        }
-        if (auto rc = after_loss(r)) return *rc;
-    }
-    return summary();
+    reader r(settings_, options_);
+    current_ = &r;
+    if (r.open()) return refused(r);
+    out_.start_at(r.start());
+    acked_ = out_.written();
+    tell_past_end(r, f_);
+    if (auto rc = copy_objects(r)) return *rc;
+    return after_end(r);
 }
 
-int read_run::summary() {
+int read_run::summary(const reader& r) {
     progress_.finish();
     if (!out_.close() && !out_.closed()) return exit_codes::io_error;
     if (out_.closed()) return exit_codes::ok;
     std::cerr << "objwire: read " << counted(objects_, "object") << " in "
-              << counted(blocks_, "block") << " from " << sink_
+              << counted(r.stats().blocks, "block") << " from " << r.server().sink
               << (f_.cursor.empty()
                       ? ""
                       : "; cursor '" + f_.cursor + "' at offset " + std::to_string(out_.written()))
@@ -570,6 +499,7 @@ int parse_read_options(const read_flags& f, read_options& options) {
         return exit_codes::usage;
     }
     options.follow = f.follow;
+    options.reconnect = true;  // a follower outlives a daemon restart
     options.sender = f.sender;
     options.cursor = f.cursor;
     return 0;
@@ -586,8 +516,9 @@ int run_read(const read_flags& f) {
     if (int rc = output_form(f, form)) return rc;
     read_output out(std::move(form));
     if (int rc = out.open(f.output, f.offsets)) return rc;
-    options.stop = &stop_requested;
     install_stop_handlers();
+    options.stop = &stop_requested;
+    options.stop_fd = stop_pipe[0];
     return read_run(f, std::move(settings), std::move(options), out).run();
 }
 

@@ -1,5 +1,7 @@
 #include <objwire/reader.hpp>
 
+#include <poll.h>
+
 #include <algorithm>
 
 #include <objwire/connection.hpp>
@@ -51,7 +53,8 @@ reader::reader(config::client_settings settings, read_options options)
       options_(std::move(options)),
       socket_(io_),
       link_(socket_),
-      objects_(block_limits(settings_)) {
+      objects_(block_limits(settings_)),
+      resume_(settings_.resume_retry_for) {
     options_.max_frame_bytes = frame_limit(settings_, options_);
 }
 
@@ -91,6 +94,19 @@ std::error_code reader::flush_output() {
 }
 
 std::error_code reader::open() {
+    if (auto ec = connect()) return ec;
+    if (stopped_) return {};
+    if (options_.request != read_request::none) {
+        finished_ = true;
+        close();
+        return {};
+    }
+    start_ = floor_;
+    resume_.connected(floor_, core_->offsets_are_blocks());
+    return {};
+}
+
+std::error_code reader::connect() {
     const std::string where = settings_.to_host + ":" + std::to_string(settings_.to_port);
     std::string token, why;
     if (!read_token_file(settings_, token, why)) {
@@ -104,26 +120,68 @@ std::error_code reader::open() {
     std::error_code ignored;
     socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
     open_ = true;
+    finished_ = false;
     auto opts = core_options(options_, std::move(token));
     opts.max_block_objects = settings_.read_max_block_objects;
+    if (core_) bytes_before_ += core_->wire_bytes_in();
     core_.emplace(std::move(opts));
     if (auto ec = flush_output()) {
         fail(client_errc::connection_lost,
              "cannot send the hello to " + where + ": " + ec.message());
         return error_;
     }
-    const auto e = next_event();
-    if (!e) return error_;
-    if (options_.request != read_request::none) {
-        finished_ = true;
-        close();
-        return {};
-    }
+    if (!next_event()) return error_;  // failed, or stopped (no error)
     const auto& w = core_->peer();
     // A daemon without welcome field 20 started at `from`.
     floor_ =
         std::max({w.read_start, options_.skip_below, options_.cursor.empty() ? options_.from : 0});
     return {};
+}
+
+bool reader::wait_unless_stopped(std::chrono::milliseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    for (auto now = std::chrono::steady_clock::now(); !stop_requested() && now < until;
+         now = std::chrono::steady_clock::now()) {
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now);
+        // Without a descriptor to wake on, the flag is looked at as often as a wait for the
+        // daemon looks at it.
+        if (options_.stop && options_.stop_fd < 0) left = std::min(left, stop_poll);
+        pollfd p{options_.stop_fd, POLLIN, 0};  // fd -1: a plain wait
+        if (::poll(&p, 1, static_cast<int>(left.count())) > 0) break;
+    }
+    return !stop_requested();
+}
+
+bool reader::reconnect() {
+    if (!options_.follow || !options_.reconnect || stopped_ || finished_ || !error_) return false;
+    for (;;) {
+        const auto pause = resume_.after_failure(error_, std::chrono::steady_clock::now());
+        if (!pause) return false;
+        const std::uint64_t at = resume_.resume_at();
+        if (options_.on_reconnect) options_.on_reconnect(last_error_, at);
+        if (!wait_unless_stopped(*pause)) {
+            // A stop, not a failure: the reason the connection was lost stays in last_error().
+            stopped_ = true;
+            error_.clear();
+            return false;
+        }
+        // The next connection starts at the first offset not handed out; a cursor's daemon may
+        // start before it (at its last stored ack), and what is below is not handed out.
+        options_.at_end = false;
+        options_.last = 0;
+        options_.since_ms = 0;
+        options_.from = at;
+        options_.skip_below = at;
+        error_.clear();
+        const auto ec = connect();
+        if (stopped_) return false;  // the stop came during the hello
+        if (ec) continue;
+        ++reconnections_;
+        resume_.connected(floor_, core_->offsets_are_blocks());
+        if (!options_.cursor.empty() && acked_ > core_->peer().read_start && ack(acked_)) continue;
+        last_error_.clear();
+        return true;
+    }
 }
 
 std::optional<read_client::event> reader::next_event() {
@@ -136,13 +194,13 @@ std::optional<read_client::event> reader::next_event() {
     std::chrono::milliseconds waited{0};
     for (;;) {
         const auto e = core_->next();
-        stats_.wire_bytes_in = core_->wire_bytes_in();
+        stats_.wire_bytes_in = bytes_before_ + core_->wire_bytes_in();
         if (e == read_client::event::failed) {
             fail(core_->error(), core_->error_detail());
             return std::nullopt;
         }
         if (e != read_client::event::need_more) return e;
-        if (options_.stop && options_.stop->load()) {
+        if (stop_requested()) {
             stopped_ = true;
             return std::nullopt;
         }
@@ -169,6 +227,14 @@ std::optional<read_client::event> reader::next_event() {
     }
 }
 
+void reader::on_gap() {
+    const read_gap& g = core_->gap();
+    // A reconnection may hear of a gap again (a cursor's daemon starts before it).
+    if (!gaps_.empty() && g.end <= gaps_.back().end) return;
+    gaps_.push_back({g.first, g.end});
+    resume_.gap(g.end);
+}
+
 bool reader::on_block() {
     const auto& b = core_->block();
     if (auto ec = objects_.open(b)) return fail(ec, objects_.error_detail());
@@ -181,6 +247,16 @@ bool reader::on_block() {
 }
 
 bool reader::next(stored_message& out) {
+    for (;;) {
+        if (next_here(out)) {
+            resume_.handed_out(out.offset);
+            return true;
+        }
+        if (!reconnect()) return false;
+    }
+}
+
+bool reader::next_here(stored_message& out) {
     for (;;) {
         while (objects_.left() > 0) {
             bool got = false;
@@ -199,7 +275,7 @@ bool reader::next(stored_message& out) {
         const auto e = next_event();
         if (!e) return false;
         if (*e == read_client::event::block && !on_block()) return false;
-        if (*e == read_client::event::gap) gaps_.push_back({core_->gap().first, core_->gap().end});
+        if (*e == read_client::event::gap) on_gap();
         if (*e == read_client::event::end) {
             finished_ = true;
             // A cursor reader still sends its last ack (finish_cursor).
@@ -211,6 +287,7 @@ bool reader::next(stored_message& out) {
 
 std::error_code reader::ack(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
+    acked_ = std::max(acked_, next_offset);
     core_->ack(next_offset);
     if (auto ec = flush_output()) {
         fail(client_errc::connection_lost, "cannot send the cursor's ack: " + ec.message());
@@ -221,12 +298,19 @@ std::error_code reader::ack(std::uint64_t next_offset) {
 
 std::error_code reader::finish_cursor(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
+    acked_ = std::max(acked_, next_offset);
     core_->ack(next_offset);
     core_->goodbye();
     if (auto ec = flush_output()) {
         fail(client_errc::connection_lost, "cannot send the goodbye: " + ec.message());
         return error_;
     }
+    if (await_goodbye()) return {};
+    fail(client_errc::connection_lost, "the daemon did not confirm the cursor's position");
+    return error_;
+}
+
+bool reader::await_goodbye() {
     // What is left of the current block is dropped: reading frames moves its bytes.
     objects_ = block_objects(block_limits(settings_));
     // Waits the idle timeout, even for a follower, and whatever the stop flag says.
@@ -234,23 +318,30 @@ std::error_code reader::finish_cursor(std::uint64_t next_offset) {
     options_.stop = nullptr;
     options_.on_wait = nullptr;
     const auto e = next_event();
-    if (e == read_client::event::end && core_->current() == read_client::state::finished) {
-        finished_ = true;
-        close();
-        return {};
-    }
-    fail(client_errc::connection_lost, "the daemon did not confirm the cursor's position");
-    return error_;
+    if (e != read_client::event::end || core_->current() != read_client::state::finished)
+        return false;
+    finished_ = true;
+    close();
+    return true;
 }
 
 void reader::close() {
     if (!socket_.is_open()) return;
     std::error_code ignored;
-    if (!finished_ && open_ && core_) {
+    const auto state = core_ ? core_->current() : read_client::state::failed;
+    const bool streaming = open_ && (state == read_client::state::streaming ||
+                                     state == read_client::state::stream_ended);
+    if (streaming && !options_.cursor.empty()) {
+        // The daemon answers a cursor reader's goodbye once it has let go of the name: a reader
+        // started after close() returns is not refused as "in use".
+        core_->goodbye();
+        if (!flush_output() && await_goodbye()) return;
+    } else if (streaming && !finished_) {
         core_->goodbye();
         link_.write_some(core_->output().span(), ignored);  // best effort: closing says the same
         core_->output().clear();
     }
+    if (!socket_.is_open()) return;  // a failed goodbye closed it
     link_.shutdown();
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);

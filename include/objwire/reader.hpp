@@ -2,8 +2,12 @@
 // says hello as a reader and yields every stored message with its journal offset and the id
 // of the sender that stored it, decoded from the journal blocks the daemon serves exactly as
 // stored. Blocking, like client::connection. Without follow the stream ends at what was
-// durable when the reader connected; with follow next() waits for new objects. TLS and the
-// auth token come from the settings as for client::connection (client/lib/daemon_link.hpp).
+// durable when the reader connected; with follow next() waits for new objects, and with
+// reconnect too, when the daemon goes away or restarts, it reconnects (with backoff, for
+// resume.retry_for) and goes on at the next offset it has not handed out
+// (client/lib/follow_resume.hpp; docs/LIBRARY.md, "Following and reconnecting"). TLS and
+// the auth token come from the settings as for client::connection
+// (client/lib/daemon_link.hpp).
 //
 //   client::reader r(settings, {.from = 1000});
 //   if (auto ec = r.open()) report(r.last_error());
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "client/lib/daemon_link.hpp"
+#include "client/lib/follow_resume.hpp"
 #include "config/settings.hpp"
 #include "proto/block_objects.hpp"
 #include "proto/control.hpp"
@@ -71,6 +76,19 @@ struct read_options {
     // without pause until the end), and with follow (0: wait for new objects forever).
     std::chrono::milliseconds idle_timeout{30'000};
     std::chrono::milliseconds follow_idle_timeout{0};
+    // With follow: a lost connection (the daemon stopped, restarted or was killed) is
+    // reconnected inside next(), at once and then after 100 ms doubling to 2 s, while the
+    // failures in a row last less than the settings' resume.retry_for (0: never), and the read
+    // goes on at the next offset. False (the default, as before it existed): the loss ends
+    // next() with the error. `objwire read --follow` sets it.
+    bool reconnect = false;
+    // With `stop`: a descriptor that becomes readable when the stop flag is set (the read end
+    // of a pipe the signal handler writes a byte to). A wait between reconnections then ends at
+    // once; without it, within 200 ms, as a wait for the daemon does.
+    int stop_fd = -1;
+    // Called before each wait for a reconnection: why the last connection or try failed, and
+    // the offset the next connection starts at.
+    std::function<void(const std::string& why, std::uint64_t resume_at)> on_reconnect;
 };
 
 // The sender id of a stored block, held once for every object decoded from it: a block of
@@ -133,24 +151,37 @@ class reader {
     reader& operator=(const reader&) = delete;
 
     // Connects and exchanges hello and welcome; a refusal (sink that cannot be read, token)
-    // is an error with the daemon's reason in last_error().
+    // is an error with the daemon's reason in last_error(). Not retried: a follower
+    // reconnects only once it has been connected.
     std::error_code open();
     // The next stored message; false at the end of the stream or on an error (see error()).
+    // A follower's lost connection is reconnected here first (read_options::reconnect): no
+    // object is handed out twice and none is skipped.
     bool next(stored_message& out);
     // Messages next() can hand out without waiting for the daemon (the current block's rest,
     // those below the start included).
     std::size_t ready() const { return objects_.left(); }
-    // Ends a following read: says goodbye and closes.
+    // Ends a following read: says goodbye and closes. A cursor reader waits (up to the idle
+    // timeout) for the daemon's answer, which comes once the daemon has let go of the name.
     void close();
+    // Connected now (false after the end, a failure, close(), or during a reconnection).
+    bool is_open() const { return open_; }
     // A cursor reader: every object below next_offset is written out; the daemon may move the
     // cursor there.
     std::error_code ack(std::uint64_t next_offset);
     // A cursor reader's clean end: the last ack, a goodbye, and the daemon's goodbye once the
-    // cursor is stored (objects still arriving are dropped: the cursor is before them).
+    // cursor is stored and its name let go (objects still arriving are dropped: the cursor is
+    // before them). When it returns, another reader may take the cursor.
     std::error_code finish_cursor(std::uint64_t next_offset);
-    // The offset the daemon started the stream at (from, the end, the last N or the cursor).
-    std::uint64_t start() const { return floor_; }
-    // The stop flag ended a wait (not an error).
+    // The offset the daemon started the stream at (from, the end, the last N or the cursor),
+    // on the first connection.
+    std::uint64_t start() const { return start_; }
+    // The offset a reconnection would start at: after the last object handed out (and the
+    // last gap reported).
+    std::uint64_t resume_at() const { return resume_.resume_at(); }
+    // Connections made after the first (a follower that lost its daemon).
+    std::uint64_t reconnections() const { return reconnections_; }
+    // The stop flag ended a wait (not an error), for the daemon or between reconnections.
     bool stopped() const { return stopped_; }
     // After a read_request::list_cursors open().
     const cursor_list& cursors() const { return core_ ? core_->cursors() : no_cursors_; }
@@ -165,16 +196,31 @@ class reader {
     bool offsets_count_blocks() const { return core_ && core_->offsets_are_blocks(); }
     // The daemon said goodbye: everything asked for was delivered.
     bool finished() const { return finished_; }
+    // Over every connection.
     const read_stats& stats() const { return stats_; }
-    // Gaps the daemon reported so far, in order (a gap frame, docs/PROTOCOL.md 1.2).
+    // Gaps the daemon reported so far, in order (a gap frame, docs/PROTOCOL.md 1.2), each
+    // once: a reconnection that hears of a gap again does not add it.
     const std::vector<lost_offsets>& gaps() const { return gaps_; }
 
   private:
     bool fail(std::error_code ec, std::string text);
+    // One connection: connect, hello, welcome; floor_ set.
+    std::error_code connect();
+    // next() on the current connection.
+    bool next_here(stored_message& out);
+    // After next_here() ended on a lost connection: reconnects as follow_resume says. False:
+    // not a follower, not worth it, out of time, or stopped meanwhile.
+    bool reconnect();
+    // Waits `d` unless the stop flag is set meanwhile; false when it is.
+    bool wait_unless_stopped(std::chrono::milliseconds d);
+    bool stop_requested() const { return options_.stop && options_.stop->load(); }
+    // Waits (bounded) for the daemon's goodbye after ours: a cursor is let go by then.
+    bool await_goodbye();
     // Reads until the protocol core has the daemon's next event; nullopt when the connection
     // failed or the stop flag ended the wait.
     std::optional<read_client::event> next_event();
     bool on_block();
+    void on_gap();
     std::error_code flush_output();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
 
@@ -199,6 +245,13 @@ class reader {
     bool finished_ = false;
     bool stopped_ = false;
     std::uint64_t floor_ = 0;  // objects below it are not handed out
+    std::uint64_t start_ = 0;  // floor_ of the first connection
+    // The last position a cursor reader acknowledged: said again after a reconnection, since a
+    // killed daemon may not have stored it.
+    std::uint64_t acked_ = 0;
+    std::uint64_t reconnections_ = 0;
+    std::uint64_t bytes_before_ = 0;  // wire bytes of the connections before this one
+    follow_resume resume_;
     static inline const welcome no_welcome_{};
     static inline const cursor_list no_cursors_{};
     static inline const sender_list no_senders_{};

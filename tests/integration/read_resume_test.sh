@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Readers that resume, as a user runs them: --from end and -N, usage errors, an unknown sender,
-# a follower across a daemon restart (SIGTERM, then kill -9) printing every object once, and a
-# named cursor reader killed with kill -9 and restarted missing nothing.
+# a follower across a daemon restart (SIGTERM, then kill -9) printing every object once, a
+# named cursor reader killed with kill -9 and restarted missing nothing, and twenty cursor
+# readers started back to back each taking the cursor.
 set -euo pipefail
 objwired=$1
 objwire=$2
@@ -131,6 +132,12 @@ seq 0 33999 | cmp -s - "$dir/seen" || fail "the cursor reader missed objects: $(
 "$objwire" read --to "$to" --cursor etl -o "$dir/c3" 2>"$dir/c3.err" || fail "third cursor run exited $?"
 [ ! -s "$dir/c3" ] || fail "after a clean end the cursor repeated $(wc -l <"$dir/c3") objects"
 grep -q "cursor 'etl' at offset 34000" "$dir/c3.err" || fail "third run: $(cat "$dir/c3.err")"
+# Twenty cursor readers back to back: each ends only once the daemon has let go of the name,
+# so the next one is never refused as in use.
+for run in $(seq 1 20); do
+  "$objwire" read --to "$to" --cursor etl -o /dev/null 2>"$dir/c4.err" ||
+    fail "cursor run $run exited $?: $(cat "$dir/c4.err")"
+done
 # A new cursor starts at --from; delete; a deleted cursor is gone (exit 6).
 "$objwire" read --to "$to" --cursor fresh --from -2 -o "$dir/f" 2>/dev/null || fail "fresh cursor exited $?"
 [ "$(wc -l <"$dir/f")" -eq 2 ] || fail "a new cursor with --from -2 printed $(wc -l <"$dir/f")"
