@@ -60,7 +60,8 @@ bool stored_file::next_block() {
         // Offsets unchecked (a walker that checks none keeps no state between blocks): the
         // reader of one file does not know where its numbering starts.
         const auto s = journal_walker().next(std::span(buf_).subspan(start_), eof_);
-        const std::string where = "at byte " + std::to_string(position_) + ": ";
+        // Only a failure names the place: no string is built for a block that reads.
+        const auto where = [this] { return "at byte " + std::to_string(position_) + ": "; };
         switch (s.what) {
             case journal_walk::need_more:
                 if (!fill(s.size)) return false;
@@ -68,10 +69,11 @@ bool stored_file::next_block() {
             case journal_walk::end:
                 return false;
             case journal_walk::torn_tail:
-                return fail(s.error, where + "the file ends inside a block: " + s.error.message());
+                return fail(s.error,
+                            where() + "the file ends inside a block: " + s.error.message());
             case journal_walk::damaged:
             case journal_walk::offset_jump:
-                return fail(s.error, where + "not a journal block: " + s.error.message());
+                return fail(s.error, where() + "not a journal block: " + s.error.message());
             case journal_walk::block:
                 break;
         }
@@ -82,7 +84,7 @@ bool stored_file::next_block() {
         const auto ec = decode_journal_block(s.block, [&](message&& m) {
             pending_.push_back({offset++, sender, std::move(m), s.block.header.time_ms});
         });
-        if (ec) return fail(ec, where + "cannot decode block: " + ec.message());
+        if (ec) return fail(ec, where() + "cannot decode block: " + ec.message());
         start_ += s.size;
         position_ += s.size;
         return true;
