@@ -105,6 +105,7 @@ journal_resync_step resync(std::span<const std::uint8_t> in, std::size_t from,
                            std::uint64_t min_offset, std::size_t read_size, std::size_t cap) {
     journal_resync scan(from, in.size(), min_offset);
     scan.set_max_block(cap);
+    read_size = std::min(read_size, in.size());  // SIZE_MAX: all at once
     std::size_t have = std::min(in.size(), from + read_size);
     for (std::size_t steps = 0; steps <= 4 * in.size() + 8; ++steps) {
         const auto pos = static_cast<std::size_t>(scan.position());
