@@ -112,29 +112,48 @@ std::optional<intact_block> find_intact_block(int fd, std::uint64_t from, std::u
 
 bool segment_reader::skip_damage() {
     if (fd_ < 0) return false;
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-        error_ = {errno, std::generic_category()};
-        return false;
-    }
     // A block that is whole but numbered past the expected offset is itself where reading
     // goes on: the offsets between are missing, nothing is damaged.
     const std::uint64_t from = error_ == journal_errc::offset_gap ? position_ : position_ + 1;
-    std::error_code ec;
-    const auto found = find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size),
-                                         walker_.next_offset(), ec);
-    if (ec) error_ = ec;
+    const auto found = find_from(from, walker_.next_offset());
     if (!found) return false;
     lost_ = {walker_.next_offset(), found->first_offset, position_, found->position - position_};
+    return go_on_at(*found);
+}
+
+bool segment_reader::read_from_intact(std::uint64_t from) {
+    if (fd_ < 0) return false;
+    walker_ = journal_walker();
+    error_.clear();
+    bad_size_ = 0;
+    const auto found = find_from(from, 0);
+    return found && go_on_at(*found);
+}
+
+std::optional<intact_block> segment_reader::find_from(std::uint64_t from,
+                                                      std::uint64_t min_offset) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+        error_ = {errno, std::generic_category()};
+        return std::nullopt;
+    }
+    std::error_code ec;
+    auto found =
+        find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size), min_offset, ec);
+    if (ec) error_ = ec;
+    return found;
+}
+
+bool segment_reader::go_on_at(const intact_block& found) {
     buf_.clear();
     pos_ = 0;
-    buf_file_ = found->position;
+    buf_file_ = found.position;
     eof_ = false;
-    if (::lseek(fd_, static_cast<off_t>(found->position), SEEK_SET) < 0) {
+    if (::lseek(fd_, static_cast<off_t>(found.position), SEEK_SET) < 0) {
         error_ = {errno, std::generic_category()};
         return false;
     }
-    walker_.resume_at(found->position, found->first_offset);
+    walker_.resume_at(found.position, found.first_offset);
     error_.clear();
     bad_size_ = 0;
     return true;
