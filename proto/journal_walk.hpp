@@ -89,6 +89,66 @@ class journal_walker {
     std::size_t max_block_ = journal_max_block_bytes;
 };
 
+// What a scan for the next intact block says.
+enum class journal_resync_status {
+    found,      // a whole block with a good CRC, numbered at least as expected, at `position`
+    need_more,  // `size` bytes from `position` on are needed to go on
+    none,       // nothing intact starts before the end
+};
+
+struct journal_resync_step {
+    journal_resync_status what = journal_resync_status::need_more;
+    std::uint64_t position = 0;      // found: the block's file position; else where the scan is
+    std::size_t size = 0;            // found: the block's bytes; need_more: bytes needed in all
+    std::uint64_t first_offset = 0;  // found: the block's first offset
+};
+
+// Looks for where reading goes on after a damaged block, sans-I/O: the first position in
+// [from, end) of a file where a whole block starts whose checksum is good and whose first
+// offset is not below the one expected (docs/JOURNAL.md 4.4). Every block is self-contained,
+// so one lost block costs only its own messages. Any byte may be a block's start: each
+// candidate with the magic is parsed whole, and a damaged one is passed over a byte at a time.
+//
+//   journal_resync scan(from, end, expected);
+//   for (;;) {
+//       auto s = scan.next(bytes_from(scan.position()));
+//       if (s.what == journal_resync_status::need_more) { drop_before(s.position);
+//                                                         read_at_least(s.size); continue; }
+//       return s.what == journal_resync_status::found ? s.position : nothing;
+//   }
+class journal_resync {
+  public:
+    journal_resync(std::uint64_t from, std::uint64_t end, std::uint64_t min_offset)
+        : position_(from), end_(end), min_offset_(min_offset) {}
+
+    // Caps the bytes a candidate may announce: one announcing more is passed over unread, so
+    // a caller never holds more than this (or what is left of the file) at once.
+    // journal_max_block_bytes unless lowered; never below a header.
+    void set_max_block(std::size_t bytes) {
+        max_block_ = bytes < journal_block_header_size ? journal_block_header_size : bytes;
+    }
+
+    // Looks at `in`, the bytes from position() on as far as the caller holds them (any past
+    // the end are ignored). need_more moves position() past every byte ruled out: the bytes
+    // before it are not looked at again. found leaves position() at the block.
+    journal_resync_step next(std::span<const std::uint8_t> in);
+
+    // The first file position not yet ruled out.
+    std::uint64_t position() const { return position_; }
+
+  private:
+    // Whether the candidate at the start of `at` is the block looked for; when it needs more
+    // bytes than `at` holds, `need` says how many.
+    bool intact(std::span<const std::uint8_t> at, std::size_t& need,
+                journal_resync_step& out) const;
+    journal_resync_step step(journal_resync_status what, std::size_t size) const;
+
+    std::uint64_t position_ = 0;
+    std::uint64_t end_ = 0;
+    std::uint64_t min_offset_ = 0;
+    std::size_t max_block_ = journal_max_block_bytes;
+};
+
 // Whether `bytes` can be the start of a block as far as they go (the magic): tells a tail of
 // garbage from a block cut short in messages.
 bool journal_block_prefix_ok(std::span<const std::uint8_t> bytes);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
 #include <stdexcept>
@@ -66,13 +67,6 @@ receiver::options receiver_options(server& srv) {
     return o;
 }
 
-// Waits until `timer` is cancelled (the wake-up call) - a condition variable for coroutines
-// of one strand.
-asio::awaitable<void> wait_for_wake(asio::steady_timer& timer) {
-    timer.expires_at(asio::steady_timer::time_point::max());
-    co_await timer.async_wait(use_tuple);
-}
-
 // What an exception says. The two sides of a session end together: when one throws, the
 // other is cancelled, and asio reports both; the first is the cause.
 std::string exception_text(std::exception_ptr e) {
@@ -92,15 +86,15 @@ std::string exception_text(std::exception_ptr e) {
 session::session(server& srv, asio::ip::tcp::socket socket)
     : server_(srv),
       stream_io_(std::move(socket), srv.tls_context()),
-      handshake_timer_(stream_io_.get_executor()),
-      writer_wake_(stream_io_.get_executor()),
-      reader_wake_(stream_io_.get_executor()),
+      watchdog_(stream_io_.get_executor()),
+      wake_(stream_io_.get_executor()),
       peer_(stream_io_.peer_name()),
       allowance_(srv.settings().max_stored_ratio),
       receiver_(receiver_options(srv)),
-      guard_timer_(stream_io_.get_executor()),
-      guard_(guard_limits(srv.settings())),
-      claim_wake_(stream_io_.get_executor()) {}
+      guard_(guard_limits(srv.settings())) {
+    // Never expires: only cancel() ends a wait on it (wake()).
+    wake_.expires_at(never);
+}
 
 session::~session() {
     release_sender();
@@ -119,8 +113,7 @@ void session::stop() {
                 break;
         }
         self->cancel_read();
-        self->wake();                // a paused or stalled read side too
-        self->claim_wake_.cancel();  // a connection waiting for its sender id
+        self->wake();  // a paused or stalled read side, or one waiting for its sender id, too
     });
 }
 
@@ -131,8 +124,54 @@ void session::cancel_read() {
 }
 
 void session::wake() {
-    writer_wake_.cancel();
-    reader_wake_.cancel();
+    wake_.cancel();
+}
+
+asio::awaitable<void> session::wait_for_wake(time_point until) {
+    const bool timed = until != never;
+    if (timed) set_deadline(read_due_, until);
+    co_await wake_.async_wait(use_tuple);
+    if (timed) read_due_ = never;
+}
+
+void session::set_deadline(time_point& deadline, time_point when) {
+    deadline = when;
+    watchdog_.cancel();  // it may sleep until a later one
+}
+
+// The watchdog of asio's timeout example: the deadlines are moved freely, the watchdog wakes
+// at the earliest one as it stands when it looks.
+asio::awaitable<void> session::watchdog() {
+    auto self = shared_from_this();
+    while (watching_) {
+        watchdog_.expires_at(std::min({handshake_deadline_, guard_due_, read_due_}));
+        co_await watchdog_.async_wait(use_tuple);
+        if (!watching_) break;
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= handshake_deadline_) on_handshake_deadline();
+        if (now >= guard_due_) check_guard(now);
+        if (now >= read_due_) {
+            read_due_ = never;
+            wake();  // the read side's own deadline: it looks at its condition again
+        }
+    }
+}
+
+void session::stop_watchdog() {
+    watching_ = false;
+    handshake_deadline_ = guard_due_ = never;
+    watchdog_.cancel();
+}
+
+void session::on_handshake_deadline() {
+    handshake_deadline_ = never;
+    if (receiver_.current() != receiver::state::awaiting_hello) return;
+    const auto timeout = server_.settings().handshake_timeout;
+    warn_peer(warning_kind::handshake_timeout,
+              fmt::format("{}: closing connection: no hello within {} s "
+                          "(limits.handshake_timeout)",
+                          peer_, std::chrono::duration<double>(timeout).count()));
+    cancel_read();
 }
 
 // On stop, and at the end of a stream, the last acks need not wait out the sink's sync
@@ -162,9 +201,7 @@ asio::awaitable<void> session::run() {
 
 void session::end() {
     state_.end();
-    handshake_timer_.cancel();
-    guard_timer_.cancel();
-    claim_wake_.cancel();
+    stop_watchdog();
     wake();
     release_sender();
     server_.counters().frames_in += receiver_.frames() - resumed_after_;
@@ -179,8 +216,7 @@ void session::end() {
 // and run() ends through end() as for any failure.
 void session::abort() {
     asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
-        self->fail();
-        self->claim_wake_.cancel();
+        self->fail();  // wakes every waiter
         self->stream_io_.close();
     });
 }
@@ -197,17 +233,9 @@ asio::awaitable<void> session::serve() {
             warn_peer(warning_kind::refused_access, fmt::format("{}: refused: {}", peer_, tls_why));
         co_return;
     }
-    const auto handshake_timeout = server_.settings().handshake_timeout;
-    handshake_timer_.expires_after(handshake_timeout);
-    handshake_timer_.async_wait([self, handshake_timeout](std::error_code ec) {
-        if (ec || self->receiver_.current() != receiver::state::awaiting_hello) return;
-        warn_peer(
-            warning_kind::handshake_timeout,
-            fmt::format("{}: closing connection: no hello within {} s "
-                        "(limits.handshake_timeout)",
-                        self->peer_, std::chrono::duration<double>(handshake_timeout).count()));
-        self->cancel_read();
-    });
+    handshake_deadline_ = std::chrono::steady_clock::now() + server_.settings().handshake_timeout;
+    watching_ = true;
+    asio::co_spawn(stream_io_.get_executor(), watchdog(), asio::detached);
     using namespace asio::experimental::awaitable_operators;
     co_await (read_side() && write_side());
     if (state_.phase() != session_phase::handed_over) {
@@ -260,8 +288,7 @@ asio::awaitable<void> session::read_side() {
         if (state_.phase() == session_phase::stalled && !co_await hold_reading()) break;
         if (step != receiver::step::read) break;
     }
-    handshake_timer_.cancel();
-    guard_timer_.cancel();
+    stop_watchdog();   // no deadline is left to watch
     release_sender();  // no more batches: a resuming connection waits only for their syncs
     finish_reading();
 }
@@ -289,7 +316,7 @@ asio::awaitable<bool> session::admit() {
         co_return false;
     }
     if (h.role != peer_role::sender) {
-        handshake_timer_.cancel();
+        handshake_deadline_ = never;
         state_.hand_over();  // serve() runs the role once the writer is done
         co_return false;
     }
@@ -320,8 +347,10 @@ asio::awaitable<bool> session::admit_sender() {
     receiver_.admit(last, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
-    guard_.start(std::chrono::steady_clock::now());
-    asio::co_spawn(stream_io_.get_executor(), guard_loop(), asio::detached);
+    const auto now = std::chrono::steady_clock::now();
+    guard_.start(now);
+    if (const auto tick = guard_.tick(); tick.count() > 0)  // 0: no idle timeout, no read rate
+        set_deadline(guard_due_, now + tick);
     co_return true;
 }
 
@@ -387,7 +416,7 @@ receiver::step session::consume(std::size_t n) {
         fail();
         return receiver::step::close;
     }
-    if (receiver_.current() != receiver::state::awaiting_hello) handshake_timer_.cancel();
+    if (receiver_.current() != receiver::state::awaiting_hello) handshake_deadline_ = never;
 
     // Messages are delivered as they decode: the first objects of a frame that failed
     // part-way are in the open batch, after this read's good frames.
@@ -515,7 +544,7 @@ asio::awaitable<void> session::write_side() {
         replies_.take_released(writing_, acked_reads_ns);
         if (writing_.empty()) {
             if (state_.over() || (state_.replies_closed() && replies_.empty())) co_return;
-            co_await wait_for_wake(writer_wake_);
+            co_await wait_for_wake();
             continue;
         }
         auto [ec, n] = co_await asio::async_write(

@@ -99,14 +99,28 @@ class session : public std::enable_shared_from_this<session> {
     void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
     void fail();
     void cancel_read();
+    // The wake-up call: every waiter of the strand looks at its condition again.
     void wake();
+    using time_point = std::chrono::steady_clock::time_point;
+    static constexpr time_point never = time_point::max();
+    // Waits for wake(), and at the latest until `until` (the read side alone waits with a
+    // deadline: the watchdog wakes it then).
+    asio::awaitable<void> wait_for_wake(time_point until = never);
+    // Sets one of the session's deadlines; the watchdog looks again at when to wake.
+    void set_deadline(time_point& deadline, time_point when);
+    // The session's deadlines on one timer: it sleeps until the earliest, acts on those due,
+    // and ends with the read side (stop_watchdog).
+    asio::awaitable<void> watchdog();
+    void stop_watchdog();
+    // The hello did not come in time (limits.handshake_timeout).
+    void on_handshake_deadline();
     void expedite();
     void on_read_error(const std::error_code& ec);
     void log_close();
     std::string stream_summary() const;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp). The guard's tick:
-    // idle and slow peers.
-    asio::awaitable<void> guard_loop();
+    // idle and slow peers, checked while a stream is read; the next one is due after it.
+    void check_guard(time_point now);
     // Before each read: waits while the replies waiting for the sink hold more than
     // limits.max_buffered_bytes (paused), or while the sink is out of space, retrying its
     // batch (stalled). False: the connection failed.
@@ -132,9 +146,18 @@ class session : public std::enable_shared_from_this<session> {
     server& server_;
     peer_stream stream_io_;
     session_state state_;
-    asio::steady_timer handshake_timer_;
-    asio::steady_timer writer_wake_;  // the writer waits on it for released replies
-    asio::steady_timer reader_wake_;  // a paused or stalled read side waits on it
+    // The session's two timers. watchdog_ wakes at the earliest of its deadlines - the
+    // hello's, the guard's next check, the read side's own (a stall's retry, the end of a wait
+    // for the sender id) - and acts on those due. wake_ never expires: cancelling it (wake())
+    // wakes every waiter - the writer waiting for released replies, a paused or stalled read
+    // side, a wait for the sender id - and each looks at its own condition again, as a
+    // condition variable.
+    asio::steady_timer watchdog_;
+    asio::steady_timer wake_;
+    bool watching_ = false;  // the watchdog runs
+    time_point handshake_deadline_ = never;
+    time_point guard_due_ = never;
+    time_point read_due_ = never;
     asio::cancellation_signal read_cancel_;
     std::string peer_;
     // A sender's share of limits.table_budget_total, from its admission (readers and stats
@@ -156,7 +179,6 @@ class session : public std::enable_shared_from_this<session> {
     byte_buffer writing_;
     connection_role role_ = connection_role::handshake;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
-    asio::steady_timer guard_timer_;
     connection_guard guard_;
     std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
     // Memory of the batches committed since the last reply was queued, for a sink that keeps
@@ -179,7 +201,6 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t stream_objects_ = 0;
     std::uint64_t stream_digest_ = 0;
     std::uint64_t frame_digest_ = 0;  // the digest the last whole frame's mark gave
-    asio::steady_timer claim_wake_;
 };
 
 }  // namespace objwire::daemon

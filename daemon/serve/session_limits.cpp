@@ -4,8 +4,6 @@
 // until the disk has room again - and the bound on bytes stored per byte received.
 #include <spdlog/spdlog.h>
 
-#include <asio/experimental/as_tuple.hpp>
-
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
 #include "daemon/sinks/held_memory.hpp"
@@ -13,7 +11,6 @@
 namespace objwire::daemon {
 namespace {
 
-constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 // How often a stalled session tries its batch again.
 constexpr auto stall_retry = std::chrono::milliseconds(250);
 
@@ -23,29 +20,21 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-asio::awaitable<void> session::guard_loop() {
-    auto self = shared_from_this();
-    const auto tick = guard_.tick();
-    if (tick.count() == 0) co_return;  // no idle timeout, no read rate
-    const auto streaming = [this] {
-        const auto p = state_.phase();
-        return p == session_phase::streaming || p == session_phase::paused ||
-               p == session_phase::stalled;
-    };
-    while (streaming()) {
-        guard_timer_.expires_after(tick);
-        co_await guard_timer_.async_wait(use_tuple);
-        if (!streaming()) co_return;
-        const auto now = std::chrono::steady_clock::now();
-        // Waiting for our sink is not the peer's idleness (its window may be full).
-        guard_.hold(now, state_.phase() != session_phase::streaming || replies_.held_bytes() > 0);
-        if (auto why = guard_.check(now); !why.empty()) {
-            spdlog::warn("{}: closing connection: {}", peer_, why);
-            server_.metrics().count_error(std::make_error_code(std::errc::timed_out), "guard");
-            cancel_read();
-            co_return;
-        }
+void session::check_guard(time_point now) {
+    guard_due_ = never;
+    const auto p = state_.phase();
+    // The guard watches a stream being read; once it is not, the guard is done.
+    if (p != session_phase::streaming && p != session_phase::paused && p != session_phase::stalled)
+        return;
+    // Waiting for our sink is not the peer's idleness (its window may be full).
+    guard_.hold(now, p != session_phase::streaming || replies_.held_bytes() > 0);
+    if (auto why = guard_.check(now); !why.empty()) {
+        spdlog::warn("{}: closing connection: {}", peer_, why);
+        server_.metrics().count_error(std::make_error_code(std::errc::timed_out), "guard");
+        cancel_read();
+        return;
     }
+    guard_due_ = now + guard_.tick();
 }
 
 asio::awaitable<bool> session::hold_reading() {
@@ -66,11 +55,10 @@ asio::awaitable<bool> session::hold_reading() {
             state_.unpause();
             break;
         }
-        // wake() (a batch durable, stop()) ends the wait early.
+        // wake() (a batch durable, stop()) ends the wait early; a stall retries at the latest
+        // after stall_retry.
         const bool stalled = state_.phase() == session_phase::stalled;
-        reader_wake_.expires_after(stalled ? std::chrono::steady_clock::duration(stall_retry)
-                                           : std::chrono::hours(24));
-        co_await reader_wake_.async_wait(use_tuple);
+        co_await wait_for_wake(stalled ? std::chrono::steady_clock::now() + stall_retry : never);
         if (state_.phase() != session_phase::stalled) continue;
         auto ec = commit_batch(stall_sequence_, stall_reply_id_);
         if (!ec) {

@@ -6,7 +6,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <asio/experimental/as_tuple.hpp>
 #include <atomic>
 
 #include "daemon/serve/blocking_call.hpp"
@@ -54,7 +53,7 @@ asio::awaitable<session::resume_answer> session::resume_point() {
         };
         auto on_free = [weak = weak_from_this(), exec] {
             asio::post(exec, [weak] {
-                if (auto self = weak.lock()) self->claim_wake_.cancel();
+                if (auto self = weak.lock()) self->wake();
             });
         };
         bool new_owner = false;
@@ -83,8 +82,8 @@ asio::awaitable<session::resume_answer> session::resume_point() {
                                "over (ids must be unique per running stream)");
             co_return busy("sender id '" + id + "' is busy on another connection");
         }
-        claim_wake_.expires_at(deadline);
-        co_await claim_wake_.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
+        // The id freed (on_free), a stop, or the deadline: each tries again or gives up.
+        co_await wait_for_wake(deadline);
     }
     stream_token_ = std::move(fresh_token);
     stream_fence_ = fence_of(stream_token_);

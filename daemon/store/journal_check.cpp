@@ -1,46 +1,48 @@
 #include "daemon/store/journal_check.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
 #include <optional>
 
 namespace objwire::daemon {
 namespace {
 
-std::error_code last_errno() {
-    return {errno, std::generic_category()};
+// The block that ends exactly at the end of the file among those walked from the first intact
+// one at or after `from`; damage on the way is skipped as in every walk.
+std::optional<journal_block_header> last_block_from(segment_reader& reader, std::uint64_t from,
+                                                    std::error_code& ec) {
+    const auto failed = [&] {
+        if (reader.error().category() == std::generic_category()) ec = reader.error();
+        return std::nullopt;
+    };
+    if (!reader.read_from_intact(from)) return failed();
+    std::optional<journal_block_header> last;
+    journal_block_view block;
+    for (;;) {
+        const auto st = reader.next(block);
+        if (st == segment_reader::status::block) {
+            last = block.header;
+            continue;
+        }
+        if (st == segment_reader::status::io_error) {
+            ec = reader.error();
+            return std::nullopt;
+        }
+        if (st == segment_reader::status::end && reader.leftover() == 0) return last;
+        if (!reader.skip_damage()) return failed();
+        last.reset();
+    }
 }
 
-std::size_t read_at(int fd, std::vector<std::uint8_t>& out, std::uint64_t at, std::size_t n,
-                    std::error_code& ec) {
-    out.resize(n);
-    out.resize(daemon::read_at(fd, out.data(), n, at, ec));
-    return out.size();
-}
-
-// The block that ends exactly at the end of the file, found by looking back for its magic in
-// growing windows of the file's end (a block is self-contained and checksummed, so a match
-// is the last block).
-std::optional<journal_block_header> last_block(int fd, std::uint64_t size, std::error_code& ec) {
-    std::vector<std::uint8_t> tail;
+// The block that ends exactly at the end of the file, looked for among the blocks of the
+// file's last MiB, then of its last 64 MiB, then of all of it (a block may be larger than a
+// window): a block is self-contained and checksummed, so the first intact one in a window
+// starts a walk that reaches the last one.
+std::optional<journal_block_header> last_block(segment_reader& reader, std::uint64_t size,
+                                               std::error_code& ec) {
     for (std::uint64_t window : {std::uint64_t{1} << 20, std::uint64_t{64} << 20, size}) {
         window = std::min(window, size);
-        const std::uint64_t base = size - window;
-        if (read_at(fd, tail, base, static_cast<std::size_t>(window), ec) != window)
-            return std::nullopt;
-        for (std::size_t i = tail.size() >= journal_block_header_size
-                                 ? tail.size() - journal_block_header_size + 1
-                                 : 0;
-             i-- > 0;) {
-            if (std::memcmp(tail.data() + i, journal_block_magic, 4) != 0) continue;
-            const auto r = parse_journal_block(std::span(tail).subspan(i));
-            if (r.state == journal_block_parse::status::block && i + r.size == tail.size())
-                return r.block.header;
-        }
-        if (window == size) break;
+        if (auto last = last_block_from(reader, size - window, ec)) return last;
+        if (ec || window == size) break;
     }
     return std::nullopt;
 }
@@ -49,24 +51,14 @@ std::optional<journal_block_header> last_block(int fd, std::uint64_t size, std::
 // the next begins (or a whole file is missing in between, a gap with nothing damaged).
 bool cheap_check(const segment_info& seg, std::uint64_t next_first, segment_findings& out,
                  std::error_code& ec) {
-    const int fd = ::open(seg.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ec = last_errno();
-        return false;
-    }
-    std::vector<std::uint8_t> head;
-    read_at(fd, head, 0, static_cast<std::size_t>(std::min<std::uint64_t>(seg.bytes, 1 << 20)), ec);
-    auto first = parse_journal_block(head);
-    if (first.state == journal_block_parse::status::need_more &&
-        first.error == journal_errc::short_block && first.size <= seg.bytes) {
-        read_at(fd, head, 0, first.size, ec);
-        first = parse_journal_block(head);
-    }
-    std::optional<journal_block_header> last;
-    if (!ec && first.state == journal_block_parse::status::block &&
-        first.block.header.first_offset == seg.first_offset)
-        last = last_block(fd, seg.bytes, ec);
-    ::close(fd);
+    segment_reader reader;
+    if ((ec = reader.open(seg.path, seg.first_offset))) return false;
+    // The first block must be whole and start at the segment's first offset.
+    journal_block_view first;
+    const auto st = reader.next(first);
+    if (st == segment_reader::status::io_error) ec = reader.error();
+    if (st != segment_reader::status::block) return false;
+    const auto last = last_block(reader, seg.bytes, ec);
     if (ec || !last) return false;
     const std::uint64_t end = last->first_offset + last->message_count;
     if (end > next_first || last->first_offset < seg.first_offset) return false;

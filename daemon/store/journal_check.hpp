@@ -1,9 +1,10 @@
-// Checks of a journal's segments (docs/JOURNAL.md 4.2). At start every closed segment gets a
-// cheap check - its size, its first block and its last block (found from the end), and that
-// it ends where the next segment begins - and a full check, every block verified, only when
-// the cheap one finds something wrong. `objwired --verify-journal` runs the full check on
-// every segment. Damage costs the damaged blocks only: what is lost is reported as ranges of
-// offsets, and reading goes on at the next intact block.
+// Checks of a journal's segments (docs/JOURNAL.md 4). At start every closed segment gets a
+// cheap check - its size, its first block and its last block (walked to from a window at the
+// file's end), and that it ends where the next segment begins - and a full check, every block
+// verified, only when the cheap one finds something wrong. `objwired --verify-journal` runs
+// the full check on every segment. Both read through segment_reader, as recovery and the
+// offline reader do. Damage costs the damaged blocks only: what is lost is reported as ranges
+// of offsets, and reading goes on at the next intact block.
 #pragma once
 
 #include <cstdint>

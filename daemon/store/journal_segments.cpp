@@ -85,67 +85,75 @@ std::error_code write_all_at(int fd, std::span<const std::uint8_t> bytes, std::u
     return {};
 }
 
-// Slides a window over the file looking for the magic; each candidate is parsed whole (read
-// again on its own when it does not fit the window) and must pass its checksum.
+// Reads the file in chunks for the scan (proto/journal_walk.hpp decides), keeping only the
+// bytes from where the scan stands on.
 std::optional<intact_block> find_intact_block(int fd, std::uint64_t from, std::uint64_t end,
                                               std::uint64_t min_offset, std::error_code& ec) {
     ec.clear();
-    std::vector<std::uint8_t> window(read_chunk);
-    std::vector<std::uint8_t> whole;
-    for (std::uint64_t base = from; base + journal_block_header_size <= end;) {
-        const auto want =
-            static_cast<std::size_t>(std::min<std::uint64_t>(window.size(), end - base));
-        const std::size_t got = read_at(fd, window.data(), want, base, ec);
-        if (ec || got < journal_block_header_size) return std::nullopt;
-        std::size_t i = 0;
-        for (; i + journal_block_header_size <= got; ++i) {
-            if (std::memcmp(window.data() + i, journal_block_magic, 4) != 0) continue;
-            std::span<const std::uint8_t> at(window.data() + i, got - i);
-            auto r = parse_journal_block(at);
-            if (r.state == journal_block_parse::status::need_more &&
-                r.error == journal_errc::short_block && base + i + r.size <= end) {
-                whole.resize(r.size);
-                if (read_at(fd, whole.data(), r.size, base + i, ec) != r.size) {
-                    if (ec) return std::nullopt;
-                    continue;
-                }
-                r = parse_journal_block(whole);
-            }
-            if (r.state == journal_block_parse::status::block &&
-                r.block.header.first_offset >= min_offset)
-                return intact_block{base + i, r.block.header.first_offset};
-        }
-        if (got < want) break;
-        base += i;  // the last header's worth is looked at again with the next window
+    journal_resync scan(from, end, min_offset);
+    byte_buffer buf;
+    std::uint64_t buf_file = from;  // file position of buf[0]
+    for (;;) {
+        const auto s = scan.next(buf.span().subspan(scan.position() - buf_file));
+        if (s.what == journal_resync_status::found) return intact_block{s.position, s.first_offset};
+        if (s.what == journal_resync_status::none) return std::nullopt;
+        buf.consume_front(scan.position() - buf_file);
+        buf_file = scan.position();
+        const std::uint64_t held_end = buf_file + buf.size();
+        const auto want = static_cast<std::size_t>(
+            std::min<std::uint64_t>(buf_file + std::max(read_chunk, s.size), end) - held_end);
+        const std::size_t got = read_at(fd, buf.prepare(want), want, held_end, ec);
+        buf.commit(got);
+        if (ec) return std::nullopt;
+        // The file is shorter than it was: the scan ends where it does now.
+        if (got < want) scan = journal_resync(scan.position(), held_end + got, min_offset);
     }
-    return std::nullopt;
 }
 
 bool segment_reader::skip_damage() {
     if (fd_ < 0) return false;
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-        error_ = {errno, std::generic_category()};
-        return false;
-    }
     // A block that is whole but numbered past the expected offset is itself where reading
     // goes on: the offsets between are missing, nothing is damaged.
     const std::uint64_t from = error_ == journal_errc::offset_gap ? position_ : position_ + 1;
-    std::error_code ec;
-    const auto found = find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size),
-                                         walker_.next_offset(), ec);
-    if (ec) error_ = ec;
+    const auto found = find_from(from, walker_.next_offset());
     if (!found) return false;
     lost_ = {walker_.next_offset(), found->first_offset, position_, found->position - position_};
+    return go_on_at(*found);
+}
+
+bool segment_reader::read_from_intact(std::uint64_t from) {
+    if (fd_ < 0) return false;
+    walker_ = journal_walker();
+    error_.clear();
+    bad_size_ = 0;
+    const auto found = find_from(from, 0);
+    return found && go_on_at(*found);
+}
+
+std::optional<intact_block> segment_reader::find_from(std::uint64_t from,
+                                                      std::uint64_t min_offset) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+        error_ = {errno, std::generic_category()};
+        return std::nullopt;
+    }
+    std::error_code ec;
+    auto found =
+        find_intact_block(fd_, from, static_cast<std::uint64_t>(st.st_size), min_offset, ec);
+    if (ec) error_ = ec;
+    return found;
+}
+
+bool segment_reader::go_on_at(const intact_block& found) {
     buf_.clear();
     pos_ = 0;
-    buf_file_ = found->position;
+    buf_file_ = found.position;
     eof_ = false;
-    if (::lseek(fd_, static_cast<off_t>(found->position), SEEK_SET) < 0) {
+    if (::lseek(fd_, static_cast<off_t>(found.position), SEEK_SET) < 0) {
         error_ = {errno, std::generic_category()};
         return false;
     }
-    walker_.resume_at(found->position, found->first_offset);
+    walker_.resume_at(found.position, found.first_offset);
     error_.clear();
     bad_size_ = 0;
     return true;

@@ -1,6 +1,6 @@
 // The journal's files: segment names (journal-<first offset, 20 digits>.owj), the sorted list
 // of a data directory's segments, and a sequential reader of one segment's blocks. Shared by
-// the journal's recovery and the offline journal_reader.
+// the journal's recovery, its checks and the offline journal_reader.
 #pragma once
 
 #include <cstdint>
@@ -95,8 +95,18 @@ class segment_reader {
     bool skip_damage();
     const offset_gap& lost() const { return lost_; }
 
+    // Goes on at the first intact block at or after file position `from`, its offsets taken
+    // as they come from there (the last blocks of a segment, read without the ones before).
+    // False when nothing intact follows, or on a read error (error() then is the errno).
+    bool read_from_intact(std::uint64_t from);
+
   private:
     bool fill(std::size_t need);
+    // The first intact block in [from, the file's end) numbered at least min_offset; a failed
+    // read is error().
+    std::optional<intact_block> find_from(std::uint64_t from, std::uint64_t min_offset);
+    // Reading goes on at `found`: what was read ahead is dropped.
+    bool go_on_at(const intact_block& found);
 
     int fd_ = -1;
     byte_buffer buf_;

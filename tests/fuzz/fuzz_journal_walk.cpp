@@ -3,7 +3,9 @@
 // continues the numbering (when checked); need_more asks for more than is held and no more
 // than the cap; a walk fed in reads of any size hands out the same blocks and stops with the
 // same verdict as a walk over the whole input; a damaged or jumped block resumed after one
-// byte (as a caller skipping damage would) keeps every invariant.
+// byte (as a caller skipping damage would) keeps every invariant. The scan for the next intact
+// block (journal_resync) finds the first position that holds one and no other, whatever the
+// reads, and asks for no more than the cap or the input holds.
 //
 // Input: one knob byte (bit 0: offsets checked from the first block's own offset; bit 1: a
 // block cap of 4 KiB; bits 2..7: read size 1..64), then the bytes of a segment.
@@ -91,6 +93,49 @@ walk_result walk(std::span<const std::uint8_t> in, journal_walker w, std::size_t
     fuzz::invariant_failed("the walk ends within its step bound", __FILE__, __LINE__);
 }
 
+bool intact_at(std::span<const std::uint8_t> in, std::size_t at, std::uint64_t min_offset,
+               std::size_t cap) {
+    const auto r = parse_journal_block(in.subspan(at));
+    return r.state == journal_block_parse::status::block && r.size <= cap &&
+           r.block.header.first_offset >= min_offset;
+}
+
+// Feeds `in` from `from` on in reads of `read_size` until the scan answers.
+journal_resync_step resync(std::span<const std::uint8_t> in, std::size_t from,
+                           std::uint64_t min_offset, std::size_t read_size, std::size_t cap) {
+    journal_resync scan(from, in.size(), min_offset);
+    scan.set_max_block(cap);
+    read_size = std::min(read_size, in.size());  // SIZE_MAX: all at once
+    std::size_t have = std::min(in.size(), from + read_size);
+    for (std::size_t steps = 0; steps <= 4 * in.size() + 8; ++steps) {
+        const auto pos = static_cast<std::size_t>(scan.position());
+        FUZZ_CHECK(pos >= from && pos <= have);
+        const auto s = scan.next(in.subspan(pos, have - pos));
+        if (s.what != journal_resync_status::need_more) return s;
+        const auto now = static_cast<std::size_t>(scan.position());
+        FUZZ_CHECK(now >= pos && s.position == now);
+        FUZZ_CHECK(s.size > have - now && s.size <= cap && now + s.size <= in.size());
+        have = std::min(in.size(), have + read_size);
+    }
+    fuzz::invariant_failed("the scan ends within its step bound", __FILE__, __LINE__);
+}
+
+void check_resync(std::span<const std::uint8_t> in, std::size_t from, std::uint64_t min_offset,
+                  std::size_t read_size, std::size_t cap) {
+    const auto whole = resync(in, from, min_offset, SIZE_MAX, cap);
+    const auto fed = resync(in, from, min_offset, read_size, cap);
+    FUZZ_CHECK(fed.what == whole.what && fed.position == whole.position);
+    const std::size_t upto = whole.what == journal_resync_status::found
+                                 ? static_cast<std::size_t>(whole.position)
+                                 : in.size();
+    for (std::size_t p = from; p < upto; ++p)
+        FUZZ_CHECK(!intact_at(in, p, min_offset, cap));
+    if (whole.what != journal_resync_status::found) return;
+    FUZZ_CHECK(intact_at(in, upto, min_offset, cap));
+    FUZZ_CHECK(whole.size == parse_journal_block(in.subspan(upto)).size);
+    FUZZ_CHECK(whole.first_offset >= min_offset);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -119,5 +164,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         last = rest.last;
         if (!rest.positions.empty()) FUZZ_CHECK(rest.positions.front() == at);
     }
+
+    // From the start, and from past where the walk stopped (as a caller skipping damage
+    // would); numbered from the first block's offset on when offsets are checked.
+    const std::uint64_t min_offset =
+        (knob & 1) ? parse_journal_block_head(in).header.first_offset : 0;
+    check_resync(in, 0, 0, read_size, cap);
+    const auto past =
+        static_cast<std::size_t>(std::min<std::uint64_t>(whole.last.position + 1, in.size()));
+    check_resync(in, past, min_offset, read_size, cap);
     return 0;
 }

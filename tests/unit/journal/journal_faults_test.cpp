@@ -216,6 +216,60 @@ TEST_F(JournalFaults, AFlippedByteInAClosedSegmentIsFoundAtStartAndCostsOneBlock
     expect_middle_block_lost();
 }
 
+// The cheap check walks to the last block from a window at the file's end, however large that
+// block is: a segment whose last block is over the first window's MiB checks cheaply (no block
+// counted: the full check did not run), a later next segment is a gap with nothing damaged,
+// and a torn last block sends the segment to the full check.
+TEST_F(JournalFaults, TheCheapCheckFindsALastBlockLargerThanItsWindow) {
+    std::vector<std::uint8_t> file;
+    std::uint64_t offset = 0;
+    const auto add = [&](std::vector<std::uint8_t> block) {
+        seal_journal_block(block, offset);
+        offset += journal_block_message_count(block);
+        file.insert(file.end(), block.begin(), block.end());
+    };
+    add(make_block(events(0, 5)));
+    const message large{
+        make_record(event_type(), {std::int64_t{5}, "host", std::string(2 << 20, 'x'), list{}}),
+        {}};
+    add(make_block({large}));
+    ASSERT_GT(file.size(), std::size_t{2} << 20);
+    std::filesystem::create_directories(dir_);
+    write_bytes(segment(0), file);
+    const daemon::segment_info seg{segment(0), 0, file.size()};
+
+    daemon::segment_findings whole;
+    const auto ec = daemon::check_closed_segment(seg, offset, false, whole);
+    ASSERT_FALSE(ec) << ec.message();
+    EXPECT_EQ(whole.blocks, 0u);
+    EXPECT_TRUE(whole.gaps.empty());
+    EXPECT_EQ(whole.damage, "");
+
+    daemon::segment_findings missing;
+    ASSERT_FALSE(daemon::check_closed_segment(seg, offset + 4, false, missing));
+    EXPECT_EQ(missing.blocks, 0u);
+    ASSERT_EQ(missing.gaps.size(), 1u);
+    EXPECT_EQ(missing.gaps[0].first, offset);
+    EXPECT_EQ(missing.gaps[0].end, offset + 4);
+    EXPECT_EQ(missing.gaps[0].bytes, 0u);
+    EXPECT_EQ(missing.damage,
+              "the next segment begins at offset 10, this one ends at 6 (a "
+              "segment file is missing)");
+
+    file.pop_back();
+    write_bytes(segment(0), file);
+    daemon::segment_findings torn;
+    ASSERT_FALSE(daemon::check_closed_segment({segment(0), 0, file.size()}, offset, false, torn));
+    EXPECT_EQ(torn.blocks, 1u);  // the full check ran
+    ASSERT_EQ(torn.gaps.size(), 1u);
+    EXPECT_EQ(torn.gaps[0].first, 5u);
+    EXPECT_EQ(torn.gaps[0].end, 6u);
+    EXPECT_EQ(torn.damage, std::to_string(file.size() - make_block(events(0, 5)).size()) +
+                               " bytes at position " +
+                               std::to_string(make_block(events(0, 5)).size()) +
+                               " are not whole blocks (short block payload)");
+}
+
 // Damage the cheap check does not see (a payload in the middle of a closed segment) is met by
 // readers: the offline reader and the daemon's cursor both report the gap and go on.
 TEST_F(JournalFaults, DamageInsideAClosedSegmentIsAGapForReaders) {

@@ -1,6 +1,8 @@
 // The walker of a segment's bytes (proto/journal_walk.hpp): the same blocks however the bytes
 // arrive (every split point, every read size), a torn tail at every length, every flipped
-// byte caught, offsets checked, sizes capped before they are asked for.
+// byte caught, offsets checked, sizes capped before they are asked for. The scan for the next
+// intact block after damage: found from every position however the bytes arrive, damaged
+// candidates passed over, what it asks for capped.
 #include <gtest/gtest.h>
 
 #include "journal_support.hpp"
@@ -264,6 +266,133 @@ TEST(journal_walk, header_parse_agrees_with_the_whole_parse) {
     EXPECT_EQ(head.size, seg.starts[1]);
     EXPECT_EQ(head.sender_len, 8u);
     EXPECT_EQ(head.header.message_count, 3u);
+}
+
+// The scan for the next intact block after damage (journal_resync), fed by a caller that
+// holds the bytes from where the scan stands and reads `read_size` more whenever it needs
+// more; `asked` collects the largest extent the scan asked for.
+journal_resync_step resync(std::span<const std::uint8_t> file, journal_resync scan,
+                           std::size_t read_size, std::size_t* asked = nullptr) {
+    std::size_t have = static_cast<std::size_t>(scan.position());  // read up to here
+    for (std::size_t steps = 0; steps < 10 * file.size() + 10; ++steps) {
+        const auto pos = static_cast<std::size_t>(scan.position());
+        const auto s = scan.next(file.subspan(pos, have - pos));
+        if (s.what != journal_resync_status::need_more) return s;
+        const auto now = static_cast<std::size_t>(scan.position());
+        EXPECT_EQ(s.position, now);
+        EXPECT_GE(now, pos);  // never back to bytes ruled out
+        EXPECT_GT(s.size, have - now);
+        EXPECT_LE(now + s.size, file.size());
+        if (asked) *asked = std::max(*asked, s.size);
+        have = std::min(file.size(), have + read_size);
+    }
+    ADD_FAILURE() << "the scan did not end";
+    return {};
+}
+
+// From every position of a segment, whatever the reads (a block split across them, or held
+// whole), the scan finds the first block starting at or after it, and nothing after the last.
+TEST(journal_resync, finds_the_next_block_from_every_position) {
+    const auto seg = make_segment(20);
+    const std::vector<std::uint64_t> offsets{20, 23, 24};
+    const std::span<const std::uint8_t> file(seg.bytes);
+    for (std::size_t from = 0; from <= file.size(); ++from) {
+        std::size_t next = 0;
+        while (next < 3 && seg.starts[next] < from)
+            ++next;
+        for (const std::size_t read : {std::size_t{1}, std::size_t{13}, file.size()}) {
+            const auto s = resync(file, journal_resync(from, file.size(), 0), read);
+            if (next == 3) {
+                EXPECT_EQ(s.what, journal_resync_status::none) << "from " << from;
+                continue;
+            }
+            ASSERT_EQ(s.what, journal_resync_status::found) << "from " << from << " reads " << read;
+            EXPECT_EQ(s.position, seg.starts[next]);
+            EXPECT_EQ(s.size, seg.starts[next + 1] - seg.starts[next]);
+            EXPECT_EQ(s.first_offset, offsets[next]);
+        }
+    }
+}
+
+// The caller holds the bytes up to a split point, then the rest: a block cut by the split is
+// asked for whole and found.
+TEST(journal_resync, a_block_split_across_reads_is_found) {
+    const auto seg = make_segment(0);
+    const std::span<const std::uint8_t> file(seg.bytes);
+    for (std::size_t split = 0; split <= file.size(); ++split) {
+        journal_resync scan(1, file.size(), 0);  // past the first block's start
+        auto s = scan.next(file.subspan(1, std::max<std::size_t>(split, 1) - 1));
+        if (s.what == journal_resync_status::need_more) {
+            const auto pos = static_cast<std::size_t>(scan.position());
+            s = scan.next(file.subspan(pos));
+        }
+        ASSERT_EQ(s.what, journal_resync_status::found) << "split at " << split;
+        EXPECT_EQ(s.position, seg.starts[1]) << "split at " << split;
+    }
+}
+
+// A damaged candidate - any byte of it flipped - is passed over and the block after it found;
+// so is an intact block numbered below what is expected.
+TEST(journal_resync, passes_over_a_damaged_candidate) {
+    const auto seg = make_segment(0);
+    for (std::size_t i = seg.starts[1]; i < seg.starts[2]; ++i) {
+        for (const std::uint8_t flip : {0x01, 0x80, 0xFF}) {
+            auto bytes = seg.bytes;
+            bytes[i] ^= flip;
+            const auto s = resync(bytes, journal_resync(seg.starts[1], bytes.size(), 3), 7);
+            ASSERT_EQ(s.what, journal_resync_status::found) << "byte " << i << " ^ " << int(flip);
+            EXPECT_EQ(s.position, seg.starts[2]);
+            EXPECT_EQ(s.first_offset, 4u);
+        }
+    }
+    const auto s = resync(seg.bytes, journal_resync(0, seg.bytes.size(), 4), 7);
+    ASSERT_EQ(s.what, journal_resync_status::found);
+    EXPECT_EQ(s.position, seg.starts[2]);
+}
+
+// A candidate announcing more than the cap, or more than the file holds, is passed over
+// without its bytes being asked for: what the caller holds at once stays bounded.
+TEST(journal_resync, never_asks_for_more_than_the_cap_or_the_file) {
+    const auto seg = make_segment(0);
+    const std::size_t first = seg.starts[1];
+    const std::size_t cap = seg.starts[2] - seg.starts[1];
+    ASSERT_GT(first, cap);  // the second block is smaller than the first
+    journal_resync scan(0, seg.bytes.size(), 0);
+    scan.set_max_block(cap);
+    std::size_t asked = 0;
+    auto s = resync(seg.bytes, scan, 1, &asked);
+    ASSERT_EQ(s.what, journal_resync_status::found);
+    EXPECT_EQ(s.position, seg.starts[1]);
+    EXPECT_LE(asked, cap);
+
+    // A payload length of 1 GiB (the format's cap) in a file that holds far less.
+    auto bytes = seg.bytes;
+    store_le<std::uint32_t>(bytes.data() + 8, journal_max_payload);
+    asked = 0;
+    s = resync(bytes, journal_resync(0, bytes.size(), 0), 1, &asked);
+    ASSERT_EQ(s.what, journal_resync_status::found);
+    EXPECT_EQ(s.position, seg.starts[1]);
+    EXPECT_LE(asked, bytes.size());
+    // The file is said to be larger than the bytes held: the cap still bounds the ask.
+    journal_resync big(0, std::uint64_t{1} << 40, 0);
+    big.set_max_block(4096);
+    s = big.next(std::span(bytes).first(journal_block_header_size));
+    EXPECT_EQ(s.what, journal_resync_status::need_more);
+    EXPECT_LE(s.size, 4096u);
+    EXPECT_GT(big.position(), 0u);  // the candidate at 0 is ruled out
+}
+
+// Fewer bytes than a header before the end: nothing can start there.
+TEST(journal_resync, nothing_intact_in_a_short_or_empty_rest) {
+    const auto seg = make_segment(0);
+    const std::span<const std::uint8_t> file(seg.bytes);
+    EXPECT_EQ(journal_resync(0, 0, 0).next({}).what, journal_resync_status::none);
+    const auto tail = file.size() - journal_block_header_size + 1;
+    EXPECT_EQ(journal_resync(tail, file.size(), 0).next(file.subspan(tail)).what,
+              journal_resync_status::none);
+    const bytes_t zeros(3 * journal_block_header_size, 0);
+    EXPECT_EQ(resync(zeros, journal_resync(0, zeros.size(), 0), 5).what,
+              journal_resync_status::none);
 }
 
 }  // namespace
