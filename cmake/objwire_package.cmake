@@ -42,19 +42,21 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/version.hpp.in
                ${PROJECT_BINARY_DIR}/include/objwire/version.hpp @ONLY)
 target_include_directories(objwire_proto PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>)
 
-# Public headers: include/objwire/*.hpp, installed as <objwire/NAME.hpp>; and, until the public
-# headers stop reaching into them, every header of proto/, config/ and client/lib/, installed
-# under include/objwire/ with the paths the source tree includes them by ("proto/value.hpp").
+# Public headers: include/objwire/*.hpp, installed as <objwire/NAME.hpp>; and the protocol's
+# vocabulary they are written in - values, the typed writer, the handshake's fields, the
+# stats - public by design (docs/LIBRARY.md, "The public surface"), installed under
+# include/objwire/proto/ and found by the paths the source tree includes them by
+# ("proto/value.hpp"). Nothing else of proto/, config/ or client/ is installed:
+# tests/package/examples_test.sh holds this list to what the public headers include.
 file(GLOB objwire_public_headers ${PROJECT_SOURCE_DIR}/include/objwire/*.hpp)
 install(FILES ${objwire_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire
         COMPONENT development)
-file(GLOB objwire_core_headers RELATIVE ${PROJECT_SOURCE_DIR}
-     ${PROJECT_SOURCE_DIR}/proto/*.hpp ${PROJECT_SOURCE_DIR}/config/*.hpp
-     ${PROJECT_SOURCE_DIR}/client/lib/*.hpp)
-foreach(h IN LISTS objwire_core_headers)
-  get_filename_component(dir ${h} DIRECTORY)
-  install(FILES ${PROJECT_SOURCE_DIR}/${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire/${dir}
-          COMPONENT development)
+set(objwire_vocabulary_headers
+    byte_buffer byte_reader columns compression_stats control errors frame lazy_value limits
+    reset_policy result table_stats typed_writer value)
+foreach(h IN LISTS objwire_vocabulary_headers)
+  install(FILES ${PROJECT_SOURCE_DIR}/proto/${h}.hpp
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire/proto COMPONENT development)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/objwire/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire COMPONENT development)

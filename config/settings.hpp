@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include <objwire/options.hpp>
+
 namespace objwire::config {
 
 inline constexpr std::uint64_t kibibyte = 1024;
@@ -180,6 +182,9 @@ struct client_settings {
     std::string lazy_codec = "zstd";       // lazy.codec: zlib|zstd|lz4
 
     friend bool operator==(const client_settings&, const client_settings&) = default;
+    // The library's typed form of the same keys (config/client_options.hpp): what
+    // client::connection and client::reader take.
+    operator client::options() const;  // NOLINT: the one form of the other, exact
 };
 
 // ---- loading ------------------------------------------------------------------------------

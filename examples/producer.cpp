@@ -11,7 +11,7 @@
 #include <string>
 
 int main(int argc, char** argv) {
-    objwire::config::client_settings settings;
+    objwire::client::options settings;
     if (argc > 1) {
         const std::string to = argv[1];
         const auto colon = to.rfind(':');
@@ -19,8 +19,8 @@ int main(int argc, char** argv) {
             std::cerr << "usage: producer HOST:PORT [N]\n";
             return 2;
         }
-        settings.to_host = to.substr(0, colon);
-        settings.to_port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
+        settings.host = to.substr(0, colon);
+        settings.port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
     }
     const int n = argc > 2 ? std::atoi(argv[2]) : 1000;
 

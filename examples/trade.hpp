@@ -2,7 +2,7 @@
 // the examples' HOST:PORT argument.
 #pragma once
 
-#include <objwire/config/settings.hpp>
+#include <objwire/options.hpp>
 #include <objwire/typed.hpp>
 
 #include <array>
@@ -30,15 +30,15 @@ struct Trade {
 };
 BOOST_DESCRIBE_STRUCT(Trade, (), (sym, px, qty, sd, venue, tags, scratch))
 
-// Client settings for the daemon at "HOST:PORT" (nullptr: the defaults, 127.0.0.1:7878);
+// Client options for the daemon at "HOST:PORT" (nullptr: the defaults, 127.0.0.1:7878);
 // false when the text is no address.
-inline bool daemon_at(const char* arg, objwire::config::client_settings& settings) {
+inline bool daemon_at(const char* arg, objwire::client::options& settings) {
     if (arg == nullptr) return true;
     const std::string to = arg;
     const auto colon = to.rfind(':');
     if (colon == std::string::npos) return false;
-    settings.to_host = to.substr(0, colon);
-    settings.to_port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
+    settings.host = to.substr(0, colon);
+    settings.port = static_cast<std::uint16_t>(std::stoi(to.substr(colon + 1)));
     return true;
 }
 

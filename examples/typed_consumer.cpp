@@ -13,7 +13,7 @@
 #include "trade.hpp"
 
 int main(int argc, char** argv) {
-    objwire::config::client_settings settings;
+    objwire::client::options settings;
     if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
         std::cerr << "usage: typed_consumer HOST:PORT [N] [--follow]\n";
         return 2;

@@ -35,7 +35,7 @@ void unlink(const std::vector<std::shared_ptr<City>>& cities) {
 }
 
 int main(int argc, char** argv) {
-    objwire::config::client_settings settings;
+    objwire::client::options settings;
     if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
         std::cerr << "usage: typed_graph HOST:PORT\n";
         return 2;

@@ -11,7 +11,7 @@
 #include "trade.hpp"
 
 int main(int argc, char** argv) {
-    objwire::config::client_settings settings;
+    objwire::client::options settings;
     if (!market::daemon_at(argc > 1 ? argv[1] : nullptr, settings)) {
         std::cerr << "usage: typed_producer HOST:PORT [N]\n";
         return 2;

@@ -24,6 +24,7 @@
 
 #include "proto/errors.hpp"
 #include "proto/string_index.hpp"
+#include "proto/table_stats.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
@@ -62,17 +63,6 @@ void reserve_for_budget(Vector& v, std::uint64_t budget) {
     const std::uint64_t most = std::min(budget / min_entry_cost + 1, largest);
     if (most > v.size()) v.reserve(static_cast<std::size_t>(most));
 }
-
-struct table_stats {
-    std::uint64_t bytes = 0;  // current accounted size
-    std::uint64_t peak_bytes = 0;
-    std::uint64_t entries = 0;
-    std::uint64_t hits = 0;
-    std::uint64_t misses = 0;
-    std::uint64_t inserts = 0;
-    std::uint64_t evictions = 0;
-    std::uint64_t resets = 0;
-};
 
 // Ids, costs, CLOCK bits and pins: the part of the table both halves run identically.
 class table_slots {

@@ -22,6 +22,7 @@ struct reset_policy {
     static result<reset_policy> parse(std::string_view text);
     std::string to_string() const;
     bool indexes_selectively() const { return mode == kind::adaptive; }
+    bool operator==(const reset_policy&) const = default;
 };
 
 }  // namespace objwire

@@ -12,6 +12,7 @@
 #include "client/cli/bench_verify.hpp"
 #include "client/cli/gen_command.hpp"
 #include "client/cli/sender_flags.hpp"
+#include "proto/codec.hpp"
 
 namespace objwire::client {
 namespace {

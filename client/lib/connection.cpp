@@ -1,4 +1,4 @@
-#include <objwire/connection.hpp>
+#include "client/lib/connection_core.hpp"
 
 #include <type_traits>
 
@@ -45,6 +45,8 @@ class client_category_impl final : public std::error_category {
                 return "connection lost";
             case client_errc::not_open:
                 return "connection is not open";
+            case client_errc::invalid_options:
+                return "options out of range";
             case client_errc::input_mismatch:
                 return "the input is not the one its sender id stored";
         }
@@ -97,20 +99,20 @@ const std::error_category& client_category() noexcept {
     return instance;
 }
 
-connection::connection(config::client_settings settings, std::string client_name)
+connection_core::connection_core(config::client_settings settings, std::string client_name)
     : named_id_(!settings.sender_id.empty()),
       settings_(with_sender_id(std::move(settings))),
       socket_(io_),
       core_(sender_options(settings_, std::move(client_name), named_id_)) {}
 
-connection::~connection() {
+connection_core::~connection_core() {
     stop_async();
     stop_linger();
     std::error_code ignored;
     socket_.close(ignored);
 }
 
-connection_stats connection::stats() const {
+connection_stats connection_core::stats() const {
     std::lock_guard lock(mu_);
     stats_.objects_sent = core_.messages_added();
     stats_.objects_acked = core_.messages_acked();  // over every reconnect
@@ -122,7 +124,7 @@ connection_stats connection::stats() const {
     return stats_;
 }
 
-std::error_code connection::fail(std::error_code ec, std::string text) {
+std::error_code connection_core::fail(std::error_code ec, std::string text) {
     if (resuming_) {
         attempt_error_ = std::move(text);
         return ec;
@@ -134,8 +136,8 @@ std::error_code connection::fail(std::error_code ec, std::string text) {
 
 // Runs one asynchronous operation to completion or until the deadline, then cancels it.
 template <class Start>
-std::error_code connection::run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
-                                              std::size_t* bytes) {
+std::error_code connection_core::run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
+                                                   std::size_t* bytes) {
     std::optional<std::error_code> result;
     start([&](std::error_code ec, auto n) {
         result = ec;
@@ -155,8 +157,9 @@ std::error_code connection::run_with_deadline(Start&& start, std::chrono::millis
     return *result;
 }
 
-std::error_code connection::open() {
+std::error_code connection_core::open() {
     std::unique_lock lock(mu_);
+    if (!invalid_options_.empty()) return fail(client_errc::invalid_options, invalid_options_);
     if (auto ec = connect_socket()) return ec;
     open_ = true;
     interval_start_ns_ = steady_now_ns();
@@ -170,7 +173,7 @@ std::error_code connection::open() {
     return settle({});
 }
 
-std::error_code connection::open(std::chrono::milliseconds retry_for) {
+std::error_code connection_core::open(std::chrono::milliseconds retry_for) {
     const auto deadline = std::chrono::steady_clock::now() + retry_for;
     auto backoff = std::chrono::milliseconds(50);
     for (;;) {
@@ -188,17 +191,17 @@ std::error_code connection::open(std::chrono::milliseconds retry_for) {
     }
 }
 
-std::error_code connection::settle(std::error_code ec) {
+std::error_code connection_core::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
     wake_linger();  // every public call ends here
     return ec;
 }
 
-std::error_code connection::take_background_error() {
+std::error_code connection_core::take_background_error() {
     return std::exchange(background_error_, {});
 }
 
-std::error_code connection::connect_socket() {
+std::error_code connection_core::connect_socket() {
     std::string token, why;
     if (!read_token_file(settings_, token, why)) return fail(client_errc::connect_failed, why);
     // The one connect of every client (client/lib/daemon_link.*): resolve, connect within
@@ -223,7 +226,7 @@ bool welcomed(sender::state st) {
 
 // Not write_output(): frames kept from a broken connection may count as in flight, and no
 // ack will come for them before the welcome.
-std::error_code connection::handshake() {
+std::error_code connection_core::handshake() {
     if (auto ec = write_all(core_.output()))
         return fail(client_errc::connection_lost, "cannot send the hello: " + ec.message());
     core_.consume_output();
@@ -234,23 +237,23 @@ std::error_code connection::handshake() {
     return {};
 }
 
-std::error_code connection::send(const message& m) {
+std::error_code connection_core::send(const message& m) {
     return send_source(m);
 }
 
-std::error_code connection::send(const typed_source& m) {
+std::error_code connection_core::send(const typed_source& m) {
     return send_source(m);
 }
 
 template <class Source>
-std::error_code connection::send_source(const Source& m) {
+std::error_code connection_core::send_source(const Source& m) {
     std::lock_guard lock(mu_);
     if (auto ec = take_background_error()) return ec;
     return settle(send_locked(m));
 }
 
 template <class Source>
-std::error_code connection::send_locked(const Source& m) {
+std::error_code connection_core::send_locked(const Source& m) {
     if (!open_) return client_errc::not_open;
     if (skipped_ < to_skip_) {
         // Reruns compare digests of messages; a typed source is not skipped by itself.
@@ -286,20 +289,20 @@ std::error_code connection::send_locked(const Source& m) {
     return {};
 }
 
-std::chrono::nanoseconds connection::linger_left() const {
+std::chrono::nanoseconds connection_core::linger_left() const {
     const auto linger =
         std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
     const auto waited = std::chrono::nanoseconds(coarse_now_ns() - batch_opened_ns_);
     return std::max(linger - waited, std::chrono::nanoseconds(0));
 }
 
-std::error_code connection::flush() {
+std::error_code connection_core::flush() {
     std::lock_guard lock(mu_);
     if (auto ec = take_background_error()) return ec;
     return settle(flush_locked());
 }
 
-std::error_code connection::flush_locked() {
+std::error_code connection_core::flush_locked() {
     if (!open_) return client_errc::not_open;
     core_.seal();
     return write_output();
@@ -308,7 +311,7 @@ std::error_code connection::flush_locked() {
 // Writes every sealed frame before it returns, so the producer never gets ahead of the window:
 // the sender offers frames only while the unacknowledged bytes stay within min(max_in_flight,
 // the daemon's credit), and while it holds some back we wait for acks.
-std::error_code connection::write_output() {
+std::error_code connection_core::write_output() {
     // Take in whatever acks arrived first: they may make room.
     if (auto ec = read_replies(false)) return ec;
     while (!core_.output().empty() || core_.frames_waiting()) {
@@ -326,7 +329,7 @@ std::error_code connection::write_output() {
     return {};
 }
 
-std::error_code connection::write_released() {
+std::error_code connection_core::write_released() {
     // Nothing written before waits for an ack: the wait these frames start begins now.
     observe_progress(core_.messages_acked() >= written_messages_);
     auto out = core_.output();
@@ -348,7 +351,7 @@ std::error_code connection::write_released() {
 
 // One write system call per attempt, each counted: the whole output in one call unless the
 // kernel's send buffer is full, and then we wait until it has room (time counted as blocked).
-std::error_code connection::write_all(std::span<const std::uint8_t> bytes) {
+std::error_code connection_core::write_all(std::span<const std::uint8_t> bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {  // each round writes something or waits, under a deadline
         std::error_code ec;
@@ -364,7 +367,7 @@ std::error_code connection::write_all(std::span<const std::uint8_t> bytes) {
     return {};
 }
 
-std::error_code connection::wait_writable() {
+std::error_code connection_core::wait_writable() {
     const std::uint64_t start = steady_now_ns();
     auto ec = run_with_deadline(
         [&](auto handler) {
@@ -379,7 +382,7 @@ std::error_code connection::wait_writable() {
     return ec;
 }
 
-void connection::measure(bool congested) {
+void connection_core::measure(bool congested) {
     const std::uint64_t now = steady_now_ns();
     auto& policy = core_.compression();
     policy.on_interval(now - interval_start_ns_, interval_blocked_ns_, interval_ack_blocked_ns_);
@@ -396,16 +399,16 @@ void connection::measure(bool congested) {
 // written waits for an ack: a connection idle since its open (a producer with nothing to say,
 // or one of many opened before any sends) has not failed to progress. Not while resuming: the
 // window of a reconnect loop ends where it did when the loop began.
-void connection::observe_progress(bool idle) {
+void connection_core::observe_progress(bool idle) {
     if (resuming_ || !window_.enabled()) return;
     window_.observe(core_.messages_acked(), !idle, std::chrono::steady_clock::now());
 }
 
-void connection::observe_progress() {
+void connection_core::observe_progress() {
     observe_progress(core_.messages_acked() >= written_messages_);
 }
 
-std::error_code connection::read_replies(bool block) {
+std::error_code connection_core::read_replies(bool block) {
     observe_progress();
     if (!block && !stream_.readable_now()) return {};
     // A resumable connection waits for the daemon no longer than its retry window has left.
@@ -439,7 +442,7 @@ std::error_code connection::read_replies(bool block) {
     return {};
 }
 
-std::error_code connection::close() {
+std::error_code connection_core::close() {
     std::unique_lock lock(mu_);
     auto background = take_background_error();
     auto ec = close_locked();
@@ -450,7 +453,7 @@ std::error_code connection::close() {
     return settle(ec);
 }
 
-std::error_code connection::close_locked() {
+std::error_code connection_core::close_locked() {
     if (!open_)
         return last_error_.empty() ? client_errc::not_open
                                    : std::error_code(client_errc::connection_lost);
@@ -475,13 +478,13 @@ std::error_code connection::close_locked() {
     return {};
 }
 
-std::error_code connection::poll(std::chrono::milliseconds wait) {
+std::error_code connection_core::poll(std::chrono::milliseconds wait) {
     std::lock_guard lock(mu_);
     if (auto ec = take_background_error()) return ec;
     return settle(poll_locked(wait));
 }
 
-std::error_code connection::poll_locked(std::chrono::milliseconds wait) {
+std::error_code connection_core::poll_locked(std::chrono::milliseconds wait) {
     if (!open_) return client_errc::not_open;
     // The connection has no thread of its own: an idle producer's last objects leave when
     // poll() finds their batch older than batch.linger, so the wait ends by then.

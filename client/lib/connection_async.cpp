@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include <objwire/connection.hpp>
+#include "client/lib/connection_core.hpp"
 
 namespace objwire::client {
 namespace {
@@ -23,7 +23,7 @@ struct waiting_send {
 
 }  // namespace
 
-void connection::start_send(message m, completion done) {
+void connection_core::start_send(message m, completion done) {
     async_job job;
     job.send = true;
     job.done = std::move(done);
@@ -35,7 +35,25 @@ void connection::start_send(message m, completion done) {
     enqueue(std::move(job));
 }
 
-void connection::start_flush(completion done) {
+void connection_core::start_send(std::shared_ptr<const typed_source> source,
+                                 std::function<std::string()> refused_at, completion done) {
+    async_job job;
+    job.send = true;
+    job.done = std::move(done);
+    job.step = [this, source = std::move(source),
+                refused_at = std::move(refused_at)](std::uint64_t& target) {
+        auto ec = send_locked(*source);
+        if (!ec) {
+            target = core_.messages_added();
+        } else if (const auto path = refused_at(); !path.empty()) {
+            name_refused_field_locked(path);
+        }
+        return ec;
+    };
+    enqueue(std::move(job));
+}
+
+void connection_core::start_flush(completion done) {
     async_job job;
     job.done = std::move(done);
     job.step = [this](std::uint64_t& target) {
@@ -46,27 +64,27 @@ void connection::start_flush(completion done) {
     enqueue(std::move(job));
 }
 
-void connection::start_close(completion done) {
+void connection_core::start_close(completion done) {
     async_job job;
     job.done = std::move(done);
     job.step = [this](std::uint64_t&) { return close_locked(); };
     enqueue(std::move(job));
 }
 
-void connection::enqueue(async_job job) {
+void connection_core::enqueue(async_job job) {
     std::lock_guard lock(async_mu_);
     async_jobs_.push_back(std::move(job));
     if (!async_thread_.joinable()) async_thread_ = std::thread([this] { async_loop(); });
     async_cv_.notify_one();
 }
 
-std::uint64_t connection::unacknowledged() const {
+std::uint64_t connection_core::unacknowledged() const {
     std::lock_guard lock(mu_);
     return core_.messages_added() - core_.messages_acked();
 }
 
-std::error_code connection::take_acks(std::unique_lock<std::mutex>& lock,
-                                      std::chrono::milliseconds wait) {
+std::error_code connection_core::take_acks(std::unique_lock<std::mutex>& lock,
+                                           std::chrono::milliseconds wait) {
     pollfd p{socket_.native_handle(), POLLIN, 0};
     lock.unlock();
     const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
@@ -75,8 +93,9 @@ std::error_code connection::take_acks(std::unique_lock<std::mutex>& lock,
     return read_replies(false);
 }
 
-std::error_code connection::wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
-                                       std::chrono::steady_clock::time_point deadline) {
+std::error_code connection_core::wait_acked(std::unique_lock<std::mutex>& lock,
+                                            std::uint64_t target,
+                                            std::chrono::steady_clock::time_point deadline) {
     while (core_.messages_acked() < target) {
         if (!open_) return client_errc::connection_lost;
         const auto now = std::chrono::steady_clock::now();
@@ -89,7 +108,7 @@ std::error_code connection::wait_acked(std::unique_lock<std::mutex>& lock, std::
     return {};
 }
 
-std::error_code connection::flush(std::chrono::milliseconds timeout) {
+std::error_code connection_core::flush(std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::unique_lock lock(mu_);
     if (auto ec = take_background_error()) return ec;
@@ -101,7 +120,7 @@ std::error_code connection::flush(std::chrono::milliseconds timeout) {
     return settle(ec);
 }
 
-void connection::async_loop() {
+void connection_core::async_loop() {
     std::deque<waiting_send> waiting;
     const auto none = std::chrono::steady_clock::time_point::max();
     for (;;) {
@@ -152,7 +171,7 @@ void connection::async_loop() {
         w.done(asio::error::operation_aborted);
 }
 
-void connection::stop_async() {
+void connection_core::stop_async() {
     {
         std::lock_guard lock(async_mu_);
         if (!async_thread_.joinable()) return;

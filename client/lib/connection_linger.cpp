@@ -14,7 +14,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include <objwire/connection.hpp>
+#include "client/lib/connection_core.hpp"
 
 #include "client/lib/coarse_clock.hpp"
 
@@ -27,7 +27,7 @@ constexpr std::chrono::seconds ack_wait{30};
 
 }  // namespace
 
-void connection::start_linger() {
+void connection_core::start_linger() {
     if (settings_.batch_linger.count() <= 0 || linger_thread_.joinable()) return;
     // Without an eventfd the thread could not be woken out of its wait for acks: no linger
     // thread, and the caller's own calls (poll(), flush()) write lingering batches.
@@ -37,7 +37,7 @@ void connection::start_linger() {
     linger_thread_ = std::thread([this] { linger_loop(); });
 }
 
-void connection::stop_linger() {
+void connection_core::stop_linger() {
     if (!linger_thread_.joinable()) return;
     {
         std::lock_guard lock(mu_);
@@ -50,13 +50,13 @@ void connection::stop_linger() {
     linger_wake_fd_ = -1;
 }
 
-void connection::wait_idle(std::unique_lock<std::mutex>& lock) {
+void connection_core::wait_idle(std::unique_lock<std::mutex>& lock) {
     linger_idle_ = true;
     linger_cv_.wait(lock);
     linger_idle_ = false;
 }
 
-void connection::wake_linger() {
+void connection_core::wake_linger() {
     wake_linger_poll();
     // Only from the idle wait, and only when there is work: a thread timing an open batch is
     // not woken by every send.
@@ -64,14 +64,14 @@ void connection::wake_linger() {
         linger_cv_.notify_one();
 }
 
-void connection::wake_linger_poll() {
+void connection_core::wake_linger_poll() {
     if (!linger_polling_) return;
     linger_polling_ = false;  // one wake-up per wait: a fast producer pays no syscall per send
     const std::uint64_t one = 1;
     [[maybe_unused]] const auto n = ::write(linger_wake_fd_, &one, sizeof one);
 }
 
-void connection::linger_loop() {
+void connection_core::linger_loop() {
     std::unique_lock lock(mu_);
     while (!linger_stop_) {
         if (!open_ || background_error_) {
@@ -100,7 +100,8 @@ void connection::linger_loop() {
     }
 }
 
-bool connection::linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait) {
+bool connection_core::linger_poll(std::unique_lock<std::mutex>& lock,
+                                  std::chrono::milliseconds wait) {
     if (stream_.readable_now()) return true;  // TLS may hold a record poll() cannot see
     pollfd fds[2] = {{socket_.native_handle(), POLLIN, 0}, {linger_wake_fd_, POLLIN, 0}};
     linger_polling_ = true;
@@ -114,7 +115,7 @@ bool connection::linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::mi
     return ready > 0 && wakes == 0 && (fds[0].revents & POLLIN) != 0;
 }
 
-void connection::linger_read_acks(std::unique_lock<std::mutex>& lock) {
+void connection_core::linger_read_acks(std::unique_lock<std::mutex>& lock) {
     while (!linger_stop_ && open_ && !background_error_ && core_.open_batch_bytes() == 0 &&
            !core_.all_acked()) {
         if (!linger_poll(lock, ack_wait) || !open_) continue;

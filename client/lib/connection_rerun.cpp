@@ -5,7 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include <objwire/connection.hpp>
+#include "client/lib/connection_core.hpp"
 #include "proto/input_digest.hpp"
 
 namespace objwire::client {
@@ -19,7 +19,7 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
-void connection::learn_stored() {
+void connection_core::learn_stored() {
     stored_at_open_ = core_.peer().stored_objects;
     stored_digest_ = core_.peer().stored_digest;
     skip_digest_ = empty_input_digest;
@@ -31,7 +31,7 @@ void connection::learn_stored() {
         core_.continue_input_digest(stored_at_open_ == 0 ? empty_input_digest : stored_digest_);
 }
 
-std::error_code connection::skip_message(const message& m) {
+std::error_code connection_core::skip_message(const message& m) {
     if (input_mismatch_) return client_errc::input_mismatch;
     skip_digest_ = chain_input_digest(skip_digest_, object_digest(m));
     if (++skipped_ < to_skip_) return {};
@@ -49,7 +49,7 @@ std::error_code connection::skip_message(const message& m) {
     return {};
 }
 
-std::error_code connection::check_skipped_all() {
+std::error_code connection_core::check_skipped_all() {
     if (input_mismatch_ || skipped_ >= to_skip_) return {};
     input_mismatch_ = true;
     last_error_ = "the input has " + std::to_string(skipped_) + " objects, fewer than the " +

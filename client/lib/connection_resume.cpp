@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include <objwire/connection.hpp>
+#include "client/lib/connection_core.hpp"
 #include "proto/errors.hpp"
 
 namespace objwire::client {
@@ -25,7 +25,7 @@ bool retryable(std::error_code ec) {
 
 }  // namespace
 
-std::error_code connection::resume_after(std::error_code ec, std::string text) {
+std::error_code connection_core::resume_after(std::error_code ec, std::string text) {
     if (resuming_ || !welcomed_ || settings_.resume_retry_for.count() == 0 || !retryable(ec))
         return fail(ec, std::move(text));
     observe_progress();

@@ -1,4 +1,4 @@
-#include <objwire/reader.hpp>
+#include "client/lib/reader_core.hpp"
 
 #include <poll.h>
 
@@ -48,7 +48,7 @@ read_client::options core_options(const read_options& o, std::string token) {
 }
 }  // namespace
 
-reader::reader(config::client_settings settings, read_options options)
+reader_core::reader_core(config::client_settings settings, read_options options)
     : settings_(std::move(settings)),
       options_(std::move(options)),
       socket_(io_),
@@ -58,12 +58,12 @@ reader::reader(config::client_settings settings, read_options options)
     options_.max_frame_bytes = frame_limit(settings_, options_);
 }
 
-reader::~reader() {
+reader_core::~reader_core() {
     std::error_code ignored;
     socket_.close(ignored);
 }
 
-bool reader::fail(std::error_code ec, std::string text) {
+bool reader_core::fail(std::error_code ec, std::string text) {
     if (!error_) {
         error_ = ec;
         last_error_ = std::move(text);
@@ -75,7 +75,7 @@ bool reader::fail(std::error_code ec, std::string text) {
     return false;
 }
 
-std::error_code reader::write_all(std::span<const std::uint8_t> bytes) {
+std::error_code reader_core::write_all(std::span<const std::uint8_t> bytes) {
     while (!bytes.empty()) {
         std::error_code ec;
         const std::size_t n = link_.write_some(bytes, ec);
@@ -87,13 +87,17 @@ std::error_code reader::write_all(std::span<const std::uint8_t> bytes) {
     return {};
 }
 
-std::error_code reader::flush_output() {
+std::error_code reader_core::flush_output() {
     auto ec = write_all(core_->output().span());
     core_->output().clear();
     return ec;
 }
 
-std::error_code reader::open() {
+std::error_code reader_core::open() {
+    if (!invalid_options_.empty()) {
+        fail(client_errc::invalid_options, invalid_options_);
+        return error_;
+    }
     if (auto ec = connect()) return ec;
     if (stopped_) return {};
     if (options_.request != read_request::none) {
@@ -106,7 +110,7 @@ std::error_code reader::open() {
     return {};
 }
 
-std::error_code reader::connect() {
+std::error_code reader_core::connect() {
     const std::string where = settings_.to_host + ":" + std::to_string(settings_.to_port);
     std::string token, why;
     if (!read_token_file(settings_, token, why)) {
@@ -138,7 +142,7 @@ std::error_code reader::connect() {
     return {};
 }
 
-bool reader::wait_unless_stopped(std::chrono::milliseconds d) {
+bool reader_core::wait_unless_stopped(std::chrono::milliseconds d) {
     const auto until = std::chrono::steady_clock::now() + d;
     for (auto now = std::chrono::steady_clock::now(); !stop_requested() && now < until;
          now = std::chrono::steady_clock::now()) {
@@ -152,7 +156,7 @@ bool reader::wait_unless_stopped(std::chrono::milliseconds d) {
     return !stop_requested();
 }
 
-bool reader::reconnect() {
+bool reader_core::reconnect() {
     if (!options_.follow || !options_.reconnect || stopped_ || finished_ || !error_) return false;
     for (;;) {
         const auto pause = resume_.after_failure(error_, std::chrono::steady_clock::now());
@@ -184,7 +188,7 @@ bool reader::reconnect() {
     }
 }
 
-std::optional<read_client::event> reader::next_event() {
+std::optional<read_client::event> reader_core::next_event() {
     const auto timeout = options_.follow ? options_.follow_idle_timeout : options_.idle_timeout;
     const bool forever = timeout.count() == 0;
     // With a stop flag the wait is cut in slices that look at it.
@@ -227,7 +231,7 @@ std::optional<read_client::event> reader::next_event() {
     }
 }
 
-void reader::on_gap() {
+void reader_core::on_gap() {
     const read_gap& g = core_->gap();
     // A reconnection may hear of a gap again (a cursor's daemon starts before it).
     if (!gaps_.empty() && g.end <= gaps_.back().end) return;
@@ -235,7 +239,7 @@ void reader::on_gap() {
     resume_.gap(g.end);
 }
 
-bool reader::on_block() {
+bool reader_core::on_block() {
     const auto& b = core_->block();
     if (auto ec = objects_.open(b)) return fail(ec, objects_.error_detail());
     block_time_ms_ = b.header.time_ms;
@@ -246,7 +250,7 @@ bool reader::on_block() {
     return true;
 }
 
-bool reader::next(stored_message& out) {
+bool reader_core::next(stored_message& out) {
     for (;;) {
         if (next_here(out)) {
             resume_.handed_out(out.offset);
@@ -256,7 +260,7 @@ bool reader::next(stored_message& out) {
     }
 }
 
-bool reader::next_here(stored_message& out) {
+bool reader_core::next_here(stored_message& out) {
     for (;;) {
         while (objects_.left() > 0) {
             bool got = false;
@@ -285,7 +289,7 @@ bool reader::next_here(stored_message& out) {
     }
 }
 
-std::error_code reader::ack(std::uint64_t next_offset) {
+std::error_code reader_core::ack(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
     acked_ = std::max(acked_, next_offset);
     core_->ack(next_offset);
@@ -296,7 +300,7 @@ std::error_code reader::ack(std::uint64_t next_offset) {
     return {};
 }
 
-std::error_code reader::finish_cursor(std::uint64_t next_offset) {
+std::error_code reader_core::finish_cursor(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
     acked_ = std::max(acked_, next_offset);
     core_->ack(next_offset);
@@ -310,7 +314,7 @@ std::error_code reader::finish_cursor(std::uint64_t next_offset) {
     return error_;
 }
 
-bool reader::await_goodbye() {
+bool reader_core::await_goodbye() {
     // What is left of the current block is dropped: reading frames moves its bytes.
     objects_ = block_objects(block_limits(settings_));
     // Waits the idle timeout, even for a follower, and whatever the stop flag says.
@@ -325,7 +329,7 @@ bool reader::await_goodbye() {
     return true;
 }
 
-void reader::close() {
+void reader_core::close() {
     if (!socket_.is_open()) return;
     std::error_code ignored;
     const auto state = core_ ? core_->current() : read_client::state::failed;

@@ -11,6 +11,7 @@
 
 #include <objwire/version.hpp>
 #include "daemon/ops/prometheus_text.hpp"
+#include "proto/control.hpp"
 
 namespace objwire::daemon {
 namespace {

@@ -13,30 +13,37 @@
 // and the messages of one thread keep their order; a send() that waits for the window holds
 // the others back, as the window intends.
 //
-//   objwire::client::connection c(settings);
+// The implementation lives behind a pointer (client/lib/connection_core.hpp): this header
+// holds no socket, protocol state or setting of the library's own, so they may change without
+// changing the ABI (docs/LIBRARY.md, "Versions and ABI"). asio is part of the surface by design:
+// the asynchronous calls take its completion tokens.
+//
+//   objwire::client::connection c(options);
 //   if (auto ec = c.open()) ...;          // connect + handshake
 //   c.send(message);                      // any number of times
 //   if (auto ec = c.close()) ...;         // flush, wait for every ack and the goodbye
 #pragma once
 
-#include <asio.hpp>
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/post.hpp>
+#include <asio/prefer.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <type_traits>
 
-#include "client/lib/daemon_link.hpp"
-#include "client/lib/link_meter.hpp"
-#include "client/lib/retry_window.hpp"
-#include "config/settings.hpp"
-#include "proto/sender.hpp"
+#include <objwire/errors.hpp>
+#include <objwire/options.hpp>
+#include "proto/compression_stats.hpp"
+#include "proto/control.hpp"
+#include "proto/table_stats.hpp"
+#include "proto/typed_writer.hpp"
+#include "proto/value.hpp"
 
 namespace objwire::typed {
 template <class T>
@@ -50,23 +57,6 @@ concept typed_layer_included = requires {
 }  // namespace objwire::typed
 
 namespace objwire::client {
-
-// Errors of the connection itself; protocol refusals come as objwire.proto codes.
-enum class client_errc {
-    connect_failed = 1,
-    timed_out,
-    connection_lost,
-    not_open,
-    input_mismatch,  // a rerun's input is not the one its sender id stored (skip_stored)
-};
-const std::error_category& client_category() noexcept;
-inline std::error_code make_error_code(client_errc e) noexcept {
-    return {static_cast<int>(e), client_category()};
-}
-
-// A sender state after its welcome: streaming, or closing when a connection broke inside
-// close() and was resumed (the replay queues the goodbye again).
-bool welcomed(sender::state st);
 
 struct connection_stats {
     std::uint64_t objects_sent = 0;
@@ -86,10 +76,16 @@ struct connection_stats {
     std::uint64_t peak_unacked_bytes = 0;
 };
 
+class connection_core;  // client/lib/connection_core.hpp
+
 class connection {
   public:
-    explicit connection(config::client_settings settings, std::string client_name = "objwire");
+    // Options out of range are not refused here but by open() (client_errc::invalid_options,
+    // with last_error() naming the key).
+    explicit connection(const options& opts, std::string client_name = "objwire");
     ~connection();
+    connection(connection&&) noexcept;
+    connection& operator=(connection&&) noexcept;
     connection(const connection&) = delete;
     connection& operator=(const connection&) = delete;
 
@@ -144,6 +140,23 @@ class connection {
             },
             token, std::move(m));
     }
+    // A described struct (include/objwire/typed.hpp), taken by value: the worker encodes it
+    // from its fields as send(object) does, so nothing is built in between. A refusal names
+    // the field in last_error(), as send(object) does.
+    template <class T, class Token>
+    requires(!std::is_convertible_v<const T&, const message&> &&
+             !std::is_base_of_v<typed_source, T>) auto async_send(T object, Token&& token) {
+        static_assert(typed::typed_layer_included<T>,
+                      "sending a struct needs #include <objwire/typed.hpp> (typed records)");
+        return asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler, T obj) {
+                auto owned = std::make_shared<owned_record<T>>(std::move(obj));
+                std::shared_ptr<const typed_source> source(owned, &owned->source);
+                auto refused_at = [owned] { return owned->source.refused_at(); };
+                start_send(std::move(source), refused_at, completion_for(std::move(handler)));
+            },
+            token, std::move(object));
+    }
     // Completes when everything sent before it is acknowledged as durable.
     template <class Token>
     auto async_flush(Token&& token) {
@@ -158,7 +171,7 @@ class connection {
     }
     // How long an async_send may wait for its acknowledgement; zero (the default) waits as
     // long as the connection lives.
-    void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
+    void set_send_timeout(std::chrono::milliseconds timeout);
     // Objects given to send() that the daemon has not acknowledged: after a failure, these
     // are the last ones sent (a rerun with the same client.sender_id and skip_stored(true)
     // sends exactly them again, docs/LIBRARY.md).
@@ -170,27 +183,22 @@ class connection {
     // A batch that has waited batch.linger is written here too, as the linger thread would.
     std::error_code poll(std::chrono::milliseconds wait);
 
-    const welcome& server() const { return core_.peer(); }
+    // The daemon's welcome: its limits, codecs, credit, sink.
+    const welcome& server() const;
     // The sender's half of the back-reference table (hits, misses, evictions, resets...).
-    const table_stats& table() const { return core_.table(); }
+    const table_stats& table() const;
     // A copy, taken under the connection's mutex (the linger thread may be taking in acks).
     connection_stats stats() const;
     // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
-    compression_stats compression() const {
-        std::lock_guard lock(mu_);
-        return core_.compression().stats();
-    }
+    compression_stats compression() const;
     // What went wrong, for people: the daemon's reason when it refused us. Cleared by a later
     // call that succeeds, so it always speaks of the last failure still in force.
-    std::string last_error() const {
-        std::lock_guard lock(mu_);
-        return last_error_;
-    }
+    std::string last_error() const;
     // Whether send() can go on: false before open(), after close(), and once the connection
     // broke and could not be resumed (an error of send() for one message leaves it open).
-    bool is_open() const { return open_; }
+    bool is_open() const;
     // The stream's id in the daemon (client.sender_id, or the random one it got).
-    const std::string& sender_id() const { return settings_.sender_id; }
+    const std::string& sender_id() const;
 
     // Reruns (docs/PROTOCOL.md 1.1, "Reruns"; client/lib/connection_rerun.cpp). Called before
     // open(): the messages given to send() are the whole stream of the configured sender id,
@@ -202,11 +210,11 @@ class connection {
     // any of its objects is sent: with that many messages (or at close(), for a shorter one).
     // Each input object is then stored exactly once in all. A digest cannot be checked for
     // objects stored without one (by a client that reported none): those are skipped unchecked.
-    void skip_stored(bool on) { skip_stored_ = on; }
+    void skip_stored(bool on);
     // At open(): objects of this sender id the daemon held (welcome field 17).
-    std::uint64_t stored_objects() const { return stored_at_open_; }
+    std::uint64_t stored_objects() const;
     // Messages send() took as already stored so far.
-    std::uint64_t skipped_objects() const { return skipped_; }
+    std::uint64_t skipped_objects() const;
 
   private:
     using completion = std::function<void(std::error_code)>;
@@ -221,138 +229,22 @@ class connection {
             asio::post(work, [h, ec]() mutable { std::move (*h)(ec); });
         };
     }
-    // One queued asynchronous call: `step` runs with mu_ held and says which count of acked
-    // messages completes it (0: done at once).
-    struct async_job {
-        std::function<std::error_code(std::uint64_t& ack_target)> step;
-        completion done;
-        bool send = false;  // the send timeout applies
+    // A struct and the writer of its fields, alive until the worker has encoded it.
+    template <class T>
+    struct owned_record {
+        explicit owned_record(T v) : value(std::move(v)) {}
+        T value;
+        typed::record_source<T> source{value};
     };
     void start_send(message m, completion done);
+    void start_send(std::shared_ptr<const typed_source> source,
+                    std::function<std::string()> refused_at, completion done);
     void start_flush(completion done);
     void start_close(completion done);
-    void enqueue(async_job job);
-    void async_loop();
-    void stop_async();
-    // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
-    std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
-    // Waits, taking in acks, until `target` messages are acknowledged or the deadline passes.
-    std::error_code wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
-                               std::chrono::steady_clock::time_point deadline);
-    template <class Source>  // message or typed_source
-    std::error_code send_source(const Source& m);
     // A struct's refusal names its field first: "message refused: Order.items[3].name: ...".
-    void name_refused_field(const std::string& path) {
-        static constexpr std::string_view refused = "message refused: ";
-        std::lock_guard lock(mu_);
-        if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
-    }
-    // The public calls, with mu_ held.
-    template <class Source>
-    std::error_code send_locked(const Source& m);
-    std::error_code flush_locked();
-    std::error_code close_locked();
-    std::error_code poll_locked(std::chrono::milliseconds wait);
-    // An error the linger thread met, given to the next call (and cleared): the caller hears
-    // of it as if its own call had flushed.
-    std::error_code take_background_error();
-    // A call's outcome: success clears last_error().
-    std::error_code settle(std::error_code ec);
-    // The linger thread (client/lib/connection_linger.cpp).
-    void start_linger();
-    void stop_linger();
-    void linger_loop();
-    // Takes in acks of what the linger thread wrote, while the caller stays away.
-    void linger_read_acks(std::unique_lock<std::mutex>& lock);
-    // Waits, without the mutex, until the socket is readable, the caller has been in, or
-    // `wait` has passed; whether the socket is readable.
-    bool linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
-    // With mu_ held: a caller has been in (a batch opened, acks taken, the socket closed), so
-    // a linger thread waiting on the socket looks again.
-    void wake_linger_poll();
-    // With mu_ held, at the end of every public call: wakes the linger thread from its idle
-    // wait when the call left it work (frames to take acks for, a batch to time).
-    void wake_linger();
-    void wait_idle(std::unique_lock<std::mutex>& lock);
-    // Writes every sealed frame, waiting for acks while the window is full.
-    std::error_code write_output();
-    // Writes what the sender offers now (resuming the connection if the write fails).
-    std::error_code write_released();
-    std::error_code write_all(std::span<const std::uint8_t> bytes);
-    std::error_code wait_writable();
-    // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.
-    void measure(bool congested);
-    std::error_code read_replies(bool block);
-    std::error_code fail(std::error_code ec, std::string text);
-    // Resume (client/lib/connection_resume.cpp). Resolves, connects, sets the socket options.
-    std::error_code connect_socket();
-    // Sends the hello (and nothing else) and reads until the welcome.
-    std::error_code handshake();
-    // The connection broke with `ec`: reconnect with backoff for resume.retry_for and resume
-    // the stream, or give up with `ec` and `text`.
-    std::error_code resume_after(std::error_code ec, std::string text);
-    template <class Start>
-    std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
-                                      std::size_t* bytes = nullptr);
+    void name_refused_field(const std::string& path);
 
-    // Reruns (client/lib/connection_rerun.cpp): a message the daemon already holds, checked and
-    // dropped; at open(), what the welcome says is stored.
-    std::error_code skip_message(const message& m);
-    void learn_stored();
-    std::error_code check_skipped_all();
-
-    std::mutex async_mu_;  // the queue of asynchronous calls
-    std::condition_variable async_cv_;
-    std::deque<async_job> async_jobs_;
-    std::thread async_thread_;
-    bool async_stop_ = false;
-    std::int64_t send_timeout_ms_ = 0;
-    mutable std::mutex mu_;              // every public call and the linger thread
-    std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
-    std::thread linger_thread_;
-    bool linger_stop_ = false;
-    bool linger_idle_ = false;     // the linger thread waits with nothing to do
-    bool linger_polling_ = false;  // the linger thread waits in poll() on the socket and:
-    int linger_wake_fd_ = -1;      // an eventfd, written by wake_linger_poll()
-    std::error_code background_error_;
-    bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
-    config::client_settings settings_;
-    asio::io_context io_;
-    asio::ip::tcp::socket socket_;
-    daemon_link stream_{socket_};  // TLS over socket_ when tls.enabled (client/lib/daemon_link.*)
-    sender core_;
-    mutable connection_stats stats_;
-    std::string last_error_;
-    // How long the open batch may still wait for more (batch.linger from its first message;
-    // 0: it is due): the one linger rule of send(), poll() and the linger thread.
-    std::chrono::nanoseconds linger_left() const;
-    bool lingered() const { return linger_left().count() == 0; }
-    std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
-    link_meter link_;
-    std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began
-    std::uint64_t interval_blocked_ns_ = 0;      // waiting for room in the socket's buffer
-    std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
-    std::uint64_t last_link_sample_ns_ = 0;
-    bool waited_since_sample_ = false;  // the socket's buffer was full since the last sample
-    bool open_ = false;
-    bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
-    bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
-    std::string attempt_error_;  // why the last reconnect attempt failed
-    // resume.retry_for, counted from the last acknowledged progress (client/lib/retry_window.hpp).
-    retry_window window_{settings_.resume_retry_for};
-    void observe_progress(bool idle);
-    void observe_progress();              // idle: everything written is acknowledged
-    std::uint64_t written_messages_ = 0;  // messages_sealed() at the last write
-    bool skip_stored_ = false;
-    bool input_mismatch_ = false;
-    std::uint64_t stored_at_open_ = 0;
-    std::uint64_t stored_digest_ = 0;  // welcome field 18 at open(): 0 unknown
-    std::uint64_t to_skip_ = 0;
-    std::uint64_t skipped_ = 0;
-    std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
+    std::unique_ptr<connection_core> core_;
 };
 
 }  // namespace objwire::client
-
-template <>
-struct std::is_error_code_enum<objwire::client::client_errc> : std::true_type {};

@@ -9,14 +9,16 @@
 // the auth token come from the settings as for client::connection
 // (client/lib/daemon_link.hpp).
 //
-//   client::reader r(settings, {.from = 1000});
+// The implementation lives behind a pointer (client/lib/reader_core.hpp), as the
+// connection's does.
+//
+//   client::reader r(options, {.from = 1000});
 //   if (auto ec = r.open()) report(r.last_error());
 //   client::stored_message m;
 //   while (r.next(m)) use(m.offset, m.value);
 //   if (r.error()) report(r.last_error());
 #pragma once
 
-#include <asio.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -29,13 +31,9 @@
 #include <system_error>
 #include <vector>
 
-#include "client/lib/daemon_link.hpp"
-#include "client/lib/follow_resume.hpp"
-#include "config/settings.hpp"
-#include "proto/block_objects.hpp"
+#include <objwire/errors.hpp>
+#include <objwire/options.hpp>
 #include "proto/control.hpp"
-#include "proto/journal_block.hpp"
-#include "proto/read_client.hpp"
 #include "proto/value.hpp"
 
 namespace objwire::client {
@@ -143,10 +141,16 @@ struct read_stats {
     std::uint64_t wire_bytes_in = 0;
 };
 
+class reader_core;  // client/lib/reader_core.hpp
+
 class reader {
   public:
-    reader(config::client_settings settings, read_options options);
+    // Options out of range are refused by open() (client_errc::invalid_options, with
+    // last_error() naming the key).
+    reader(const options& opts, read_options read);
     ~reader();
+    reader(reader&&) noexcept;
+    reader& operator=(reader&&) noexcept;
     reader(const reader&) = delete;
     reader& operator=(const reader&) = delete;
 
@@ -160,12 +164,12 @@ class reader {
     bool next(stored_message& out);
     // Messages next() can hand out without waiting for the daemon (the current block's rest,
     // those below the start included).
-    std::size_t ready() const { return objects_.left(); }
+    std::size_t ready() const;
     // Ends a following read: says goodbye and closes. A cursor reader waits (up to the idle
     // timeout) for the daemon's answer, which comes once the daemon has let go of the name.
     void close();
     // Connected now (false after the end, a failure, close(), or during a reconnection).
-    bool is_open() const { return open_; }
+    bool is_open() const;
     // A cursor reader: every object below next_offset is written out; the daemon may move the
     // cursor there.
     std::error_code ack(std::uint64_t next_offset);
@@ -175,86 +179,35 @@ class reader {
     std::error_code finish_cursor(std::uint64_t next_offset);
     // The offset the daemon started the stream at (from, the end, the last N or the cursor),
     // on the first connection.
-    std::uint64_t start() const { return start_; }
+    std::uint64_t start() const;
     // The offset a reconnection would start at: after the last object handed out (and the
     // last gap reported).
-    std::uint64_t resume_at() const { return resume_.resume_at(); }
+    std::uint64_t resume_at() const;
     // Connections made after the first (a follower that lost its daemon).
-    std::uint64_t reconnections() const { return reconnections_; }
+    std::uint64_t reconnections() const;
     // The stop flag ended a wait (not an error), for the daemon or between reconnections.
-    bool stopped() const { return stopped_; }
+    bool stopped() const;
     // After a read_request::list_cursors open().
-    const cursor_list& cursors() const { return core_ ? core_->cursors() : no_cursors_; }
+    const cursor_list& cursors() const;
     // After a read_request::list_senders open(): ascending by id.
-    const sender_list& senders() const { return core_ ? core_->senders() : no_senders_; }
+    const sender_list& senders() const;
 
-    std::error_code error() const { return error_; }
-    const std::string& last_error() const { return last_error_; }
+    std::error_code error() const;
+    const std::string& last_error() const;
     // The daemon's welcome: journal_first_offset and journal_end_offset say what is stored.
-    const welcome& server() const { return core_ ? core_->peer() : no_welcome_; }
+    const welcome& server() const;
     // The welcome said offsets count blocks (a NATS stream's sequences), not objects.
-    bool offsets_count_blocks() const { return core_ && core_->offsets_are_blocks(); }
+    bool offsets_count_blocks() const;
     // The daemon said goodbye: everything asked for was delivered.
-    bool finished() const { return finished_; }
+    bool finished() const;
     // Over every connection.
-    const read_stats& stats() const { return stats_; }
+    const read_stats& stats() const;
     // Gaps the daemon reported so far, in order (a gap frame, docs/PROTOCOL.md 1.2), each
     // once: a reconnection that hears of a gap again does not add it.
-    const std::vector<lost_offsets>& gaps() const { return gaps_; }
+    const std::vector<lost_offsets>& gaps() const;
 
   private:
-    bool fail(std::error_code ec, std::string text);
-    // One connection: connect, hello, welcome; floor_ set.
-    std::error_code connect();
-    // next() on the current connection.
-    bool next_here(stored_message& out);
-    // After next_here() ended on a lost connection: reconnects as follow_resume says. False:
-    // not a follower, not worth it, out of time, or stopped meanwhile.
-    bool reconnect();
-    // Waits `d` unless the stop flag is set meanwhile; false when it is.
-    bool wait_unless_stopped(std::chrono::milliseconds d);
-    bool stop_requested() const { return options_.stop && options_.stop->load(); }
-    // Waits (bounded) for the daemon's goodbye after ours: a cursor is let go by then.
-    bool await_goodbye();
-    // Reads until the protocol core has the daemon's next event; nullopt when the connection
-    // failed or the stop flag ended the wait.
-    std::optional<read_client::event> next_event();
-    bool on_block();
-    void on_gap();
-    std::error_code flush_output();
-    std::error_code write_all(std::span<const std::uint8_t> bytes);
-
-    config::client_settings settings_;
-    read_options options_;
-    asio::io_context io_;
-    asio::ip::tcp::socket socket_;
-    daemon_link link_;  // TCP, or TLS when tls.enabled
-    // The reader protocol's rules (proto/read_client.hpp); made by open() with the hello.
-    std::optional<read_client> core_;
-    // The current block, decoded one message per next(): its bytes stay in the core's buffer,
-    // which is not read again until the block is used up, so the reader holds one block and
-    // one decoded message whatever the block announces (docs/PROTOCOL.md 1.2, "Memory").
-    block_objects objects_;
-    shared_sender_id block_sender_;
-    std::uint64_t block_time_ms_ = 0;
-    read_stats stats_;
-    std::vector<lost_offsets> gaps_;
-    std::error_code error_;
-    std::string last_error_;
-    bool open_ = false;
-    bool finished_ = false;
-    bool stopped_ = false;
-    std::uint64_t floor_ = 0;  // objects below it are not handed out
-    std::uint64_t start_ = 0;  // floor_ of the first connection
-    // The last position a cursor reader acknowledged: said again after a reconnection, since a
-    // killed daemon may not have stored it.
-    std::uint64_t acked_ = 0;
-    std::uint64_t reconnections_ = 0;
-    std::uint64_t bytes_before_ = 0;  // wire bytes of the connections before this one
-    follow_resume resume_;
-    static inline const welcome no_welcome_{};
-    static inline const cursor_list no_cursors_{};
-    static inline const sender_list no_senders_{};
+    std::unique_ptr<reader_core> core_;
 };
 
 }  // namespace objwire::client

@@ -6,21 +6,28 @@
 //   reuse    one message whose strings are overwritten in place, the value path at its best
 //            (what `objwire bench` does)
 //   typed    a described struct: conn.send(event)
+//   async    the same through conn.async_send(event, callback): each send completes when
+//            acknowledged; the callbacks count, close() waits for the last
+//   4x1      4 threads sending typed events on one connection (a quarter each)
+//   4x4      4 threads, each with a connection of its own
 // Before timing, the typed and value encodings of all COUNT events are compared byte for
 // byte. Prints each mode's median objects per CPU second and wire bytes (equal when the
 // encodings are: frames end only when full). Compression off: the three pay the same for it.
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <objwire/connection.hpp>
 #include <objwire/typed.hpp>
 #include "client/workloads/workloads.hpp"
+#include "proto/encoder.hpp"
 #include "tests/bench/typed_event.hpp"
 
 namespace {
@@ -74,26 +81,60 @@ struct run {
     std::uint64_t wire = 0;
 };
 
-template <class Send>
-run send_all(const objwire::config::client_settings& settings, Send&& send) {
-    objwire::client::connection c(settings, "typed_bench");
+void check(std::error_code ec, const char* what) {
+    if (!ec) return;
+    std::fprintf(stderr, "typed_bench: %s: %s\n", what, ec.message().c_str());
+    std::exit(1);
+}
+
+objwire::client::connection opened(const objwire::client::options& options) {
+    objwire::client::connection c(options, "typed_bench");
     if (auto ec = c.open()) {
         std::fprintf(stderr, "typed_bench: open: %s %s\n", ec.message().c_str(),
                      c.last_error().c_str());
         std::exit(1);
     }
+    return c;
+}
+
+// `connections` connections, `threads` threads sending a share of the events each (thread t
+// on connection t % connections), every object acknowledged before the clock stops.
+template <class Send>
+run send_all(const objwire::client::options& options, int threads, int connections, Send&& send) {
+    std::vector<objwire::client::connection> conns;
+    for (int i = 0; i < connections; ++i)
+        conns.push_back(opened(options));
     const double cpu0 = cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
-    if (auto ec = send(c)) {
-        std::fprintf(stderr, "typed_bench: send: %s\n", ec.message().c_str());
-        std::exit(1);
-    }
-    if (auto ec = c.close()) {
-        std::fprintf(stderr, "typed_bench: close: %s\n", ec.message().c_str());
-        std::exit(1);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t)
+        workers.emplace_back([&, t] { check(send(conns[t % connections], t, threads), "send"); });
+    for (auto& w : workers)
+        w.join();
+    std::uint64_t wire = 0;
+    for (auto& c : conns) {
+        check(c.close(), "close");
+        wire += c.stats().wire_bytes_out;
     }
     const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - t0;
-    return {cpu_seconds() - cpu0, wall.count(), c.stats().wire_bytes_out};
+    return {cpu_seconds() - cpu0, wall.count(), wire};
+}
+
+// Every acknowledgement counted as its callback runs; the last one wakes the sender.
+std::error_code send_async(objwire::client::connection& c, const std::vector<Event>& events) {
+    std::atomic<std::size_t> done{0};
+    std::atomic<bool> failed{false};
+    for (const Event& e : events) {
+        c.async_send(e, [&](std::error_code ec) {
+            if (ec) failed = true;
+            if (done.fetch_add(1) + 1 == events.size()) done.notify_one();
+        });
+    }
+    // The last batch leaves now, not after batch.linger (60 s here).
+    c.async_flush([](std::error_code) {});
+    for (auto n = done.load(); n < events.size(); n = done.load())
+        done.wait(n);
+    return failed ? std::make_error_code(std::errc::io_error) : std::error_code{};
 }
 
 double median(std::vector<double> v) {
@@ -111,13 +152,13 @@ int main(int argc, char** argv) {
     const std::string addr = argv[1];
     const std::size_t count = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 300000;
     const int repeats = argc > 3 ? std::atoi(argv[3]) : 5;
-    objwire::config::client_settings settings;
-    settings.to_host = addr.substr(0, addr.rfind(':'));
-    settings.to_port = static_cast<std::uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
-    settings.compression_policy = "never";
-    // Frames end only when full, never on a timer, so all three modes put the same bytes in
-    // the same frames and their wire bytes compare.
-    settings.batch_linger = std::chrono::seconds(60);
+    objwire::client::options options;
+    options.host = addr.substr(0, addr.rfind(':'));
+    options.port = static_cast<std::uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
+    options.compression = objwire::compression_mode::never;
+    // Frames end only when full, never on a timer, so the modes put the same bytes in the
+    // same frames and their wire bytes compare.
+    options.linger = std::chrono::seconds(60);
 
     std::vector<Event> events(count);
     auto w = objwire::workloads::make("events", 42);
@@ -131,36 +172,52 @@ int main(int argc, char** argv) {
                 same ? "byte-identical" : "DIFFER");
     if (!same) return 1;
 
-    const char* names[] = {"value", "reuse", "typed"};
-    std::vector<double> rate[3], wall[3];
-    std::uint64_t wire[3] = {};
-    for (int r = 0; r < repeats; ++r) {
-        for (int mode = 0; mode < 3; ++mode) {
-            const run x = send_all(settings, [&](objwire::client::connection& c) {
-                std::error_code ec;
-                objwire::message reused;
-                for (std::size_t i = 0; i < events.size() && !ec; ++i) {
-                    if (mode == 0) {
-                        ec = c.send(as_record(events[i]));
-                    } else if (mode == 1) {
-                        overwrite(reused, events[i]);
-                        ec = c.send(reused);
-                    } else {
-                        ec = c.send(events[i]);
-                    }
+    constexpr int modes = 6;
+    const char* names[modes] = {"value", "reuse", "typed", "async", "4x1", "4x4"};
+    std::vector<double> rate[modes], wall[modes];
+    std::uint64_t wire[modes] = {};
+    // Thread t of n sends events t, t + n, t + 2n...: a struct, or with `mode` a value.
+    const auto send_share = [&](int mode) {
+        return [&, mode](objwire::client::connection& c, int t, int n) {
+            std::error_code ec;
+            objwire::message reused;
+            for (std::size_t i = t; i < events.size() && !ec; i += n) {
+                if (mode == 0) {
+                    ec = c.send(as_record(events[i]));
+                } else if (mode == 1) {
+                    overwrite(reused, events[i]);
+                    ec = c.send(reused);
+                } else {
+                    ec = c.send(events[i]);
                 }
-                return ec;
-            });
+            }
+            return ec;
+        };
+    };
+    for (int r = 0; r < repeats; ++r) {
+        for (int mode = 0; mode < modes; ++mode) {
+            run x;
+            if (mode < 3) {
+                x = send_all(options, 1, 1, send_share(mode));
+            } else if (mode == 3) {
+                x = send_all(options, 1, 1, [&](objwire::client::connection& c, int, int) {
+                    return send_async(c, events);
+                });
+            } else {
+                x = send_all(options, 4, mode == 4 ? 1 : 4, send_share(2));
+            }
             rate[mode].push_back(static_cast<double>(count) / x.cpu);
             wall[mode].push_back(static_cast<double>(count) / x.wall);
             wire[mode] = x.wire;
         }
     }
-    for (int mode = 0; mode < 3; ++mode)
+    for (int mode = 0; mode < modes; ++mode)
         std::printf("%-6s %10.0f objects/s client CPU  %10.0f objects/s wall  %llu wire bytes\n",
                     names[mode], median(rate[mode]), median(wall[mode]),
                     static_cast<unsigned long long>(wire[mode]));
-    std::printf("typed/value %.2fx  typed/reuse %.2fx (client CPU)\n",
-                median(rate[2]) / median(rate[0]), median(rate[2]) / median(rate[1]));
+    std::printf(
+        "typed/value %.2fx  typed/reuse %.2fx  async/typed %.2fx  4x1/4x4 %.2fx (client CPU)\n",
+        median(rate[2]) / median(rate[0]), median(rate[2]) / median(rate[1]),
+        median(rate[3]) / median(rate[2]), median(rate[4]) / median(rate[5]));
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include <objwire/connection.hpp>
+#include "config/settings.hpp"
 #include "daemon/store/journal_reader.hpp"
 #include "resume_support.hpp"
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "client/workloads/workloads.hpp"
+#include "config/settings.hpp"
 #include "daemon/store/journal_reader.hpp"
 #include "tests/support/wait_until.hpp"
 

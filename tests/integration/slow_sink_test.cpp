@@ -47,12 +47,13 @@ class SlowSink : public daemon_fixture {
         settings_.journal_fsync_interval = 100ms;
     }
     // Starts a slow journal with credit `cap` and pushes blobs through a client whose own
-    // window (4 GiB) would never hold it back: only the daemon's credit can.
+    // window (1 GiB, the most flow.max_in_flight takes) would never hold it back: only the
+    // daemon's credit can.
     client::connection_stats push_against_credit(std::uint64_t cap, std::uint64_t megabytes) {
         slow_journal(cap);
         start();
         auto cs = client_settings();
-        cs.max_in_flight = 4 * config::gibibyte;
+        cs.max_in_flight = config::gibibyte;
         cs.compression_policy = "never";
         client::connection c(cs, "slow-sink-test");
         EXPECT_FALSE(c.open()) << c.last_error();

@@ -49,6 +49,64 @@ case " $cflags " in *" -D"*) fail "objwire.pc gives defines: $cflags" ;; esac
 "${launcher[@]}" c++ -std=c++20 $cflags -c "$dir/all_headers.cpp" -o "$dir/all_headers.o" 2>"$dir/header.err" ||
   fail "the installed headers do not compile from the prefix: $(head -5 "$dir/header.err")"
 
+rpath=()
+[ -e "$prefix/lib/libobjwire_client.so" ] && rpath=("-Wl,-rpath,$prefix/lib")
+
+# Only the public surface is installed: include/objwire/*.hpp and the protocol vocabulary
+# they are written in (include/objwire/proto/); nothing of config/ or client/.
+extra=$(cd "$prefix/include/objwire" && find . -name '*.hpp' | sed 's|^\./||' | grep -v '^[a-z_]*\.hpp$' |
+  grep -vE '^proto/(byte_buffer|byte_reader|columns|compression_stats|control|errors|frame|lazy_value|limits|reset_policy|result|table_stats|typed_writer|value)\.hpp$' || true)
+[ -z "$extra" ] || fail "internal headers installed: $(echo $extra)"
+# And the public headers need no more of it than that: each compiles alone from the prefix.
+for h in "$prefix"/include/objwire/*.hpp; do
+  echo "#include <objwire/$(basename "$h")>" >"$dir/one.cpp"
+  "${launcher[@]}" c++ -std=c++20 $cflags -fsyntax-only "$dir/one.cpp" 2>"$dir/one.err" ||
+    fail "<objwire/$(basename "$h")> alone does not compile: $(head -5 "$dir/one.err")"
+done
+
+# A consumer project with headers of its own named like the library's internal folders
+# (include/config/settings.hpp, include/client/...): its names win, and the library's
+# headers still compile - with find_package and with pkg-config.
+consumer=$dir/consumer
+mkdir -p "$consumer/include/config" "$consumer/include/client/lib"
+cat >"$consumer/include/config/settings.hpp" <<'HDR'
+#pragma once
+namespace config { struct settings { int retries = 3; }; }
+HDR
+cp "$consumer/include/config/settings.hpp" "$consumer/include/client/lib/daemon_link.hpp"
+cat >"$consumer/main.cpp" <<'SRC'
+#include "config/settings.hpp"
+#include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include <objwire/typed_reader.hpp>
+#include <objwire/typed.hpp>
+int main() {
+    config::settings mine;
+    objwire::client::options o;
+    o.port = 1;  // nothing listens there: open() fails, which is all this needs
+    objwire::client::connection c(o);
+    return (c.open() && mine.retries == 3) ? 0 : 1;
+}
+SRC
+cat >"$consumer/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(consumer CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(objwire REQUIRED)
+add_executable(consumer main.cpp)
+target_include_directories(consumer PRIVATE include)
+target_link_libraries(consumer PRIVATE objwire::client)
+CM
+cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=ccache} >"$dir/consumer.log" 2>&1 &&
+  cmake --build "$consumer/build" >>"$dir/consumer.log" 2>&1 ||
+  fail "a consumer with its own include/config/settings.hpp: $(grep -m5 error "$dir/consumer.log")"
+"$consumer/build/consumer" || fail "the consumer (find_package) exited $?"
+"${launcher[@]}" c++ -std=c++20 -I"$consumer/include" $cflags "$consumer/main.cpp" -o "$dir/consumer-pc" \
+  $libs "${rpath[@]}" 2>"$dir/consumer-pc.log" ||
+  fail "the consumer with pkg-config: $(grep -m5 error "$dir/consumer-pc.log")"
+"$dir/consumer-pc" || fail "the consumer (pkg-config) exited $?"
+
 # find_package(objwire): the examples' own CMake project, nothing but the prefix given.
 cmake -S "$src/examples" -B "$dir/examples-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=ccache} \
@@ -59,9 +117,7 @@ grep -rq -- "-DASIO\|-DSPDLOG\|-DFMT\|-DOBJWIRE" "$dir/examples-build/build.ninj
   fail "an internal define reached the examples: $(grep -o -- '-D[A-Z_]*' "$dir/examples-build/build.ninja" | sort -u | tr '\n' ' ')"
 
 # pkg-config: one compiler line (and, for shared libraries in a private prefix, where to
-# find them at run time).
-rpath=()
-[ -e "$prefix/lib/libobjwire_client.so" ] && rpath=("-Wl,-rpath,$prefix/lib")
+# find them at run time: rpath, set above).
 "${launcher[@]}" c++ -std=c++20 -O2 "$src/examples/producer.cpp" -o "$dir/producer-pc" $cflags $libs "${rpath[@]}" \
   2>"$dir/pc-build.log" || fail "pkg-config build failed: $(head -20 "$dir/pc-build.log")"
 

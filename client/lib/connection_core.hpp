@@ -1,0 +1,252 @@
+// The connection's implementation behind client::connection (include/objwire/connection.hpp,
+// which documents the calls): a blocking sender over the sans-I/O proto::sender, the linger
+// thread, the worker of the asynchronous calls, resume and reruns. Internal: the public header
+// holds only a pointer to it, so none of this is part of the library's ABI.
+#pragma once
+
+#include <asio.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <type_traits>
+
+#include <objwire/connection.hpp>
+
+#include "client/lib/daemon_link.hpp"
+#include "client/lib/link_meter.hpp"
+#include "client/lib/retry_window.hpp"
+#include "config/settings.hpp"
+#include "proto/sender.hpp"
+
+namespace objwire::client {
+
+// A sender state after its welcome: streaming, or closing when a connection broke inside
+// close() and was resumed (the replay queues the goodbye again).
+bool welcomed(sender::state st);
+
+class connection_core {
+  public:
+    connection_core(config::client_settings settings, std::string client_name);
+    ~connection_core();
+    connection_core(const connection_core&) = delete;
+    connection_core& operator=(const connection_core&) = delete;
+
+    std::error_code open();
+    // open(), trying again while the daemon cannot be reached (not listening yet, restarting):
+    // at once, then with a backoff from 50 ms doubling to 1 s, until `retry_for` has passed.
+    // A refusal (a bad token, a protocol error) is returned at once.
+    std::error_code open(std::chrono::milliseconds retry_for);
+    std::error_code send(const message& m);
+    // A message written straight from the program's data (proto/typed_writer.hpp).
+    std::error_code send(const typed_source& m);
+    // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
+    std::error_code flush();
+    // Writes the open batch and waits until every object sent so far is acknowledged as
+    // durable: timed_out if that takes longer than `timeout` (the objects stay in the stream
+    // and may still be stored; unacknowledged() says how many are not yet).
+    std::error_code flush(std::chrono::milliseconds timeout);
+
+    // The asynchronous calls (client/lib/connection_async.cpp): each queues its job for the
+    // worker thread and returns; `done` runs when it completes.
+    using completion = std::function<void(std::error_code)>;
+    void start_send(message m, completion done);
+    // A typed record: `refused_at` names the field a refusal came from.
+    void start_send(std::shared_ptr<const typed_source> source,
+                    std::function<std::string()> refused_at, completion done);
+    void start_flush(completion done);
+    void start_close(completion done);
+    // A struct's refusal names its field first: "message refused: Order.items[3].name: ...".
+    void name_refused_field(const std::string& path) {
+        std::lock_guard lock(mu_);
+        name_refused_field_locked(path);
+    }
+    void name_refused_field_locked(const std::string& path) {
+        static constexpr std::string_view refused = "message refused: ";
+        if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
+    }
+    // How long an async_send may wait for its acknowledgement; zero (the default) waits as
+    // long as the connection lives.
+    void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
+    // Objects given to send() that the daemon has not acknowledged: after a failure, these
+    // are the last ones sent (a rerun with the same client.sender_id and skip_stored(true)
+    // sends exactly them again, docs/LIBRARY.md).
+    std::uint64_t unacknowledged() const;
+    // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
+    std::error_code close();
+    // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
+    // interleave sending with watching stats().objects_acked (the daemon's forward sink).
+    // A batch that has waited batch.linger is written here too, as the linger thread would.
+    std::error_code poll(std::chrono::milliseconds wait);
+
+    const welcome& server() const { return core_.peer(); }
+    // The sender's half of the back-reference table (hits, misses, evictions, resets...).
+    const table_stats& table() const { return core_.table(); }
+    // A copy, taken under the connection's mutex (the linger thread may be taking in acks).
+    connection_stats stats() const;
+    // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
+    compression_stats compression() const {
+        std::lock_guard lock(mu_);
+        return core_.compression().stats();
+    }
+    // What went wrong, for people: the daemon's reason when it refused us. Cleared by a later
+    // call that succeeds, so it always speaks of the last failure still in force.
+    std::string last_error() const {
+        std::lock_guard lock(mu_);
+        return last_error_;
+    }
+    // Whether send() can go on: false before open(), after close(), and once the connection
+    // broke and could not be resumed (an error of send() for one message leaves it open).
+    bool is_open() const { return open_; }
+    // The stream's id in the daemon (client.sender_id, or the random one it got).
+    const std::string& sender_id() const { return settings_.sender_id; }
+
+    // Reruns (docs/PROTOCOL.md 1.1, "Reruns"; client/lib/connection_rerun.cpp). Called before
+    // open(): the messages given to send() are the whole stream of the configured sender id,
+    // from its first object - a rerun of an input, or of an input that grew since. open()
+    // learns how many objects the id has stored (stored_objects()); send() then takes that
+    // many first messages as already stored - it checks their digest against the one stored
+    // with them and sends nothing for them - and sends the rest. An input that is not the one
+    // stored (another file, an edited prefix, fewer objects) fails with input_mismatch before
+    // any of its objects is sent: with that many messages (or at close(), for a shorter one).
+    // Each input object is then stored exactly once in all. A digest cannot be checked for
+    // objects stored without one (by a client that reported none): those are skipped unchecked.
+    void skip_stored(bool on) { skip_stored_ = on; }
+    // At open(): objects of this sender id the daemon held (welcome field 17).
+    std::uint64_t stored_objects() const { return stored_at_open_; }
+    // Messages send() took as already stored so far.
+    std::uint64_t skipped_objects() const { return skipped_; }
+    // Options that failed check_options(): open() fails with invalid_options and this text.
+    void refuse_options(std::string why) { invalid_options_ = std::move(why); }
+
+  private:
+    // One queued asynchronous call: `step` runs with mu_ held and says which count of acked
+    // messages completes it (0: done at once).
+    struct async_job {
+        std::function<std::error_code(std::uint64_t& ack_target)> step;
+        completion done;
+        bool send = false;  // the send timeout applies
+    };
+    void enqueue(async_job job);
+    void async_loop();
+    void stop_async();
+    // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
+    std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
+    // Waits, taking in acks, until `target` messages are acknowledged or the deadline passes.
+    std::error_code wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+                               std::chrono::steady_clock::time_point deadline);
+    template <class Source>  // message or typed_source
+    std::error_code send_source(const Source& m);
+    // The public calls, with mu_ held.
+    template <class Source>
+    std::error_code send_locked(const Source& m);
+    std::error_code flush_locked();
+    std::error_code close_locked();
+    std::error_code poll_locked(std::chrono::milliseconds wait);
+    // An error the linger thread met, given to the next call (and cleared): the caller hears
+    // of it as if its own call had flushed.
+    std::error_code take_background_error();
+    // A call's outcome: success clears last_error().
+    std::error_code settle(std::error_code ec);
+    // The linger thread (client/lib/connection_linger.cpp).
+    void start_linger();
+    void stop_linger();
+    void linger_loop();
+    // Takes in acks of what the linger thread wrote, while the caller stays away.
+    void linger_read_acks(std::unique_lock<std::mutex>& lock);
+    // Waits, without the mutex, until the socket is readable, the caller has been in, or
+    // `wait` has passed; whether the socket is readable.
+    bool linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
+    // With mu_ held: a caller has been in (a batch opened, acks taken, the socket closed), so
+    // a linger thread waiting on the socket looks again.
+    void wake_linger_poll();
+    // With mu_ held, at the end of every public call: wakes the linger thread from its idle
+    // wait when the call left it work (frames to take acks for, a batch to time).
+    void wake_linger();
+    void wait_idle(std::unique_lock<std::mutex>& lock);
+    // Writes every sealed frame, waiting for acks while the window is full.
+    std::error_code write_output();
+    // Writes what the sender offers now (resuming the connection if the write fails).
+    std::error_code write_released();
+    std::error_code write_all(std::span<const std::uint8_t> bytes);
+    std::error_code wait_writable();
+    // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.
+    void measure(bool congested);
+    std::error_code read_replies(bool block);
+    std::error_code fail(std::error_code ec, std::string text);
+    // Resume (client/lib/connection_resume.cpp). Resolves, connects, sets the socket options.
+    std::error_code connect_socket();
+    // Sends the hello (and nothing else) and reads until the welcome.
+    std::error_code handshake();
+    // The connection broke with `ec`: reconnect with backoff for resume.retry_for and resume
+    // the stream, or give up with `ec` and `text`.
+    std::error_code resume_after(std::error_code ec, std::string text);
+    template <class Start>
+    std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
+                                      std::size_t* bytes = nullptr);
+
+    // Reruns (client/lib/connection_rerun.cpp): a message the daemon already holds, checked and
+    // dropped; at open(), what the welcome says is stored.
+    std::error_code skip_message(const message& m);
+    void learn_stored();
+    std::error_code check_skipped_all();
+
+    std::mutex async_mu_;  // the queue of asynchronous calls
+    std::condition_variable async_cv_;
+    std::deque<async_job> async_jobs_;
+    std::thread async_thread_;
+    bool async_stop_ = false;
+    std::int64_t send_timeout_ms_ = 0;
+    mutable std::mutex mu_;              // every public call and the linger thread
+    std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
+    std::thread linger_thread_;
+    bool linger_stop_ = false;
+    bool linger_idle_ = false;     // the linger thread waits with nothing to do
+    bool linger_polling_ = false;  // the linger thread waits in poll() on the socket and:
+    int linger_wake_fd_ = -1;      // an eventfd, written by wake_linger_poll()
+    std::error_code background_error_;
+    bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
+    config::client_settings settings_;
+    asio::io_context io_;
+    asio::ip::tcp::socket socket_;
+    daemon_link stream_{socket_};  // TLS over socket_ when tls.enabled (client/lib/daemon_link.*)
+    sender core_;
+    mutable connection_stats stats_;
+    std::string last_error_;
+    // How long the open batch may still wait for more (batch.linger from its first message;
+    // 0: it is due): the one linger rule of send(), poll() and the linger thread.
+    std::chrono::nanoseconds linger_left() const;
+    bool lingered() const { return linger_left().count() == 0; }
+    std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
+    link_meter link_;
+    std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began
+    std::uint64_t interval_blocked_ns_ = 0;      // waiting for room in the socket's buffer
+    std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
+    std::uint64_t last_link_sample_ns_ = 0;
+    bool waited_since_sample_ = false;  // the socket's buffer was full since the last sample
+    bool open_ = false;
+    bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
+    bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
+    std::string attempt_error_;  // why the last reconnect attempt failed
+    // resume.retry_for, counted from the last acknowledged progress (client/lib/retry_window.hpp).
+    retry_window window_{settings_.resume_retry_for};
+    void observe_progress(bool idle);
+    void observe_progress();              // idle: everything written is acknowledged
+    std::uint64_t written_messages_ = 0;  // messages_sealed() at the last write
+    bool skip_stored_ = false;
+    bool input_mismatch_ = false;
+    std::uint64_t stored_at_open_ = 0;
+    std::uint64_t stored_digest_ = 0;  // welcome field 18 at open(): 0 unknown
+    std::uint64_t to_skip_ = 0;
+    std::uint64_t skipped_ = 0;
+    std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
+    std::string invalid_options_;
+};
+
+}  // namespace objwire::client
