@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include <objwire/connection.hpp>
+#include <objwire/typed.hpp>
 #include "daemon_fixture.hpp"
 #include "resume_support.hpp"
 
@@ -69,6 +70,31 @@ TEST_F(AsyncSend, EveryCompletionTokenDeliversInOrder) {
     EXPECT_NO_THROW(cf.get()) << c.last_error();
     stop();
     expect_tagged_in_order(1, 302);
+}
+
+// The records tagged() builds, as a described struct.
+struct Tagged {
+    std::int64_t sender = 0;
+    std::int64_t i = 0;
+};
+BOOST_DESCRIBE_STRUCT(Tagged, (), (sender, i))
+
+// A struct goes through async_send like a message, and a completion runs with no lock of the
+// connection held: its handler may call the connection again, a blocking send included.
+TEST_F(AsyncSend, AStructIsSentAndAHandlerMayCallTheConnectionAgain) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::promise<std::error_code> resent;
+    c.async_send(Tagged{0, 0}, [&](std::error_code ec) {
+        resent.set_value(ec ? ec : c.send(tagged(0, 1)));  // from inside the completion
+    });
+    auto f = resent.get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready) << "the handler's send never returned";
+    EXPECT_FALSE(f.get()) << c.last_error();
+    ASSERT_FALSE(c.close()) << c.last_error();
+    stop();
+    expect_tagged_in_order(1, 2);
 }
 
 class StoppedDaemon : public ::testing::Test {
