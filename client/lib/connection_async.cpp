@@ -6,6 +6,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "client/lib/connection_core.hpp"
 
@@ -14,12 +15,6 @@ namespace {
 
 // The worker watches the socket at most this long before it looks for new jobs again.
 constexpr std::chrono::milliseconds worker_slice{5};
-
-struct waiting_send {
-    std::uint64_t target;  // complete once this many messages are acknowledged
-    std::chrono::steady_clock::time_point deadline;
-    std::function<void(std::error_code)> done;
-};
 
 }  // namespace
 
@@ -120,9 +115,56 @@ std::error_code connection_core::flush(std::chrono::milliseconds timeout) {
     return settle(ec);
 }
 
+// Waiting operations complete in the order they were started: their ack targets never go
+// down, so the acknowledged ones are at the front and one look at the front finds them all -
+// a million sends in flight cost no scan per ack. Only when some carry a send timeout is the
+// rest looked through for expired ones.
+void connection_core::complete_waiting(std::deque<waiting_send>& waiting, std::size_t& timed,
+                                       std::error_code ec, std::vector<finished_op>& finished) {
+    const auto acked = core_.messages_acked();
+    while (!waiting.empty() && (ec || acked >= waiting.front().target)) {
+        timed -= waiting.front().timed ? 1 : 0;
+        finished.push_back({std::move(waiting.front().done), ec});
+        waiting.pop_front();
+    }
+    if (timed == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(waiting, [&](waiting_send& w) {
+        if (!w.timed || now < w.deadline) return false;
+        --timed;
+        finished.push_back({std::move(w.done), client_errc::timed_out});
+        return true;
+    });
+}
+
+// Runs the jobs with mu_ held; those done at once (a refusal, a close) join `finished`, the
+// sends and flushes that wait for acks join `waiting`.
+void connection_core::run_jobs(std::deque<async_job>& jobs, std::deque<waiting_send>& waiting,
+                               std::size_t& timed, std::vector<finished_op>& finished) {
+    const auto none = std::chrono::steady_clock::time_point::max();
+    for (auto& job : jobs) {
+        std::uint64_t target = 0;
+        auto ec = take_background_error();
+        if (!ec) ec = settle(job.step(target));
+        if (ec || target == 0) {
+            finished.push_back({std::move(job.done), ec});
+            continue;
+        }
+        const auto deadline =
+            job.send && send_timeout_ms_ > 0
+                ? std::chrono::steady_clock::now() + std::chrono::milliseconds(send_timeout_ms_)
+                : none;
+        waiting.push_back({target, deadline, deadline != none, std::move(job.done)});
+        timed += deadline != none ? 1 : 0;
+    }
+}
+
+// Completions run with no lock held: a handler may call the connection again, blocking calls
+// included.
 void connection_core::async_loop() {
     std::deque<waiting_send> waiting;
-    const auto none = std::chrono::steady_clock::time_point::max();
+    std::size_t timed = 0;  // of them, sends with a timeout
+    std::vector<finished_op> finished;
     for (;;) {
         std::deque<async_job> jobs;
         {
@@ -132,40 +174,19 @@ void connection_core::async_loop() {
             if (async_stop_ && async_jobs_.empty()) break;
             jobs.swap(async_jobs_);
         }
-        std::unique_lock lock(mu_);
-        for (auto& job : jobs) {
-            std::uint64_t target = 0;
-            auto ec = take_background_error();
-            if (!ec) ec = settle(job.step(target));
-            if (ec || target == 0) {
-                job.done(ec);
-                continue;
+        {
+            std::unique_lock lock(mu_);
+            run_jobs(jobs, waiting, timed, finished);
+            if (!waiting.empty()) {
+                std::error_code ec;
+                if (open_) ec = take_acks(lock, worker_slice);
+                if (!ec && !open_) ec = client_errc::connection_lost;
+                complete_waiting(waiting, timed, ec, finished);
             }
-            const auto deadline =
-                job.send && send_timeout_ms_ > 0
-                    ? std::chrono::steady_clock::now() + std::chrono::milliseconds(send_timeout_ms_)
-                    : none;
-            waiting.push_back({target, deadline, std::move(job.done)});
         }
-        if (waiting.empty()) continue;
-        std::error_code ec;
-        if (open_) ec = take_acks(lock, worker_slice);
-        if (!ec && !open_) ec = client_errc::connection_lost;
-        const auto now = std::chrono::steady_clock::now();
-        const auto acked = core_.messages_acked();
-        for (auto it = waiting.begin(); it != waiting.end();) {
-            if (ec) {
-                it->done(ec);
-            } else if (acked >= it->target) {
-                it->done({});
-            } else if (now >= it->deadline) {
-                it->done(client_errc::timed_out);
-            } else {
-                ++it;
-                continue;
-            }
-            it = waiting.erase(it);
-        }
+        for (auto& f : finished)
+            f.done(f.ec);
+        finished.clear();
     }
     for (auto& w : waiting)
         w.done(asio::error::operation_aborted);

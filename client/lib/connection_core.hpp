@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include <objwire/connection.hpp>
 
@@ -133,8 +134,22 @@ class connection_core {
         completion done;
         bool send = false;  // the send timeout applies
     };
+    struct waiting_send {
+        std::uint64_t target;  // complete once this many messages are acknowledged
+        std::chrono::steady_clock::time_point deadline;
+        bool timed;  // a send with a timeout (the deadline is not "never")
+        completion done;
+    };
+    struct finished_op {
+        completion done;
+        std::error_code ec;
+    };
     void enqueue(async_job job);
     void async_loop();
+    void run_jobs(std::deque<async_job>& jobs, std::deque<waiting_send>& waiting,
+                  std::size_t& timed, std::vector<finished_op>& finished);
+    void complete_waiting(std::deque<waiting_send>& waiting, std::size_t& timed, std::error_code ec,
+                          std::vector<finished_op>& finished);
     void stop_async();
     // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
     std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);

@@ -59,6 +59,7 @@ reader_core::reader_core(config::client_settings settings, read_options options)
 }
 
 reader_core::~reader_core() {
+    stop_async();
     std::error_code ignored;
     socket_.close(ignored);
 }
@@ -192,9 +193,10 @@ std::optional<read_client::event> reader_core::next_event() {
     const auto timeout = options_.follow ? options_.follow_idle_timeout : options_.idle_timeout;
     const bool forever = timeout.count() == 0;
     // With a stop flag the wait is cut in slices that look at it.
-    const std::chrono::milliseconds slice = options_.stop ? stop_poll
-                                            : forever     ? std::chrono::hours(1)
-                                                          : timeout;
+    const bool stoppable = options_.stop || async_started_;
+    const std::chrono::milliseconds slice = stoppable ? stop_poll
+                                            : forever ? std::chrono::hours(1)
+                                                      : timeout;
     std::chrono::milliseconds waited{0};
     for (;;) {
         const auto e = core_->next();

@@ -75,5 +75,8 @@ const read_stats& reader::stats() const {
 const std::vector<lost_offsets>& reader::gaps() const {
     return core_->gaps();
 }
+void reader::start_next(next_completion done) {
+    core_->start_next(std::move(done));
+}
 
 }  // namespace objwire::client

@@ -6,7 +6,9 @@
 #include <asio.hpp>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <objwire/reader.hpp>
@@ -90,6 +93,10 @@ class reader_core {
 
     // Options that failed check_options(): open() fails with invalid_options and this text.
     void refuse_options(std::string why) { invalid_options_ = std::move(why); }
+    // async_next (client/lib/reader_async.cpp): next() on the reader's worker thread, the
+    // completions in the order they were started.
+    using next_completion = std::function<void(std::error_code, std::optional<stored_message>)>;
+    void start_next(next_completion done);
 
   private:
     bool fail(std::error_code ec, std::string text);
@@ -102,7 +109,9 @@ class reader_core {
     bool reconnect();
     // Waits `d` unless the stop flag is set meanwhile; false when it is.
     bool wait_unless_stopped(std::chrono::milliseconds d);
-    bool stop_requested() const { return options_.stop && options_.stop->load(); }
+    bool stop_requested() const {
+        return closing_.load() || (options_.stop && options_.stop->load());
+    }
     // Waits (bounded) for the daemon's goodbye after ours: a cursor is let go by then.
     bool await_goodbye();
     // Reads until the protocol core has the daemon's next event; nullopt when the connection
@@ -142,6 +151,17 @@ class reader_core {
     std::uint64_t bytes_before_ = 0;  // wire bytes of the connections before this one
     follow_resume resume_;
     std::string invalid_options_;
+    // The worker of async_next: started by the first one, stopped by the destructor, which
+    // also ends a wait for the daemon within stop_poll (closing_).
+    void async_loop();
+    void stop_async();
+    std::mutex async_mu_;
+    std::condition_variable async_cv_;
+    std::deque<next_completion> async_jobs_;
+    std::thread async_thread_;
+    bool async_stop_ = false;
+    bool async_started_ = false;
+    std::atomic<bool> closing_{false};
     static inline const welcome no_welcome_{};
     static inline const cursor_list no_cursors_{};
     static inline const sender_list no_senders_{};

@@ -26,8 +26,8 @@
 
 #include <asio/associated_executor.hpp>
 #include <asio/async_result.hpp>
+#include <asio/dispatch.hpp>
 #include <asio/execution/outstanding_work.hpp>
-#include <asio/post.hpp>
 #include <asio/prefer.hpp>
 #include <chrono>
 #include <cstdint>
@@ -126,8 +126,8 @@ class connection {
     // with the signature void(std::error_code). Starting one only queues it for the
     // connection's own worker thread, so the caller's executor is never blocked; the
     // completion runs on the handler's associated executor (a coroutine's, or one bound with
-    // asio::bind_executor; a plain callback's is asio's system executor). Operations run in
-    // the order they were started.
+    // asio::bind_executor); a plain callback runs on the worker thread, with no lock of the
+    // connection held. Operations run in the order they were started.
     //
     // async_send completes when the message is acknowledged as durable (it leaves with its
     // batch, within batch.linger), or with timed_out when set_send_timeout() is set and passed
@@ -219,14 +219,18 @@ class connection {
   private:
     using completion = std::function<void(std::error_code)>;
     // Runs the handler on its associated executor, keeping that executor's work counted
-    // until then (an io_context's run() does not return under a pending send).
+    // until then (an io_context's run() does not return under a pending send). Dispatched:
+    // the completion always comes from the worker thread, never from inside the call that
+    // started it, so a handler whose executor may run it anywhere (a plain callback's system
+    // executor) runs at once on the worker - no thread woken per acknowledged send - and an
+    // io_context's or a strand's gets it posted.
     template <class Handler>
     static completion completion_for(Handler handler) {
         auto work = asio::prefer(asio::get_associated_executor(handler),
                                  asio::execution::outstanding_work.tracked);
         auto h = std::make_shared<Handler>(std::move(handler));
         return [h, work](std::error_code ec) {
-            asio::post(work, [h, ec]() mutable { std::move (*h)(ec); });
+            asio::dispatch(work, [h, ec]() mutable { std::move (*h)(ec); });
         };
     }
     // A struct and the writer of its fields, alive until the worker has encoded it.

@@ -19,6 +19,11 @@
 //   if (r.error()) report(r.last_error());
 #pragma once
 
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/dispatch.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/prefer.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -162,6 +167,29 @@ class reader {
     // A follower's lost connection is reconnected here first (read_options::reconnect): no
     // object is handed out twice and none is skipped.
     bool next(stored_message& out);
+    // next() on the reader's own worker thread, with any asio completion token and the
+    // signature void(std::error_code, std::optional<stored_message>): the message, or none at
+    // the end of the stream or after a stop (the error code then says whether it failed).
+    // The caller's executor never waits on the daemon; the completion runs on the handler's
+    // associated executor (a plain callback's: on the worker, with nothing of the reader
+    // locked). One at a time with the other calls: start the next once the last completed.
+    // The destructor ends a pending one within 200 ms (asio::error::operation_aborted).
+    template <class Token>
+    auto async_next(Token&& token) {
+        using signature = void(std::error_code, std::optional<stored_message>);
+        return asio::async_initiate<Token, signature>(
+            [this](auto handler) {
+                auto work = asio::prefer(asio::get_associated_executor(handler),
+                                         asio::execution::outstanding_work.tracked);
+                auto h = std::make_shared<decltype(handler)>(std::move(handler));
+                start_next([h, work](std::error_code ec, std::optional<stored_message> m) {
+                    asio::dispatch(work, [h, ec, m = std::move(m)]() mutable {
+                        std::move (*h)(ec, std::move(m));
+                    });
+                });
+            },
+            token);
+    }
     // Messages next() can hand out without waiting for the daemon (the current block's rest,
     // those below the start included).
     std::size_t ready() const;
@@ -207,6 +235,8 @@ class reader {
     const std::vector<lost_offsets>& gaps() const;
 
   private:
+    using next_completion = std::function<void(std::error_code, std::optional<stored_message>)>;
+    void start_next(next_completion done);
     std::unique_ptr<reader_core> core_;
 };
 

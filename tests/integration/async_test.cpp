@@ -12,6 +12,8 @@
 #include <iostream>
 
 #include <objwire/connection.hpp>
+#include <objwire/reader.hpp>
+#include <objwire/typed.hpp>
 #include "daemon_fixture.hpp"
 #include "resume_support.hpp"
 
@@ -69,6 +71,87 @@ TEST_F(AsyncSend, EveryCompletionTokenDeliversInOrder) {
     EXPECT_NO_THROW(cf.get()) << c.last_error();
     stop();
     expect_tagged_in_order(1, 302);
+}
+
+// The records tagged() builds, as a described struct.
+struct Tagged {
+    std::int64_t sender = 0;
+    std::int64_t i = 0;
+};
+BOOST_DESCRIBE_STRUCT(Tagged, (), (sender, i))
+
+// A struct goes through async_send like a message, and a completion runs with no lock of the
+// connection held: its handler may call the connection again, a blocking send included.
+TEST_F(AsyncSend, AStructIsSentAndAHandlerMayCallTheConnectionAgain) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::promise<std::error_code> resent;
+    c.async_send(Tagged{0, 0}, [&](std::error_code ec) {
+        resent.set_value(ec ? ec : c.send(tagged(0, 1)));  // from inside the completion
+    });
+    auto f = resent.get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready) << "the handler's send never returned";
+    EXPECT_FALSE(f.get()) << c.last_error();
+    ASSERT_FALSE(c.close()) << c.last_error();
+    stop();
+    expect_tagged_in_order(1, 2);
+}
+
+// async_next hands out the stored objects and then waits, as a follower, for the next one -
+// while the caller's own timer keeps firing on the loop that awaits it.
+TEST_F(AsyncSend, AsyncNextFollowsWithoutHoldingTheCallersLoop) {
+    start();
+    {
+        client::connection c(client_settings(), "async-test");
+        ASSERT_FALSE(c.open()) << c.last_error();
+        for (int i = 0; i < 50; ++i)
+            ASSERT_FALSE(c.send(tagged(0, i)));
+        ASSERT_FALSE(c.close()) << c.last_error();
+    }
+    client::read_options follow;
+    follow.follow = true;
+    client::reader r(client_settings(), follow);
+    ASSERT_FALSE(r.open()) << r.last_error();
+    asio::io_context io;
+    std::vector<std::int64_t> got;
+    int ticks = 0, ticks_while_waiting = 0;
+    bool waiting = false;
+    std::thread late_sender;
+    asio::steady_timer tick(io);
+    std::function<void()> arm = [&] {
+        tick.expires_after(1ms);
+        tick.async_wait([&](std::error_code ec) {
+            if (ec) return;
+            ++ticks;
+            if (waiting && ++ticks_while_waiting == 20) {  // the 51st object, sent meanwhile
+                late_sender = std::thread([&] {
+                    client::connection c(client_settings(), "async-test");
+                    if (!c.open()) c.send(tagged(0, 50)), c.close();
+                });
+            }
+            arm();
+        });
+    };
+    arm();
+    asio::co_spawn(
+        io,
+        [&]() -> asio::awaitable<void> {
+            while (got.size() < 51) {
+                waiting = got.size() == 50;
+                auto [ec, m] = co_await r.async_next(as_tuple(asio::use_awaitable));
+                if (ec || !m) break;
+                got.push_back(m->value.root.get<record>().fields[1].get<std::int64_t>());
+            }
+            tick.cancel();
+        },
+        asio::detached);
+    io.run_for(60s);
+    if (late_sender.joinable()) late_sender.join();
+    ASSERT_EQ(got.size(), 51u) << r.last_error();
+    for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_EQ(got[i], static_cast<std::int64_t>(i));
+    EXPECT_GE(ticks_while_waiting, 20);  // the loop ran while async_next waited
 }
 
 class StoppedDaemon : public ::testing::Test {
