@@ -5,11 +5,13 @@
 // arrived, not an interval after the last sync plus the next sync's own time, and a steady
 // stream still syncs about once per interval.
 //
-// What a sync takes is a running estimate of the recent syncs: it rises at once to a longer
-// sync (a late acknowledgement costs more than an early sync) and comes down an eighth of the
-// way to a shorter one, capped at a quarter of the interval, so that a slow disk cannot make
-// syncs follow each other without pause: they start at least three quarters of an interval
-// apart. No clock of its own: the caller says when, so tests run on made-up times.
+// What a sync takes is a running estimate of the recent syncs, each counted from when it was
+// due (a sync thread that woke late on a busy machine delays the acknowledgements as much as a
+// slow disk) to when it finished: it rises at once to a longer sync (a late acknowledgement
+// costs more than an early sync) and comes down an eighth of the way to a shorter one, capped
+// at a quarter of the interval, so that a slow disk cannot make syncs follow each other without
+// pause: they start at least three quarters of an interval apart. No clock of its own: the
+// caller says when, so tests run on made-up times.
 #pragma once
 
 #include <algorithm>
@@ -30,11 +32,14 @@ class sync_schedule {
     }
     // A sync started at `now`, covering every write so far.
     void sync_started(clock::time_point now) {
+        const auto was_due = due();
+        counted_from_ = was_due ? std::min(now, *was_due) : now;
         oldest_write_.reset();
         last_start_ = now;
     }
-    // The sync started last finished at `now`: its length feeds the estimate.
-    void sync_finished(clock::time_point now) { learn(now - *last_start_); }
+    // The sync started last finished at `now`: its length, from when it was due, feeds the
+    // estimate.
+    void sync_finished(clock::time_point now) { learn(now - counted_from_); }
 
     // When the next sync is due (now or earlier: at once), or nullopt when nothing was written
     // since the last sync started.
@@ -61,6 +66,7 @@ class sync_schedule {
     clock::duration estimate_{0};
     std::optional<clock::time_point> oldest_write_;  // since the last sync started
     std::optional<clock::time_point> last_start_;
+    clock::time_point counted_from_;  // the last sync's start, or when it was due if earlier
 };
 
 }  // namespace objwire::daemon

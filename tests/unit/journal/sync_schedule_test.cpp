@@ -80,6 +80,22 @@ TEST(SyncSchedule, TheEstimateRisesAtOnceAndFallsAnEighthAtATime) {
     EXPECT_EQ(s.estimate(), 15ms);
 }
 
+// A sync thread that wakes late delays the acknowledgements as a slow sync does: the next
+// sync starts earlier by both. A sync started before it was due (enough bytes waiting, a
+// request) counts from its start.
+TEST(SyncSchedule, ASyncThatStartsLateCountsFromWhenItWasDue) {
+    sync_schedule s(interval);
+    s.written(t0);
+    run_sync(s, t0, 2ms);
+    s.written(t0 + 10ms);
+    ASSERT_EQ(s.due(), t0 + interval);
+    run_sync(s, t0 + interval + 3ms, 2ms);  // woke 3 ms late
+    EXPECT_EQ(s.estimate(), 5ms);
+    s.written(t0 + 150ms);
+    run_sync(s, t0 + 160ms, 12ms);  // long before it was due
+    EXPECT_EQ(s.estimate(), 12ms);
+}
+
 // However long syncs take, they start at least three quarters of an interval apart.
 TEST(SyncSchedule, TheEstimateIsCappedAtAQuarterOfTheInterval) {
     sync_schedule s(interval);
