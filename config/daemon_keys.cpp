@@ -244,8 +244,8 @@ const std::array daemon_schema_keys{
                 .min = us_per_ms,
                 .max = 60 * us_per_s,
                 .resolution = us_per_ms,
-                .doc = "fsync = interval: longest time between syncs, and so the longest "
-                       "acknowledgement delay",
+                .doc = "fsync = interval: how long a write waits for its sync, from its "
+                       "arrival, and so about the longest acknowledgement delay",
                 .access = bind<&ds::journal_fsync_interval>()},
     key_def<ds>{.name = "journal.fsync_bytes",
                 .kind = value_kind::size,

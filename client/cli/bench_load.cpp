@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <objwire/connection.hpp>
-#include <objwire/reader.hpp>
 
+#include "client/cli/bench_follower.hpp"
 #include "client/cli/bench_report.hpp"
 #include "client/cli/gen_command.hpp"
 #include "client/cli/open_loop.hpp"
@@ -43,9 +43,8 @@ struct sender_run {
 };
 
 struct reader_run {
-    std::unique_ptr<reader> stream;
-    std::vector<std::vector<std::int64_t>> delivered_ns;  // per sender, in its order
-    std::uint64_t delivered = 0;
+    std::unique_ptr<bench_follower> follower;
+    std::unique_ptr<delivery_tally> tally;
     std::int64_t end_ns = 0;
 };
 
@@ -99,19 +98,11 @@ void run_sender(sender_run& r, const config::client_settings& settings, const st
 }
 
 // Follows the journal from its end and notes when each sender's objects arrive.
-void run_reader(reader_run& r, const std::unordered_map<std::string, std::size_t>& senders,
-                std::uint64_t total) {
-    stored_message m;
-    while (r.delivered < total && r.stream->next(m)) {
-        const std::int64_t t = now_ns();
-        const auto it = senders.find(m.sender_id);
-        if (it == senders.end()) continue;  // another client's objects
-        r.delivered_ns[it->second].push_back(t);
-        ++r.delivered;
-    }
-    if (r.stream->error()) std::cerr << "objwire: reader: " << r.stream->last_error() << "\n";
+void run_reader(reader_run& r, std::uint64_t total, const std::atomic<bool>& stop) {
+    if (const auto why = r.follower->follow(*r.tally, total, stop); !why.empty())
+        std::cerr << "objwire: reader: " << why << "\n";
     r.end_ns = now_ns();
-    r.stream->close();
+    r.follower->close();
 }
 
 std::vector<report_line> latency_lines(const std::string& prefix, const latency_histogram& h) {
@@ -141,9 +132,11 @@ latency_histogram delivery_latency(const reader_run& r, const std::vector<sender
     for (std::size_t k = 0; k < senders.size(); ++k) {
         const auto* s = senders[k].schedule.get();
         if (!s) continue;
-        const auto& got = r.delivered_ns[k];
-        for (std::uint64_t i = 0; i < got.size() && i < s->acked(); ++i)
-            h.record(static_cast<std::uint64_t>(std::max<std::int64_t>(0, got[i] - s->ack_ns(i))));
+        r.tally->for_each_arrival(k, [&](std::uint64_t i, std::int64_t got_ns) {
+            if (i < s->acked())
+                h.record(
+                    static_cast<std::uint64_t>(std::max<std::int64_t>(0, got_ns - s->ack_ns(i))));
+        });
     }
     return h;
 }
@@ -201,7 +194,7 @@ void print_load(const load_flags& f, const std::vector<sender_run>& senders,
     std::vector<double> delivered;
     for (const auto& r : readers) {
         delivery.merge(delivery_latency(r, senders));
-        delivered.push_back(static_cast<double>(r.delivered));
+        delivered.push_back(static_cast<double>(r.tally->delivered()));
     }
     if (!readers.empty()) {
         lines.push_back({"reader_delivered_objects", json_array(delivered)});
@@ -233,19 +226,16 @@ void print_load(const load_flags& f, const std::vector<sender_run>& senders,
 }
 
 // Each follower starts at the journal's end before any sender writes, so it sees every object.
-int open_readers(const config::client_settings& settings, const load_flags& f, std::size_t senders,
-                 const std::atomic<bool>& stop, std::vector<reader_run>& readers) {
+int open_readers(const config::client_settings& settings, const load_flags& f,
+                 const std::unordered_map<std::string, std::size_t>& senders,
+                 std::vector<reader_run>& readers) {
     for (unsigned i = 0; i < f.readers; ++i) {
-        read_options o;
-        o.follow = true;
-        o.at_end = true;
-        o.stop = &stop;
-        o.client_name = "objwire bench";
         auto& r = readers.emplace_back();
-        r.stream = std::make_unique<reader>(settings, o);
-        r.delivered_ns.resize(senders);
-        if (r.stream->open()) {
-            std::cerr << "objwire: reader: " << r.stream->last_error() << "\n";
+        r.follower = std::make_unique<bench_follower>(settings, "objwire bench");
+        r.tally = std::make_unique<delivery_tally>(senders);
+        std::string why;
+        if (r.follower->open(why)) {
+            std::cerr << "objwire: reader: " << why << "\n";
             return exit_codes::cannot_connect;
         }
     }
@@ -300,14 +290,14 @@ int run_load(config::client_settings settings, const load_flags& f) {
     }
     std::atomic<bool> stop{false};
     std::vector<reader_run> readers;
-    if (int rc = open_readers(settings, f, senders.size(), stop, readers)) return rc;
+    if (int rc = open_readers(settings, f, index, readers)) return rc;
     std::mutex m;
     std::condition_variable cv;
     std::atomic<unsigned> done{0};
     std::vector<std::thread> reader_threads;
     for (auto& r : readers)
         reader_threads.emplace_back([&, rp = &r] {
-            run_reader(*rp, index, f.count);
+            run_reader(*rp, f.count, stop);
             std::lock_guard lock(m);
             ++done;
             cv.notify_all();
@@ -330,8 +320,8 @@ int run_load(config::client_settings settings, const load_flags& f) {
     for (const auto& s : senders)
         if (s.rc != exit_codes::ok) return s.rc;
     for (const auto& r : readers)
-        if (r.delivered < f.count) {
-            std::cerr << "objwire: a reader got " << r.delivered << " of " << f.count
+        if (r.tally->delivered() < f.count) {
+            std::cerr << "objwire: a reader got " << r.tally->delivered() << " of " << f.count
                       << " objects\n";
             return exit_codes::not_acknowledged;
         }

@@ -40,7 +40,8 @@ std::string_view to_string(fsync_policy p) {
     return "?";
 }
 
-journal::journal(journal_options options) : options_(std::move(options)) {}
+journal::journal(journal_options options)
+    : options_(std::move(options)), sync_schedule_(options_.fsync_interval) {}
 
 journal::~journal() {
     close();
@@ -169,6 +170,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
         return end;
     }
     waiters_.push_back({end, std::move(on_durable)});
+    sync_schedule_.written(std::chrono::steady_clock::now());
     lock.unlock();
     wake_sync_.notify_one();
     return end;
@@ -194,12 +196,11 @@ void journal::fail(std::error_code ec, std::unique_lock<std::mutex>& lock) {
 // their handlers are called from here once their blocks are covered by a sync.
 void journal::sync_loop() {
     std::unique_lock lock(mutex_);
-    auto last_sync = std::chrono::steady_clock::now() - options_.fsync_interval;
     auto next_retention = std::chrono::steady_clock::now() + retention_check_every;
     for (;;) {
-        if (const auto at = next_sync_at(last_sync)) {
+        if (const auto at = next_sync_at()) {
             if (*at <= std::chrono::steady_clock::now()) {
-                last_sync = sync_once(lock);
+                sync_once(lock);
                 continue;
             }
             if (!retention_due_) {
@@ -226,8 +227,7 @@ void journal::sync_loop() {
     }
 }
 
-std::optional<std::chrono::steady_clock::time_point> journal::next_sync_at(
-    std::chrono::steady_clock::time_point last_sync) const {
+std::optional<std::chrono::steady_clock::time_point> journal::next_sync_at() const {
     constexpr auto at_once = std::chrono::steady_clock::time_point::min();
     if (failed_) return std::nullopt;
     if (sync_requested_ > sync_served_) return at_once;
@@ -236,10 +236,11 @@ std::optional<std::chrono::steady_clock::time_point> journal::next_sync_at(
     if (options_.fsync == fsync_policy::always || stopping_ ||
         unsynced_bytes_ >= options_.fsync_bytes)
         return at_once;
-    return last_sync + options_.fsync_interval;
+    // Dirty with no append waiting (a segment file recovery created): nothing to pace.
+    return sync_schedule_.due().value_or(at_once);
 }
 
-std::chrono::steady_clock::time_point journal::sync_once(std::unique_lock<std::mutex>& lock) {
+void journal::sync_once(std::unique_lock<std::mutex>& lock) {
     const std::uint64_t target = next_offset_;
     const sync_checkpoint reached{segments_.back().first_offset, segments_.back().bytes, target};
     unsynced_bytes_ = 0;
@@ -249,6 +250,7 @@ std::chrono::steady_clock::time_point journal::sync_once(std::unique_lock<std::m
     const bool dir = std::exchange(dir_dirty_, false);
     const std::uint64_t serving = sync_requested_;
     const bool final_sync = stopping_;
+    sync_schedule_.sync_started(std::chrono::steady_clock::now());
     lock.unlock();
     std::error_code ec;
     for (const int old : rotated) {
@@ -259,12 +261,15 @@ std::chrono::steady_clock::time_point journal::sync_once(std::unique_lock<std::m
     if (!ec && dir && ::fsync(dir_fd_) != 0) ec = last_errno();
     const auto synced_at = std::chrono::steady_clock::now();
     if (!ec) ec = advance_checkpoint(reached, synced_at, final_sync);
+    // Acknowledgements wait for the checkpoint too: the sync's length runs to here.
+    const auto done_at = std::chrono::steady_clock::now();
     lock.lock();
-    if (ec)
+    if (ec) {
         fail(ec, lock);
-    else
-        complete_sync(lock, target, serving);
-    return synced_at;
+        return;
+    }
+    sync_schedule_.sync_finished(done_at);
+    complete_sync(lock, target, serving);
 }
 
 void journal::complete_sync(std::unique_lock<std::mutex>& lock, std::uint64_t target,

@@ -27,12 +27,14 @@
 #include "daemon/store/data_dir_lock.hpp"
 #include "daemon/store/journal_checkpoint.hpp"
 #include "daemon/store/journal_segments.hpp"
+#include "daemon/store/sync_schedule.hpp"
 
 namespace objwire::daemon {
 
 enum class fsync_policy {
     always,    // every append is synced before it counts as durable (group commit)
-    interval,  // synced at most every fsync_interval; an append is durable after the next sync
+    interval,  // an append is durable about fsync_interval after it was written, by a sync
+               // shared with every append around it (daemon/store/sync_schedule.hpp)
     never,     // durable once written (the kernel's page cache); a crash of the machine may lose
                // what the last seconds wrote, a crash of objwired loses nothing
 };
@@ -182,11 +184,9 @@ class journal {
     void sync_loop();
     // With mutex_ held: when the next sync is due (time_point::min(): now), or nullopt when
     // there is nothing the policy syncs.
-    std::optional<std::chrono::steady_clock::time_point> next_sync_at(
-        std::chrono::steady_clock::time_point last_sync) const;
-    // Syncs what was appended and rotated so far, the lock released meanwhile; returns when
-    // the sync ran.
-    std::chrono::steady_clock::time_point sync_once(std::unique_lock<std::mutex>& lock);
+    std::optional<std::chrono::steady_clock::time_point> next_sync_at() const;
+    // Syncs what was appended and rotated so far, the lock released meanwhile.
+    void sync_once(std::unique_lock<std::mutex>& lock);
     // A sync reached `target`: sync() requests up to `serving` and the waiters it covers are
     // answered, the listeners told.
     void complete_sync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
@@ -229,6 +229,7 @@ class journal {
     std::uint64_t retention_segments_ = 0;
     std::uint64_t retention_bytes_ = 0;
     std::uint64_t unsynced_bytes_ = 0;     // appended since the last sync started
+    sync_schedule sync_schedule_;          // policy interval: when the next sync is due
     std::atomic<std::uint64_t> syncs_{0};  // counted where the sync runs, outside the lock
     std::uint64_t sync_requested_ = 0;     // sync() calls so far
     std::uint64_t sync_served_ = 0;        // of them, served by a finished sync
