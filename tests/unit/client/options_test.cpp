@@ -4,6 +4,7 @@
 #include <objwire/options.hpp>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -80,7 +81,8 @@ TEST(Options, AFieldOutOfRangeIsAnErrorNamingItsKey) {
 }
 
 TEST(Options, LoadOptionsReadsASettingsFileOrSaysWhereItIsWrong) {
-    const std::string path = testing::TempDir() + "options_test.toml";
+    const std::string path =
+        testing::TempDir() + "options_test_" + std::to_string(::getpid()) + ".toml";
     {
         std::ofstream f(path);
         f << "[batch]\nlinger = \"2ms\"\n[compression]\npolicy = \"always\"\n";

@@ -4,6 +4,7 @@
 // unknown-enumerator policy both ways, several record types in one stream (filter and
 // variant) and a refused write that names its field's path.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -347,7 +348,10 @@ BOOST_DESCRIBE_STRUCT(Fill, (), (sym, qty))
 class two_types : public testing::Test {
   protected:
     void SetUp() override {
-        path_ = testing::TempDir() + "typed_two_types.owj";
+        // A file of each test's own: ctest runs the cases of this fixture side by side.
+        path_ = testing::TempDir() + "typed_two_types_" +
+                testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                std::to_string(::getpid()) + ".owj";
         std::ofstream f(path_, std::ios::binary);
         objwire::journal_block_writer w("mixed");
         for (int i = 0; i < 10; ++i) {
