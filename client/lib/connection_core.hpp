@@ -34,24 +34,17 @@ bool welcomed(sender::state st);
 
 class connection_core {
   public:
+    // The calls of client::connection (include/objwire/connection.hpp documents them).
     connection_core(config::client_settings settings, std::string client_name);
     ~connection_core();
     connection_core(const connection_core&) = delete;
     connection_core& operator=(const connection_core&) = delete;
 
     std::error_code open();
-    // open(), trying again while the daemon cannot be reached (not listening yet, restarting):
-    // at once, then with a backoff from 50 ms doubling to 1 s, until `retry_for` has passed.
-    // A refusal (a bad token, a protocol error) is returned at once.
     std::error_code open(std::chrono::milliseconds retry_for);
     std::error_code send(const message& m);
-    // A message written straight from the program's data (proto/typed_writer.hpp).
     std::error_code send(const typed_source& m);
-    // Writes the open batch now instead of waiting for batch.max_bytes or batch.linger.
     std::error_code flush();
-    // Writes the open batch and waits until every object sent so far is acknowledged as
-    // durable: timed_out if that takes longer than `timeout` (the objects stay in the stream
-    // and may still be stored; unacknowledged() says how many are not yet).
     std::error_code flush(std::chrono::milliseconds timeout);
 
     // The asynchronous calls (client/lib/connection_async.cpp): each queues its job for the
@@ -72,56 +65,27 @@ class connection_core {
         static constexpr std::string_view refused = "message refused: ";
         if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
     }
-    // How long an async_send may wait for its acknowledgement; zero (the default) waits as
-    // long as the connection lives.
     void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
-    // Objects given to send() that the daemon has not acknowledged: after a failure, these
-    // are the last ones sent (a rerun with the same client.sender_id and skip_stored(true)
-    // sends exactly them again, docs/LIBRARY.md).
     std::uint64_t unacknowledged() const;
-    // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
     std::error_code close();
-    // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
-    // interleave sending with watching stats().objects_acked (the daemon's forward sink).
-    // A batch that has waited batch.linger is written here too, as the linger thread would.
     std::error_code poll(std::chrono::milliseconds wait);
 
     const welcome& server() const { return core_.peer(); }
-    // The sender's half of the back-reference table (hits, misses, evictions, resets...).
     const table_stats& table() const { return core_.table(); }
-    // A copy, taken under the connection's mutex (the linger thread may be taking in acks).
     connection_stats stats() const;
-    // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
     compression_stats compression() const {
         std::lock_guard lock(mu_);
         return core_.compression().stats();
     }
-    // What went wrong, for people: the daemon's reason when it refused us. Cleared by a later
-    // call that succeeds, so it always speaks of the last failure still in force.
     std::string last_error() const {
         std::lock_guard lock(mu_);
         return last_error_;
     }
-    // Whether send() can go on: false before open(), after close(), and once the connection
-    // broke and could not be resumed (an error of send() for one message leaves it open).
     bool is_open() const { return open_; }
-    // The stream's id in the daemon (client.sender_id, or the random one it got).
     const std::string& sender_id() const { return settings_.sender_id; }
 
-    // Reruns (docs/PROTOCOL.md 1.1, "Reruns"; client/lib/connection_rerun.cpp). Called before
-    // open(): the messages given to send() are the whole stream of the configured sender id,
-    // from its first object - a rerun of an input, or of an input that grew since. open()
-    // learns how many objects the id has stored (stored_objects()); send() then takes that
-    // many first messages as already stored - it checks their digest against the one stored
-    // with them and sends nothing for them - and sends the rest. An input that is not the one
-    // stored (another file, an edited prefix, fewer objects) fails with input_mismatch before
-    // any of its objects is sent: with that many messages (or at close(), for a shorter one).
-    // Each input object is then stored exactly once in all. A digest cannot be checked for
-    // objects stored without one (by a client that reported none): those are skipped unchecked.
     void skip_stored(bool on) { skip_stored_ = on; }
-    // At open(): objects of this sender id the daemon held (welcome field 17).
     std::uint64_t stored_objects() const { return stored_at_open_; }
-    // Messages send() took as already stored so far.
     std::uint64_t skipped_objects() const { return skipped_; }
     // Options that failed check_options(): open() fails with invalid_options and this text.
     void refuse_options(std::string why) { invalid_options_ = std::move(why); }
