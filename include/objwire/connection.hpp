@@ -84,6 +84,8 @@ class connection {
     // with last_error() naming the key).
     explicit connection(const options& opts, std::string client_name = "objwire");
     ~connection();
+    // Movable (its worker threads hold the implementation, which does not move); a moved-from
+    // connection may only be destroyed or assigned to.
     connection(connection&&) noexcept;
     connection& operator=(connection&&) noexcept;
     connection(const connection&) = delete;

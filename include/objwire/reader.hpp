@@ -154,6 +154,8 @@ class reader {
     // last_error() naming the key).
     reader(const options& opts, read_options read);
     ~reader();
+    // Movable (its worker threads hold the implementation, which does not move); a moved-from
+    // reader may only be destroyed or assigned to.
     reader(reader&&) noexcept;
     reader& operator=(reader&&) noexcept;
     reader(const reader&) = delete;
