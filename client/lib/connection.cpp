@@ -443,6 +443,7 @@ std::error_code connection_core::read_replies(bool block) {
 }
 
 std::error_code connection_core::close() {
+    wait_started_jobs();
     std::unique_lock lock(mu_);
     auto background = take_background_error();
     auto ec = close_locked();

@@ -84,6 +84,9 @@ void connection::start_send(std::shared_ptr<const typed_source> source,
                             std::function<std::string()> refused_at, completion done) {
     core_->start_send(std::move(source), std::move(refused_at), std::move(done));
 }
+void connection::start_send_many(std::size_t count, batch_step step, completion done) {
+    core_->start_send_many(count, std::move(step), std::move(done));
+}
 void connection::start_flush(completion done) {
     core_->start_flush(std::move(done));
 }

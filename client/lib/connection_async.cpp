@@ -6,6 +6,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <future>
 #include <vector>
 
 #include "client/lib/connection_core.hpp"
@@ -44,6 +45,33 @@ void connection_core::start_send(std::shared_ptr<const typed_source> source,
             name_refused_field_locked(path);
         }
         return ec;
+    };
+    enqueue(std::move(job));
+}
+
+struct connection_core::locked_sink final : detail::batch_sink {
+    explicit locked_sink(connection_core& c) : core(c) {}
+    std::error_code put(const message& m) override { return core.send_locked(m); }
+    std::error_code put(const typed_source& m) override { return core.send_locked(m); }
+    connection_core& core;
+};
+
+void connection_core::start_send_many(std::size_t count, batch_step step, completion done) {
+    async_job job;
+    job.send = true;
+    job.done = std::move(done);
+    job.step = [this, count, step = std::move(step)](std::uint64_t& target) {
+        locked_sink sink(*this);
+        std::string refused_at;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (auto ec = step(i, sink, refused_at)) {
+                const auto at = "batch[" + std::to_string(i) + "]";
+                name_refused_field_locked(refused_at.empty() ? at : at + " " + refused_at);
+                return ec;
+            }
+        }
+        if (count > 0) target = core_.messages_added();
+        return std::error_code{};
     };
     enqueue(std::move(job));
 }
@@ -124,7 +152,9 @@ void connection_core::complete_waiting(std::deque<waiting_send>& waiting, std::s
     const auto acked = core_.messages_acked();
     while (!waiting.empty() && (ec || acked >= waiting.front().target)) {
         timed -= waiting.front().timed ? 1 : 0;
-        finished.push_back({std::move(waiting.front().done), ec});
+        // Acknowledged before the connection ended (a close() that took the last acks): done.
+        const auto result = acked >= waiting.front().target ? std::error_code{} : ec;
+        finished.push_back({std::move(waiting.front().done), result});
         waiting.pop_front();
     }
     if (timed == 0) return;
@@ -190,6 +220,23 @@ void connection_core::async_loop() {
     }
     for (auto& w : waiting)
         w.done(asio::error::operation_aborted);
+}
+
+// A marker job: when it completes, every job queued before it has run, so their objects are
+// in the stream. Not from the worker itself (a completion handler calling close()): it would
+// wait for itself.
+void connection_core::wait_started_jobs() {
+    {
+        std::lock_guard lock(async_mu_);
+        if (!async_thread_.joinable() || async_thread_.get_id() == std::this_thread::get_id())
+            return;
+    }
+    std::promise<void> ran;
+    async_job marker;
+    marker.step = [](std::uint64_t&) { return std::error_code{}; };
+    marker.done = [&ran](std::error_code) { ran.set_value(); };
+    enqueue(std::move(marker));
+    ran.get_future().wait();
 }
 
 void connection_core::stop_async() {

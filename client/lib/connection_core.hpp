@@ -54,6 +54,10 @@ class connection_core {
     // A typed record: `refused_at` names the field a refusal came from.
     void start_send(std::shared_ptr<const typed_source> source,
                     std::function<std::string()> refused_at, completion done);
+    // A batch: `step` sends object i (async_send_many).
+    using batch_step =
+        std::function<std::error_code(std::size_t, detail::batch_sink&, std::string&)>;
+    void start_send_many(std::size_t count, batch_step step, completion done);
     void start_flush(completion done);
     void start_close(completion done);
     // A struct's refusal names its field first: "message refused: Order.items[3].name: ...".
@@ -108,6 +112,7 @@ class connection_core {
         completion done;
         std::error_code ec;
     };
+    struct locked_sink;  // a batch's objects to send_locked
     void enqueue(async_job job);
     void async_loop();
     void run_jobs(std::deque<async_job>& jobs, std::deque<waiting_send>& waiting,
@@ -115,6 +120,8 @@ class connection_core {
     void complete_waiting(std::deque<waiting_send>& waiting, std::size_t& timed, std::error_code ec,
                           std::vector<finished_op>& finished);
     void stop_async();
+    // Returns once the worker has run every asynchronous call started before it (close()).
+    void wait_started_jobs();
     // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
     std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
     // Waits, taking in acks, until `target` messages are acknowledged or the deadline passes.

@@ -36,6 +36,7 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
@@ -57,6 +58,18 @@ concept typed_layer_included = requires {
 }  // namespace objwire::typed
 
 namespace objwire::client {
+
+namespace detail {
+// Where a batch of async_send_many hands its objects, one at a time, on the worker thread.
+class batch_sink {
+  public:
+    virtual std::error_code put(const message& m) = 0;
+    virtual std::error_code put(const typed_source& m) = 0;
+
+  protected:
+    ~batch_sink() = default;
+};
+}  // namespace detail
 
 struct connection_stats {
     std::uint64_t objects_sent = 0;
@@ -159,6 +172,21 @@ class connection {
             },
             token, std::move(object));
     }
+    // A batch of messages or described structs, sent in order by one job of the worker, with
+    // one completion once every one of them is acknowledged as durable: the cost of an
+    // asynchronous send (a hand-off, a completion) paid once per batch instead of once per
+    // object. A refusal ends the batch there - the objects before it are in the stream - and
+    // last_error() names the index and the field: "message refused: batch[3] Order.id: ...".
+    template <class T, class Token>
+    auto async_send_many(std::vector<T> batch, Token&& token) {
+        return asio::async_initiate<Token, void(std::error_code)>(
+            [this](auto handler, std::vector<T> objects) {
+                const auto count = objects.size();
+                start_send_many(count, batch_step_for(std::move(objects)),
+                                completion_for(std::move(handler)));
+            },
+            token, std::move(batch));
+    }
     // Completes when everything sent before it is acknowledged as durable.
     template <class Token>
     auto async_flush(Token&& token) {
@@ -178,7 +206,8 @@ class connection {
     // are the last ones sent (a rerun with the same client.sender_id and skip_stored(true)
     // sends exactly them again, docs/LIBRARY.md).
     std::uint64_t unacknowledged() const;
-    // Sends what is left, waits for every acknowledgement and the daemon's goodbye.
+    // Sends what is left - the asynchronous sends started before it included - waits for every
+    // acknowledgement and the daemon's goodbye.
     std::error_code close();
     // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
     // interleave sending with watching stats().objects_acked (the daemon's forward sink).
@@ -245,6 +274,28 @@ class connection {
     void start_send(message m, completion done);
     void start_send(std::shared_ptr<const typed_source> source,
                     std::function<std::string()> refused_at, completion done);
+    // Sends object `index` of a batch to `out`; a struct's refusal leaves its field path in
+    // `refused_at`.
+    using batch_step = std::function<std::error_code(std::size_t index, detail::batch_sink& out,
+                                                     std::string& refused_at)>;
+    template <class T>
+    static batch_step batch_step_for(std::vector<T> objects) {
+        auto owned = std::make_shared<std::vector<T>>(std::move(objects));
+        return [owned](std::size_t i, detail::batch_sink& out, std::string& refused_at) {
+            if constexpr (std::is_convertible_v<const T&, const message&>) {
+                return out.put(static_cast<const message&>((*owned)[i]));
+            } else {
+                static_assert(
+                    typed::typed_layer_included<T>,
+                    "sending a struct needs #include <objwire/typed.hpp> (typed records)");
+                const typed::record_source<T> source((*owned)[i]);
+                const std::error_code ec = out.put(static_cast<const typed_source&>(source));
+                if (ec) refused_at = source.refused_at();
+                return ec;
+            }
+        };
+    }
+    void start_send_many(std::size_t count, batch_step step, completion done);
     void start_flush(completion done);
     void start_close(completion done);
     // A struct's refusal names its field first: "message refused: Order.items[3].name: ...".

@@ -8,6 +8,7 @@
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/deferred.hpp>
 #include <asio/use_future.hpp>
+#include <atomic>
 #include <chrono>
 #include <iostream>
 
@@ -98,6 +99,78 @@ TEST_F(AsyncSend, AStructIsSentAndAHandlerMayCallTheConnectionAgain) {
     expect_tagged_in_order(1, 2);
 }
 
+// A batch is one job and one completion: it completes once every object in it is durable,
+// for structs and for messages alike.
+TEST_F(AsyncSend, ABatchCompletesOnceWhenEveryObjectInItIsDurable) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::vector<Tagged> structs;
+    std::vector<message> messages;
+    for (int i = 0; i < 1000; ++i) {
+        structs.push_back({0, i});
+        messages.push_back(tagged(0, 1000 + i));
+    }
+    int completions = 0;
+    auto first = c.async_send_many(std::move(structs), asio::use_future);
+    c.async_send_many(std::move(messages), [&](std::error_code ec) {
+        ++completions;
+        EXPECT_FALSE(ec);
+        EXPECT_EQ(c.unacknowledged(), 0u);  // all 2,000 are durable when it runs
+    });
+    ASSERT_EQ(first.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(first.get());
+    auto closed = c.async_close(asio::use_future);  // after the second batch's completion
+    ASSERT_EQ(closed.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(closed.get()) << c.last_error();
+    EXPECT_EQ(completions, 1);
+    stop();
+    expect_tagged_in_order(1, 2000);
+}
+
+// A blocking close() right after asynchronous sends takes them along: they were started
+// before it, so their objects are in the stream and acknowledged, and each completes without
+// an error.
+TEST_F(AsyncSend, ABlockingCloseTakesTheSendsStartedBeforeIt) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::atomic<int> ok{0}, failed{0};
+    for (int i = 0; i < 10; ++i)
+        c.async_send(Tagged{0, i}, [&](std::error_code ec) { ++(ec ? failed : ok); });
+    c.async_send_many(std::vector<Tagged>{{0, 10}, {0, 11}},
+                      [&](std::error_code ec) { ++(ec ? failed : ok); });
+    ASSERT_FALSE(c.close()) << c.last_error();
+    ASSERT_TRUE(wait_until([&] { return ok + failed == 11; }, 30s));
+    EXPECT_EQ(failed, 0);
+    stop();
+    expect_tagged_in_order(1, 12);
+}
+
+struct Note {
+    std::string text;
+};
+BOOST_DESCRIBE_STRUCT(Note, (), (text))
+
+// A refusal ends the batch at that object: the ones before it are sent, and the error names
+// the object's index and field.
+TEST_F(AsyncSend, ARefusalEndsABatchAndNamesItsIndexAndField) {
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::vector<Note> notes{{"a"}, {"b"}, {"c"}, {"\xff"}, {"e"}};
+    std::promise<std::error_code> done;
+    c.async_send_many(std::move(notes), [&](std::error_code e) { done.set_value(e); });
+    auto f = done.get_future();
+    ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
+    const auto ec = f.get();
+    EXPECT_EQ(ec, make_error_code(proto_errc::invalid_utf8));
+    EXPECT_NE(c.last_error().find("batch[3] Note.text: "), std::string::npos) << c.last_error();
+    ASSERT_FALSE(c.close()) << c.last_error();
+    stop();
+    EXPECT_EQ(stored().size(), 3u);
+}
+
 // async_next hands out the stored objects and then waits, as a follower, for the next one -
 // while the caller's own timer keeps firing on the loop that awaits it.
 TEST_F(AsyncSend, AsyncNextFollowsWithoutHoldingTheCallersLoop) {
@@ -116,13 +189,14 @@ TEST_F(AsyncSend, AsyncNextFollowsWithoutHoldingTheCallersLoop) {
     asio::io_context io;
     std::vector<std::int64_t> got;
     int ticks = 0, ticks_while_waiting = 0;
-    bool waiting = false;
+    bool waiting = false, finished = false;
     std::thread late_sender;
     asio::steady_timer tick(io);
     std::function<void()> arm = [&] {
         tick.expires_after(1ms);
         tick.async_wait([&](std::error_code ec) {
-            if (ec) return;
+            // A tick already due when cancel() ran comes with no error: the flag stops it.
+            if (ec || finished) return;
             ++ticks;
             if (waiting && ++ticks_while_waiting == 20) {  // the 51st object, sent meanwhile
                 late_sender = std::thread([&] {
@@ -143,6 +217,7 @@ TEST_F(AsyncSend, AsyncNextFollowsWithoutHoldingTheCallersLoop) {
                 if (ec || !m) break;
                 got.push_back(m->value.root.get<record>().fields[1].get<std::int64_t>());
             }
+            finished = true;
             tick.cancel();
         },
         asio::detached);
