@@ -178,17 +178,19 @@ void make_room(std::vector<std::uint8_t>& buf, std::size_t& pos, std::size_t& ha
     if (buf.size() - have < block_size) buf.resize(have + block_size);
 }
 
-// Decodes the objects buf[pos, have) holds in full; throws on bytes that are not msgpack.
+// Decodes the objects buf[pos, have) holds in full; throws on bytes that are not msgpack. The
+// clock is read once per block, not per object: the last object ends in the last block.
 void decode_ready(objwire::msgpack_wire::decoder& d, const std::vector<std::uint8_t>& buf,
                   std::size_t& pos, std::size_t have, side& s) {
     const std::span<const std::uint8_t> in(buf.data(), have);
+    const auto before = s.objects;
     for (;;) {
         const auto status = d.next(in, pos);
-        if (status == decode_status::incomplete) return;
+        if (status == decode_status::incomplete) break;
         if (status == decode_status::malformed) throw std::runtime_error("malformed msgpack");
         ++s.objects;
-        s.at_ns = now_ns();
     }
+    if (s.objects != before) s.at_ns = now_ns();
 }
 
 side receive_all(int fd) {
