@@ -124,6 +124,20 @@ inline void put_record(std::string& out, const record& r, record_form form) {
     }
 }
 
+inline void put_list(std::string& out, const list& l, record_form form) {
+    put_array_header(out, l.size());
+    for (const auto& e : l)
+        put_value(out, e, form);
+}
+
+inline void put_map(std::string& out, const map& m, record_form form) {
+    put_map_header(out, m.size());
+    for (const auto& [k, e] : m) {
+        put_str(out, k);
+        put_value(out, e, form);
+    }
+}
+
 // Appends `v`. Bytes, shared-object references and lazy values have no place in this subset.
 inline void put_value(std::string& out, const value& v, record_form form) {
     switch (v.type()) {
@@ -138,17 +152,9 @@ inline void put_value(std::string& out, const value& v, record_form form) {
         case value::kind::string:
             return put_str(out, v.get<std::string>());
         case value::kind::list:
-            put_array_header(out, v.get<list>().size());
-            for (const auto& e : v.get<list>())
-                put_value(out, e, form);
-            return;
+            return put_list(out, v.get<list>(), form);
         case value::kind::map:
-            put_map_header(out, v.get<map>().size());
-            for (const auto& [k, e] : v.get<map>()) {
-                put_str(out, k);
-                put_value(out, e, form);
-            }
-            return;
+            return put_map(out, v.get<map>(), form);
         case value::kind::record:
             return put_record(out, v.get<record>(), form);
         default:
