@@ -86,11 +86,11 @@ throughput() {
         start
         repeat=1 bench '"case":"events"' "" -n "$events_n"
         stop
-        peer_run peer -n "$events_n"
+        peer_run peer -n "$events_n" --array
         start
         WORKLOAD=person repeat=1 bench '"case":"person"' "" -n "$person_n"
         stop
-        peer_run peer_person -n "$person_n" --workload person
+        peer_run peer_person -n "$person_n" --workload person --array
     done
     local ratio bytes
     ratio=$(ratios events peer objects_per_second)
@@ -98,7 +98,7 @@ throughput() {
         "$(millions "$(of events objects_per_second)") against $(millions "$(of peer objects_per_second)"): $(calc '%.2fx' "$ratio")" \
         ">= 1.50x" "$(held "$ratio >= 1.5")"
     bytes=$(of events bytes_per_object)
-    row "\`events\` bytes/object" "$(calc '%.2f' "$bytes") (the peer's msgpack maps: $(calc '%.2f' "$(of peer bytes_per_object)"))" \
+    row "\`events\` bytes/object" "$(calc '%.2f' "$bytes") (the peer's msgpack arrays: $(calc '%.2f' "$(of peer bytes_per_object)"))" \
         "<= 72" "$(held "$bytes <= 72")"
     row "\`person\` objects/s" "$(millions "$(of person objects_per_second)") (the peer: $(millions "$(of peer_person objects_per_second)"))" \
         "-" "-"
