@@ -155,6 +155,23 @@ std::error_code daemon_link::wait(short events, std::chrono::milliseconds timeou
     }
 }
 
+std::error_code daemon_link::wait_or_stop(short events, std::chrono::milliseconds timeout) {
+    if (!stop_) return wait(events, timeout);
+    constexpr std::chrono::milliseconds stop_poll{200};
+    pollfd p[2] = {{socket_.native_handle(), events, 0}, {stop_fd_, POLLIN, 0}};
+    const auto deadline = clock::now() + timeout;
+    for (;;) {
+        if (stop_()) return asio::error::operation_aborted;
+        const auto left = left_until(deadline);
+        if (left.count() <= 0) return client_errc::timed_out;
+        const auto slice = stop_fd_ < 0 ? std::min(left, stop_poll) : left;
+        const int r = ::poll(p, 2, static_cast<int>(slice.count()));
+        if (r > 0 && p[0].revents != 0) return {};
+        if (r < 0 && errno != EINTR) return {errno, std::system_category()};
+        if (p[1].revents != 0 && !stop_()) p[1].fd = -1;  // readable with no stop: not watched
+    }
+}
+
 std::error_code daemon_link::connect(const config::client_settings& s, std::string& why) {
     const std::string where = config::format_host_port(s.to_host, s.to_port);
     std::error_code ec;
@@ -182,7 +199,8 @@ std::error_code daemon_link::connect(const config::client_settings& s, std::stri
             last = {errno, std::system_category()};
             continue;
         }
-        last = wait(POLLOUT, left_until(deadline));
+        last = wait_or_stop(POLLOUT, left_until(deadline));
+        if (last == asio::error::operation_aborted) break;
         if (!last) {
             int err = 0;
             socklen_t len = sizeof err;
@@ -193,7 +211,7 @@ std::error_code daemon_link::connect(const config::client_settings& s, std::stri
     }
     if (last) {
         why = "cannot connect to " + where + ": " + last.message();
-        return client_errc::connect_failed;
+        return last == asio::error::operation_aborted ? last : client_errc::connect_failed;
     }
     set_socket_options(s);
     return start(s, why);
@@ -288,7 +306,8 @@ std::error_code daemon_link::handshake(const std::string& name, clock::time_poin
         if (r == 1) return {};
         const int kind = SSL_get_error(ssl_, r);
         if (kind != SSL_ERROR_WANT_READ && kind != SSL_ERROR_WANT_WRITE) break;
-        if (auto ec = wait(kind == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, left_until(deadline))) {
+        if (auto ec = wait_or_stop(kind == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
+                                   left_until(deadline))) {
             why = "TLS handshake with " + name + ": " + ec.message();
             reset();
             return ec;

@@ -15,6 +15,7 @@
 #include <asio.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -37,6 +38,13 @@ class daemon_link {
     // socket non-blocking and sets its options (socket.*), then start(). `why` says what
     // failed, for people. Every client connects through it: connection, reader, stats.
     std::error_code connect(const config::client_settings& s, std::string& why);
+    // Lets a caller's stop end connect() and the TLS handshake early: `stop` is asked every
+    // 200 ms, and `stop_fd` (when not -1) ends the wait at once when it becomes readable.
+    // connect() then fails with asio::error::operation_aborted.
+    void stop_with(std::function<bool()> stop, int stop_fd) {
+        stop_ = std::move(stop);
+        stop_fd_ = stop_fd;
+    }
     // On a connected, non-blocking socket: the TLS handshake when tls.enabled, within
     // client.connect_timeout, verifying the daemon's certificate against tls.ca_file and
     // tls.server_name (or the host of client.to). Plain TCP: nothing to do.
@@ -70,6 +78,8 @@ class daemon_link {
     std::error_code handshake(const std::string& name,
                               std::chrono::steady_clock::time_point deadline, std::string& why);
     std::error_code wait(short events, std::chrono::milliseconds timeout);
+    // wait(), ended early by the stop of stop_with() (connect and handshake only).
+    std::error_code wait_or_stop(short events, std::chrono::milliseconds timeout);
     // An objwire error frame in clear instead of the TLS server hello: its code, `why` its
     // text. No error when the daemon's answer is TLS.
     std::error_code read_refusal(std::chrono::steady_clock::time_point deadline, std::string& why);
@@ -77,6 +87,8 @@ class daemon_link {
     asio::ip::tcp::socket& socket_;
     ssl_ctx_st* ctx_ = nullptr;
     ssl_st* ssl_ = nullptr;
+    std::function<bool()> stop_;
+    int stop_fd_ = -1;
 
   public:
     // What the TLS socket BIO knows (client/lib/daemon_link.cpp): the socket, and whether the

@@ -56,6 +56,8 @@ reader_core::reader_core(config::client_settings settings, read_options options)
       objects_(block_limits(settings_)),
       resume_(settings_.resume_retry_for) {
     options_.max_frame_bytes = frame_limit(settings_, options_);
+    // A stop ends a connect in progress too, not only the waits after it.
+    link_.stop_with([this] { return stop_requested(); }, options_.stop_fd);
 }
 
 reader_core::~reader_core() {
@@ -119,6 +121,10 @@ std::error_code reader_core::connect() {
         return error_;
     }
     if (auto ec = link_.connect(settings_, why)) {
+        if (ec == asio::error::operation_aborted && stop_requested()) {
+            stopped_ = true;  // not an error: the caller asked
+            return {};
+        }
         fail(ec, why);
         return error_;
     }

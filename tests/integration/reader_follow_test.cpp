@@ -6,10 +6,15 @@
 // reader ended by close() or finish_cursor() has let go of the name when the call returns.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -279,6 +284,68 @@ TEST_F(ReaderFollow, CursorReadersBackToBackEachTakeTheCursor) {
             ASSERT_FALSE(r.finish_cursor(r.resume_at())) << r.last_error();
         }
     }
+}
+
+// A listener whose accept queue (backlog 0) is full: the kernel drops the next SYN, so a
+// connect to it stays in progress (SYN_SENT) until its timeout.
+class full_listener {
+  public:
+    full_listener() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len), 0);
+        EXPECT_EQ(::listen(fd_, 0), 0);
+        EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
+        port_ = ntohs(a.sin_port);
+        filler_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // takes the one place
+        EXPECT_EQ(::connect(filler_, reinterpret_cast<sockaddr*>(&a), len), 0);
+    }
+    ~full_listener() {
+        ::close(filler_);
+        ::close(fd_);
+    }
+    std::uint16_t port() const { return port_; }
+    // Whether a connection to the port is in SYN_SENT (state 02 in /proc/net/tcp).
+    bool connect_in_progress() const {
+        std::ifstream tcp("/proc/net/tcp");
+        char remote[16];
+        std::snprintf(remote, sizeof remote, "0100007F:%04X", port_);
+        for (std::string line; std::getline(tcp, line);)
+            if (line.find(std::string(" ") + remote + " 02 ") != std::string::npos) return true;
+        return false;
+    }
+
+  private:
+    int fd_ = -1, filler_ = -1;
+    std::uint16_t port_ = 0;
+};
+
+// The stop ends a connect in progress too, long before client.connect_timeout: open()
+// returns stopped, with no error.
+TEST(ReaderStop, EndsAConnectInProgress) {
+    full_listener listener;
+    config::client_settings s;
+    s.to_host = "127.0.0.1";
+    s.to_port = listener.port();
+    s.connect_timeout = std::chrono::minutes(10);
+    stop_pipe stop;
+    client::read_options o;
+    o.follow = true;
+    o.stop = &stop.flag;
+    o.stop_fd = stop.fds[0];
+    client::reader r(s, o);
+    std::thread stopper([&] {
+        if (wait_until([&] { return listener.connect_in_progress(); }, std::chrono::seconds(30)))
+            stop.request();
+    });
+    const auto ec = r.open();
+    stopper.join();
+    EXPECT_FALSE(ec) << r.last_error();
+    EXPECT_TRUE(r.stopped());
+    EXPECT_FALSE(r.error()) << r.last_error();
 }
 
 }  // namespace
