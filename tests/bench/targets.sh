@@ -5,9 +5,8 @@
 # figure beside it) and its bytes/object, `person`, `auto` against `never` compression, `send`
 # of the events JSON lines from a file and from a pipe, p99 ack latency at 50% of the maximum
 # rate, 100 connections under `always` and `interval`, 1,000 connections against one, 10
-# followers against none. Each figure is the median of REPEAT
-# runs (pairs alternate where two settings are compared); prints one Markdown table: target,
-# measured, bound, held.
+# followers against none. Each figure is the median of REPEAT runs (pairs alternate where two
+# settings are compared); prints one Markdown table: target, measured, bound, held.
 #
 #   tests/bench/targets.sh                        # uses build/ (BUILD_DIR overrides), REPEAT=3
 #   REPEAT=1 SCALE=0.05 tests/bench/targets.sh    # a quick look
