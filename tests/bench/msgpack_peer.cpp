@@ -329,7 +329,8 @@ std::uint64_t expected_check(const options& o, const std::vector<objwire::messag
     return sum;
 }
 
-// Throws unless every object arrived, and with --struct became a struct equal to its record.
+// Throws unless every object arrived and, with --struct, became a struct, the structs adding up
+// to the checksum of the records sent.
 void verify(const options& o, const std::vector<objwire::message>& objects, const run_result& r) {
     if (r.received.objects != o.count || r.received.bytes != r.sent.bytes)
         throw std::runtime_error("received " + std::to_string(r.received.objects) + " of " +
