@@ -1,13 +1,18 @@
-// msgpack_peer [-n N] [--workload events|person] [--array] [--json]: the hand-written
+// msgpack_peer [-n N] [--workload events|person] [--array] [--struct] [--json]: the hand-written
 // MessagePack sender and receiver that `objwire bench` is compared with (docs/PERFORMANCE.md,
 // "Latency"). One process, two threads, one TCP connection over 127.0.0.1: the sender encodes
 // the objects of objwire's own workload generator (client/workloads/workloads.hpp, the records
 // `objwire bench` sends) with tests/bench/msgpack_wire.hpp, each record as a map keyed by its
 // field names (--array: an array of its values), and writes them in 64 KiB buffers; the
-// receiver reads 64 KiB at a time and decodes every object into a value tree, counting them.
-// Nothing is stored and nothing acknowledged. The objects are generated before the clock
-// starts; it runs from the sender's first object to the receiver's last decoded one.
-// Prints objects/s, bytes/object and CPU seconds (--json: one JSON object, like objwire bench).
+// receiver reads 64 KiB at a time and decodes every object into a value tree whose strings
+// point into the read buffer, counting them. With --struct it then converts each tree into the
+// workload's struct with strings of its own (tests/bench/msgpack_struct.hpp; typed_events::Event
+// or typed_person::Person), by field name from a map and by position from an array, as a
+// program receiving records with msgpack-cxx does; an object of another shape fails the run,
+// and the structs' checksum must equal the one of the records sent. Nothing is stored and
+// nothing acknowledged. The objects are generated before the clock starts; it runs from the
+// sender's first object to the receiver's last decoded one. Prints objects/s, bytes/object and
+// CPU seconds (--json: one JSON object, like objwire bench).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
@@ -28,11 +33,15 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "client/cli/bench_report.hpp"
 #include "client/workloads/workloads.hpp"
+#include "tests/bench/msgpack_struct.hpp"
 #include "tests/bench/msgpack_wire.hpp"
+#include "tests/bench/typed_event.hpp"
+#include "tests/bench/typed_person.hpp"
 
 namespace {
 
@@ -45,13 +54,14 @@ struct options {
     std::uint64_t count = 1'000'000;
     std::string workload = "events";
     record_form form = record_form::map;
+    bool to_struct = false;  // --struct: each object converted into the workload's struct
     bool json = false;
 };
 
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "msgpack_peer: %s\nusage: msgpack_peer [-n N] [--workload events|person] "
-                 "[--array] [--json]\n",
+                 "[--array] [--struct] [--json]\n",
                  why);
     std::exit(2);
 }
@@ -67,6 +77,8 @@ options parse(int argc, char** argv) {
             o.workload = argv[++i];
         else if (a == "--array")
             o.form = record_form::array;
+        else if (a == "--struct")
+            o.to_struct = true;
         else if (a == "--json")
             o.json = true;
         else
@@ -147,6 +159,10 @@ struct side {
     std::uint64_t bytes = 0;
     std::uint64_t objects = 0;
     std::int64_t at_ns = 0;  // sender: its start; receiver: its last object decoded
+    // The receiver with --struct: objects whose shape is not the struct's, and the checksum
+    // (msgpack_wire::struct_check) of the structs made from the others.
+    std::uint64_t refused = 0;
+    std::uint64_t check = 0;
 };
 
 // Encodes every object into a buffer written whenever it holds 64 KiB, then ends the stream.
@@ -178,22 +194,59 @@ void make_room(std::vector<std::uint8_t>& buf, std::size_t& pos, std::size_t& ha
     if (buf.size() - have < block_size) buf.resize(have + block_size);
 }
 
-// Decodes the objects buf[pos, have) holds in full; throws on bytes that are not msgpack. The
-// clock is read once per block, not per object: the last object ends in the last block.
+// What the receiver does with an object once decoded into its tree: nothing more by default.
+struct keep_tree {
+    void operator()(const objwire::msgpack_wire::decoder&, side&) const {}
+};
+
+// As far as the compiler knows, code it cannot see reads the struct's strings: their copies
+// stay, as they would in a program that hands the records on.
+template <class T>
+void escape(const T& s) {
+    boost::mp11::mp_for_each<objwire::msgpack_wire::struct_fields<T>>([&](auto field) {
+        const auto& v = s.*field.pointer;
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, std::string>)
+            asm volatile("" : : "r"(v.data()) : "memory");
+    });
+}
+
+// --struct: each object converted into a fresh T, as a program handing each record on makes
+// one, then sunk (its checksum added, its strings escaped); one of another shape is refused.
+template <class T>
+struct make_struct {
+    record_form form;
+
+    void operator()(const objwire::msgpack_wire::decoder& d, side& s) const {
+        T out;
+        if (!objwire::msgpack_wire::to_struct(d, form, out)) {
+            ++s.refused;
+            return;
+        }
+        s.check += objwire::msgpack_wire::struct_check(out);
+        escape(out);
+    }
+};
+
+// Decodes the objects buf[pos, have) holds in full, handing each to `take`; throws on bytes
+// that are not msgpack. The clock is read once per block, not per object: the last object
+// ends in the last block.
+template <class Take>
 void decode_ready(objwire::msgpack_wire::decoder& d, const std::vector<std::uint8_t>& buf,
-                  std::size_t& pos, std::size_t have, side& s) {
+                  std::size_t& pos, std::size_t have, side& s, const Take& take) {
     const std::span<const std::uint8_t> in(buf.data(), have);
     const auto before = s.objects;
     for (;;) {
         const auto status = d.next(in, pos);
         if (status == decode_status::incomplete) break;
         if (status == decode_status::malformed) throw std::runtime_error("malformed msgpack");
+        take(d, s);
         ++s.objects;
     }
     if (s.objects != before) s.at_ns = now_ns();
 }
 
-side receive_all(int fd) {
+template <class Take>
+side receive_all(int fd, const Take& take) {
     side s;
     objwire::msgpack_wire::decoder d;
     std::vector<std::uint8_t> buf(2 * block_size);
@@ -206,7 +259,7 @@ side receive_all(int fd) {
         if (n == 0) break;
         have += static_cast<std::size_t>(n);
         s.bytes += static_cast<std::size_t>(n);
-        decode_ready(d, buf, pos, have, s);
+        decode_ready(d, buf, pos, have, s, take);
     }
     if (pos != have) throw std::runtime_error("the stream ends inside an object");
     s.cpu_seconds = thread_cpu_seconds();
@@ -229,7 +282,8 @@ std::thread guarded(std::exception_ptr& error, F f) {
     });
 }
 
-run_result run(const std::vector<objwire::message>& objects, record_form form) {
+template <class Take>
+run_result run(const std::vector<objwire::message>& objects, record_form form, const Take& take) {
     std::uint16_t port = 0;
     const int listener = listen_loopback(port);
     run_result r;
@@ -237,7 +291,7 @@ run_result run(const std::vector<objwire::message>& objects, record_form form) {
     auto receiver = guarded(receiver_error, [&] {
         const int fd = accept(listener, nullptr, nullptr);
         if (fd < 0) fail("accept");
-        r.received = receive_all(fd);
+        r.received = receive_all(fd, take);
         close(fd);
     });
     const int fd = connect_loopback(port);
@@ -258,6 +312,42 @@ run_result run(const std::vector<objwire::message>& objects, record_form form) {
     return r;
 }
 
+run_result run(const options& o, const std::vector<objwire::message>& objects) {
+    if (!o.to_struct) return run(objects, o.form, keep_tree{});
+    if (o.workload == "events")
+        return run(objects, o.form, make_struct<typed_events::Event>{o.form});
+    return run(objects, o.form, make_struct<typed_person::Person>{o.form});
+}
+
+// The checksum the receiver's structs must add up to: the one of the records sent.
+std::uint64_t expected_check(const options& o, const std::vector<objwire::message>& objects) {
+    std::uint64_t sum = 0;
+    for (const auto& m : objects)
+        sum += o.workload == "events"
+                   ? objwire::msgpack_wire::struct_check(typed_events::from_record(m))
+                   : objwire::msgpack_wire::struct_check(typed_person::from_record(m));
+    return sum;
+}
+
+// Throws unless every object arrived and, with --struct, became a struct, the structs adding up
+// to the checksum of the records sent.
+void verify(const options& o, const std::vector<objwire::message>& objects, const run_result& r) {
+    if (r.received.objects != o.count || r.received.bytes != r.sent.bytes)
+        throw std::runtime_error("received " + std::to_string(r.received.objects) + " of " +
+                                 std::to_string(o.count) + " objects");
+    if (!o.to_struct) return;
+    if (r.received.refused != 0)
+        throw std::runtime_error(
+            std::to_string(r.received.refused) + " of " + std::to_string(o.count) +
+            " objects refused: not the shape of the " + o.workload + " struct");
+    if (r.received.check != expected_check(o, objects))
+        throw std::runtime_error("the structs' checksum differs from the records'");
+}
+
+const char* receiver_name(const options& o) {
+    return o.to_struct ? "struct" : "tree";
+}
+
 void report(const options& o, const run_result& r) {
     using objwire::client::json_number;
     const double seconds = static_cast<double>(r.received.at_ns - r.sent.at_ns) / 1e9;
@@ -266,27 +356,29 @@ void report(const options& o, const run_result& r) {
     const double cpu = r.sent.cpu_seconds + r.received.cpu_seconds;
     if (!o.json) {
         std::printf(
-            "msgpack_peer: %s, %s form, %.0f objects in %.3f s = %.0f objects/s, "
+            "msgpack_peer: %s, %s form, %s receiver, %.0f objects in %.3f s = %.0f objects/s, "
             "%.2f bytes/object, CPU %.2f s (sender %.2f, receiver %.2f)\n",
-            o.workload.c_str(), o.form == record_form::map ? "map" : "array", objects, seconds,
-            objects / seconds, per_object, cpu, r.sent.cpu_seconds, r.received.cpu_seconds);
+            o.workload.c_str(), o.form == record_form::map ? "map" : "array", receiver_name(o),
+            objects, seconds, objects / seconds, per_object, cpu, r.sent.cpu_seconds,
+            r.received.cpu_seconds);
         return;
     }
     using objwire::client::json_string;
-    std::printf("%s\n", objwire::client::json_object(
-                            {
-                                {"workload", json_string(o.workload)},
-                                {"form", json_string(o.form == record_form::map ? "map" : "array")},
-                                {"objects", std::to_string(r.received.objects)},
-                                {"seconds", json_number(seconds, 6)},
-                                {"objects_per_second", json_number(objects / seconds, 0)},
-                                {"wire_bytes", std::to_string(r.received.bytes)},
-                                {"bytes_per_object", json_number(per_object, 3)},
-                                {"cpu_seconds", json_number(cpu, 3)},
-                                {"sender_cpu_seconds", json_number(r.sent.cpu_seconds, 3)},
-                                {"receiver_cpu_seconds", json_number(r.received.cpu_seconds, 3)},
-                            })
-                            .c_str());
+    std::vector<objwire::client::report_line> fields{
+        {"workload", json_string(o.workload)},
+        {"form", json_string(o.form == record_form::map ? "map" : "array")},
+        {"receiver", json_string(receiver_name(o))},
+        {"objects", std::to_string(r.received.objects)},
+        {"seconds", json_number(seconds, 6)},
+        {"objects_per_second", json_number(objects / seconds, 0)},
+        {"wire_bytes", std::to_string(r.received.bytes)},
+        {"bytes_per_object", json_number(per_object, 3)},
+        {"cpu_seconds", json_number(cpu, 3)},
+        {"sender_cpu_seconds", json_number(r.sent.cpu_seconds, 3)},
+        {"receiver_cpu_seconds", json_number(r.received.cpu_seconds, 3)},
+    };
+    if (o.to_struct) fields.push_back({"check", std::to_string(r.received.check)});
+    std::printf("%s\n", objwire::client::json_object(fields).c_str());
 }
 
 }  // namespace
@@ -295,10 +387,8 @@ int main(int argc, char** argv) {
     const auto o = parse(argc, argv);
     try {
         const auto objects = generate(o);
-        const auto r = run(objects, o.form);
-        if (r.received.objects != o.count || r.received.bytes != r.sent.bytes)
-            throw std::runtime_error("received " + std::to_string(r.received.objects) + " of " +
-                                     std::to_string(o.count) + " objects");
+        const auto r = run(o, objects);
+        verify(o, objects, r);
         report(o, r);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "msgpack_peer: %s\n", e.what());

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Every target of docs/PERFORMANCE.md's Targets table (section "Latency") measured in one run,
 # against fresh objwired daemons on 127.0.0.1: `events` end to end against the hand-written
-# msgpack peer (tests/bench/msgpack_peer.cpp) and its bytes/object, `person`, `auto` against
-# `never` compression, `send` of the events JSON lines from a file and from a pipe, p99 ack
-# latency at 50% of the maximum rate, 100 connections under `always` and `interval`, 1,000
-# connections against one, 10 followers against none. Each figure is the median of REPEAT
-# runs (pairs alternate where two settings are compared); prints one Markdown table: target,
-# measured, bound, held.
+# msgpack peer (tests/bench/msgpack_peer.cpp, receiving into structs; its value-tree-only
+# figure beside it) and its bytes/object, `person`, `auto` against `never` compression, `send`
+# of the events JSON lines from a file and from a pipe, p99 ack latency at 50% of the maximum
+# rate, 100 connections under `always` and `interval`, 1,000 connections against one, 10
+# followers against none. Each figure is the median of REPEAT runs (pairs alternate where two
+# settings are compared); prints one Markdown table: target, measured, bound, held.
 #
 #   tests/bench/targets.sh                        # uses build/ (BUILD_DIR overrides), REPEAT=3
 #   REPEAT=1 SCALE=0.05 tests/bench/targets.sh    # a quick look
@@ -77,7 +77,10 @@ peer_run() {
     echo "{\"case\":\"$case_name\",${json#\{}" >>"$jsonl"
 }
 
-# End to end, a fresh daemon with default settings per run, the peer in between.
+# End to end, a fresh daemon with default settings per run, the peer in between - both ways:
+# --struct (each object converted into the workload's struct with strings of its own, as the
+# msgpack-cxx program the target was set against receives them: the ratio's side) and the
+# value tree alone (printed beside it).
 throughput() {
     local events_n person_n
     events_n=$(scaled 1000000)
@@ -86,21 +89,23 @@ throughput() {
         start
         repeat=1 bench '"case":"events"' "" -n "$events_n"
         stop
-        peer_run peer -n "$events_n" --array
+        peer_run peer -n "$events_n" --array --struct
+        peer_run peer_tree -n "$events_n" --array
         start
         WORKLOAD=person repeat=1 bench '"case":"person"' "" -n "$person_n"
         stop
-        peer_run peer_person -n "$person_n" --workload person --array
+        peer_run peer_person -n "$person_n" --workload person --array --struct
+        peer_run peer_person_tree -n "$person_n" --workload person --array
     done
     local ratio bytes
     ratio=$(ratios events peer objects_per_second)
     row "\`events\` >= 1.5x the msgpack peer (objects/s)" \
-        "$(millions "$(of events objects_per_second)") against $(millions "$(of peer objects_per_second)"): $(calc '%.2fx' "$ratio")" \
+        "$(millions "$(of events objects_per_second)") against $(millions "$(of peer objects_per_second)") (tree decode: $(millions "$(of peer_tree objects_per_second)")): $(calc '%.2fx' "$ratio")" \
         ">= 1.50x" "$(held "$ratio >= 1.5")"
     bytes=$(of events bytes_per_object)
     row "\`events\` bytes/object" "$(calc '%.2f' "$bytes") (the peer's msgpack arrays: $(calc '%.2f' "$(of peer bytes_per_object)"))" \
         "<= 72" "$(held "$bytes <= 72")"
-    row "\`person\` objects/s" "$(millions "$(of person objects_per_second)") (the peer: $(millions "$(of peer_person objects_per_second)"))" \
+    row "\`person\` objects/s" "$(millions "$(of person objects_per_second)") (the peer: $(millions "$(of peer_person objects_per_second)"), tree decode: $(millions "$(of peer_person_tree objects_per_second)"))" \
         "-" "-"
 }
 
