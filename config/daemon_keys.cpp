@@ -85,8 +85,8 @@ const std::array daemon_schema_keys{
                 .min = 0,
                 .max = 64 * gibibyte,
                 .doc = "back-reference table memory for all senders together; a sender gets "
-                       "min(table_budget, what is left) when admitted (readers take none), 0 "
-                       "disables back-references for it",
+                       "table_budget while a quarter of it stays free, then a 4096th of it (at "
+                       "least 1KiB), then 0: back-references off for it (readers take none)",
                 .access = bind<&ds::table_budget_total>()},
     key_def<ds>{.name = "limits.read_buffer",
                 .kind = value_kind::size,

@@ -153,7 +153,7 @@ inline proto_errc stream_decoder::decode_string(byte_reader& in, std::uint8_t ta
 }
 
 proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& out) {
-    record_type t;
+    record_type& t = descriptor_scratch_;  // its strings keep their storage between calls
     if (auto e = decode_string<true>(in, in.u8(), &t.name); e != proto_errc::ok) return e;
     std::uint64_t n;
     if (auto e = count(in, n); e != proto_errc::ok) return e;
@@ -162,7 +162,10 @@ proto_errc stream_decoder::decode_descriptor(byte_reader& in, record_type_ptr& o
         if (auto e = decode_string<true>(in, in.u8(), &f); e != proto_errc::ok) return e;
     // As the JSON reader refuses: a record must not name a field twice.
     if (first_duplicate_field(t.fields) != t.fields.size()) return proto_errc::duplicate_field;
-    out = std::make_shared<const record_type>(std::move(t));
+    if (!last_descriptor_ || last_descriptor_->name != t.name ||
+        last_descriptor_->fields != t.fields)
+        last_descriptor_ = std::make_shared<const record_type>(t);
+    out = last_descriptor_;
     return proto_errc::ok;
 }
 

@@ -147,6 +147,12 @@ class stream_decoder {
     std::uint64_t reference_bytes_ = 0;  // of the current frame, against max_reference_bytes
     std::array<byte_reader, max_field_sections> columns_{};
     std::size_t column_count_ = 0;  // field sections of the payload being decoded; 0: none
+    // The last descriptor decoded, and the scratch it is read into: a stream that sends its
+    // descriptors again (no table, or a table reset every frame) gets the same type object
+    // for the same descriptor, with no allocation, and whoever keys on the type's address
+    // (the journal's encoder) finds it at once.
+    record_type descriptor_scratch_;
+    record_type_ptr last_descriptor_;
 };
 
 }  // namespace objwire

@@ -1,6 +1,7 @@
 // The daemon's admission and budget rules: connections per address, the table-budget pool and
 // the stored-bytes allowances (per connection and per sender id).
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -61,6 +62,36 @@ TEST(TableBudgetPool, GrantsNeverExceedTheTotal) {
     table_budget_pool::grant d(pool, 4);
     EXPECT_EQ(d.bytes(), 0u) << "a connection granted 0 works with back-references off";
     EXPECT_EQ(pool.in_use(), 10u);
+}
+
+// Full grants while a quarter of the total stays; then reduced grants of a 4,096th of it out
+// of that quarter, so that many senders each still get a table; then nothing.
+TEST(TableBudgetPool, TheLastQuarterGoesInReducedGrants) {
+    constexpr std::uint64_t mib = 1024 * 1024, total = 256 * mib;
+    table_budget_pool pool(total);
+    std::vector<std::unique_ptr<table_budget_pool::grant>> grants;
+    int full = 0, reduced = 0, none = 0;
+    for (int i = 0; i < 1100; ++i) {
+        grants.push_back(std::make_unique<table_budget_pool::grant>(pool, 4 * mib));
+        const auto b = grants.back()->bytes();
+        (b == 4 * mib ? full : b == total / 4096 ? reduced : none) += 1;
+        if (b != 4 * mib && b != total / 4096) {
+            EXPECT_EQ(b, 0u) << "connection " << i;
+        }
+    }
+    EXPECT_EQ(full, 48);
+    EXPECT_EQ(reduced, 1024);
+    EXPECT_EQ(none, 1100 - 48 - 1024);
+    EXPECT_EQ(pool.in_use(), total);
+    grants.erase(grants.begin());  // a full grant comes back: the next one gets a reduced one
+    grants.push_back(std::make_unique<table_budget_pool::grant>(pool, 4 * mib));
+    EXPECT_EQ(grants.back()->bytes(), total / 4096);
+}
+
+TEST(TableBudgetPool, TheFirstGrantIsWhatItAsksForEvenAboveThreeQuarters) {
+    table_budget_pool pool(64 * 1024);  // room for one sender's table, as configured
+    table_budget_pool::grant a(pool, 64 * 1024);
+    EXPECT_EQ(a.bytes(), 64u * 1024);
 }
 
 TEST(TableBudgetPool, AGrantComesBackWhenItsConnectionEnds) {
