@@ -173,6 +173,10 @@ void connection_core::run_jobs(std::deque<async_job>& jobs, std::deque<waiting_s
                                std::size_t& timed, std::vector<finished_op>& finished) {
     const auto none = std::chrono::steady_clock::time_point::max();
     for (auto& job : jobs) {
+        if (job.marker) {  // leaves the linger thread's error to close() itself
+            finished.push_back({std::move(job.done), {}});
+            continue;
+        }
         std::uint64_t target = 0;
         auto ec = take_background_error();
         if (!ec) ec = settle(job.step(target));
@@ -233,7 +237,7 @@ void connection_core::wait_started_jobs() {
     }
     std::promise<void> ran;
     async_job marker;
-    marker.step = [](std::uint64_t&) { return std::error_code{}; };
+    marker.marker = true;
     marker.done = [&ran](std::error_code) { ran.set_value(); };
     enqueue(std::move(marker));
     ran.get_future().wait();

@@ -100,7 +100,8 @@ class connection_core {
     struct async_job {
         std::function<std::error_code(std::uint64_t& ack_target)> step;
         completion done;
-        bool send = false;  // the send timeout applies
+        bool send = false;    // the send timeout applies
+        bool marker = false;  // wait_started_jobs(): completes when reached, takes nothing
     };
     struct waiting_send {
         std::uint64_t target;  // complete once this many messages are acknowledged
