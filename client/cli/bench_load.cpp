@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <iostream>
+#include <latch>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -302,6 +303,15 @@ int run_load(config::client_settings settings, const load_flags& f) {
             ++done;
             cv.notify_all();
         });
+    // Every sender's thread exists before any sends: the first of 1,000 threads would
+    // otherwise be done before the last one starts, and count as the fastest.
+    std::latch go(1);
+    std::vector<std::thread> threads;
+    for (auto& s : senders)
+        threads.emplace_back([&, sp = &s] {
+            go.wait();
+            run_sender(*sp, settings, f.workload);
+        });
     const std::int64_t start = now_ns();
     for (std::size_t k = 0; k < senders.size(); ++k) {
         if (f.rate <= 0) continue;
@@ -310,9 +320,7 @@ int run_load(config::client_settings settings, const load_flags& f) {
             std::make_unique<open_loop>(f.rate / f.connections, senders[k].count, now_ns, first);
         if (!readers.empty()) senders[k].schedule->keep_ack_times();
     }
-    std::vector<std::thread> threads;
-    for (auto& s : senders)
-        threads.emplace_back([&, sp = &s] { run_sender(*sp, settings, f.workload); });
+    go.count_down();
     for (auto& t : threads)
         t.join();
     join_readers(reader_threads, done, m, cv, stop);
