@@ -33,3 +33,15 @@ case_table() {
 
 # field NAME JSON: the value of key NAME in a one-line JSON object (the first, quotes dropped).
 field() { grep -o "\"$1\":[^,}]*" <<<"$2" | head -1 | cut -d: -f2 | tr -d '"'; }
+
+# timed_send OBJWIRE MODE FILE ADDR TIME_FILE: one `objwire send` of FILE to ADDR, reading the
+# file itself (MODE file) or a pipe (MODE pipe), under /usr/bin/time -v writing TIME_FILE.
+timed_send() {
+  local objwire=$1 mode=$2 file=$3 addr=$4 time_file=$5
+  if [ "$mode" = file ]; then
+    /usr/bin/time -v -o "$time_file" "$objwire" send "$file" --to "$addr" 2>/dev/null
+  else
+    # shellcheck disable=SC2002  # the pipe is the case measured
+    cat "$file" | /usr/bin/time -v -o "$time_file" "$objwire" send - --to "$addr" 2>/dev/null
+  fi
+}

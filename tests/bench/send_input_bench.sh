@@ -40,11 +40,7 @@ one_run() {
   port=$(logged_port "$work/log")
   local start end
   start=$(date +%s.%N)
-  if [ "$mode" = file ]; then
-    /usr/bin/time -v -o "$work/time" "$bin" send "$input" --to "127.0.0.1:$port" 2>/dev/null
-  else
-    cat "$input" | /usr/bin/time -v -o "$work/time" "$bin" send - --to "127.0.0.1:$port" 2>/dev/null
-  fi
+  timed_send "$bin" "$mode" "$input" "127.0.0.1:$port" "$work/time"
   end=$(date +%s.%N)
   kill -TERM "$daemon_pid"
   wait "$daemon_pid" || true

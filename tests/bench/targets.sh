@@ -134,12 +134,7 @@ send_run() {
     local mode=$1 file=$2 t0 t1
     start
     t0=$(date +%s.%N)
-    if [ "$mode" = file ]; then
-        /usr/bin/time -v -o "$dir/time" "$objwire" send "$file" --to "127.0.0.1:$port" 2>/dev/null
-    else
-        # shellcheck disable=SC2002  # the pipe is the case measured
-        cat "$file" | /usr/bin/time -v -o "$dir/time" "$objwire" send - --to "127.0.0.1:$port" 2>/dev/null
-    fi
+    timed_send "$objwire" "$mode" "$file" "127.0.0.1:$port" "$dir/time"
     t1=$(date +%s.%N)
     stop
     echo "{\"case\":\"send_$mode\",\"mb_per_second\":$(calc '%.1f' "$(stat -c %s "$file") / 1e6 / ($t1 - $t0)"),\"rss_mb\":$(
