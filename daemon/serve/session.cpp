@@ -7,10 +7,10 @@
 #include <asio/experimental/awaitable_operators.hpp>
 #include <stdexcept>
 
-#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/telemetry/warning_log.hpp"
 #include "proto/counted.hpp"
 #include "proto/errors.hpp"
 #include "proto/journal_block.hpp"
@@ -250,10 +250,13 @@ asio::awaitable<void> session::serve() {
         become(connection_role::sender_list);
     else
         become(h.request == read_request::none ? connection_role::reader : connection_role::cursor);
-    if (h.role == peer_role::reader)
-        co_await serve_reader(server_, stream_io_, peer_, h);
+    const role_service& service =
+        h.role == peer_role::reader ? server_.roles().reader : server_.roles().stats;
+    if (service)
+        co_await service(server_, stream_io_, peer_, h);
     else
-        co_await serve_stats(server_, stream_io_, peer_, h);
+        co_await refuse_role(stream_io_, make_error_code(proto_errc::not_available),
+                             "this daemon serves no such role");
 }
 
 asio::awaitable<void> session::read_side() {

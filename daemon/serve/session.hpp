@@ -17,16 +17,16 @@
 #include <span>
 #include <string>
 
-#include "daemon/ops/metrics.hpp"
 #include "daemon/serve/connection_guard.hpp"
 #include "daemon/serve/link_estimator.hpp"
 #include "daemon/serve/peer_stream.hpp"
 #include "daemon/serve/reply_queue.hpp"
-#include "daemon/serve/sender_registry.hpp"
 #include "daemon/serve/session_phase.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/sinks/sink.hpp"
+#include "daemon/store/sender_registry.hpp"
+#include "daemon/telemetry/metrics.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/receiver.hpp"
 

@@ -9,9 +9,9 @@
 #include <algorithm>
 #include <map>
 
-#include "daemon/ops/metrics_http.hpp"
-#include "daemon/ops/metrics_text.hpp"
+#include "daemon/serve/metrics_text.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/telemetry/metrics_http.hpp"
 
 namespace objwire::daemon {
 namespace {
