@@ -1,70 +1,40 @@
-// What SIGHUP changes in a running server: the keys that are read when they are used (log
-// level, limits and budgets of new connections, connection cap, shutdown grace, the metrics
-// endpoint) take the reloaded value; the rest (listen address, data directory, sink, journal,
-// TLS, auth, the total table budget that sized the pool) need a restart and are named in the
-// log. docs/OPERATIONS.md lists both.
+// SIGHUP in a running server: the plan (daemon/serve/reload_plan.hpp) applied to a new settings
+// snapshot, each changed key logged, the metrics endpoint moved when its address changed.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <map>
-
 #include "daemon/serve/metrics_text.hpp"
+#include "daemon/serve/reload_plan.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/telemetry/metrics_http.hpp"
 
 namespace objwire::daemon {
 namespace {
 
-// Keys that take effect live; a prefix ending in '.' stands for its whole table.
-constexpr std::string_view live_keys[] = {"server.log_level", "server.max_connections",
-                                          "server.shutdown_grace", "limits.", "metrics."};
-// Inside a live table, those that are fixed at start.
-constexpr std::string_view fixed_keys[] = {"limits.table_budget_total"};
-
-bool changes_live(std::string_view key) {
-    if (std::ranges::find(fixed_keys, key) != std::end(fixed_keys)) return false;
-    return std::ranges::any_of(live_keys, [&](std::string_view k) {
-        return k.ends_with('.') ? key.starts_with(k) : key == k;
-    });
+std::string key_names(const std::vector<config::key_change>& changes) {
+    std::vector<std::string_view> names;
+    for (const auto& c : changes)
+        names.push_back(c.key);
+    return fmt::format("{}", fmt::join(names, ", "));
 }
 
-// Every key's value as to_toml() writes it ("listen = \"127.0.0.1:7878\"  # set"), by full
-// dotted key: comparing two of these finds the changed keys without naming each field.
-std::map<std::string, std::string> values_of(const config::daemon_settings& s) {
-    std::map<std::string, std::string> out;
-    const std::string text = config::to_toml(s);
-    std::string section;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        auto end = text.find('\n', at);
-        if (end == std::string::npos) end = text.size();
-        std::string_view line(text.data() + at, end - at);
-        at = end + 1;
-        if (line.starts_with('[') && line.ends_with(']')) {
-            section = line.substr(1, line.size() - 2);
-            continue;
-        }
-        const auto eq = line.find(" = ");
-        if (eq == std::string_view::npos || line.starts_with('#')) continue;
-        auto value = line.substr(eq + 3);
-        value = value.substr(0, value.rfind("  # "));
-        while (!value.empty() && value.back() == ' ')
-            value.remove_suffix(1);
-        out[section + "." + std::string(line.substr(0, eq))] = std::string(value);
+void log_plan(const reload_plan& plan) {
+    for (const auto& c : plan.need_restart)
+        spdlog::warn(
+            "reload: {} changed ({} -> {}) but cannot change while running: "
+            "restart objwired to apply it",
+            c.key, c.was, c.now);
+    for (const auto& c : plan.applied)
+        spdlog::info("reload: {} = {} (was {})", c.key, c.now, c.was);
+    if (plan.applied.empty() && plan.need_restart.empty()) {
+        spdlog::info("reload: no setting changed");
+        return;
     }
-    return out;
-}
-
-// A TOML value as an override takes it: strings unquoted and unescaped, the rest as written.
-std::string override_text(std::string_view toml) {
-    if (toml.size() < 2 || toml.front() != '"' || toml.back() != '"') return std::string(toml);
-    std::string out;
-    for (std::size_t i = 1; i + 1 < toml.size(); ++i) {
-        if (toml[i] == '\\' && i + 2 < toml.size()) ++i;
-        out.push_back(toml[i]);
-    }
-    return out;
+    spdlog::info(
+        "reload: {}{}{}",
+        plan.applied.empty() ? std::string("nothing applied")
+                             : "applied " + key_names(plan.applied),
+        plan.need_restart.empty() ? "" : "; needs a restart: ", key_names(plan.need_restart));
 }
 
 }  // namespace
@@ -75,52 +45,23 @@ void server::reload(const config::daemon_settings& next) {
     {
         std::lock_guard lock(reload_mutex_);
         const config::daemon_settings& current = settings();
-        const auto now = values_of(current);
-        auto effective = std::make_unique<config::daemon_settings>(current);
-        std::vector<std::string> applied;
-        std::vector<std::string> need_restart;
         // The lines below are written at the more verbose of the two levels.
         const auto old_level = spdlog::level::from_str(current.log_level);
         const auto new_level = spdlog::level::from_str(next.log_level);
         if (new_level < old_level) spdlog::set_level(new_level);
-        for (const auto& [key, value] : values_of(next)) {
-            const auto it = now.find(key);
-            const std::string was = it == now.end() ? "(unset)" : it->second;
-            if (was == value) continue;
-            if (!changes_live(key)) {
-                spdlog::warn(
-                    "reload: {} changed ({} -> {}) but cannot change while running: "
-                    "restart objwired to apply it",
-                    key, was, value);
-                need_restart.push_back(key);
-                continue;
-            }
-            if (auto e = config::apply_daemon_override(*effective, key, override_text(value),
-                                                       "reload")) {
-                spdlog::error("reload: {} not applied: {}", key, e->message);
-                continue;
-            }
-            spdlog::info("reload: {} = {} (was {})", key, value, was);
-            applied.push_back(key);
-        }
+        auto plan = plan_reload(current, next);
+        log_plan(plan);
         old_metrics = current.metrics_listen;
-        new_metrics = effective->metrics_listen;
+        new_metrics = plan.effective.metrics_listen;
         // A snapshot is kept for the server's lifetime (sessions hold references to the one
         // they started with), so only one that changes something is kept: reloading an
         // unchanged file costs nothing, however often.
-        if (!applied.empty()) {
-            reloaded_.push_back(std::move(effective));
+        if (!plan.applied.empty()) {
+            reloaded_.push_back(
+                std::make_unique<const config::daemon_settings>(std::move(plan.effective)));
             live_settings_.store(reloaded_.back().get());
         }
         ++metrics_.reloads;
-        if (applied.empty() && need_restart.empty())
-            spdlog::info("reload: no setting changed");
-        else
-            spdlog::info("reload: {}{}{}",
-                         applied.empty() ? std::string("nothing applied")
-                                         : fmt::format("applied {}", fmt::join(applied, ", ")),
-                         need_restart.empty() ? "" : "; needs a restart: ",
-                         fmt::format("{}", fmt::join(need_restart, ", ")));
         if (new_level > old_level) spdlog::set_level(new_level);
     }
     if (old_metrics != new_metrics && !stopping_) {
