@@ -326,6 +326,7 @@ asio::awaitable<bool> session::admit() {
     // Not counted as an error per connection: the sink logs the refusals once per interval.
     if (auto why = server_.sink().refuse_stream(); !why.empty()) {
         spdlog::debug("{}: refused: {}", peer_, why);
+        refused_by_sink_ = true;
         refuse(proto_errc::not_available, why);
         co_return false;
     }
@@ -595,12 +596,6 @@ void session::on_read_error(const std::error_code& ec) {
     spdlog::warn("{}: read failed: {}", peer_, ec.message());
 }
 
-// A sink's refusal of a new stream (daemon/sinks/forward_sink.hpp) is logged by the sink, once
-// per interval with a count, not once per connection.
-static bool refused_by_sink(const receiver& r) {
-    return r.error() == proto_errc::not_available && r.error_detail().starts_with("next hop ");
-}
-
 // What the stream did, for an operator reading the log: whose, how much, how long.
 std::string session::stream_summary() const {
     const auto& h = receiver_.peer();
@@ -616,7 +611,9 @@ std::string session::stream_summary() const {
 void session::log_close() {
     switch (receiver_.current()) {
         case receiver::state::failed:
-            if (refused_by_sink(receiver_)) {
+            // The sink logs its refusals of new streams (daemon/sinks/forward_sink.hpp) once per
+            // interval with a count, not once per connection.
+            if (refused_by_sink_) {
                 spdlog::debug("{}: closing connection: {}", peer_, receiver_.error_detail());
                 break;
             }

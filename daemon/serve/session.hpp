@@ -154,7 +154,8 @@ class session : public std::enable_shared_from_this<session> {
     // condition variable.
     asio::steady_timer watchdog_;
     asio::steady_timer wake_;
-    bool watching_ = false;  // the watchdog runs
+    bool watching_ = false;         // the watchdog runs
+    bool refused_by_sink_ = false;  // the sink turned the stream away (it logs that itself)
     time_point handshake_deadline_ = never;
     time_point guard_due_ = never;
     time_point read_due_ = never;
