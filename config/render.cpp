@@ -184,6 +184,7 @@ std::vector<key_change> changed_keys(const daemon_settings& from, const daemon_s
         if (was == now) continue;
         out.push_back({std::string(key.name), toml_text(key, was), toml_text(key, now)});
     }
+    std::ranges::sort(out, {}, &key_change::key);
     return out;
 }
 

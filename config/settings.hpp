@@ -253,6 +253,7 @@ struct key_change {
     std::string was;
     std::string now;
 };
+// In the order of their names.
 std::vector<key_change> changed_keys(const daemon_settings& from, const daemon_settings& to);
 // Sets `key` (a name changed_keys gives) of `to` to its value in `from`; false when the table
 // has no such key.

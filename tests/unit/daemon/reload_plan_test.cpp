@@ -30,9 +30,9 @@ TEST(ReloadPlan, LiveKeysAreTakenOverAndTheOthersWaitForARestart) {
     next.table_budget_total = current.table_budget_total * 2;  // fixed inside a live table
     const auto plan = plan_reload(current, next);
     EXPECT_EQ(keys_of(plan.applied),
-              (std::vector<std::string>{"server.log_level", "limits.max_depth"}));
+              (std::vector<std::string>{"limits.max_depth", "server.log_level"}));
     EXPECT_EQ(keys_of(plan.need_restart),
-              (std::vector<std::string>{"server.listen", "limits.table_budget_total"}));
+              (std::vector<std::string>{"limits.table_budget_total", "server.listen"}));
     EXPECT_EQ(plan.effective.max_depth, 12u);
     EXPECT_EQ(plan.effective.log_level, "debug");
     EXPECT_EQ(plan.effective.listen_port, current.listen_port) << "a restart key is not applied";
