@@ -161,6 +161,13 @@ std::optional<error> apply_client_override(client_settings& s, std::string_view 
     return apply_override(client_schema(), s, key, text, origin);
 }
 
+bool copy_key(daemon_settings& to, const daemon_settings& from, std::string_view key) {
+    const auto* def = detail::find_key(daemon_schema(), key);
+    if (def == nullptr) return false;
+    def->access.set(to, def->access.get(from));
+    return true;
+}
+
 std::optional<error> apply_daemon_env(daemon_settings& s, const getenv_function& getenv_fn) {
     return apply_env(daemon_schema(), s, getenv_fn);
 }

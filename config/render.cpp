@@ -176,4 +176,16 @@ outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view
     return out;
 }
 
+std::vector<key_change> changed_keys(const daemon_settings& from, const daemon_settings& to) {
+    std::vector<key_change> out;
+    for (const auto& key : daemon_schema().keys) {
+        const auto was = key.access.get(from);
+        const auto now = key.access.get(to);
+        if (was == now) continue;
+        out.push_back({std::string(key.name), toml_text(key, was), toml_text(key, now)});
+    }
+    std::ranges::sort(out, {}, &key_change::key);
+    return out;
+}
+
 }  // namespace objwire::config

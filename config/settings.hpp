@@ -245,6 +245,20 @@ std::string to_toml(const client_settings& s,
 // for parse_*_toml.
 outcome<std::vector<key_line>> key_lines(std::string_view text, std::string_view source_name);
 
+// ---- comparing ----------------------------------------------------------------------------
+// A key whose value differs between two settings, found by comparing the key table's typed
+// values (never their text); `was` and `now` are the values as to_toml prints them, for logs.
+struct key_change {
+    std::string key;  // full dotted key: "limits.max_depth"
+    std::string was;
+    std::string now;
+};
+// In the order of their names.
+std::vector<key_change> changed_keys(const daemon_settings& from, const daemon_settings& to);
+// Sets `key` (a name changed_keys gives) of `to` to its value in `from`; false when the table
+// has no such key.
+bool copy_key(daemon_settings& to, const daemon_settings& from, std::string_view key);
+
 // ---- the schema, for help texts ------------------------------------------------------
 struct key_info {
     std::string name;              // "server.listen"

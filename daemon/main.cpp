@@ -20,11 +20,12 @@
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
 #include "daemon/ops/journal_tools.hpp"
-#include "daemon/ops/log_format.hpp"
 #include "daemon/ops/service_notify.hpp"
 #include "daemon/ops/settings_check.hpp"
-#include "daemon/ops/warning_log.hpp"
+#include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/telemetry/log_format.hpp"
+#include "daemon/telemetry/warning_log.hpp"
 #include "proto/json_writer.hpp"
 
 #ifdef OBJWIRED_TEST_FAULTS
@@ -267,7 +268,7 @@ int serve(const flags& f, const objwire::config::daemon_settings& settings) {
     // several threads). SIGHUP is taken before start: a reload never kills a starting daemon.
     auto signal_strand = asio::make_strand(io);
     asio::signal_set hup(signal_strand, SIGHUP);
-    ops::server srv(io, settings);
+    ops::server srv(io, settings, ops::standard_roles());
 #ifdef OBJWIRED_TEST_FAULTS
     install_test_faults(srv);
 #endif

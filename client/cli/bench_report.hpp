@@ -1,10 +1,13 @@
-// How bench reports a result: key/value lines printed as one JSON object (--json) or as text.
+// How bench and stats report a result: key/value lines printed as one JSON object (--json) or
+// as text.
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "proto/json_writer.hpp"
 
 namespace objwire::client {
 
@@ -19,13 +22,11 @@ inline std::string json_number(double v, int decimals) {
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
 }
+// A JSON string of `v`, escaped as every JSON objwire writes (proto/json_writer.hpp).
 inline std::string json_string(std::string_view v) {
-    std::string out = "\"";
-    for (char ch : v) {
-        if (ch == '"' || ch == '\\') out.push_back('\\');
-        out.push_back(ch);
-    }
-    return out + "\"";
+    std::string out;
+    append_json_string(out, v);
+    return out;
 }
 inline std::string json_object(const std::vector<report_line>& lines) {
     std::string out = "{";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "client/cli/bench_report.hpp"
 #include "client/lib/stats_client.hpp"
 #include "config/settings.hpp"
 
@@ -257,21 +258,6 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
             line(name, fmt::format("{}", s->value));
         }
     }
-}
-
-std::string json_string(std::string_view v) {
-    std::string out = "\"";
-    for (char c : v) {
-        if (c == '"' || c == '\\') {
-            out.push_back('\\');
-            out.push_back(c);
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out.push_back(c);
-        }
-    }
-    return out + "\"";
 }
 
 std::string json_number(double v) {

@@ -1,4 +1,4 @@
-// The reader role served from a NATS JetStream stream (daemon/sinks/nats_reader.hpp): the same
+// The reader role served from a NATS JetStream stream (daemon/roles/nats_reader.hpp): the same
 // exchange as from the journal (docs/PROTOCOL.md "Reading back") - a welcome whose offsets are
 // stream sequences, journal_block frames numbered 1, 2, 3 carrying each block exactly as it
 // was published, a goodbye at the end of what the stream held when the reader connected, or
@@ -10,12 +10,12 @@
 // for new blocks.
 #include <spdlog/spdlog.h>
 
+#include "daemon/roles/nats_reader.hpp"
 #include "daemon/roles/reader_support.hpp"
 #include "daemon/serve/blocking_call.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
-#include "daemon/sinks/nats_reader.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 

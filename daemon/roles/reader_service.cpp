@@ -22,12 +22,12 @@
 #include <utility>
 
 #include "daemon/roles/cursor_service.hpp"
+#include "daemon/roles/nats_reader.hpp"
 #include "daemon/roles/reader_support.hpp"
 #include "daemon/roles/sender_list_service.hpp"
+#include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/log_text.hpp"
-#include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
-#include "daemon/sinks/nats_reader.hpp"
 #include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal.hpp"
 #include "daemon/store/journal_cursor.hpp"

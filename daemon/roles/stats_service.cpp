@@ -5,8 +5,8 @@
 
 #include <asio/experimental/as_tuple.hpp>
 
-#include "daemon/ops/metrics_text.hpp"
-#include "daemon/serve/roles.hpp"
+#include "daemon/roles/standard_roles.hpp"
+#include "daemon/serve/metrics_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/frame.hpp"
 

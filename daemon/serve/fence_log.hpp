@@ -15,7 +15,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "daemon/serve/sender_registry.hpp"
+#include "daemon/store/sender_registry.hpp"
 #include "proto/byte_buffer.hpp"
 
 namespace objwire::daemon {

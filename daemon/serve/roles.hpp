@@ -1,9 +1,11 @@
 // What a connection does after its hello, by the role the hello names (proto/control.hpp,
 // peer_role). Senders stream into the session's sink (daemon/serve/session.*); the other roles take
-// the connection over once the session has checked access and handed them the peer stream.
+// the connection over once the session has checked access and handed them the peer stream,
+// through the server's role table.
 #pragma once
 
 #include <asio.hpp>
+#include <functional>
 #include <string>
 
 #include "daemon/serve/address_limiter.hpp"
@@ -14,14 +16,17 @@ namespace objwire::daemon {
 
 class server;
 
-// Reader: streams stored objects back (docs/JOURNAL.md) from hello.read_from, then follows
-// new ones if hello.follow. Writes its own welcome. (daemon/roles/reader_service.cpp)
-asio::awaitable<void> serve_reader(server& srv, peer_stream& stream, const std::string& peer,
-                                   const hello& h);
-// Stats: answers with one stats frame of the daemon's metrics, then goodbye.
-// (daemon/roles/stats_service.cpp)
-asio::awaitable<void> serve_stats(server& srv, peer_stream& stream, const std::string& peer,
-                                  const hello& h);
+// A role's service: takes the connection over once the session has checked the hello and
+// handed it the peer stream, and writes its own welcome.
+using role_service = std::function<asio::awaitable<void>(server& srv, peer_stream& stream,
+                                                         const std::string& peer, const hello& h)>;
+
+// The services a server hands connections to, by the role their hello names. The roles part
+// (daemon/roles/standard_roles.hpp) fills it; an empty entry refuses that role.
+struct role_table {
+    role_service reader;  // reader hellos: reads, follows, cursors, the sender list
+    role_service stats;   // stats hellos: one stats frame, then goodbye
+};
 
 // Marks the connection's slot of its source address as held by `role` while the guard lives,
 // so a refusal at limits.max_connections_per_address says which roles hold the address.

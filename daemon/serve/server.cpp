@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <utility>
 
-#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
+#include "daemon/telemetry/warning_log.hpp"
 #include "proto/errors.hpp"
 
 namespace objwire::daemon {
@@ -17,9 +17,10 @@ namespace {
 constexpr auto use_tuple = asio::experimental::as_tuple(asio::use_awaitable);
 }
 
-server::server(asio::io_context& io, config::daemon_settings settings)
+server::server(asio::io_context& io, config::daemon_settings settings, role_table roles)
     : io_(io),
       settings_(std::move(settings)),
+      roles_(std::move(roles)),
       acceptor_(io),
       table_budgets_(settings_.table_budget_total),
       store_quota_(settings_.sender_stored_quota) {}

@@ -13,16 +13,17 @@
 #include <vector>
 
 #include "config/settings.hpp"
-#include "daemon/ops/metrics.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
 #include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/refusal.hpp"
-#include "daemon/serve/sender_registry.hpp"
+#include "daemon/serve/roles.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/serve/tls_context.hpp"
 #include "daemon/sinks/sink.hpp"
+#include "daemon/store/sender_registry.hpp"
+#include "daemon/telemetry/metrics.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {
@@ -55,7 +56,9 @@ struct server_counters {
 
 class server {
   public:
-    server(asio::io_context& io, config::daemon_settings settings);
+    // `roles`: the services reader and stats connections are handed to after their hello
+    // (daemon/roles/standard_roles.hpp); a role with none is refused.
+    server(asio::io_context& io, config::daemon_settings settings, role_table roles);
     ~server();
 
     // Creates the data directory, opens the sink (recovering the journal), binds and starts
@@ -80,7 +83,7 @@ class server {
     // the reference it took when it began.
     const config::daemon_settings& settings() const { return *live_settings_.load(); }
     // SIGHUP: applies what `next` changes that can change live, logs each changed key and
-    // names those that need a restart (daemon/ops/reload.cpp). Any thread.
+    // names those that need a restart (daemon/serve/server_reload.cpp). Any thread.
     void reload(const config::daemon_settings& next);
     // Settings snapshots held: the first and one per reload that applied a change.
     std::size_t settings_snapshots() const { return reloaded_.size() + 1; }
@@ -101,6 +104,7 @@ class server {
     sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
     // Slots per source address (limits.max_connections_per_address), and which roles hold them.
     address_limiter& addresses() { return addresses_; }
+    const role_table& roles() const { return roles_; }
     // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp); on refusal
     // the error for the peer, with `why` for the log.
     std::error_code check_access(const hello& h, std::string& why) const;
@@ -122,6 +126,7 @@ class server {
 
     asio::io_context& io_;
     config::daemon_settings settings_;
+    role_table roles_;
     asio::ip::tcp::acceptor acceptor_;
     sender_registry senders_;  // before sink_: the sink's last callbacks report to it
     std::optional<fence_log> fences_;

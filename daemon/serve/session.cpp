@@ -7,10 +7,10 @@
 #include <asio/experimental/awaitable_operators.hpp>
 #include <stdexcept>
 
-#include "daemon/ops/warning_log.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/telemetry/warning_log.hpp"
 #include "proto/counted.hpp"
 #include "proto/errors.hpp"
 #include "proto/journal_block.hpp"
@@ -250,10 +250,13 @@ asio::awaitable<void> session::serve() {
         become(connection_role::sender_list);
     else
         become(h.request == read_request::none ? connection_role::reader : connection_role::cursor);
-    if (h.role == peer_role::reader)
-        co_await serve_reader(server_, stream_io_, peer_, h);
+    const role_service& service =
+        h.role == peer_role::reader ? server_.roles().reader : server_.roles().stats;
+    if (service)
+        co_await service(server_, stream_io_, peer_, h);
     else
-        co_await serve_stats(server_, stream_io_, peer_, h);
+        co_await refuse_role(stream_io_, make_error_code(proto_errc::not_available),
+                             "this daemon serves no such role");
 }
 
 asio::awaitable<void> session::read_side() {
@@ -323,6 +326,7 @@ asio::awaitable<bool> session::admit() {
     // Not counted as an error per connection: the sink logs the refusals once per interval.
     if (auto why = server_.sink().refuse_stream(); !why.empty()) {
         spdlog::debug("{}: refused: {}", peer_, why);
+        refused_by_sink_ = true;
         refuse(proto_errc::not_available, why);
         co_return false;
     }
@@ -376,21 +380,42 @@ void session::queue_ready_reply() {
 }
 
 receiver::step session::consume(std::size_t n) {
-    auto& counters = server_.counters();
     receiver_.commit(n);
-    counters.bytes_in += n;
+    server_.counters().bytes_in += n;
     bytes_in_ += n;
     unreplied_bytes_ += n;
     const auto frames_before = receiver_.frames();
     std::error_code store_error;
+    const auto step = decode_and_store(store_error);
+    meter_.report(receiver_, server_.metrics());
+    if (store_error) {
+        server_.metrics().count_error(store_error, "store_failed");
+        spdlog::error("{}: cannot store objects, closing without ack: {}", peer_,
+                      store_error.message());
+        fail();
+        return receiver::step::close;
+    }
+    if (receiver_.current() != receiver::state::awaiting_hello) handshake_deadline_ = never;
+    roll_back_failed_frame();
+    if (!reply_to_read(frames_before)) return receiver::step::close;
+    // The last ack of a stream need not wait out the sink's sync interval.
+    if (receiver_.current() == receiver::state::finished) expedite();
+    guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
+                   receiver_.frames() != frames_before);
+    return step;
+}
+
+// Decodes what the receiver holds and adds each frame's objects to the open batch: object by
+// object, or a fresh frame's payload as it came (the journal skips encoding its objects again:
+// the receiver checked it without delivering its messages). The first failure to store stops
+// the adding and is left in `store_error`.
+receiver::step session::decode_and_store(std::error_code& store_error) {
     const auto deliver = [&](message&& m) {
         if (store_error || receiver_.frame_refused()) return;
         begin_frame(store_error);
         if (!store_error) store_error = store([&] { return stream_->add(m); });
         if (!store_error) ++batch_objects_;
     };
-    // A fresh frame goes to the sink as it came (the journal skips encoding its objects
-    // again): the receiver checked it without delivering its messages.
     const auto frame_done = [&](std::uint64_t messages) {
         frame_digest_ = receiver_.frame_digest();  // the stream's digest once it is stored
         // No message (only reset ops): nothing to store.
@@ -404,27 +429,25 @@ receiver::step session::consume(std::size_t n) {
             });
         if (!store_error) {
             batch_objects_ += messages;
-            ++counters.frames_stored_whole;
+            ++server_.counters().frames_stored_whole;
         }
     };
-    const auto step = receiver_.process(deliver, frame_done);
-    meter_.report(receiver_, server_.metrics());
-    if (store_error) {
-        server_.metrics().count_error(store_error, "store_failed");
-        spdlog::error("{}: cannot store objects, closing without ack: {}", peer_,
-                      store_error.message());
-        fail();
-        return receiver::step::close;
-    }
-    if (receiver_.current() != receiver::state::awaiting_hello) handshake_deadline_ = never;
+    return receiver_.process(deliver, frame_done);
+}
 
-    // Messages are delivered as they decode: the first objects of a frame that failed
-    // part-way are in the open batch, after this read's good frames.
+// Messages are delivered as they decode: the first objects of a frame that failed part-way
+// are in the open batch, after this read's good frames; they go.
+void session::roll_back_failed_frame() {
     if (stream_ && adding_sequence_ > receiver_.frames()) {
         stream_->rollback();
         batch_objects_ = marked_objects_;
     }
-    // The replies to this read (ack, then error or goodbye) wait for its batch to be durable.
+}
+
+// The replies to a read (ack, then error or goodbye) wait for its batch to be durable; with
+// nothing to store they go as soon as the replies before them. False: the sink failed and the
+// session with it.
+bool session::reply_to_read(std::uint64_t frames_before) {
     receiver_.acknowledge();
     auto& out = receiver_.output();
     const std::uint64_t received_ns = receiver_.frames() != frames_before ? steady_now_ns() : 0;
@@ -435,20 +458,15 @@ receiver::step session::consume(std::size_t n) {
             ec && !stall_on(ec, receiver_.frames(), reply_id)) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
             fail();
-            return receiver::step::close;
+            return false;
         }
         queue_held_reply(out.span(), received_ns);
     } else if (!out.empty()) {
-        // Nothing to store: released as soon as the replies before it are.
         replies_.push_released(out.span(), received_ns);
         wake();
     }
     out.clear();
-    // The last ack of a stream need not wait out the sink's sync interval.
-    if (receiver_.current() == receiver::state::finished) expedite();
-    guard_.on_read(std::chrono::steady_clock::now(), n, receiver_.buffered() > 0,
-                   receiver_.frames() != frames_before);
-    return step;
+    return true;
 }
 
 // Before the first object (or the whole payload) of a frame is added: opens the stream,
@@ -592,12 +610,6 @@ void session::on_read_error(const std::error_code& ec) {
     spdlog::warn("{}: read failed: {}", peer_, ec.message());
 }
 
-// A sink's refusal of a new stream (daemon/sinks/forward_sink.hpp) is logged by the sink, once
-// per interval with a count, not once per connection.
-static bool refused_by_sink(const receiver& r) {
-    return r.error() == proto_errc::not_available && r.error_detail().starts_with("next hop ");
-}
-
 // What the stream did, for an operator reading the log: whose, how much, how long.
 std::string session::stream_summary() const {
     const auto& h = receiver_.peer();
@@ -613,7 +625,9 @@ std::string session::stream_summary() const {
 void session::log_close() {
     switch (receiver_.current()) {
         case receiver::state::failed:
-            if (refused_by_sink(receiver_)) {
+            // The sink logs its refusals of new streams (daemon/sinks/forward_sink.hpp) once per
+            // interval with a count, not once per connection.
+            if (refused_by_sink_) {
                 spdlog::debug("{}: closing connection: {}", peer_, receiver_.error_detail());
                 break;
             }

@@ -17,16 +17,16 @@
 #include <span>
 #include <string>
 
-#include "daemon/ops/metrics.hpp"
 #include "daemon/serve/connection_guard.hpp"
 #include "daemon/serve/link_estimator.hpp"
 #include "daemon/serve/peer_stream.hpp"
 #include "daemon/serve/reply_queue.hpp"
-#include "daemon/serve/sender_registry.hpp"
 #include "daemon/serve/session_phase.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/sinks/sink.hpp"
+#include "daemon/store/sender_registry.hpp"
+#include "daemon/telemetry/metrics.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/receiver.hpp"
 
@@ -63,6 +63,11 @@ class session : public std::enable_shared_from_this<session> {
     // Takes in n bytes just read: decode, store, queue the replies. What the receiver says
     // comes next.
     receiver::step consume(std::size_t n);
+    // consume's parts: the read's objects into the open batch, a frame that failed part-way
+    // taken out again, the read's replies held for its batch (false: the sink failed).
+    receiver::step decode_and_store(std::error_code& store_error);
+    void roll_back_failed_frame();
+    bool reply_to_read(std::uint64_t frames_before);
     // Before a frame's first object or its whole payload is added: opens the sink stream,
     // commits a long open batch, marks the frame's start (once per frame).
     void begin_frame(std::error_code& store_error);
@@ -85,6 +90,14 @@ class session : public std::enable_shared_from_this<session> {
         std::string why;
     };
     asio::awaitable<resume_answer> resume_point();
+    // resume_point's parts: the claim of the sender id (nullopt: claimed), its refusals, and
+    // the frame the claimed stream resumes after.
+    asio::awaitable<std::optional<resume_answer>> claim_sender(const std::string& id, bool resuming,
+                                                               const std::string& fresh_token);
+    static resume_answer busy(std::string why);
+    static resume_answer fenced(const std::string& id);
+    resume_answer held_elsewhere(const std::string& id, bool resuming);
+    asio::awaitable<resume_answer> resume_after_claim(const std::string& id, bool resuming);
     asio::awaitable<std::optional<std::uint64_t>> ask_sink_last_frame(const std::string& id);
     // This connection streams no more for its sender id (idempotent).
     void release_sender();
@@ -154,7 +167,8 @@ class session : public std::enable_shared_from_this<session> {
     // condition variable.
     asio::steady_timer watchdog_;
     asio::steady_timer wake_;
-    bool watching_ = false;  // the watchdog runs
+    bool watching_ = false;         // the watchdog runs
+    bool refused_by_sink_ = false;  // the sink turned the stream away (it logs that itself)
     time_point handshake_deadline_ = never;
     time_point guard_due_ = never;
     time_point read_due_ = never;

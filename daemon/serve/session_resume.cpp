@@ -30,32 +30,44 @@ std::atomic<std::uint64_t> next_token{1};
 
 }  // namespace
 
+// Like an id still held elsewhere, worth retrying: the stream will answer again.
+session::resume_answer session::busy(std::string why) {
+    return {std::nullopt, proto_errc::sender_busy, std::move(why)};
+}
+
 asio::awaitable<session::resume_answer> session::resume_point() {
     const hello& h = receiver_.peer();
     const std::string& id = h.sender_id;
     if (id.empty()) co_return resume_answer{0, {}, {}};  // anonymous: a new stream every time
+    const bool resuming = !h.resume_token.empty();
+    std::string fresh_token = resuming ? h.resume_token : new_resume_token();
+    auto refused = co_await claim_sender(id, resuming, fresh_token);
+    if (refused) co_return std::move(*refused);
+    stream_token_ = std::move(fresh_token);
+    stream_fence_ = fence_of(stream_token_);
+    co_return co_await resume_after_claim(id, resuming);
+}
+
+// Claims sender id `id` for this connection (sender_registry::try_claim), waiting - bounded -
+// while another connection holds it: a resuming stream's own broken connection is asked to
+// stop, a new stream waits for a closing one. nullopt: claimed; else the refusal.
+asio::awaitable<std::optional<session::resume_answer>> session::claim_sender(
+    const std::string& id, bool resuming, const std::string& fresh_token) {
     auto& senders = server_.senders();
     const std::uint64_t token = next_token++;
-    const bool resuming = !h.resume_token.empty();
     std::optional<stream_fence> resume;
-    if (resuming) resume = fence_of(h.resume_token);
-    std::string fresh_token = resuming ? h.resume_token : new_resume_token();
-    const auto started = std::chrono::steady_clock::now();
-    const auto deadline = started + (resuming ? takeover_timeout : new_stream_wait);
-    const auto busy = [](std::string why) {
-        // Like an id still held elsewhere, worth retrying: the stream will answer again.
-        return resume_answer{std::nullopt, proto_errc::sender_busy, std::move(why)};
+    if (resuming) resume = fence_of(fresh_token);
+    const auto deadline =
+        std::chrono::steady_clock::now() + (resuming ? takeover_timeout : new_stream_wait);
+    const auto stop = [weak = weak_from_this()] {
+        if (auto self = weak.lock()) self->stop();
     };
-    auto exec = stream_io_.get_executor();
+    const auto on_free = [weak = weak_from_this(), exec = stream_io_.get_executor()] {
+        asio::post(exec, [weak] {
+            if (auto self = weak.lock()) self->wake();
+        });
+    };
     for (int round = 0;; ++round) {
-        auto stop = [weak = weak_from_this()] {
-            if (auto self = weak.lock()) self->stop();
-        };
-        auto on_free = [weak = weak_from_this(), exec] {
-            asio::post(exec, [weak] {
-                if (auto self = weak.lock()) self->wake();
-            });
-        };
         bool new_owner = false;
         const auto c =
             senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free, &new_owner);
@@ -63,31 +75,40 @@ asio::awaitable<session::resume_answer> session::resume_point() {
             resume_token_ = token;
             if (new_owner && !record_owner(id, fence_of(fresh_token)))
                 co_return busy("the owner of sender id '" + id + "' cannot be stored now");
-            break;
+            co_return std::nullopt;
         }
-        if (c == sender_registry::claim::fenced)
-            co_return resume_answer{std::nullopt, proto_errc::sender_fenced,
-                                    "sender id '" + id +
-                                        "' was taken by another stream since this one's welcome: "
-                                        "it may not resume it (its objects after that are not "
-                                        "stored)"};
+        if (c == sender_registry::claim::fenced) co_return fenced(id);
         if (round == 0 && resuming)
             spdlog::info("{}: sender id '{}' is still streaming on another connection: stopping it",
                          peer_, log_text(id));
         if (std::chrono::steady_clock::now() >= deadline ||
-            state_.phase() != session_phase::admitting) {
-            if (!resuming && senders.held(id))
-                co_return busy("sender id '" + id +
-                               "' is held by a live connection: a new stream may not take it "
-                               "over (ids must be unique per running stream)");
-            co_return busy("sender id '" + id + "' is busy on another connection");
-        }
+            state_.phase() != session_phase::admitting)
+            co_return held_elsewhere(id, resuming);
         // The id freed (on_free), a stop, or the deadline: each tries again or gives up.
         co_await wait_for_wake(deadline);
     }
-    stream_token_ = std::move(fresh_token);
-    stream_fence_ = fence_of(stream_token_);
-    const auto state = senders.state(id);
+}
+
+session::resume_answer session::fenced(const std::string& id) {
+    return {std::nullopt, proto_errc::sender_fenced,
+            "sender id '" + id +
+                "' was taken by another stream since this one's welcome: it may not resume it "
+                "(its objects after that are not stored)"};
+}
+
+session::resume_answer session::held_elsewhere(const std::string& id, bool resuming) {
+    if (!resuming && server_.senders().held(id))
+        return busy("sender id '" + id +
+                    "' is held by a live connection: a new stream may not take it over (ids "
+                    "must be unique per running stream)");
+    return busy("sender id '" + id + "' is busy on another connection");
+}
+
+// Where the claimed stream goes on: after its last durable frame, as the registry knows it or,
+// on a sink several daemons share, as the sink says.
+asio::awaitable<session::resume_answer> session::resume_after_claim(const std::string& id,
+                                                                    bool resuming) {
+    const auto state = server_.senders().state(id);
     std::uint64_t last = state.last_durable;
     stream_objects_ = state.objects;
     stream_digest_ = state.digest;

@@ -6,11 +6,11 @@
 
 #include <chrono>
 
-#include "daemon/ops/metrics.hpp"
-#include "daemon/ops/prometheus_text.hpp"
-#include "daemon/serve/sender_registry.hpp"
 #include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal_index.hpp"
+#include "daemon/store/sender_registry.hpp"
+#include "daemon/telemetry/metrics.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 
 #include "proto/journal_block.hpp"
 

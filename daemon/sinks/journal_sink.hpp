@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "daemon/ops/metrics.hpp"
 #include "daemon/sinks/sink.hpp"
 #include "daemon/store/journal.hpp"
+#include "daemon/telemetry/metrics.hpp"
 
 namespace objwire::daemon {
 

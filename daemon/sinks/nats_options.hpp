@@ -1,5 +1,5 @@
 // What objwired's NATS connections share - the publisher's (daemon/sinks/nats_publisher.cpp) and
-// each stream reader's (daemon/sinks/nats_reader.cpp): the servers, a client name, reconnecting
+// each stream reader's (daemon/roles/nats_reader.cpp): the servers, a client name, reconnecting
 // forever every 250 ms, a 2 s connect timeout and the credentials file; and reading a stored block.
 // Includes libnats: for those two files only.
 #pragma once

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <random>
 
-#include "daemon/ops/metrics.hpp"
-#include "daemon/ops/prometheus_text.hpp"
 #include "daemon/sinks/nats_publisher.hpp"
+#include "daemon/telemetry/metrics.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {

@@ -45,7 +45,7 @@ struct nats_sink_options {
 // The options `settings` configure ([nats]).
 nats_sink_options nats_options_from(const config::daemon_settings& settings);
 
-// Plain counters for the metrics endpoint (daemon/ops/metrics.*): a snapshot, any thread.
+// Plain counters for the metrics endpoint (daemon/telemetry/metrics.*): a snapshot, any thread.
 struct nats_sink_stats {
     bool connected = false;             // to some server of the cluster now
     bool stream_ready = false;          // the stream was found or created

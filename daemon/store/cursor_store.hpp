@@ -23,7 +23,7 @@
 #include <system_error>
 #include <vector>
 
-#include "daemon/ops/named_metrics.hpp"
+#include "daemon/telemetry/named_metrics.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {

@@ -241,13 +241,13 @@ TEST_F(Access, SilentPeerIsClosedAtTheTlsHandshakeDeadline) {
 TEST_F(Access, DaemonRefusesToStartWithUnusableTlsFiles) {
     settings_.tls_cert_file = certificates().server_cert.string();  // no key
     asio::io_context io;
-    daemon::server no_key(io, settings_);
+    daemon::server no_key(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(no_key.start());
     settings_.tls_key_file = certificates().client_key.string();  // not the certificate's key
-    daemon::server wrong_key(io, settings_);
+    daemon::server wrong_key(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(wrong_key.start());
     settings_.tls_key_file = (dir_ / "missing.key").string();
-    daemon::server missing_key(io, settings_);
+    daemon::server missing_key(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(missing_key.start());
     expect_logged("tls.cert_file needs tls.key_file");
     expect_logged("tls.key_file '" + certificates().client_key.string() + "': key values mismatch");
@@ -339,13 +339,13 @@ TEST_F(Access, TokenAndTlsTogether) {
 TEST_F(Access, DaemonRefusesToStartWithAnUnsafeOrShortTokenFile) {
     asio::io_context io;
     settings_.auth_token_file = token_file("open.token", "correct horse battery staple", 0644);
-    daemon::server world_readable(io, settings_);
+    daemon::server world_readable(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(world_readable.start());
     settings_.auth_token_file = token_file("short.token", "short", 0600);
-    daemon::server too_short(io, settings_);
+    daemon::server too_short(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(too_short.start());
     settings_.auth_token_file = (dir_ / "missing.token").string();
-    daemon::server missing(io, settings_);
+    daemon::server missing(io, settings_, daemon::standard_roles());
     EXPECT_TRUE(missing.start());
     // The group may read it (a service group); only "other" is refused.
     std::string why;

@@ -55,7 +55,7 @@ void daemon_fixture::SetUp() {
 
 void daemon_fixture::start() {
     io_.restart();  // after a stop() the context ran out of work
-    server_ = std::make_unique<daemon::server>(io_, settings_);
+    server_ = std::make_unique<daemon::server>(io_, settings_, daemon::standard_roles());
     ASSERT_FALSE(server_->start());
     port_ = server_->local_endpoint().port();
     ASSERT_NE(port_, 0);

@@ -13,6 +13,7 @@
 
 #include "client/workloads/workloads.hpp"
 #include "config/settings.hpp"
+#include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/value.hpp"
 #include "tests/support/wait_until.hpp"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
+#include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/server.hpp"
 
 namespace objwire::test {
@@ -16,7 +17,8 @@ class in_process_daemon {
   public:
     // Started when port() is not 0.
     explicit in_process_daemon(config::daemon_settings settings) {
-        server_ = std::make_unique<daemon::server>(io_, std::move(settings));
+        server_ =
+            std::make_unique<daemon::server>(io_, std::move(settings), daemon::standard_roles());
         if (server_->start()) return;
         port_ = server_->local_endpoint().port();
         for (int i = 0; i < 2; ++i)

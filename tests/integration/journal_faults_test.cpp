@@ -7,7 +7,7 @@
 
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
-#include "daemon/ops/metrics_text.hpp"
+#include "daemon/serve/metrics_text.hpp"
 #include "daemon/store/journal.hpp"
 #include "daemon/store/journal_segments.hpp"
 #include "daemon_fixture.hpp"
@@ -27,7 +27,7 @@ TEST_F(JournalFaults, ASecondDaemonOnTheDirectoryRefusesAndTheFirstKeepsEverythi
     start();
     asio::io_context io;
     auto second_settings = settings_;
-    daemon::server second(io, second_settings);
+    daemon::server second(io, second_settings, daemon::standard_roles());
     const auto ec = second.start();
     EXPECT_EQ(ec, daemon::journal_open_errc::locked);
     EXPECT_NE(

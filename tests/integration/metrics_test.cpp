@@ -11,8 +11,8 @@
 #include "bad_peer.hpp"
 #include "client/lib/stats_client.hpp"
 #include "client/workloads/workloads.hpp"
-#include "daemon/ops/metrics_http.hpp"
-#include "daemon/ops/metrics_text.hpp"
+#include "daemon/serve/metrics_text.hpp"
+#include "daemon/telemetry/metrics_http.hpp"
 #include "daemon_fixture.hpp"
 #include "in_process_daemon.hpp"
 

@@ -100,7 +100,7 @@ std::string nats_server::log() const {
 }
 
 bool daemon_instance::start() {
-    server_ = std::make_unique<daemon::server>(io_, settings_);
+    server_ = std::make_unique<daemon::server>(io_, settings_, daemon::standard_roles());
     if (server_->start()) return false;
     port_ = server_->local_endpoint().port();
     for (int i = 0; i < 2; ++i)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "config/settings.hpp"
+#include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/journal_block.hpp"
 #include "proto/value.hpp"

@@ -9,8 +9,8 @@
 
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
-#include "daemon/serve/sender_registry.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/store/sender_registry.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/encoder.hpp"
 #include "resume_support.hpp"

@@ -17,7 +17,7 @@
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
 #include "client/workloads/workloads.hpp"
-#include "daemon/ops/metrics.hpp"
+#include "daemon/telemetry/metrics.hpp"
 #include "daemon_fixture.hpp"
 #include "proto/encoder.hpp"
 

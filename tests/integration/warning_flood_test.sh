@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 300 connections that send garbage instead of a hello give a few warning lines and one
-# summary with the count, not 300 lines (daemon/ops/warning_log.hpp): the first 5 of a kind
+# summary with the count, not 300 lines (daemon/telemetry/warning_log.hpp): the first 5 of a kind
 # per 10 s in full, then "... and N more 'bad hello' warnings in the last 10 s" when the
 # interval ends. Every garbage connection is accounted for: lines in full plus the counts
 # of the summaries make 300. A SIGTERM during an interval logs its summary before the exit.

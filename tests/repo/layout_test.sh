@@ -2,7 +2,8 @@
 # The README's layout table and the tree agree: every folder the table names holds tracked
 # files, and every folder that holds tracked files - at the top, and one level into daemon/,
 # client/, tests/ and include/ - is in the table. Public headers live only in include/objwire/
-# and are included as <objwire/NAME.hpp>; proto/ includes nothing of config/, daemon/ or client/.
+# and are included as <objwire/NAME.hpp>; proto/ includes nothing of config/, daemon/ or client/;
+# the parts of daemon/ and client/ include only the parts below them in the table.
 #   tests/repo/layout_test.sh [ROOT]   (default: the repository this script is in)
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
@@ -53,5 +54,22 @@ if git grep -nE '#include "(daemon|client)/' -- 'config/*' >/dev/null; then
     fail "config/ includes a layer above it:"
     git grep -nE '#include "(daemon|client)/' -- 'config/*' >&2
 fi
+# Inside daemon/ and client/ the table lists the parts from the top layer down: a file of one
+# part includes only its own part and those in lower rows (daemon/main.cpp, above them all, any).
+for group in daemon client; do
+    mapfile -t parts < <(grep -xE "$group/[a-z_]+" <<<"$(awk '/^## Layout$/{on=1; next} /^## /{on=0} on' README.md |
+        grep -oE '^\| `[^`]+/`' | sed -E 's/^\| `(.*)\/`$/\1/')")
+    declare -A rank=()
+    for i in "${!parts[@]}"; do rank[${parts[$i]#"$group"/}]=$i; done
+    while IFS=: read -r file line text; do
+        from=$(cut -d/ -f2 <<<"$file")
+        to=$(sed -E "s|.*#include \"$group/([a-z_]+)/.*|\1|" <<<"$text")
+        [ -n "${rank[$from]:-}" ] || continue
+        if [ -z "${rank[$to]:-}" ] || [ "${rank[$to]}" -lt "${rank[$from]}" ]; then
+            fail "$file:$line: $group/$from/ includes $group/$to/, a higher part (README's layout order)"
+        fi
+    done < <(git grep -nE "#include \"$group/[a-z_]+/" -- "$group/*/*")
+    unset rank
+done
 [ $bad = 0 ] && echo "layout: README's table, the tree and the include rules agree"
 exit $bad

@@ -1,5 +1,6 @@
-// objwired's log lines as journald, a terminal and a file see them (daemon/ops/log_format.hpp).
-#include "daemon/ops/log_format.hpp"
+// objwired's log lines as journald, a terminal and a file see them
+// (daemon/telemetry/log_format.hpp).
+#include "daemon/telemetry/log_format.hpp"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>

@@ -1,10 +1,10 @@
-// The rules of the metrics labelled by peers' names (daemon/ops/named_metrics.hpp): the cap on
-// sender ids and cursor names with the "" series for the rest, and lag arithmetic.
+// The rules of the metrics labelled by peers' names (daemon/telemetry/named_metrics.hpp): the cap
+// on sender ids and cursor names with the "" series for the rest, and lag arithmetic.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "daemon/ops/named_metrics.hpp"
+#include "daemon/telemetry/named_metrics.hpp"
 
 namespace objwire::test {
 namespace {

@@ -1,9 +1,9 @@
 // The process_* figures: /proc/self/statm read into bytes, and this process's own figures.
-#include "daemon/ops/process_metrics.hpp"
+#include "daemon/telemetry/process_metrics.hpp"
 
 #include <gtest/gtest.h>
 
-#include "daemon/ops/prometheus_text.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 
 namespace objwire::daemon {
 namespace {

@@ -1,7 +1,7 @@
-// The rule that summarises repeated peer warnings (daemon/ops/warning_limiter.hpp), on a fake
+// The rule that summarises repeated peer warnings (daemon/telemetry/warning_limiter.hpp), on a fake
 // clock: the first few of a kind per interval in full, the rest counted, one summary per kind
 // when the interval ends.
-#include "daemon/ops/warning_limiter.hpp"
+#include "daemon/telemetry/warning_limiter.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "daemon/serve/sender_registry.hpp"
 #include "daemon/store/journal_index.hpp"
+#include "daemon/store/sender_registry.hpp"
 #include "journal_support.hpp"
 
 namespace objwire::test {

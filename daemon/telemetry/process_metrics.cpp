@@ -1,4 +1,4 @@
-#include "daemon/ops/process_metrics.hpp"
+#include "daemon/telemetry/process_metrics.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include <objwire/version.hpp>
-#include "daemon/ops/prometheus_text.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {

@@ -1,4 +1,4 @@
-#include "daemon/serve/sender_registry.hpp"
+#include "daemon/store/sender_registry.hpp"
 
 #include <openssl/rand.h>
 #include <openssl/sha.h>

@@ -1,4 +1,4 @@
-#include "daemon/ops/metrics.hpp"
+#include "daemon/telemetry/metrics.hpp"
 
 #include <algorithm>
 

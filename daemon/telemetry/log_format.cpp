@@ -1,4 +1,4 @@
-#include "daemon/ops/log_format.hpp"
+#include "daemon/telemetry/log_format.hpp"
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,4 +1,4 @@
-#include "daemon/sinks/nats_reader.hpp"
+#include "daemon/roles/nats_reader.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

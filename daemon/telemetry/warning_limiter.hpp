@@ -2,8 +2,8 @@
 // (a bad hello, a refusal at a connection cap, ...), the first few of an interval are logged
 // in full and the rest only counted, then summarised once when the interval ends ("... and
 // 295 more 'bad hello' warnings in the last 10 s"). No clock and no I/O of its own: the
-// caller passes the time, so unit tests drive it with a fake clock (daemon/ops/warning_log.hpp
-// is the driver that logs and wakes up for the summaries).
+// caller passes the time, so unit tests drive it with a fake clock
+// (daemon/telemetry/warning_log.hpp is the driver that logs and wakes up for the summaries).
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
 // The daemon's metrics as Prometheus text exposition format (version 0.0.4): what the HTTP
-// endpoint (daemon/ops/metrics_http.hpp) and the stats frame (daemon/roles/stats_service.cpp)
+// endpoint (daemon/telemetry/metrics_http.hpp) and the stats frame (daemon/roles/stats_service.cpp)
 // carry. docs/OPERATIONS.md says what each metric means.
 #pragma once
 

@@ -1,5 +1,5 @@
 // A writer of Prometheus text exposition format (version 0.0.4), family by family: the
-// daemon's metrics (daemon/ops/metrics_text.cpp) and each sink's own (sink::write_metrics) go
+// daemon's metrics (daemon/serve/metrics_text.cpp) and each sink's own (sink::write_metrics) go
 // through this one writer.
 #pragma once
 

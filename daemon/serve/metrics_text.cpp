@@ -1,13 +1,13 @@
-#include "daemon/ops/metrics_text.hpp"
+#include "daemon/serve/metrics_text.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
-#include "daemon/ops/process_metrics.hpp"
-#include "daemon/ops/prometheus_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/sinks/sink.hpp"
+#include "daemon/telemetry/process_metrics.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -58,7 +58,7 @@ void traffic(prometheus_text& x, server_counters& c, const metrics& m) {
           "Open sender connections with a link bandwidth estimate.", links.connections);
 }
 
-// Capped at max_labelled_senders ids (daemon/ops/named_metrics.hpp); sender="" sums the rest.
+// Capped at max_labelled_senders ids (daemon/telemetry/named_metrics.hpp); sender="" sums the rest.
 void senders(prometheus_text& x, const metrics& m) {
     const auto rows = m.senders.rows();
     const auto each = [&](const char* name, const char* type, const char* help, auto value) {

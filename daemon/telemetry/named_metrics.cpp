@@ -1,4 +1,4 @@
-#include "daemon/ops/named_metrics.hpp"
+#include "daemon/telemetry/named_metrics.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
-// The driver of the peer-warning rule (daemon/ops/warning_log.hpp).
-#include "daemon/ops/warning_log.hpp"
+// The driver of the peer-warning rule (daemon/telemetry/warning_log.hpp).
+#include "daemon/telemetry/warning_log.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/ops/metrics_http.hpp"
+#include "daemon/telemetry/metrics_http.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

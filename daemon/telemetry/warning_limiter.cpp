@@ -1,5 +1,5 @@
-// Repeated peer warnings summarised per kind and interval (daemon/ops/warning_limiter.hpp).
-#include "daemon/ops/warning_limiter.hpp"
+// Repeated peer warnings summarised per kind and interval (daemon/telemetry/warning_limiter.hpp).
+#include "daemon/telemetry/warning_limiter.hpp"
 
 #include <fmt/format.h>
 

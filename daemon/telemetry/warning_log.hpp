@@ -1,4 +1,4 @@
-// objwired's warnings about peers, through the rule of daemon/ops/warning_limiter.hpp: the
+// objwired's warnings about peers, through the rule of daemon/telemetry/warning_limiter.hpp: the
 // first 5 of a kind per 10 s in full, then one summary line per kind and interval, logged
 // when the interval ends (a timer on the daemon's io_context, armed only while a summary is
 // pending). main() makes the one instance and installs it; where none is installed (the
@@ -12,7 +12,7 @@
 #include <mutex>
 #include <string>
 
-#include "daemon/ops/warning_limiter.hpp"
+#include "daemon/telemetry/warning_limiter.hpp"
 
 namespace objwire::daemon {
 

@@ -1,7 +1,7 @@
 // The daemon's metrics beyond server_counters: what sessions report as they go (frames,
 // compression, back-reference tables, acknowledgement latency, sink bytes, errors by kind).
 // Every field is an atomic or behind a mutex, so any session's strand may update it while
-// the stats answer or the HTTP endpoint renders it (daemon/ops/metrics_text.hpp).
+// the stats answer or the HTTP endpoint renders it (daemon/serve/metrics_text.hpp).
 #pragma once
 
 #include <array>
@@ -12,7 +12,7 @@
 #include <string>
 #include <system_error>
 
-#include "daemon/ops/named_metrics.hpp"
+#include "daemon/telemetry/named_metrics.hpp"
 #include "proto/reference_table.hpp"
 
 namespace objwire {
@@ -120,7 +120,7 @@ struct metrics {
     std::atomic<std::uint64_t> readers_slow_closed{0};
     // Open connections by role (connection_role), each counted in exactly one.
     std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
-    // Per sender id, capped (daemon/ops/named_metrics.hpp).
+    // Per sender id, capped (daemon/telemetry/named_metrics.hpp).
     sender_meter senders;
     // Where each live journal reader stands: the worst reader lag.
     reader_positions readers_at;
