@@ -6,6 +6,7 @@
 
 #include <asio.hpp>
 #include <string>
+#include <thread>
 
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
@@ -16,6 +17,7 @@
 #include "daemon/telemetry/prometheus_text.hpp"
 #include "daemon_fixture.hpp"
 #include "in_process_daemon.hpp"
+#include "proto/frame.hpp"
 
 namespace objwire::test {
 namespace {
@@ -107,6 +109,43 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     // No sender connection is open: none has a link estimate (loopback may give none at all).
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 0);
     EXPECT_GE(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 0);
+}
+
+// A peer whose stats frame does not decode (another version, or not objwired) is reported as
+// such: the error and a sentence naming the peer and the decoding error.
+TEST(StatsClient, AStatsPayloadThatDoesNotDecodeIsReportedAsSuch) {
+    asio::io_context io;
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+    std::thread peer([&] {
+        asio::ip::tcp::socket s(io);
+        std::error_code ec;
+        acceptor.accept(s, ec);
+        if (ec) return;
+        welcome w;
+        w.server_name = "not-objwired";
+        byte_buffer payload;
+        encode_welcome(w, payload);
+        byte_buffer out;
+        append_frame(out, frame_kind::welcome, 0, payload.span());
+        const std::string text = "objwire_objects_in_total 5\n";  // Prometheus text, not families
+        append_frame(out, frame_kind::stats, 0,
+                     {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+        append_frame(out, frame_kind::goodbye, 0, {});
+        asio::write(s, asio::buffer(out.data(), out.size()), ec);
+        char sink[4096];
+        for (int i = 0; i < 1000 && !ec; ++i)  // bounded: until the client closes
+            s.read_some(asio::buffer(sink), ec);
+    });
+    config::client_settings cs;
+    cs.to_host = "127.0.0.1";
+    cs.to_port = acceptor.local_endpoint().port();
+    client::stats_answer a;
+    std::string why;
+    const auto ec = client::fetch_stats(cs, a, why, std::chrono::seconds(10));
+    peer.join();
+    EXPECT_TRUE(ec);
+    EXPECT_NE(why.find("cannot decode the stats from 127.0.0.1:"), std::string::npos) << why;
+    EXPECT_TRUE(a.families.empty());
 }
 
 // Each open connection is in exactly one role: before its hello, a sender, the stats query
