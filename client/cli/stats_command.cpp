@@ -40,6 +40,9 @@ class metric_set {
             for (const auto& s : f.samples)
                 samples_.push_back(&s);
     }
+    // samples_ points into families_.
+    metric_set(const metric_set&) = delete;
+    metric_set& operator=(const metric_set&) = delete;
     double get(const std::string& name) {
         shown_.insert(name);
         const auto* s = find_metric_sample(families_, name);
@@ -289,8 +292,8 @@ std::string json_labelled(const metric_sample& s) {
     return out + "},\"value\":" + json_number(s.value) + "}";
 }
 
-// One object (docs/CLI.md, "stats"): an unlabelled metric is "name": value; a labelled one
-// "name": [{"labels": {...}, "value": v}, ...] (histogram buckets by their label le).
+// One object (docs/CLI.md, "The daemon's metrics"): an unlabelled metric is "name": value; a
+// labelled one "name": [{"labels": {...}, "value": v}, ...] (histogram buckets by their label le).
 void print_json(const metric_set& m, const stats_answer& a) {
     std::map<std::string, std::vector<const metric_sample*>> by_name;
     std::vector<std::string> order;
