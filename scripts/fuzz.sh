@@ -7,7 +7,7 @@
 #   scripts/fuzz.sh            # 60 s per target
 #   scripts/fuzz.sh 3600       # a longer run: one hour per target
 #   scripts/fuzz.sh 30 jsonl   # only some targets: frame decoder control receiver read_client
-#                              # read_server journal_walk jsonl config
+#                              # read_server journal_walk jsonl config metric_families
 #
 # The corpus grows in build-fuzz/corpus/<target>/ from run to run; crashing inputs are written
 # to build-fuzz/crashes/<target>/. Targets run $(nproc) at a time (FUZZ_JOBS overrides).
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(frame decoder control receiver read_client read_server journal_walk jsonl config)
+[ ${#targets[@]} -gt 0 ] || targets=(frame decoder control receiver read_client read_server journal_walk jsonl config metric_families)
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc)}
 cxx=${FUZZ_CXX:-clang++-14}

@@ -10,11 +10,14 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "client/cli/bench_report.hpp"
 #include "client/lib/stats_client.hpp"
 #include "config/settings.hpp"
+#include "proto/json_writer.hpp"
+#include "proto/metric_families.hpp"
 
 namespace objwire::client {
 namespace {
@@ -32,38 +35,45 @@ bool load(const stats_flags& f, config::client_settings& s) {
 // so the rest can be listed at the end.
 class metric_set {
   public:
-    explicit metric_set(std::vector<metric_sample> samples) : samples_(std::move(samples)) {}
+    explicit metric_set(std::vector<metric_family> families) : families_(std::move(families)) {
+        for (const auto& f : families_)
+            for (const auto& s : f.samples)
+                samples_.push_back(&s);
+    }
+    // samples_ points into families_.
+    metric_set(const metric_set&) = delete;
+    metric_set& operator=(const metric_set&) = delete;
     double get(const std::string& name) {
         shown_.insert(name);
-        for (const auto& s : samples_)
-            if (s.name == name && s.labels.empty()) return s.value;
-        return 0;
+        const auto* s = find_metric_sample(families_, name);
+        return s ? as_double(s->value) : 0;
     }
     // Samples of `name` by the value of `label`.
     std::vector<std::pair<std::string, double>> by_label(const std::string& name,
                                                          const std::string& label) {
         shown_.insert(name);
         std::vector<std::pair<std::string, double>> out;
-        for (const auto& s : samples_)
-            if (s.name == name && s.labels.contains(label))
-                out.emplace_back(s.labels.at(label), s.value);
+        for (const auto* s : samples_)
+            if (s->name == name)
+                for (const auto& l : s->labels)
+                    if (l.name == label) out.emplace_back(l.value, as_double(s->value));
         return out;
     }
     bool has(const std::string& name) const {
-        for (const auto& s : samples_)
-            if (s.name == name) return true;
-        return false;
+        return std::any_of(samples_.begin(), samples_.end(),
+                           [&](const metric_sample* s) { return s->name == name; });
     }
     std::vector<const metric_sample*> not_shown() const {
         std::vector<const metric_sample*> out;
-        for (const auto& s : samples_)
-            if (!shown_.contains(s.name)) out.push_back(&s);
+        for (const auto* s : samples_)
+            if (!shown_.contains(s->name)) out.push_back(s);
         return out;
     }
-    const std::vector<metric_sample>& all() const { return samples_; }
+    const std::vector<const metric_sample*>& all() const { return samples_; }
 
   private:
-    std::vector<metric_sample> samples_;
+    std::vector<metric_family> families_;
+    std::vector<const metric_sample*> samples_;  // into families_, in order
     std::set<std::string> shown_;
 };
 
@@ -253,28 +263,43 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
         std::cout << "\nOther\n";
         for (const auto* s : rest) {
             std::string name = s->name;
-            for (const auto& [k, v] : s->labels)
-                name += " " + k + "=" + v;
-            line(name, fmt::format("{}", s->value));
+            for (const auto& l : s->labels)
+                name += " " + l.name + "=" + printable(l.value);
+            line(name, std::visit([](auto v) { return fmt::format("{}", v); }, s->value));
         }
     }
 }
 
-std::string json_number(double v) {
-    if (std::isinf(v)) return "null";
+// Counters as the exact integers they are; a double as JSON can hold it (null: not finite).
+std::string json_number(const metric_value& value) {
+    if (const auto* u = std::get_if<std::uint64_t>(&value)) return std::to_string(*u);
+    const double v = std::get<double>(value);
+    if (!std::isfinite(v)) return "null";
     if (v == std::floor(v) && std::fabs(v) < 9e15)
         return fmt::format("{}", static_cast<std::int64_t>(v));
     return fmt::format("{}", v);
 }
 
-// One object: an unlabelled metric is "name": value; a labelled one "name": {"label value":
-// value, ...} (histogram buckets by their upper bound).
+// {"labels":{"name":"value",...},"value":v}
+std::string json_labelled(const metric_sample& s) {
+    std::string out = "{\"labels\":{";
+    for (std::size_t i = 0; i < s.labels.size(); ++i) {
+        out += i == 0 ? "" : ",";
+        append_json_string(out, s.labels[i].name);
+        out += ":";
+        append_json_string(out, s.labels[i].value);
+    }
+    return out + "},\"value\":" + json_number(s.value) + "}";
+}
+
+// One object (docs/CLI.md, "The daemon's metrics"): an unlabelled metric is "name": value; a
+// labelled one "name": [{"labels": {...}, "value": v}, ...] (histogram buckets by their label le).
 void print_json(const metric_set& m, const stats_answer& a) {
     std::map<std::string, std::vector<const metric_sample*>> by_name;
     std::vector<std::string> order;
-    for (const auto& s : m.all()) {
-        if (!by_name.contains(s.name)) order.push_back(s.name);
-        by_name[s.name].push_back(&s);
+    for (const auto* s : m.all()) {
+        if (!by_name.contains(s->name)) order.push_back(s->name);
+        by_name[s->name].push_back(s);
     }
     std::string out =
         "{\"server\":" + json_string(a.server_name) + ",\"sink\":" + json_string(a.sink);
@@ -285,16 +310,10 @@ void print_json(const metric_set& m, const stats_answer& a) {
             out += json_number(samples.front()->value);
             continue;
         }
-        out += "{";
-        bool first = true;
-        for (const auto* s : samples) {
-            std::string key;
-            for (const auto& [k, v] : s->labels)
-                key += (key.empty() ? "" : ",") + v;
-            out += (first ? "" : ",") + json_string(key) + ":" + json_number(s->value);
-            first = false;
-        }
-        out += "}";
+        out += "[";
+        for (std::size_t i = 0; i < samples.size(); ++i)
+            out += (i == 0 ? "" : ",") + json_labelled(*samples[i]);
+        out += "]";
     }
     std::cout << out << "}\n";
 }
@@ -308,7 +327,7 @@ int run_stats(const stats_flags& f) {
         std::cerr << "objwire: " << why << "\n";
         return exit_codes::cannot_connect;
     }
-    metric_set m(parse_prometheus(answer.text));
+    metric_set m(std::move(answer.families));
     if (f.json)
         print_json(m, answer);
     else
@@ -326,8 +345,8 @@ subcommand add_stats_command(CLI::App& app) {
                                    "on disk, errors)");
     add_daemon_flags(cmd, flags->daemon);
     cmd->add_flag("--json", flags->json,
-                  "one JSON object: each metric by its Prometheus name, labelled ones as an "
-                  "object by label value");
+                  "one JSON object: each metric by its name, a labelled one as an array of "
+                  "{\"labels\":{...},\"value\":v}");
     cmd->footer("Example:\n  objwire stats --to 127.0.0.1:7878");
     return {cmd, [flags] { return run_stats(*flags); }};
 }

@@ -1,8 +1,6 @@
 #include "client/lib/stats_client.hpp"
 
 #include <asio.hpp>
-#include <charconv>
-#include <limits>
 #include <optional>
 
 #include <objwire/connection.hpp>
@@ -14,7 +12,7 @@
 namespace objwire::client {
 namespace {
 
-// The stats text of a busy daemon is a few KiB; this bounds what a wrong peer can make us hold.
+// The stats of a busy daemon are a few KiB; this bounds what a wrong peer can make us hold.
 constexpr std::uint32_t max_stats_frame = 4u << 20;
 
 std::error_code write_all(daemon_link& link, std::span<const std::uint8_t> bytes,
@@ -79,9 +77,16 @@ std::optional<std::error_code> take_stats_frame(const frame_view& f, const std::
             welcomed = true;
             return std::nullopt;
         }
-        case frame_kind::stats:
-            out.text.assign(f.payload.begin(), f.payload.end());
+        case frame_kind::stats: {
+            auto families = decode_metric_families(f.payload);
+            if (!families) {
+                why = "cannot decode the stats from " + where + ": " + families.error().message() +
+                      " (is it an objwired of another version?)";
+                return families.error();
+            }
+            out.families = std::move(*families);
             return std::nullopt;
+        }
         case frame_kind::goodbye:
             if (welcomed) return std::error_code{};
             [[fallthrough]];
@@ -141,55 +146,6 @@ std::error_code fetch_stats(const config::client_settings& settings, stats_answe
         if (!*done) link.shutdown();
         return *done;
     }
-}
-
-std::vector<metric_sample> parse_prometheus(std::string_view text) {
-    std::vector<metric_sample> out;
-    while (!text.empty()) {
-        const auto nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        if (line.empty() || line.front() == '#') continue;
-        metric_sample s;
-        std::size_t i = 0;
-        while (i < line.size() && line[i] != '{' && line[i] != ' ')
-            ++i;
-        s.name = line.substr(0, i);
-        if (i < line.size() && line[i] == '{') {
-            ++i;
-            while (i < line.size() && line[i] != '}') {
-                const auto eq = line.find("=\"", i);
-                if (eq == std::string_view::npos) break;
-                std::string key(line.substr(i, eq - i));
-                std::string value;
-                i = eq + 2;
-                while (i < line.size() && line[i] != '"') {
-                    if (line[i] == '\\' && i + 1 < line.size()) {
-                        ++i;
-                        value.push_back(line[i] == 'n' ? '\n' : line[i]);
-                    } else {
-                        value.push_back(line[i]);
-                    }
-                    ++i;
-                }
-                ++i;  // the closing quote
-                if (i < line.size() && line[i] == ',') ++i;
-                s.labels.emplace(std::move(key), std::move(value));
-            }
-            ++i;  // '}'
-        }
-        while (i < line.size() && line[i] == ' ')
-            ++i;
-        const auto number = line.substr(i, line.find(' ', i) - i);
-        if (number == "+Inf") {
-            s.value = std::numeric_limits<double>::infinity();
-        } else {
-            auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), s.value);
-            if (ec != std::errc() || number.empty()) continue;
-        }
-        if (!s.name.empty()) out.push_back(std::move(s));
-    }
-    return out;
 }
 
 }  // namespace objwire::client

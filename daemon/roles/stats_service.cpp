@@ -1,6 +1,6 @@
 // The stats role: a hello with role stats gets a welcome, one stats frame of the daemon's
-// metrics in Prometheus text format (the same text as GET /metrics), and a goodbye, in one
-// write; then the connection closes. `objwire stats` is its client.
+// metrics as typed families (docs/PROTOCOL.md section 1.3; the same figures as GET /metrics),
+// and a goodbye, in one write; then the connection closes. `objwire stats` is its client.
 #include <spdlog/spdlog.h>
 
 #include <asio/experimental/as_tuple.hpp>
@@ -9,6 +9,7 @@
 #include "daemon/serve/metrics_text.hpp"
 #include "daemon/serve/server.hpp"
 #include "proto/frame.hpp"
+#include "proto/metric_families.hpp"
 
 namespace objwire::daemon {
 
@@ -22,9 +23,9 @@ asio::awaitable<void> serve_stats(server& srv, peer_stream& stream, const std::s
     encode_welcome(w, payload);
     byte_buffer out;
     append_frame(out, frame_kind::welcome, 0, payload.span());
-    const std::string text = render_prometheus(srv);
-    append_frame(out, frame_kind::stats, 0,
-                 {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    byte_buffer stats;
+    encode_metric_families(collect_metrics(srv), stats);
+    append_frame(out, frame_kind::stats, 0, stats.span());
     append_frame(out, frame_kind::goodbye, 0, {});
     auto [ec, n] = co_await asio::async_write(stream, asio::buffer(out.data(), out.size()),
                                               asio::experimental::as_tuple(asio::use_awaitable));
@@ -32,7 +33,7 @@ asio::awaitable<void> serve_stats(server& srv, peer_stream& stream, const std::s
     if (ec)
         spdlog::debug("{}: stats not sent: {}", peer, ec.message());
     else
-        spdlog::debug("{}: sent stats ({} bytes)", peer, text.size());
+        spdlog::debug("{}: sent stats ({} bytes)", peer, stats.size());
 }
 
 }  // namespace objwire::daemon

@@ -9,8 +9,8 @@
 #include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal_index.hpp"
 #include "daemon/store/sender_registry.hpp"
+#include "daemon/telemetry/metric_writer.hpp"
 #include "daemon/telemetry/metrics.hpp"
-#include "daemon/telemetry/prometheus_text.hpp"
 
 #include "proto/journal_block.hpp"
 
@@ -112,46 +112,45 @@ journal_options journal_options_from(const config::daemon_settings& s) {
 
 namespace {
 
-void disk(prometheus_text& x, const journal_disk_stats& d) {
-    x.one("objwire_journal_bytes", "gauge", "Bytes of the journal's segment files on disk.",
-          d.bytes);
-    x.one("objwire_journal_segments", "gauge", "Segment files of the journal, the open one too.",
-          d.segments);
-    x.one("objwire_journal_first_offset", "gauge",
+void disk(metric_writer& x, const journal_disk_stats& d) {
+    x.one("objwire_journal_bytes", metric_type::gauge,
+          "Bytes of the journal's segment files on disk.", d.bytes);
+    x.one("objwire_journal_segments", metric_type::gauge,
+          "Segment files of the journal, the open one too.", d.segments);
+    x.one("objwire_journal_first_offset", metric_type::gauge,
           "The first offset the journal holds (its oldest segment's).", d.first_offset);
-    x.one("objwire_journal_next_offset", "gauge", "The offset the next stored object gets.",
-          d.next_offset);
-    x.one("objwire_journal_durable_offset", "gauge", "Offsets below this one are durable.",
-          d.durable_offset);
-    x.one("objwire_journal_retention_deleted_segments_total", "counter",
+    x.one("objwire_journal_next_offset", metric_type::gauge,
+          "The offset the next stored object gets.", d.next_offset);
+    x.one("objwire_journal_durable_offset", metric_type::gauge,
+          "Offsets below this one are durable.", d.durable_offset);
+    x.one("objwire_journal_retention_deleted_segments_total", metric_type::counter,
           "Segments retention deleted (journal.retention_bytes, journal.retention_age).",
           d.retention_segments);
-    x.one("objwire_journal_retention_deleted_bytes_total", "counter",
+    x.one("objwire_journal_retention_deleted_bytes_total", metric_type::counter,
           "Bytes of the segments retention deleted.", d.retention_bytes);
 }
 
 // One statvfs a scrape: what is left where the journal grows.
-void filesystem(prometheus_text& x, const std::filesystem::path& dir) {
+void filesystem(metric_writer& x, const std::filesystem::path& dir) {
     struct statvfs fs {};
     if (::statvfs(dir.c_str(), &fs) != 0) return;
-    x.one("objwire_journal_filesystem_avail_bytes", "gauge",
+    x.one("objwire_journal_filesystem_avail_bytes", metric_type::gauge,
           "Bytes the daemon's user may still write on the journal's file system.",
           static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize);
-    x.one("objwire_journal_filesystem_size_bytes", "gauge",
+    x.one("objwire_journal_filesystem_size_bytes", metric_type::gauge,
           "Size of the journal's file system in bytes.",
           static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize);
 }
 
-void lag(prometheus_text& x, const std::vector<cursor_position>& cursors,
+void lag(metric_writer& x, const std::vector<cursor_position>& cursors,
          const std::optional<std::uint64_t>& slowest_reader, std::uint64_t next_offset) {
-    x.one("objwire_cursors", "gauge", "Named cursors stored.", cursors.size());
-    x.family("objwire_cursor_lag_objects", "gauge",
+    x.one("objwire_cursors", metric_type::gauge, "Named cursors stored.", cursors.size());
+    x.family("objwire_cursor_lag_objects", metric_type::gauge,
              "Objects a named cursor is behind the journal's next offset (the 32 most recently "
              "moved by name; cursor=\"\": the worst of the others).");
     for (const auto& c : cursor_lags(cursors, next_offset))
-        x.sample("objwire_cursor_lag_objects", c.lag,
-                 fmt::format("cursor=\"{}\"", label_value(c.name)));
-    x.one("objwire_reader_lag_max_objects", "gauge",
+        x.sample("objwire_cursor_lag_objects", c.lag, {{"cursor", c.name}});
+    x.one("objwire_reader_lag_max_objects", metric_type::gauge,
           "Objects the live reader furthest behind is behind the journal's next offset (0: no "
           "reader).",
           slowest_reader ? lag_behind(next_offset, *slowest_reader) : 0);
@@ -159,7 +158,7 @@ void lag(prometheus_text& x, const std::vector<cursor_position>& cursors,
 
 }  // namespace
 
-void journal_sink::write_metrics(prometheus_text& x, const metrics& m) const {
+void journal_sink::write_metrics(metric_writer& x, const metrics& m) const {
     const auto d = journal_->disk_stats();
     disk(x, d);
     filesystem(x, journal_->options().dir);
@@ -170,16 +169,16 @@ void journal_sink::write_metrics(prometheus_text& x, const metrics& m) const {
     lag(x, cursor_store::for_data_dir(journal_->options().dir).positions(), m.readers_at.slowest(),
         d.next_offset);
     const auto g = journal_->gap_stats();
-    x.one("objwire_journal_gaps", "gauge",
+    x.one("objwire_journal_gaps", metric_type::gauge,
           "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);
-    x.one("objwire_journal_lost_objects", "gauge", "Journal offsets in those ranges.",
+    x.one("objwire_journal_lost_objects", metric_type::gauge, "Journal offsets in those ranges.",
           g.lost_offsets);
-    x.one("objwire_journal_repairs_total", "counter",
+    x.one("objwire_journal_repairs_total", metric_type::counter,
           "Recoveries at this start that accepted lost synced data (--repair-journal).", g.repairs);
-    x.one("objwire_journal_gaps_served_total", "counter",
+    x.one("objwire_journal_gaps_served_total", metric_type::counter,
           "Gaps reported to readers (each reader that read past a lost range).",
           m.journal_gaps_served.load());
-    x.one("objwire_journal_retention_unread_total", "counter",
+    x.one("objwire_journal_retention_unread_total", metric_type::counter,
           "Offsets retention deleted before a reader reading them had read them (each served to "
           "that reader as a gap).",
           m.retention_offsets_unread.load());

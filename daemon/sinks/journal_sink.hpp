@@ -27,7 +27,7 @@ class journal_sink final : public sink {
     std::error_code recall_senders(sender_registry& senders) override;
     // The journal's figures (objwire_journal_*: files, offsets, retention, syncs, the gap
     // log), and how far named cursors and live readers are behind it.
-    void write_metrics(prometheus_text& out, const metrics& m) const override;
+    void write_metrics(metric_writer& out, const metrics& m) const override;
     // For readers, which serve its blocks (daemon/roles/reader_service.cpp).
     daemon::journal& stored_journal() { return *journal_; }
 

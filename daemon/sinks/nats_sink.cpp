@@ -9,8 +9,8 @@
 #include <random>
 
 #include "daemon/sinks/nats_publisher.hpp"
+#include "daemon/telemetry/metric_writer.hpp"
 #include "daemon/telemetry/metrics.hpp"
-#include "daemon/telemetry/prometheus_text.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -230,58 +230,61 @@ const nats_sink_options& nats_sink::options() const {
     return publisher_->options();
 }
 
-void nats_sink::write_metrics(prometheus_text& out, const metrics& /*m*/) const {
+void nats_sink::write_metrics(metric_writer& out, const metrics& /*m*/) const {
     write_nats_metrics(out, stats());
 }
 
-void write_nats_metrics(prometheus_text& x, const nats_sink_stats& s) {
-    const auto one = [&](const char* name, const char* type, const char* help, auto value) {
+void write_nats_metrics(metric_writer& x, const nats_sink_stats& s) {
+    const auto one = [&](const char* name, metric_type type, const char* help, auto value) {
         x.one(name, type, help, value);
     };
-    one("objwire_nats_connected", "gauge", "1 while connected to a NATS server.",
+    one("objwire_nats_connected", metric_type::gauge, "1 while connected to a NATS server.",
         s.connected ? 1 : 0);
-    one("objwire_nats_blocks_acked_total", "counter", "Blocks JetStream acknowledged.",
+    one("objwire_nats_blocks_acked_total", metric_type::counter, "Blocks JetStream acknowledged.",
         s.blocks_acked);
-    one("objwire_nats_bytes_acked_total", "counter", "Bytes of blocks JetStream acknowledged.",
-        s.bytes_acked);
-    one("objwire_nats_publishes_total", "counter", "Block publishes, retries included.",
+    one("objwire_nats_bytes_acked_total", metric_type::counter,
+        "Bytes of blocks JetStream acknowledged.", s.bytes_acked);
+    one("objwire_nats_publishes_total", metric_type::counter, "Block publishes, retries included.",
         s.publishes);
-    one("objwire_nats_retries_total", "counter",
+    one("objwire_nats_retries_total", metric_type::counter,
         "Blocks published again after a timeout, an error or a lost server.", s.retries);
-    one("objwire_nats_duplicates_total", "counter",
+    one("objwire_nats_duplicates_total", metric_type::counter,
         "Acks JetStream flagged as duplicate (a retry of a stored block).", s.duplicates);
-    one("objwire_nats_publish_errors_total", "counter",
+    one("objwire_nats_publish_errors_total", metric_type::counter,
         "Failed publishes and negative or missing acks.", s.publish_errors);
-    one("objwire_nats_window_in_use", "gauge", "Blocks published and not yet acknowledged.",
-        s.window_in_use);
-    one("objwire_nats_window_peak", "gauge", "Most blocks unacknowledged at once.", s.window_peak);
-    one("objwire_nats_window_limit", "gauge", "nats.publish_window.", s.window_limit);
-    one("objwire_nats_buffered_bytes", "gauge", "Bytes of blocks held for JetStream.",
+    one("objwire_nats_window_in_use", metric_type::gauge,
+        "Blocks published and not yet acknowledged.", s.window_in_use);
+    one("objwire_nats_window_peak", metric_type::gauge, "Most blocks unacknowledged at once.",
+        s.window_peak);
+    one("objwire_nats_window_limit", metric_type::gauge, "nats.publish_window.", s.window_limit);
+    one("objwire_nats_buffered_bytes", metric_type::gauge, "Bytes of blocks held for JetStream.",
         s.buffered_bytes);
-    one("objwire_nats_buffer_limit_bytes", "gauge", "nats.buffer_bytes.", s.buffer_limit);
-    one("objwire_nats_refused_batches_total", "counter",
+    one("objwire_nats_buffer_limit_bytes", metric_type::gauge, "nats.buffer_bytes.",
+        s.buffer_limit);
+    one("objwire_nats_refused_batches_total", metric_type::counter,
         "Batch commits that waited because nats.buffer_bytes was full.", s.refused_batches);
-    one("objwire_nats_publish_latency_seconds_sum", "counter",
+    one("objwire_nats_publish_latency_seconds_sum", metric_type::counter,
         "Commit to JetStream ack, summed over blocks.",
         static_cast<double>(s.latency_sum_ns) / 1e9);
-    one("objwire_nats_publish_latency_seconds_count", "counter", "Blocks timed.", s.latency_count);
-    one("objwire_nats_publish_latency_seconds_max", "gauge", "Longest commit to ack so far.",
-        static_cast<double>(s.latency_max_ns) / 1e9);
-    one("objwire_nats_compressing", "gauge", "1 while nats.compression compresses blocks.",
-        s.compressing ? 1 : 0);
-    one("objwire_nats_link_mbit", "gauge",
+    one("objwire_nats_publish_latency_seconds_count", metric_type::counter, "Blocks timed.",
+        s.latency_count);
+    one("objwire_nats_publish_latency_seconds_max", metric_type::gauge,
+        "Longest commit to ack so far.", static_cast<double>(s.latency_max_ns) / 1e9);
+    one("objwire_nats_compressing", metric_type::gauge,
+        "1 while nats.compression compresses blocks.", s.compressing ? 1 : 0);
+    one("objwire_nats_link_mbit", metric_type::gauge,
         "Link to JetStream as measured from its acks (Mbit/s; 0 while unknown).", s.link_mbit);
-    one("objwire_nats_blocks_compressed_total", "counter", "Blocks published compressed.",
-        s.blocks_compressed);
-    one("objwire_nats_raw_bytes_total", "counter", "Bytes of blocks before compression.",
+    one("objwire_nats_blocks_compressed_total", metric_type::counter,
+        "Blocks published compressed.", s.blocks_compressed);
+    one("objwire_nats_raw_bytes_total", metric_type::counter, "Bytes of blocks before compression.",
         s.raw_bytes);
-    one("objwire_nats_stored_bytes_total", "counter",
+    one("objwire_nats_stored_bytes_total", metric_type::counter,
         "Bytes of blocks as published (compressed or not); / raw_bytes is the ratio.",
         s.stored_bytes);
 }
 
-std::string nats_metrics_text(const nats_sink_stats& s) {
-    prometheus_text x;
+std::vector<metric_family> nats_metric_families(const nats_sink_stats& s) {
+    metric_writer x;
     write_nats_metrics(x, s);
     return x.take();
 }

@@ -22,6 +22,7 @@
 #include "config/settings.hpp"
 #include "daemon/sinks/sink.hpp"
 #include "proto/compression_policy.hpp"
+#include "proto/metric_families.hpp"
 
 namespace objwire::daemon {
 
@@ -75,10 +76,10 @@ struct nats_sink_stats {
     std::uint64_t stored_bytes = 0;       // as published
 };
 
-// The stats as Prometheus families (objwire_nats_*): what nats_sink::write_metrics adds to
-// the metrics endpoint; nats_metrics_text gives them alone.
-void write_nats_metrics(prometheus_text& out, const nats_sink_stats& s);
-std::string nats_metrics_text(const nats_sink_stats& s);
+// The stats as metric families (objwire_nats_*): what nats_sink::write_metrics adds to the
+// daemon's metrics; nats_metric_families gives them alone.
+void write_nats_metrics(metric_writer& out, const nats_sink_stats& s);
+std::vector<metric_family> nats_metric_families(const nats_sink_stats& s);
 
 class nats_publisher;
 
@@ -93,7 +94,7 @@ class nats_sink final : public sink {
     std::string describe() const override;
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
     nats_sink_stats stats() const;
-    void write_metrics(prometheus_text& out, const metrics& m) const override;
+    void write_metrics(metric_writer& out, const metrics& m) const override;
     // Shared by every objwired on the stream: a connection's resume point is read from it.
     bool shared() const override { return true; }
     std::optional<std::uint64_t> last_stored_frame(const std::string& sender_id) override;

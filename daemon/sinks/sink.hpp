@@ -21,7 +21,7 @@
 namespace objwire::daemon {
 
 class sender_registry;
-class prometheus_text;
+class metric_writer;
 class journal;
 class nats_sink;
 struct metrics;
@@ -95,9 +95,9 @@ class sink {
     virtual std::optional<std::uint64_t> last_stored_frame(const std::string&) {
         return std::uint64_t{0};
     }
-    // Appends the sink's own figures to the metrics text (docs/OPERATIONS.md lists them): the
-    // journal its gaps, NATS its publishing. `m`: the server's metrics. Most sinks have none.
-    virtual void write_metrics(prometheus_text& /*out*/, const metrics& /*m*/) const {}
+    // Appends the sink's own figures to the daemon's metrics (docs/OPERATIONS.md lists them):
+    // the journal its gaps, NATS its publishing. `m`: the server's metrics. Most sinks have none.
+    virtual void write_metrics(metric_writer& /*out*/, const metrics& /*m*/) const {}
     // Connections the sink holds open to other daemons now: a relay's to its next hop (one
     // per upstream stream that has sent something), counted in objwire_connections_by_role
     // as role "forward".

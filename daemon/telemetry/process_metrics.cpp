@@ -10,7 +10,7 @@
 #include <string>
 
 #include <objwire/version.hpp>
-#include "daemon/telemetry/prometheus_text.hpp"
+#include "daemon/telemetry/metric_writer.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {
@@ -59,22 +59,23 @@ process_figures read_process_figures() {
     return p;
 }
 
-void write_process_metrics(prometheus_text& x, const process_figures& p,
-                           double start_time_seconds) {
-    x.one("process_cpu_seconds_total", "counter", "User and system CPU time spent, in seconds.",
-          p.cpu_seconds);
-    x.one("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+void write_process_metrics(metric_writer& x, const process_figures& p, double start_time_seconds) {
+    x.one("process_cpu_seconds_total", metric_type::counter,
+          "User and system CPU time spent, in seconds.", p.cpu_seconds);
+    x.one("process_resident_memory_bytes", metric_type::gauge, "Resident memory size in bytes.",
           p.resident_bytes);
-    x.one("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+    x.one("process_virtual_memory_bytes", metric_type::gauge, "Virtual memory size in bytes.",
           p.virtual_bytes);
-    x.one("process_open_fds", "gauge", "Open file descriptors.", p.open_fds);
+    x.one("process_open_fds", metric_type::gauge, "Open file descriptors.", p.open_fds);
     if (p.max_fds)
-        x.one("process_max_fds", "gauge", "The most open file descriptors allowed.", *p.max_fds);
-    x.one("process_start_time_seconds", "gauge", "When the process started, in Unix seconds.",
-          start_time_seconds);
-    x.family("objwire_build_info", "gauge", "Always 1: the version of the running objwired.");
+        x.one("process_max_fds", metric_type::gauge, "The most open file descriptors allowed.",
+              *p.max_fds);
+    x.one("process_start_time_seconds", metric_type::gauge,
+          "When the process started, in Unix seconds.", start_time_seconds);
+    x.family("objwire_build_info", metric_type::gauge,
+             "Always 1: the version of the running objwired.");
     x.sample("objwire_build_info", 1,
-             fmt::format("version=\"{}\",protocol=\"{}\"", objwire::version, protocol_version));
+             {{"version", objwire::version}, {"protocol", std::to_string(protocol_version)}});
 }
 
 }  // namespace objwire::daemon

@@ -9,7 +9,7 @@
 
 namespace objwire::daemon {
 
-class prometheus_text;
+class metric_writer;
 
 struct process_figures {
     double cpu_seconds = 0;                // user + system
@@ -26,6 +26,6 @@ process_figures read_process_figures();
 std::optional<process_figures> parse_statm(std::string_view text, std::uint64_t page_bytes);
 
 // Writes the process_* families and objwire_build_info.
-void write_process_metrics(prometheus_text& x, const process_figures& p, double start_time_seconds);
+void write_process_metrics(metric_writer& x, const process_figures& p, double start_time_seconds);
 
 }  // namespace objwire::daemon

@@ -23,6 +23,7 @@
 #include "proto/journal_block.hpp"
 #include "proto/json_writer.hpp"
 #include "proto/lazy_value.hpp"
+#include "proto/metric_families.hpp"
 #include "proto/read_client.hpp"
 
 namespace fs = std::filesystem;
@@ -302,6 +303,23 @@ int main(int argc, char** argv) {
         control.add({k}, {to_bytes(b)});
     }
 
+    corpus metric_families(dir, "metric_families");
+    {
+        std::vector<metric_family> f(2);
+        f[0] = {"objwire_objects_in_total",
+                metric_type::counter,
+                "Objects stored.",
+                {{"objwire_objects_in_total", {}, std::uint64_t{5000}}}};
+        f[1] = {"objwire_ack_latency_seconds",
+                metric_type::histogram,
+                "Ack latency.",
+                {{"objwire_ack_latency_seconds_bucket", {{"le", "+Inf"}}, std::uint64_t{3}},
+                 {"objwire_ack_latency_seconds_sum", {}, 0.25}}};
+        byte_buffer b;
+        encode_metric_families(f, b);
+        metric_families.add({}, {to_bytes(b)});
+    }
+
     corpus receiver(dir, "receiver");
     receiver.add({0x00 | (12 << 2)}, {concat({data_frame(1, person[0]), data_frame(2, person[1]),
                                               data_frame(3, person[2]), goodbye_frame})});
@@ -402,9 +420,10 @@ int main(int argc, char** argv) {
                     "linger = \"250us\" }\n");
 
     std::printf(
-        "make_seeds: %d frame, %d decoder, %d control, %d receiver, %d read_client, %d "
-        "read_server, %d journal_walk, %d jsonl, %d config seeds in %s\n",
-        frame.count(), decoder.count(), control.count(), receiver.count(), read_client.count(),
-        read_server.count(), journal_walk.count(), jsonl.count(), config.count(), dir.c_str());
+        "make_seeds: %d frame, %d decoder, %d control, %d metric_families, %d receiver, %d "
+        "read_client, %d read_server, %d journal_walk, %d jsonl, %d config seeds in %s\n",
+        frame.count(), decoder.count(), control.count(), metric_families.count(), receiver.count(),
+        read_client.count(), read_server.count(), journal_walk.count(), jsonl.count(),
+        config.count(), dir.c_str());
     return 0;
 }

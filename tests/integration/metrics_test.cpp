@@ -6,6 +6,7 @@
 
 #include <asio.hpp>
 #include <string>
+#include <thread>
 
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
@@ -13,11 +14,15 @@
 #include "client/workloads/workloads.hpp"
 #include "daemon/serve/metrics_text.hpp"
 #include "daemon/telemetry/metrics_http.hpp"
+#include "daemon/telemetry/prometheus_text.hpp"
 #include "daemon_fixture.hpp"
 #include "in_process_daemon.hpp"
+#include "proto/frame.hpp"
 
 namespace objwire::test {
 namespace {
+
+using families = std::vector<metric_family>;
 
 class Metrics : public daemon_fixture {
   protected:
@@ -35,12 +40,21 @@ class Metrics : public daemon_fixture {
         ASSERT_FALSE(c.close()) << c.last_error();
     }
     // The value of an unlabelled sample, or of the sample with exactly `labels`.
-    static double value(const std::string& text, const std::string& name,
-                        std::map<std::string, std::string> labels = {}) {
-        for (const auto& s : client::parse_prometheus(text))
-            if (s.name == name && s.labels == labels) return s.value;
-        ADD_FAILURE() << name << " not in:\n" << text;
+    static double value(const families& f, const std::string& name,
+                        const std::vector<metric_label>& labels = {}) {
+        if (const auto* s = find_metric_sample(f, name, labels)) return as_double(s->value);
+        ADD_FAILURE() << name << " not in:\n" << daemon::prometheus_text(f);
         return -1;
+    }
+    // The values of every sample of `name` summed, but those with label `except`.
+    static double sum(const families& f, const std::string& name, const metric_label& except = {}) {
+        double total = 0;
+        for (const auto& family : f)
+            for (const auto& s : family.samples)
+                if (s.name == name &&
+                    std::find(s.labels.begin(), s.labels.end(), except) == s.labels.end())
+                    total += as_double(s.value);
+        return total;
     }
     // One HTTP exchange with the metrics endpoint: what it answered to `request`.
     std::string http(const std::string& request) {
@@ -70,7 +84,7 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     ASSERT_FALSE(client::fetch_stats(client_settings(), a, why)) << why;
     EXPECT_EQ(a.server_name, "objwired");
     EXPECT_NE(a.sink.find("journal"), std::string::npos) << a.sink;
-    const auto& t = a.text;
+    const auto& t = a.families;
     EXPECT_EQ(value(t, "objwire_objects_in_total"), 5000);
     // The stats connection itself is the one open now.
     EXPECT_EQ(value(t, "objwire_connections_open"), 1);
@@ -97,11 +111,48 @@ TEST_F(Metrics, StatsRoleCountsObjectsFramesTablesAcksAndSinkBytes) {
     EXPECT_GE(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 0);
 }
 
+// A peer whose stats frame does not decode (another version, or not objwired) is reported as
+// such: the error and a sentence naming the peer and the decoding error.
+TEST(StatsClient, AStatsPayloadThatDoesNotDecodeIsReportedAsSuch) {
+    asio::io_context io;
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+    std::thread peer([&] {
+        asio::ip::tcp::socket s(io);
+        std::error_code ec;
+        acceptor.accept(s, ec);
+        if (ec) return;
+        welcome w;
+        w.server_name = "not-objwired";
+        byte_buffer payload;
+        encode_welcome(w, payload);
+        byte_buffer out;
+        append_frame(out, frame_kind::welcome, 0, payload.span());
+        const std::string text = "objwire_objects_in_total 5\n";  // Prometheus text, not families
+        append_frame(out, frame_kind::stats, 0,
+                     {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+        append_frame(out, frame_kind::goodbye, 0, {});
+        asio::write(s, asio::buffer(out.data(), out.size()), ec);
+        char sink[4096];
+        for (int i = 0; i < 1000 && !ec; ++i)  // bounded: until the client closes
+            s.read_some(asio::buffer(sink), ec);
+    });
+    config::client_settings cs;
+    cs.to_host = "127.0.0.1";
+    cs.to_port = acceptor.local_endpoint().port();
+    client::stats_answer a;
+    std::string why;
+    const auto ec = client::fetch_stats(cs, a, why, std::chrono::seconds(10));
+    peer.join();
+    EXPECT_TRUE(ec);
+    EXPECT_NE(why.find("cannot decode the stats from 127.0.0.1:"), std::string::npos) << why;
+    EXPECT_TRUE(a.families.empty());
+}
+
 // Each open connection is in exactly one role: before its hello, a sender, the stats query
 // asking; the roles sum to the connections open and go back to 0 as they close.
 TEST_F(Metrics, ConnectionsAreCountedByRoleAndSumToTheOpenOnes) {
     start();
-    const auto role = [](const std::string& t, const char* r) {
+    const auto role = [](const families& t, const char* r) {
         return value(t, "objwire_connections_by_role", {{"role", r}});
     };
     {
@@ -112,18 +163,16 @@ TEST_F(Metrics, ConnectionsAreCountedByRoleAndSumToTheOpenOnes) {
         client::stats_answer a;
         std::string why;
         ASSERT_FALSE(client::fetch_stats(client_settings(), a, why)) << why;
-        EXPECT_EQ(role(a.text, "sender"), 1);
-        EXPECT_EQ(role(a.text, "handshake"), 1);
-        EXPECT_EQ(role(a.text, "stats"), 1);  // this query itself
-        EXPECT_EQ(role(a.text, "reader"), 0);
-        double sum = 0;
-        for (const auto& sample : client::parse_prometheus(a.text))
-            if (sample.name == "objwire_connections_by_role") sum += sample.value;
-        EXPECT_EQ(sum, value(a.text, "objwire_connections_open"));
+        EXPECT_EQ(role(a.families, "sender"), 1);
+        EXPECT_EQ(role(a.families, "handshake"), 1);
+        EXPECT_EQ(role(a.families, "stats"), 1);  // this query itself
+        EXPECT_EQ(role(a.families, "reader"), 0);
+        EXPECT_EQ(sum(a.families, "objwire_connections_by_role"),
+                  value(a.families, "objwire_connections_open"));
         ASSERT_FALSE(sender.close()) << sender.last_error();
     }
     wait_until([&] { return server().counters().connections_open == 0; });
-    const auto t = daemon::render_prometheus(server());
+    const auto t = daemon::collect_metrics(server());
     for (const char* r : daemon::connection_role_names)
         EXPECT_EQ(role(t, r), 0) << r;
 }
@@ -142,10 +191,10 @@ TEST_F(Metrics, ARelaysHopIsCountedAsForwardWhileItsStreamLasts) {
     relay_settings.forward_to = "127.0.0.1:" + std::to_string(port());
     in_process_daemon relay(relay_settings);
     ASSERT_NE(relay.port(), 0);
-    const auto role = [](const std::string& t, const char* r) {
+    const auto role = [](const families& t, const char* r) {
         return value(t, "objwire_connections_by_role", {{"role", r}});
     };
-    EXPECT_EQ(role(daemon::render_prometheus(relay.server()), "forward"), 0);
+    EXPECT_EQ(role(daemon::collect_metrics(relay.server()), "forward"), 0);
     {
         auto cs = client_settings();
         cs.to_port = relay.port();
@@ -155,20 +204,18 @@ TEST_F(Metrics, ARelaysHopIsCountedAsForwardWhileItsStreamLasts) {
             ASSERT_FALSE(upstream.send(m)) << upstream.last_error();
         // Acknowledged by the relay only once the next hop acknowledged: the hop is open.
         ASSERT_FALSE(upstream.flush(std::chrono::seconds(10))) << upstream.last_error();
-        const auto t = daemon::render_prometheus(relay.server());
+        const auto t = daemon::collect_metrics(relay.server());
         EXPECT_EQ(role(t, "forward"), 1);
         EXPECT_EQ(role(t, "sender"), 1);
-        double accepted = 0;
-        for (const auto& sample : client::parse_prometheus(t))
-            if (sample.name == "objwire_connections_by_role") accepted += sample.value;
-        EXPECT_EQ(accepted - role(t, "forward"), value(t, "objwire_connections_open"));
-        const auto next = daemon::render_prometheus(server());
+        EXPECT_EQ(sum(t, "objwire_connections_by_role", {"role", "forward"}),
+                  value(t, "objwire_connections_open"));
+        const auto next = daemon::collect_metrics(server());
         EXPECT_EQ(role(next, "sender"), 1);  // the relay's hop
         EXPECT_EQ(role(next, "forward"), 0);
         ASSERT_FALSE(upstream.close()) << upstream.last_error();
     }
     EXPECT_TRUE(wait_until([&] {
-        return role(daemon::render_prometheus(relay.server()), "forward") == 0;
+        return role(daemon::collect_metrics(relay.server()), "forward") == 0;
     })) << daemon::render_prometheus(relay.server());
     EXPECT_TRUE(wait_until([&] { return server().counters().connections_open == 0; }));
 }
@@ -178,17 +225,17 @@ TEST_F(Metrics, ARelaysHopIsCountedAsForwardWhileItsStreamLasts) {
 TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {
     start();
     auto& m = server().metrics();
-    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_link_bandwidth_bytes_per_second"),
+    EXPECT_EQ(value(daemon::collect_metrics(server()), "objwire_link_bandwidth_bytes_per_second"),
               0);
     m.set_link_estimate(1, 80e6);
     m.set_link_estimate(2, 940e6);
     m.set_link_estimate(1, 95e6);  // a connection's newer estimate replaces its older one
-    auto t = daemon::render_prometheus(server());
+    auto t = daemon::collect_metrics(server());
     EXPECT_EQ(value(t, "objwire_link_bandwidth_bytes_per_second"), 940e6 / 8);
     EXPECT_EQ(value(t, "objwire_link_bandwidth_last_bytes_per_second"), 95e6 / 8);
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 2);
     m.drop_link_estimate(2);  // that connection closed
-    t = daemon::render_prometheus(server());
+    t = daemon::collect_metrics(server());
     EXPECT_EQ(value(t, "objwire_link_bandwidth_bytes_per_second"), 95e6 / 8);
     EXPECT_EQ(value(t, "objwire_link_bandwidth_connections"), 1);
     m.drop_link_estimate(1);
@@ -201,7 +248,7 @@ TEST_F(Metrics, FramesAreStoredWholeOnlyUnderTheJournalsTableBudget) {
     settings_.table_budget = 64 * 1024;
     start();
     send_persons(20000);
-    const std::string t = daemon::render_prometheus(server());
+    const auto t = daemon::collect_metrics(server());
     EXPECT_GE(value(t, "objwire_frames_in_total"), 1);
     EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), 0);
     auto w = workloads::make("person");
@@ -217,7 +264,7 @@ TEST_F(Metrics, FramesAreStoredWholeOnlyUnderTheJournalsTableBudget) {
 TEST_F(Metrics, CompressedFramesAndTheirRatioAreCounted) {
     start();
     send_persons(20000, "always");
-    const std::string t = daemon::render_prometheus(server());
+    const auto t = daemon::collect_metrics(server());
     const double compressed = value(t, "objwire_frames_compressed_total");
     EXPECT_GE(compressed, 1);
     EXPECT_EQ(compressed, value(t, "objwire_frames_in_total"));
@@ -246,17 +293,14 @@ TEST_F(Metrics, ErrorsAreCountedByKind) {
         }
     }
     // The session counts its error as it closes, after the peer saw the error frame.
-    std::string t;
+    families t;
     wait_until([&] {
-        t = daemon::render_prometheus(server());
-        return t.find("kind=\"bad_sequence\"") != std::string::npos;
+        t = daemon::collect_metrics(server());
+        return find_metric_sample(t, "objwire_errors_total", {{"kind", "bad_sequence"}});
     });
     EXPECT_EQ(value(t, "objwire_errors_total", {{"kind", "bad_sequence"}}), 1);
-    double frame_errors = 0;
-    for (const auto& s : client::parse_prometheus(t))
-        if (s.name == "objwire_errors_total" && s.labels.at("kind") != "bad_sequence")
-            frame_errors += s.value;
-    EXPECT_EQ(frame_errors, 1) << t;
+    EXPECT_EQ(sum(t, "objwire_errors_total", {"kind", "bad_sequence"}), 1)
+        << daemon::prometheus_text(t);
 }
 
 TEST_F(Metrics, HttpEndpointServesPrometheusTextAndNothingElse) {
@@ -270,7 +314,7 @@ TEST_F(Metrics, HttpEndpointServesPrometheusTextAndNothingElse) {
     const auto body = ok.substr(ok.find("\r\n\r\n") + 4);
     EXPECT_NE(ok.find("Content-Length: " + std::to_string(body.size()) + "\r\n"),
               std::string::npos);
-    EXPECT_EQ(value(body, "objwire_objects_in_total"), 100);
+    EXPECT_NE(body.find("\nobjwire_objects_in_total 100\n"), std::string::npos) << body;
     EXPECT_NE(body.find("# TYPE objwire_ack_latency_seconds histogram"), std::string::npos);
 
     EXPECT_TRUE(http("GET / HTTP/1.0\r\n\r\n").starts_with("HTTP/1.0 404 "));
@@ -319,7 +363,7 @@ TEST_F(Metrics, ReloadAppliesLiveKeysAndNamesTheOthers) {
     ASSERT_FALSE(c.open()) << c.last_error();
     EXPECT_EQ(c.server().limits.max_frame_bytes, 1u << 20);
     ASSERT_FALSE(c.close());
-    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_reloads_total"), 1);
+    EXPECT_EQ(value(daemon::collect_metrics(server()), "objwire_reloads_total"), 1);
     spdlog::set_level(spdlog::level::debug);
 }
 
@@ -332,7 +376,7 @@ TEST_F(Metrics, ReloadsThatChangeNothingKeepNoSnapshot) {
         server().reload(settings_);
     EXPECT_EQ(&server().settings(), before);
     EXPECT_EQ(server().settings_snapshots(), 1u);
-    EXPECT_EQ(value(daemon::render_prometheus(server()), "objwire_reloads_total"), 5000);
+    EXPECT_EQ(value(daemon::collect_metrics(server()), "objwire_reloads_total"), 5000);
     auto next = settings_;
     next.max_frame_bytes = 1 << 20;
     server().reload(next);
@@ -345,6 +389,8 @@ TEST_F(Metrics, ReloadsThatChangeNothingKeepNoSnapshot) {
 
 namespace objwire::test {
 namespace {
+
+using families = std::vector<metric_family>;
 
 TEST(MetricsSettings, ListenIsHostPortOrEmpty) {
     auto parse = [](const std::string& v) {

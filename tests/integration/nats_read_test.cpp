@@ -10,6 +10,7 @@
 
 #include <objwire/reader.hpp>
 #include "client/lib/stats_client.hpp"
+#include "daemon/serve/metrics_text.hpp"
 #include "nats_fixture.hpp"
 #include "proto/codec.hpp"
 
@@ -60,10 +61,9 @@ void expect_sender_stream(const std::vector<client::stored_message>& got, const 
     EXPECT_EQ(mismatches, 0u);
 }
 
-double sample(const std::string& text, const std::string& name) {
-    for (const auto& s : client::parse_prometheus(text))
-        if (s.name == name) return s.value;
-    return -1;
+double sample(const std::vector<metric_family>& families, const std::string& name) {
+    const auto* s = find_metric_sample(families, name);
+    return s ? as_double(s->value) : -1;
 }
 
 std::string http_get_metrics(const asio::ip::tcp::endpoint& at) {
@@ -136,19 +136,28 @@ TEST_F(NatsSink, ReadThroughAnotherDaemonExactlyOnceInOrder) {
 
     // The publishing daemon's NATS figures, over HTTP and the stats role alike.
     const auto text = http_get_metrics(a.server().metrics_endpoint());
-    EXPECT_EQ(sample(text, "objwire_nats_blocks_acked_total"), double(blocks.size())) << text;
-    EXPECT_EQ(sample(text, "objwire_nats_publish_latency_seconds_count"), double(blocks.size()));
-    EXPECT_EQ(sample(text, "objwire_nats_window_limit"), 256);
-    EXPECT_EQ(sample(text, "objwire_nats_window_in_use"), 0);
-    EXPECT_GE(sample(text, "objwire_nats_window_peak"), 1);
-    EXPECT_EQ(sample(text, "objwire_nats_retries_total"), 0);
-    EXPECT_EQ(sample(text, "objwire_nats_connected"), 1);
+    EXPECT_NE(
+        text.find("\nobjwire_nats_blocks_acked_total " + std::to_string(blocks.size()) + "\n"),
+        std::string::npos)
+        << text;
+    client::stats_answer from_a;
+    std::string why_a;
+    ASSERT_FALSE(client::fetch_stats(client_to(a.port()), from_a, why_a)) << why_a;
+    const auto& families = from_a.families;
+    EXPECT_EQ(sample(families, "objwire_nats_blocks_acked_total"), double(blocks.size()));
+    EXPECT_EQ(sample(families, "objwire_nats_publish_latency_seconds_count"),
+              double(blocks.size()));
+    EXPECT_EQ(sample(families, "objwire_nats_window_limit"), 256);
+    EXPECT_EQ(sample(families, "objwire_nats_window_in_use"), 0);
+    EXPECT_GE(sample(families, "objwire_nats_window_peak"), 1);
+    EXPECT_EQ(sample(families, "objwire_nats_retries_total"), 0);
+    EXPECT_EQ(sample(families, "objwire_nats_connected"), 1);
     client::stats_answer answer;
     std::string why;
     ASSERT_FALSE(client::fetch_stats(client_to(b.port()), answer, why)) << why;
     // Daemon b published nothing and served every object read above.
-    EXPECT_EQ(sample(answer.text, "objwire_nats_blocks_acked_total"), 0) << answer.text;
-    EXPECT_EQ(sample(answer.text, "objwire_objects_out_total"),
+    EXPECT_EQ(sample(answer.families, "objwire_nats_blocks_acked_total"), 0);
+    EXPECT_EQ(sample(answer.families, "objwire_objects_out_total"),
               double(all.objects.size() + ys.objects.size() + tail.objects.size()));
 }
 
@@ -299,11 +308,11 @@ TEST_F(NatsSink, CompressedBlocksReadThroughAnotherDaemonExactlyOnce) {
     EXPECT_EQ(all.objects.size(), n1 + n2);
     expect_sender_stream(all.objects, id, 71, n1 + n2);
 
-    const auto text = http_get_metrics(a.server().metrics_endpoint());
-    EXPECT_EQ(sample(text, "objwire_nats_blocks_compressed_total"), double(compressed)) << text;
-    EXPECT_EQ(sample(text, "objwire_nats_raw_bytes_total"), double(raw));
-    EXPECT_EQ(sample(text, "objwire_nats_stored_bytes_total"), double(stored));
-    EXPECT_EQ(sample(text, "objwire_nats_compressing"), 1);
+    const auto families = daemon::collect_metrics(a.server());
+    EXPECT_EQ(sample(families, "objwire_nats_blocks_compressed_total"), double(compressed));
+    EXPECT_EQ(sample(families, "objwire_nats_raw_bytes_total"), double(raw));
+    EXPECT_EQ(sample(families, "objwire_nats_stored_bytes_total"), double(stored));
+    EXPECT_EQ(sample(families, "objwire_nats_compressing"), 1);
 }
 
 // Forged compressed messages - a raw length over the limit (a bomb), one smaller than what

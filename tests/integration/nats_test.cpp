@@ -51,12 +51,14 @@ TEST_F(NatsSink, SingleServerEventsArriveExactlyOnce) {
     EXPECT_EQ(stats.buffered_bytes, 0u);
     EXPECT_GE(stats.window_peak, 1u);
     EXPECT_EQ(stats.latency_count, blocks.size());
-    const auto text = daemon::nats_metrics_text(stats);
-    EXPECT_NE(
-        text.find("\nobjwire_nats_blocks_acked_total " + std::to_string(blocks.size()) + "\n"),
-        std::string::npos)
-        << text;
-    EXPECT_NE(text.find("\nobjwire_nats_window_limit 256\n"), std::string::npos) << text;
+    // The same figures as the metric families the daemon serves, counters exact.
+    const auto families = daemon::nats_metric_families(stats);
+    const auto* acked = find_metric_sample(families, "objwire_nats_blocks_acked_total");
+    ASSERT_NE(acked, nullptr);
+    EXPECT_EQ(acked->value, metric_value(std::uint64_t{blocks.size()}));
+    const auto* window = find_metric_sample(families, "objwire_nats_window_limit");
+    ASSERT_NE(window, nullptr);
+    EXPECT_EQ(window->value, metric_value(std::uint64_t{256}));
     // A batch larger than half the server's max_payload comes as parts with the same frame
     // range, their msg ids ending in ".<part>".
     std::uint64_t first_sequence = 0;

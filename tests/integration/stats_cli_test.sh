@@ -33,8 +33,22 @@ grep -Eq "^  on disk +[0-9.]+ (B|KiB|MiB) in 1 segment$" "$dir/stats.txt" || fai
 
 "$objwire" stats --to "127.0.0.1:$port" --json >"$dir/stats.json" || fail "stats --json exited $?"
 grep -q '"objwire_objects_in_total":1000[,}]' "$dir/stats.json" || fail "json: $(cat "$dir/stats.json")"
-grep -q '"objwire_sink_bytes_total":{"journal":[1-9]' "$dir/stats.json" || fail "json sink: $(cat "$dir/stats.json")"
-grep -q '"objwire_ack_latency_seconds_bucket":{' "$dir/stats.json" || fail "json histogram: $(cat "$dir/stats.json")"
+grep -q '"objwire_sink_bytes_total":\[{"labels":{"sink":"journal"},"value":[1-9]' "$dir/stats.json" ||
+  fail "json sink: $(cat "$dir/stats.json")"
+grep -q '"objwire_ack_latency_seconds_bucket":\[{"labels":{"le":"' "$dir/stats.json" ||
+  fail "json histogram: $(cat "$dir/stats.json")"
+# Labelled metrics keep their label names (docs/CLI.md, "stats"), and the whole is JSON.
+python3 - "$dir/stats.json" <<'EOF' || fail "json labels: $(cat "$dir/stats.json")"
+import json, sys
+stats = json.load(open(sys.argv[1]))
+info = stats["objwire_build_info"]
+assert len(info) == 1 and info[0]["value"] == 1, info
+assert set(info[0]["labels"]) == {"version", "protocol"}, info
+assert info[0]["labels"]["protocol"] == "1", info
+roles = {s["labels"]["role"]: s["value"] for s in stats["objwire_connections_by_role"]}
+assert roles["stats"] == 1 and roles["sender"] == 0, roles
+assert stats["objwire_objects_in_total"] == 1000, stats["objwire_objects_in_total"]
+EOF
 
 # Prometheus over HTTP, with bash's /dev/tcp.
 exec 3<>"/dev/tcp/127.0.0.1/$metrics"

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/telemetry/prometheus_text.hpp"
+#include <objwire/version.hpp>
+#include "daemon/telemetry/metric_writer.hpp"
+#include "proto/control.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -26,17 +28,26 @@ TEST(ProcessMetrics, ThisProcessHasMemoryAndOpenFiles) {
 }
 
 TEST(ProcessMetrics, FamiliesAndBuildInfoAreWritten) {
-    prometheus_text x;
+    metric_writer x;
     process_figures p;
     p.resident_bytes = 4096;
     p.max_fds = 1024;
     write_process_metrics(x, p, 1.5);
-    const auto text = x.take();
-    EXPECT_NE(text.find("# TYPE process_cpu_seconds_total counter\n"), std::string::npos);
-    EXPECT_NE(text.find("\nprocess_resident_memory_bytes 4096\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("\nprocess_max_fds 1024\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("\nprocess_start_time_seconds 1.5\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("\nobjwire_build_info{version=\""), std::string::npos) << text;
+    const auto f = x.take();
+    ASSERT_FALSE(f.empty());
+    EXPECT_EQ(f[0].name, "process_cpu_seconds_total");
+    EXPECT_EQ(f[0].type, metric_type::counter);
+    const auto value = [&](const char* name, const std::vector<metric_label>& labels = {}) {
+        const auto* s = find_metric_sample(f, name, labels);
+        EXPECT_NE(s, nullptr) << name;
+        return s ? s->value : metric_value(-1.0);
+    };
+    EXPECT_EQ(value("process_resident_memory_bytes"), metric_value(std::uint64_t{4096}));
+    EXPECT_EQ(value("process_max_fds"), metric_value(std::uint64_t{1024}));
+    EXPECT_EQ(value("process_start_time_seconds"), metric_value(1.5));
+    EXPECT_EQ(value("objwire_build_info", {{"version", std::string(objwire::version)},
+                                           {"protocol", std::to_string(protocol_version)}}),
+              metric_value(std::uint64_t{1}));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "proto/control.hpp"
 #include "proto/encoder.hpp"
 #include "proto/frame.hpp"
+#include "proto/metric_families.hpp"
 
 namespace objwire {
 namespace {
@@ -53,6 +54,26 @@ TEST(ProtocolDoc, DataFrameAndTableBytes) {
     byte_buffer third;
     ASSERT_FALSE(enc.encode({make_record(point, {1, "hi"}), {}}, third));
     EXPECT_EQ(bytes_of(third), hex("83 d1 44"));
+}
+
+// Section 1.3: the stats payload of one gauge family with two labelled samples.
+TEST(ProtocolDoc, StatsPayload) {
+    const std::vector<metric_family> families = {
+        {"up",
+         metric_type::gauge,
+         "Up.",
+         {{"up", {{"role", "x"}}, std::uint64_t{1}}, {"up", {{"role", "y"}}, 0.5}}}};
+    byte_buffer payload;
+    encode_metric_families(families, payload);
+    const auto doc =
+        hex("01 02 75 70 02 01 01 03 03 55 70 2e 04 02 75 70"
+            "05 04 72 6f 6c 65 06 01 78 07 01 01 04 02 75 70"
+            "05 04 72 6f 6c 65 06 01 79 08 08 00 00 00 00 00"
+            "00 e0 3f");
+    EXPECT_EQ(bytes_of(payload), doc);
+    auto back = decode_metric_families(doc);
+    ASSERT_TRUE(back) << back.error().message();
+    EXPECT_EQ(*back, families);
 }
 
 }  // namespace
