@@ -4,8 +4,8 @@
 # gaps to two readers at once, who get every intact object and exit 5; the daemon answers
 # other clients meanwhile and ends within server.shutdown_grace plus a second of SIGTERM with
 # two followers busy in the journal. A closed segment renamed (its block numbered below its
-# name) is a gap too: a reader from 0 gets every other object and exits 5. Retention that deletes what a reader has not read yet is
-# a gap to that reader (exit 5) and a metric.
+# name) is a gap too: a reader from 0 gets every other object and exits 5. Retention that
+# deletes what a reader has not read yet is a gap to that reader (exit 5) and a metric.
 set -euo pipefail
 objwired=$1
 objwire=$2
