@@ -386,13 +386,14 @@ asio::awaitable<void> reader_stream::finish(bool write_failed) {
                                 : "");
 }
 
-// Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.
-// True when refused.
+// Refuses what this journal cannot serve: an unknown sender id to a reader that would end at
+// once (a typo would print nothing and succeed; a follower waits for the sender's first
+// objects), a bad or busy cursor name. True when refused.
 asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, peer_stream& stream,
                                      const std::string& peer, const hello& h) {
     std::error_code code;
     std::string why;
-    if (!h.read_sender.empty() && srv.senders().last_durable(h.read_sender) == 0) {
+    if (!h.follow && !h.read_sender.empty() && srv.senders().last_durable(h.read_sender) == 0) {
         code = proto_errc::not_found;
         why = "no sender with id '" + h.read_sender + "' has stored objects in this daemon";
     } else if (!h.read_cursor.empty() && !valid_cursor_name(h.read_cursor)) {
@@ -442,7 +443,7 @@ asio::awaitable<void> serve_reader(server& srv, peer_stream& stream, const std::
         co_return;
     }
     if (h.request != read_request::none) {
-        co_await serve_cursor_command(cursors, stream, peer, h);
+        co_await serve_cursor_command(cursors, j.durable_offset(), stream, peer, h);
         co_return;
     }
     if (co_await refuse_request(srv, cursors, stream, peer, h)) co_return;
