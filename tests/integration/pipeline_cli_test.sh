@@ -166,8 +166,11 @@ expect 1 "past the end" "$objwire" cursor set etl 99999999999 --to "$to"
 # A refused set changes nothing and makes no cursor: one past the end, and 2^64-1.
 expect 1 "cursor 'new60' not moved" "$objwire" cursor set new60 $((stored_end + 10)) --to "$to"
 expect 1 "past the end" "$objwire" cursor set new60 18446744073709551615 --to "$to"
+# A new cursor is not made past the end either: its acks could never reach it.
+expect 1 "cursor 'new60' not made" "$objwire" read --to "$to" --cursor new60 --from $((stored_end + 10))
+expect 1 "cursor 'new60' not made" "$objwire" read --to "$to" --cursor new60 --from $((stored_end + 10)) --follow
 "$objwire" cursor list --to "$to" 2>/dev/null | cmp -s "$dir/cursors-before" - ||
-  fail "a refused cursor set changed the cursors: $("$objwire" cursor list --to "$to" 2>&1)"
+  fail "a refused cursor set or read changed the cursors: $("$objwire" cursor list --to "$to" 2>&1)"
 # Files: a missing input 66, an output that cannot be created 73, for every subcommand.
 expect 66 "cannot open" "$objwire" send "$dir/missing.jsonl" --to "$to"
 expect 66 "cannot open" "$objwire" encode "$dir/missing.jsonl" -o "$dir/x.owj"

@@ -149,21 +149,31 @@ rc=0
 "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl" && fail "etl still listed"
 
 # A follower of a sender id that has stored nothing yet is served (a consumer started before
-# its producer): it prints that id's objects when they come, and no other's.
+# its producer): it prints that id's objects when they come, and no other's - from the start
+# and from its last 3 (none yet: the end).
 "$objwire" read --to "$to" --follow --sender later -o "$dir/later.out" 2>"$dir/later.err" &
 follower=$!
-wait_for_log "$dir/log3" "following, sender 'later'" || fail "follower: $(cat "$dir/later.err")"
+"$objwire" read --to "$to" --follow --sender later --from -3 -o "$dir/later3.out" 2>"$dir/later3.err" &
+creader=$!
+has_two_followers() { [ "$(grep -c "following, sender 'later'" "$dir/log3")" -eq 2 ]; }
+wait_until 10 has_two_followers ||
+  fail "followers: $(cat "$dir/later.err" "$dir/later3.err")"
 "$objwire" gen --workload events -n 50 -o "$dir/later.jsonl"
 send "$dir/part01" other
 send "$dir/later.jsonl" later
 wait_lines "$dir/later.out" 50
-kill -TERM $follower
+wait_lines "$dir/later3.out" 50
+kill -TERM $follower $creader
 wait $follower || fail "the follower of a new sender exited $? on SIGTERM: $(cat "$dir/later.err")"
+wait $creader || fail "the --from -3 follower exited $? on SIGTERM: $(cat "$dir/later3.err")"
 follower=""
+creader=""
 stored "$dir/later.stored" --sender later
 [ "$(wc -l <"$dir/later.stored")" -eq 50 ] || fail "sender later stored $(wc -l <"$dir/later.stored")"
-cmp -s "$dir/later.stored" "$dir/later.out" ||
-  fail "the follower of a new sender printed $(wc -l <"$dir/later.out") lines, not its 50 objects"
+for out in later later3; do
+  cmp -s "$dir/later.stored" "$dir/$out.out" ||
+    fail "the follower of a new sender ($out) printed $(wc -l <"$dir/$out.out") lines, not its 50 objects"
+done
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"
 echo "read resume CLI: all checks passed"
