@@ -117,7 +117,7 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
             case 14:
                 return read_text(f, h.read_cursor);
             case 15:
-                return read_enum(f, h.request, read_request::list_senders);
+                return read_enum(f, h.request, read_request::set_cursor);
             case 16:
                 return read_into(f, h.read_since_ms);
             default:

@@ -23,12 +23,14 @@ inline constexpr std::uint16_t protocol_version = 1;
 enum class peer_role : std::uint8_t { sender = 0, reader = 1, stats = 2 };
 
 // A reader connection that asks instead of reading (hello field 15): list or delete the named
-// cursors, or list the sender ids whose objects the daemon holds.
+// cursors, list the sender ids whose objects the daemon holds, or move (or make) read_cursor
+// to read_from - refused, changing nothing, past the durable end.
 enum class read_request : std::uint8_t {
     none = 0,
     list_cursors = 1,
     delete_cursor = 2,
-    list_senders = 3
+    list_senders = 3,
+    set_cursor = 4
 };
 
 struct hello {

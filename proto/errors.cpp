@@ -85,6 +85,8 @@ class proto_category_impl final : public std::error_category {
                 return "more stored than the receiver allows for the bytes received";
             case proto_errc::not_found:
                 return "no such sender id or cursor";
+            case proto_errc::past_end:
+                return "offset past the end of what is stored";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -174,6 +176,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "store_limit_exceeded";
         case proto_errc::not_found:
             return "not_found";
+        case proto_errc::past_end:
+            return "past_end";
     }
     return "unknown";
 }

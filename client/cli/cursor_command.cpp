@@ -17,32 +17,11 @@ struct cursor_flags {
     std::uint64_t offset = 0;  // cursor set
 };
 
-// cursor set: a reader under the cursor's name that stops at once and acknowledges `offset`.
-// The daemon takes any offset up to its durable end, back or forward; a new cursor is made.
-int run_cursor_set(const cursor_flags& f, const config::client_settings& settings) {
-    read_options o;
-    o.cursor = f.name;
-    o.from = f.offset;
-    o.client_name = "objwire cursor";
-    reader r(settings, o);
-    if (r.open()) {
-        std::cerr << "objwire: " << r.last_error() << "\n";
-        return exit_codes::cannot_connect;
-    }
-    const std::uint64_t end = r.server().journal_end_offset;
-    if (f.offset > end) {
-        std::cerr << "objwire: offset " << f.offset
-                  << " is past the end of what is stored (the next offset is " << end
-                  << "): cursor '" << f.name << "' not moved\n";
-        r.finish_cursor(r.start());
-        return exit_codes::usage;
-    }
-    if (r.finish_cursor(f.offset)) {
-        std::cerr << "objwire: " << r.last_error() << "\n";
-        return exit_codes::cannot_connect;
-    }
-    std::cerr << "objwire: cursor '" << f.name << "' at offset " << f.offset << "\n";
-    return exit_codes::ok;
+// A refused request's exit code: no such cursor 6, an offset past the end 1 (usage).
+int refused_exit(std::error_code ec) {
+    if (ec == proto_errc::not_found) return exit_codes::not_found;
+    if (ec == proto_errc::past_end) return exit_codes::usage;
+    return exit_codes::cannot_connect;
 }
 
 int run_cursor(const cursor_flags& f, read_request op) {
@@ -54,19 +33,22 @@ int run_cursor(const cursor_flags& f, read_request op) {
     }
     config::client_settings settings;
     if (!load_daemon_settings(f.daemon, settings)) return exit_codes::bad_config;
-    if (op == read_request::none) return run_cursor_set(f, settings);
     read_options o;
     o.request = op;
     o.cursor = f.name;
+    o.from = f.offset;  // set: the daemon takes any offset up to its durable end
     o.client_name = "objwire cursor";
     reader r(settings, o);
     if (r.open()) {
         std::cerr << "objwire: " << r.last_error() << "\n";
-        return r.error() == proto_errc::not_found ? exit_codes::not_found
-                                                  : exit_codes::cannot_connect;
+        return refused_exit(r.error());
     }
     if (op == read_request::delete_cursor) {
         std::cerr << "objwire: deleted cursor '" << f.name << "'\n";
+        return exit_codes::ok;
+    }
+    if (op == read_request::set_cursor) {
+        std::cerr << "objwire: cursor '" << f.name << "' at offset " << f.offset << "\n";
         return exit_codes::ok;
     }
     for (const auto& c : r.cursors().cursors)
@@ -100,15 +82,15 @@ subcommand add_cursor_command(CLI::App& app) {
                     "the next offset its reader gets (at most the end of what is stored)")
         ->required();
     set->footer(
-        "Exit: 0 moved, 1 usage (a bad name, an offset past the end), 2 cannot connect or the "
-        "cursor is in use by a reader.\n"
+        "Exit: 0 moved, 1 usage (a bad name, an offset past the end: nothing changes, no "
+        "cursor is made), 2 cannot connect or the cursor is in use by a reader.\n"
         "Example:\n  objwire cursor set etl 0 --to 127.0.0.1:7878");
     cmd->footer(
         "Example:\n  objwire read --to 127.0.0.1:7878 --cursor etl -o etl.jsonl\n"
         "  objwire cursor list --to 127.0.0.1:7878");
     return {cmd, [flags, list, set] {
                 return run_cursor(*flags, list->parsed()  ? read_request::list_cursors
-                                          : set->parsed() ? read_request::none
+                                          : set->parsed() ? read_request::set_cursor
                                                           : read_request::delete_cursor);
             }};
 }

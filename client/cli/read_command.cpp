@@ -316,6 +316,7 @@ int check_cursor_from(const read_flags& f, const config::client_settings& s) {
 
 int refused(const reader& r) {
     std::cerr << "objwire: " << r.last_error() << "\n";
+    if (r.error() == proto_errc::past_end) return exit_codes::usage;  // a new cursor's --from
     return r.error() == proto_errc::not_found ? exit_codes::not_found : exit_codes::cannot_connect;
 }
 

@@ -11,8 +11,36 @@ namespace objwire::daemon {
 
 using namespace reader_support;
 
-asio::awaitable<void> serve_cursor_command(cursor_store& store, peer_stream& stream,
-                                           const std::string& peer, const hello& h) {
+namespace {
+
+// `objwire cursor set`: the cursor moves, or nothing changes and the peer is told why.
+asio::awaitable<void> set_cursor(cursor_store& store, std::uint64_t durable_end,
+                                 peer_stream& stream, const std::string& peer, const hello& h) {
+    const auto& name = h.read_cursor;
+    const auto ec = store.set(name, h.read_from, durable_end);
+    if (ec == proto_errc::past_end) {
+        // The code's message says "offset past the end of what is stored".
+        co_await refuse_role(stream, ec,
+                             "offset " + std::to_string(h.read_from) + " (the next offset is " +
+                                 std::to_string(durable_end) + "): cursor '" + name +
+                                 "' not moved");
+    } else if (ec == proto_errc::sender_busy) {
+        co_await refuse_role(stream, ec, "cursor '" + name + "' is in use by a reader");
+    } else if (ec) {
+        co_await refuse_role(
+            stream, proto_errc::not_available,
+            "cannot store cursor '" + name + "' in " + store.dir().string() + ": " + ec.message());
+    } else {
+        spdlog::info("{}: cursor '{}' set to offset {}", peer, log_text(name), h.read_from);
+        co_await send_goodbye(stream);
+    }
+}
+
+}  // namespace
+
+asio::awaitable<void> serve_cursor_command(cursor_store& store, std::uint64_t durable_end,
+                                           peer_stream& stream, const std::string& peer,
+                                           const hello& h) {
     std::error_code ec;
     if (h.request == read_request::list_cursors) {
         cursor_list l;
@@ -40,6 +68,10 @@ asio::awaitable<void> serve_cursor_command(cursor_store& store, peer_stream& str
     if (!valid_cursor_name(h.read_cursor)) {
         co_await refuse_role(stream, proto_errc::bad_handshake,
                              "'" + h.read_cursor + "' is not a cursor name");
+        co_return;
+    }
+    if (h.request == read_request::set_cursor) {
+        co_await set_cursor(store, durable_end, stream, peer, h);
         co_return;
     }
     if (store.in_use(h.read_cursor)) {

@@ -1,5 +1,5 @@
-// The daemon's side of named reader cursors (docs/PROTOCOL.md 1.2): `objwire cursor list` and
-// `delete` (a reader hello with a request).
+// The daemon's side of named reader cursors (docs/PROTOCOL.md 1.2): `objwire cursor list`,
+// `delete` and `set` (a reader hello with a request).
 #pragma once
 
 #include <asio.hpp>
@@ -15,8 +15,10 @@
 
 namespace objwire::daemon {
 
-// Answers a cursor request hello: a cursor_list frame, a goodbye (deleted) or an error frame.
-asio::awaitable<void> serve_cursor_command(cursor_store& store, peer_stream& stream,
-                                           const std::string& peer, const hello& h);
+// Answers a cursor request hello: a cursor_list frame, a goodbye (deleted, or set) or an error
+// frame. `durable_end`: the journal's, the furthest a cursor may be set.
+asio::awaitable<void> serve_cursor_command(cursor_store& store, std::uint64_t durable_end,
+                                           peer_stream& stream, const std::string& peer,
+                                           const hello& h);
 
 }  // namespace objwire::daemon

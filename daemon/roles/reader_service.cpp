@@ -120,6 +120,9 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::
     if (hello_.read_at_end) co_return limit_;
     if (hello_.read_last != 0 && hello_.read_sender.empty())
         co_return std::max(first, limit_ - std::min(limit_, hello_.read_last));
+    // A follower of an id that has stored nothing yet starts at the end, without a scan.
+    if (hello_.read_last != 0 && srv_.senders().last_durable(hello_.read_sender) == 0)
+        co_return limit_;
     if (hello_.read_last != 0) co_return co_await start_of_senders_last(first);
     if (hello_.read_since_ms != 0) co_return co_await start_of_time(first);
     co_return hello_.read_from;
@@ -308,8 +311,17 @@ asio::awaitable<bool> reader_stream::place_start(welcome& w) {
     // A new cursor exists from now on, so a reader that crashes before its first ack starts
     // here again (at least once) rather than wherever --from then points.
     std::error_code ec;
-    if (!cursors_->get(hello_.read_cursor, ec) && !ec)
-        ec = cursors_->save(hello_.read_cursor, w.read_start);
+    const bool made_now = !cursors_->get(hello_.read_cursor, ec) && !ec;
+    if (made_now && w.read_start > limit_) {
+        // As for `cursor set`: a cursor never stands past what is stored, where no ack could
+        // reach it and the objects before it would be skipped unseen. None is made.
+        co_await end_with(proto_errc::past_end, "offset " + std::to_string(w.read_start) +
+                                                    " (the next offset is " +
+                                                    std::to_string(limit_) + "): cursor '" +
+                                                    hello_.read_cursor + "' not made");
+        co_return false;
+    }
+    if (made_now) ec = cursors_->save(hello_.read_cursor, w.read_start);
     if (!ec) co_return true;
     co_await end_with(proto_errc::not_available, "cannot store cursor '" + hello_.read_cursor +
                                                      "' in " + cursors_->dir().string() + ": " +
@@ -386,13 +398,14 @@ asio::awaitable<void> reader_stream::finish(bool write_failed) {
                                 : "");
 }
 
-// Refuses what this journal cannot serve: an unknown sender id, a bad or busy cursor name.
-// True when refused.
+// Refuses what this journal cannot serve: an unknown sender id to a reader that would end at
+// once (a typo would print nothing and succeed; a follower waits for the sender's first
+// objects), a bad or busy cursor name. True when refused.
 asio::awaitable<bool> refuse_request(server& srv, cursor_store& cursors, peer_stream& stream,
                                      const std::string& peer, const hello& h) {
     std::error_code code;
     std::string why;
-    if (!h.read_sender.empty() && srv.senders().last_durable(h.read_sender) == 0) {
+    if (!h.follow && !h.read_sender.empty() && srv.senders().last_durable(h.read_sender) == 0) {
         code = proto_errc::not_found;
         why = "no sender with id '" + h.read_sender + "' has stored objects in this daemon";
     } else if (!h.read_cursor.empty() && !valid_cursor_name(h.read_cursor)) {
@@ -442,7 +455,7 @@ asio::awaitable<void> serve_reader(server& srv, peer_stream& stream, const std::
         co_return;
     }
     if (h.request != read_request::none) {
-        co_await serve_cursor_command(cursors, stream, peer, h);
+        co_await serve_cursor_command(cursors, j.durable_offset(), stream, peer, h);
         co_return;
     }
     if (co_await refuse_request(srv, cursors, stream, peer, h)) co_return;

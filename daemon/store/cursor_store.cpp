@@ -151,6 +151,15 @@ std::error_code cursor_store::save(const std::string& name, std::uint64_t next_o
     return sync_directory(dir_);
 }
 
+std::error_code cursor_store::set(const std::string& name, std::uint64_t next_offset,
+                                  std::uint64_t durable_end) {
+    if (next_offset > durable_end) return proto_errc::past_end;
+    if (!claim(name)) return proto_errc::sender_busy;
+    const auto ec = save(name, next_offset);
+    release(name);
+    return ec;
+}
+
 std::error_code cursor_store::remove(const std::string& name) {
     if (::unlink(file_of(name).c_str()) != 0)
         return errno == ENOENT ? std::error_code(proto_errc::not_found) : last_errno();

@@ -46,6 +46,12 @@ class cursor_store {
     // The stored position of `name`; nullopt when there is none (or on an error, in ec).
     std::optional<std::uint64_t> get(const std::string& name, std::error_code& ec) const;
     std::error_code save(const std::string& name, std::uint64_t next_offset);
+    // `objwire cursor set`: moves `name` (or makes it) to next_offset, holding the name as a
+    // reader would meanwhile. Refused, with nothing changed: sender_busy (proto_errc) while a
+    // reader holds it, past_end when next_offset is beyond `durable_end` (no reader could
+    // have acknowledged it).
+    std::error_code set(const std::string& name, std::uint64_t next_offset,
+                        std::uint64_t durable_end);
     // Deletes `name`; not_found (proto_errc) when there was none.
     std::error_code remove(const std::string& name);
     // Every stored cursor that can be read, by name; `damaged` names each one that cannot, and

@@ -92,6 +92,10 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
             if (s.first_offset <= from_) pick = &s;
     } else {
         pick = pick_next(segments, offset);
+        if (!pick && damage_) {
+            fail(damage_, damage_where_);
+            return false;
+        }
         if (!pick) {
             fail(journal_errc::offset_gap,
                  dir_.string() + ": no segment holds offset " + std::to_string(offset));
@@ -108,6 +112,8 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
     segment_ = pick->path;
     segment_first_ = pick->first_offset;
     segment_done_ = false;
+    damage_.clear();
+    damage_where_.clear();
     walker_ = journal_walker(pick->first_offset);
     started_ = true;
     return true;
@@ -248,13 +254,14 @@ std::optional<journal_cursor::status> journal_cursor::after_bad_block(std::uint6
     }
     const bool jump = s.what == journal_walk::offset_jump;
     if (skip_damage(limit, jump, s.error)) return gap_if_asked_for();
-    // Damage with nothing intact after it in this segment: a later segment goes on. A whole
-    // block numbered out of order with nothing after it is not damage the cursor can pass.
-    if (s.error != journal_errc::offset_gap) {
-        finish_segment();
-        return std::nullopt;
-    }
-    return fail(s.error, position_text());
+    // Nothing intact after it in this segment: a later segment goes on, the offsets up to it
+    // a gap. So too a whole block numbered below its place (a segment renamed): whatever the
+    // file's name says, what it cannot hold in order is lost. With no later segment the
+    // journal cannot be read on, and this is the reason.
+    damage_ = s.error;
+    damage_where_ = position_text();
+    finish_segment();
+    return std::nullopt;
 }
 
 std::optional<journal_cursor::status> journal_cursor::take_block(

@@ -104,6 +104,10 @@ class journal_cursor {
     std::filesystem::path segment_;
     std::uint64_t segment_first_ = 0;  // first offset of the segment open (or last open)
     bool segment_done_ = false;        // the segment at segment_first_ was read to its end
+    // What ended the segment last done with, and where, when damage did: the error when no
+    // later segment goes on.
+    std::error_code damage_;
+    std::string damage_where_;
     byte_buffer buf_;
     std::size_t pos_ = 0;         // next unparsed byte in buf_
     std::uint64_t buf_file_ = 0;  // file position of buf_[0]

@@ -59,8 +59,10 @@ struct read_options {
     // A named durable cursor: the stream starts where its last ack left it (a new one where
     // from/at_end/last say), and ack() moves it.
     std::string cursor;
-    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()), or
-    // list the sender ids whose objects the daemon holds (senders() after open()).
+    // Instead of reading: list the cursors or delete `cursor` (cursors() after open()), move
+    // (or make) `cursor` to `from` (set_cursor: open() fails with past_end, nothing changed,
+    // beyond the daemon's durable end), or list the sender ids whose objects the daemon holds
+    // (senders() after open()).
     read_request request = read_request::none;
     // Objects below this offset are not handed out: a reconnecting reader's next offset, when
     // the daemon starts before it (at a cursor's last ack).

@@ -3,8 +3,9 @@
 # segments whose only block has a flipped byte, that are zeroed, or truncated to 0 bytes are
 # gaps to two readers at once, who get every intact object and exit 5; the daemon answers
 # other clients meanwhile and ends within server.shutdown_grace plus a second of SIGTERM with
-# two followers busy in the journal. Retention that deletes what a reader has not read yet is
-# a gap to that reader (exit 5) and a metric.
+# two followers busy in the journal. A closed segment renamed (its block numbered below its
+# name) is a gap too: a reader from 0 gets every other object and exits 5. Retention that
+# deletes what a reader has not read yet is a gap to that reader (exit 5) and a metric.
 set -euo pipefail
 objwired=$1
 objwire=$2
@@ -113,6 +114,42 @@ for r in 1 2; do
 done
 pids=()
 echo "damaged segments: ok ($want objects read around $lost lost)"
+
+# 2. A closed segment renamed one offset up (journal-...N.owj to N+1): its first block is
+# numbered below the name, so its offsets are lost whatever the name says (and offset N, which
+# no segment starts at). A reader from 0 gets every other object, at its offset, and exits 5.
+start_daemon "$dir/log-rn" "$dir/data-rn"
+for b in 0 1 2 3; do
+  "$objwire" send "$dir/in$b" --to "127.0.0.1:$port" 2>/dev/null || fail "send $b (renamed)"
+done
+kill -TERM "$daemon"
+wait "$daemon" || true
+mapfile -t segs < <(ls "$dir/data-rn"/journal-*.owj | sort)
+[ "${#segs[@]}" -ge 4 ] || fail "want 4 segments or more, have ${#segs[@]}"
+a=$(first_of "${segs[1]}")
+b=$(first_of "${segs[2]}")
+mv "${segs[1]}" "$dir/data-rn/$(printf 'journal-%020d.owj' $((a + 1)))"
+start_daemon "$dir/log-rn2" "$dir/data-rn"
+rc=0
+timeout 30 "$objwire" read --to "127.0.0.1:$port" -o "$dir/read-rn" --offsets "$dir/read-rn.off" \
+  2>"$dir/err-rn" || rc=$?
+[ "$rc" -eq 5 ] || fail "read of the renamed segment's journal exited $rc, want 5: $(cat "$dir/err-rn")"
+cat "$dir"/in[0-3] >"$dir/sent-rn"
+# Each object read is the one sent at its offset.
+awk 'NR == FNR { at[$1 + 1] = 1; next } FNR in at' "$dir/read-rn.off" "$dir/sent-rn" |
+  cmp -s - "$dir/read-rn" || fail "the objects read are not those sent at their offsets"
+# The offsets not read are exactly the gaps told, and lie in the renamed segment: offset a,
+# then its first block (a later block of it, numbered in order, is read).
+seq 0 2399 | grep -vxFf <(cut -f1 "$dir/read-rn.off") >"$dir/missing-rn" || true
+grep -o "gap: offsets [0-9]* to [0-9]*" "$dir/err-rn" | while read -r _ _ g _ h; do seq "$g" "$h"; done |
+  cmp -s - "$dir/missing-rn" || fail "the offsets not read are not the gaps told: $(cat "$dir/err-rn")"
+[ "$(head -n 1 "$dir/missing-rn")" = "$a" ] && [ "$(tail -n 1 "$dir/missing-rn")" -lt "$b" ] &&
+  [ "$(wc -l <"$dir/missing-rn")" -gt 1 ] ||
+  fail "lost $(wc -l <"$dir/missing-rn") offsets, want from $a into the renamed segment (to $b at most)"
+kill -TERM "$daemon"
+wait "$daemon" || true
+daemon=""
+echo "renamed segment: ok ($(wc -l <"$dir/missing-rn") offsets lost from $a, $(wc -l <"$dir/read-rn") objects read)"
 
 # 8. Retention ahead of a reader: 1 MiB segments, 16 MiB kept, 20 MB stored. A reader whose
 # output is not consumed stops reading (at most a few MB in pipe and socket buffers); 40 MB more

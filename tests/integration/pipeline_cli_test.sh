@@ -153,6 +153,7 @@ expect 1 "must not be empty" "$objwire" read --to "$to" --cursor ""
 end=$(wc -l <"$dir/ref.jsonl")
 expect 0 "is past the end of what is stored" "$objwire" read --to "$to" --from 99999999999
 [ ! -s "$dir/out" ] || fail "read --from past the end printed objects"
+stored_end=$(grep -o "the next offset is [0-9]*" "$dir/err" | grep -o "[0-9]*$")
 # Cursors: --from places a new one only; cursor set moves one back (or forward).
 expect 0 "cursor 'etl' at offset" "$objwire" read --to "$to" --cursor etl --from 10
 expect 1 "exists (at offset" "$objwire" read --to "$to" --cursor etl --from 0
@@ -160,7 +161,16 @@ expect 0 "cursor 'etl' at offset 5" "$objwire" cursor set etl 5 --to "$to"
 "$objwire" cursor list --to "$to" 2>/dev/null | grep -qx "etl	5" || fail "cursor set did not move etl to 5"
 expect 0 "cursor 'etl' at offset" "$objwire" read --to "$to" --cursor etl
 head -6 "$dir/out" | cmp -s - <(sed -n 6,11p "$dir/ref.jsonl") || fail "the moved cursor did not start at 5"
+"$objwire" cursor list --to "$to" >"$dir/cursors-before" 2>/dev/null || fail "cursor list exited $?"
 expect 1 "past the end" "$objwire" cursor set etl 99999999999 --to "$to"
+# A refused set changes nothing and makes no cursor: one past the end, and 2^64-1.
+expect 1 "cursor 'new60' not moved" "$objwire" cursor set new60 $((stored_end + 10)) --to "$to"
+expect 1 "past the end" "$objwire" cursor set new60 18446744073709551615 --to "$to"
+# A new cursor is not made past the end either: its acks could never reach it.
+expect 1 "cursor 'new60' not made" "$objwire" read --to "$to" --cursor new60 --from $((stored_end + 10))
+expect 1 "cursor 'new60' not made" "$objwire" read --to "$to" --cursor new60 --from $((stored_end + 10)) --follow
+"$objwire" cursor list --to "$to" 2>/dev/null | cmp -s "$dir/cursors-before" - ||
+  fail "a refused cursor set or read changed the cursors: $("$objwire" cursor list --to "$to" 2>&1)"
 # Files: a missing input 66, an output that cannot be created 73, for every subcommand.
 expect 66 "cannot open" "$objwire" send "$dir/missing.jsonl" --to "$to"
 expect 66 "cannot open" "$objwire" encode "$dir/missing.jsonl" -o "$dir/x.owj"

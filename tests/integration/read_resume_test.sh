@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Readers that resume, as a user runs them: --from end and -N, usage errors, an unknown sender,
 # a follower across a daemon restart (SIGTERM, then kill -9) printing every object once, a
-# named cursor reader killed with kill -9 and restarted missing nothing, and twenty cursor
-# readers started back to back each taking the cursor.
+# named cursor reader killed with kill -9 and restarted missing nothing, twenty cursor
+# readers started back to back each taking the cursor, and a follower of a sender id that has
+# stored nothing yet getting its objects when they come.
 set -euo pipefail
 objwired=$1
 objwire=$2
@@ -146,6 +147,33 @@ rc=0
 "$objwire" cursor delete etl --to "$to" 2>/dev/null || rc=$?
 [ "$rc" -eq 6 ] || fail "deleting a deleted cursor exited $rc, want 6"
 "$objwire" cursor list --to "$to" 2>/dev/null | grep -q "^etl" && fail "etl still listed"
+
+# A follower of a sender id that has stored nothing yet is served (a consumer started before
+# its producer): it prints that id's objects when they come, and no other's - from the start
+# and from its last 3 (none yet: the end).
+"$objwire" read --to "$to" --follow --sender later -o "$dir/later.out" 2>"$dir/later.err" &
+follower=$!
+"$objwire" read --to "$to" --follow --sender later --from -3 -o "$dir/later3.out" 2>"$dir/later3.err" &
+creader=$!
+has_two_followers() { [ "$(grep -c "following, sender 'later'" "$dir/log3")" -eq 2 ]; }
+wait_until 10 has_two_followers ||
+  fail "followers: $(cat "$dir/later.err" "$dir/later3.err")"
+"$objwire" gen --workload events -n 50 -o "$dir/later.jsonl"
+send "$dir/part01" other
+send "$dir/later.jsonl" later
+wait_lines "$dir/later.out" 50
+wait_lines "$dir/later3.out" 50
+kill -TERM $follower $creader
+wait $follower || fail "the follower of a new sender exited $? on SIGTERM: $(cat "$dir/later.err")"
+wait $creader || fail "the --from -3 follower exited $? on SIGTERM: $(cat "$dir/later3.err")"
+follower=""
+creader=""
+stored "$dir/later.stored" --sender later
+[ "$(wc -l <"$dir/later.stored")" -eq 50 ] || fail "sender later stored $(wc -l <"$dir/later.stored")"
+for out in later later3; do
+  cmp -s "$dir/later.stored" "$dir/$out.out" ||
+    fail "the follower of a new sender ($out) printed $(wc -l <"$dir/$out.out") lines, not its 50 objects"
+done
 kill -TERM $daemon
 wait $daemon || fail "daemon exited $? on SIGTERM"
 echo "read resume CLI: all checks passed"

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/errors.hpp"
+
 namespace objwire::daemon {
 namespace {
 
@@ -71,6 +73,34 @@ TEST_F(CursorStore, OneReaderAtATimeHoldsAName) {
     s.release("etl");
     EXPECT_FALSE(s.in_use("etl"));
     EXPECT_TRUE(s.claim("etl"));
+}
+
+// `cursor set` moves or makes a cursor up to the durable end; a refused one changes nothing
+// and makes no cursor, past the end (2^64-1 too) or while a reader holds the name.
+TEST_F(CursorStore, ASetIsRefusedPastTheEndOrInUseChangingNothing) {
+    cursor_store s(dir_);
+    std::error_code ec;
+    EXPECT_EQ(s.set("new", 60, 50), proto_errc::past_end);
+    EXPECT_EQ(s.set("new", UINT64_MAX, 50), proto_errc::past_end);
+    EXPECT_FALSE(s.get("new", ec).has_value()) << "a refused set made the cursor";
+    EXPECT_FALSE(ec);
+    std::string damaged;
+    EXPECT_TRUE(s.list(ec, damaged).empty());
+    EXPECT_TRUE(s.positions().empty());
+
+    ASSERT_FALSE(s.set("etl", 50, 50)) << "the durable end itself is a position";
+    EXPECT_EQ(s.set("etl", 51, 50), proto_errc::past_end);
+    EXPECT_EQ(s.get("etl", ec), 50u);
+    ASSERT_FALSE(s.set("etl", 7, 50)) << "back";
+    EXPECT_EQ(s.get("etl", ec), 7u);
+
+    ASSERT_TRUE(s.claim("etl"));
+    EXPECT_EQ(s.set("etl", 9, 50), proto_errc::sender_busy);
+    EXPECT_EQ(s.get("etl", ec), 7u);
+    s.release("etl");
+    ASSERT_FALSE(s.set("etl", 9, 50));
+    EXPECT_FALSE(s.in_use("etl")) << "a set holds the name only while it stores";
+    EXPECT_EQ(s.get("etl", ec), 9u);
 }
 
 TEST_F(CursorStore, OneStorePerDataDirectory) {

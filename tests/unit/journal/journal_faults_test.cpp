@@ -444,6 +444,41 @@ TEST_F(JournalFaults, AWhollyDamagedSegmentIsOneGapForTheCursor) {
     }
 }
 
+// A closed segment renamed one offset up holds a block numbered below its name: whatever the
+// name says, its offsets are a gap up to the next segment, and the cursor reads on there.
+TEST_F(JournalFaults, ARenamedSegmentIsAGapForTheCursor) {
+    write_three(fsync_policy::never, true);
+    std::filesystem::rename(segment(5), segment(6));
+    daemon::journal_cursor c(dir_, 0);
+    const auto w = walk_cursor(c, 18);
+    EXPECT_TRUE(w.ended);
+    EXPECT_EQ(w.firsts, (std::vector<std::uint64_t>{0, 11}));
+    ASSERT_EQ(w.gaps.size(), 2u);
+    EXPECT_EQ(w.gaps[0].first, 5u);  // no segment starts at 5
+    EXPECT_EQ(w.gaps[0].end, 6u);
+    EXPECT_EQ(w.gaps[1].first, 6u);  // the renamed one holds nothing numbered from 6
+    EXPECT_EQ(w.gaps[1].end, 11u);
+}
+
+// The last segment renamed: nothing after it goes on, and the error says why.
+TEST_F(JournalFaults, ARenamedLastSegmentStopsTheCursorSayingWhy) {
+    write_three(fsync_policy::never, true);
+    std::filesystem::rename(segment(11), segment(12));
+    daemon::journal_cursor c(dir_, 0);
+    journal_block_view view;
+    std::span<const std::uint8_t> bytes;
+    auto st = daemon::journal_cursor::status::block;
+    for (int calls = 0; calls < 100 && st != daemon::journal_cursor::status::error &&
+                        st != daemon::journal_cursor::status::caught_up;
+         ++calls)
+        st = c.next(18, view, bytes);
+    ASSERT_EQ(st, daemon::journal_cursor::status::error);
+    EXPECT_EQ(c.error(), journal_errc::offset_gap);
+    EXPECT_NE(c.error_detail().find(daemon::segment_file_name(12) + " at position 0"),
+              std::string::npos)
+        << c.error_detail();
+}
+
 // Retention that deletes a segment the cursor has not read yet is a gap, marked as retention's.
 TEST_F(JournalFaults, RetentionAheadOfTheCursorIsAGap) {
     write_three(fsync_policy::never, true);

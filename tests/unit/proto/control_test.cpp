@@ -94,12 +94,12 @@ TEST(Control, ReaderStartAndCursorFieldsRoundTrip) {
     auto back = decode_hello(b.span());
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, h);
-    // request is the last field written: a value past `list_senders` is refused.
+    // request is the last field written: a value past `set_cursor` is refused.
     ASSERT_EQ(b.span().back(), static_cast<std::uint8_t>(read_request::delete_cursor));
-    b.span().back() = 3;
-    ASSERT_TRUE(decode_hello(b.span()));
-    EXPECT_EQ(decode_hello(b.span())->request, read_request::list_senders);
     b.span().back() = 4;
+    ASSERT_TRUE(decode_hello(b.span()));
+    EXPECT_EQ(decode_hello(b.span())->request, read_request::set_cursor);
+    b.span().back() = 5;
     EXPECT_EQ(decode_hello(b.span()).error(), proto_errc::bad_handshake);
 
     hello since;
