@@ -40,11 +40,11 @@
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
-#include "proto/compression_stats.hpp"
-#include "proto/control.hpp"
-#include "proto/table_stats.hpp"
-#include "proto/typed_writer.hpp"
-#include "proto/value.hpp"
+#include <objwire/proto/compression_stats.hpp>
+#include <objwire/proto/control.hpp>
+#include <objwire/proto/table_stats.hpp>
+#include <objwire/proto/typed_writer.hpp>
+#include <objwire/proto/value.hpp>
 
 namespace objwire::typed {
 template <class T>

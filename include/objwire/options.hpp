@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "proto/compression_stats.hpp"
-#include "proto/frame.hpp"
-#include "proto/reset_policy.hpp"
+#include <objwire/proto/compression_stats.hpp>
+#include <objwire/proto/frame.hpp>
+#include <objwire/proto/reset_policy.hpp>
 
 namespace objwire::client {
 

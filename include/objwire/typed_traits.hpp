@@ -38,7 +38,7 @@
 #include <variant>
 #include <vector>
 
-#include "proto/value.hpp"
+#include <objwire/proto/value.hpp>
 
 namespace objwire::typed {
 
