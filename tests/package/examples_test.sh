@@ -74,7 +74,8 @@ quoted=$(cd "$prefix/include" && grep -rn '^[[:space:]]*#[[:space:]]*include[[:s
 # (include/proto/value.hpp, include/config/settings.hpp, include/client/connection.hpp...):
 # its names win, and the library's headers still compile - with find_package and with
 # pkg-config. The consumer's proto/errors.hpp and its like stop the build (#error) if a library
-# header reaches them; its proto/value.hpp would leave the library's types undeclared.
+# header reaches them; its proto/value.hpp would leave the library's types undeclared. (Its
+# ./client/... is a path of the consumer's, found on its include path, not of this repository.)
 consumer=$dir/consumer
 mkdir -p "$consumer/include/config" "$consumer/include/client/lib" "$consumer/include/proto"
 cat >"$consumer/include/config/settings.hpp" <<'HDR'
@@ -96,7 +97,7 @@ done
 cat >"$consumer/main.cpp" <<'SRC'
 #include "config/settings.hpp"
 #include "proto/value.hpp"
-#include "client/connection.hpp"
+#include "./client/connection.hpp"
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
 #include <objwire/typed_reader.hpp>
