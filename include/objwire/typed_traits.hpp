@@ -158,6 +158,16 @@ concept readable_wire_form = has_wire_form<T> &&
     wire_form<T>::from_wire(w, out);
 };
 
+// std::u8string: a string, as std::string (its UTF-8 is checked on sending like any string's).
+template <>
+struct wire_form<std::u8string> {
+    using wire_type = std::string;
+    static std::string to_wire(const std::u8string& s) { return {s.begin(), s.end()}; }
+    static void from_wire(const std::string& s, std::u8string& out) {
+        out.assign(s.begin(), s.end());
+    }
+};
+
 // A std::chrono duration travels as the count of its own ticks: an integer for an integer
 // representation (std::chrono::milliseconds{1500} is 1500), a float64 for a floating one. The
 // unit is the C++ type's, not the wire's: read it into the same period (or convert after).
