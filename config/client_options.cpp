@@ -54,6 +54,7 @@ constexpr auto same_fields = std::make_tuple(
     std::pair{&client::options::linger, &client_settings::batch_linger},
     std::pair{&client::options::table_budget, &client_settings::table_budget},
     std::pair{&client::options::max_in_flight, &client_settings::max_in_flight},
+    std::pair{&client::options::max_async_sends, &client_settings::max_async_sends},
     std::pair{&client::options::compression_level, &client_settings::compression_level},
     std::pair{&client::options::compression_min_frame_bytes,
               &client_settings::compression_min_frame_bytes},
@@ -67,7 +68,7 @@ void for_each_same_field(Copy copy) {
 }
 
 // Each key's field of client::options (client.to is two: host and port).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 33> field_of_key{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 34> field_of_key{{
     {"client.to", "host"},
     {"client.connect_timeout", "connect_timeout"},
     {"client.sender_id", "sender_id"},
@@ -78,6 +79,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 33> field_of
     {"reset.policy", "reset"},
     {"reset.table_budget", "table_budget"},
     {"flow.max_in_flight", "max_in_flight"},
+    {"flow.max_async_sends", "max_async_sends"},
     {"limits.max_frame_bytes", "max_frame_bytes"},
     {"limits.max_depth", "max_depth"},
     {"read.max_block_bytes", "read_max_block_bytes"},

@@ -1,4 +1,5 @@
 #include "client/lib/connection_core.hpp"
+#include "client/lib/foreign_peer.hpp"
 
 #include <type_traits>
 
@@ -49,10 +50,19 @@ class client_category_impl final : public std::error_category {
                 return "options out of range";
             case client_errc::input_mismatch:
                 return "the input is not the one its sender id stored";
+            case client_errc::too_many_in_flight:
+                return "too many asynchronous sends in flight";
         }
         return "objwire.client error " + std::to_string(ev);
     }
 };
+
+// The words of a failure that came with none of its own.
+std::string reason_of(std::error_code ec) {
+    if (ec == client_errc::not_open)
+        return "the connection is not open: open() it first (again after close() or a failure)";
+    return ec.message();
+}
 
 // A stream needs an id to be resumed: without one configured, a random one per connection
 // object (so two clients never share one by accident).
@@ -193,6 +203,8 @@ std::error_code connection_core::open(std::chrono::milliseconds retry_for) {
 
 std::error_code connection_core::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
+    // Every failure has its words: one that set none (not open, say) gets the code's own.
+    if (ec && last_error_.empty()) last_error_ = reason_of(ec);
     wake_linger();  // every public call ends here
     return ec;
 }
@@ -217,6 +229,7 @@ std::error_code connection_core::connect_socket() {
         ec = stream_.connect(settings_, why);
     }
     if (ec) return fail(ec, why);
+    replied_ = false;
     return {};
 }
 
@@ -435,6 +448,12 @@ std::error_code connection_core::read_replies(bool block) {
             return resume_after(
                 ec, "no reply from the daemon within " + std::to_string(wait.count()) + " ms");
         return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
+    }
+    if (!replied_ && n > 0) {  // the first bytes of this connection: a welcome, or not objwired
+        replied_ = true;
+        if (auto why = foreign_reply(space.first(n)); !why.empty())
+            return fail(proto_errc::bad_handshake, why + " (" + settings_.to_host + ":" +
+                                                       std::to_string(settings_.to_port) + ")");
     }
     stats_.wire_bytes_in += n;
     core_.commit(n);

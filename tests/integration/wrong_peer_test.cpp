@@ -1,0 +1,82 @@
+// last_error() says why a connection cannot be used even when no daemon was asked: a send
+// before open(), and a port where something other than objwired answers (an HTTP server's
+// text reply), which fails at once with a message naming the peer as not objwired instead of
+// waiting for a welcome that will never come.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <asio.hpp>
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+
+#include <objwire/connection.hpp>
+#include "config/settings.hpp"
+#include "proto/errors.hpp"
+
+namespace objwire::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+message point() {
+    static const auto type = make_record_type("Point", {"x", "y"});
+    return {make_record(type, {1, 2}), {}};
+}
+
+TEST(LastError, ASendBeforeOpenSaysTheConnectionIsNotOpen) {
+    config::client_settings s;
+    client::connection c(s);
+    EXPECT_EQ(c.send(point()), client::client_errc::not_open);
+    EXPECT_NE(c.last_error().find("not open: open() it first"), std::string::npos)
+        << c.last_error();
+    EXPECT_EQ(c.flush(), client::client_errc::not_open);
+    EXPECT_NE(c.last_error(), "");
+}
+
+// A server on 127.0.0.1 that reads the hello, answers `reply` and then holds the connection
+// open until the test is done with it: only the reply can end the client's wait early.
+class text_server {
+  public:
+    explicit text_server(std::string reply)
+        : acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+        thread_ = std::thread([this, reply = std::move(reply)] {
+            asio::ip::tcp::socket peer(io_);
+            acceptor_.accept(peer);
+            std::array<char, 256> hello{};
+            std::error_code ec;
+            peer.read_some(asio::buffer(hello), ec);
+            asio::write(peer, asio::buffer(reply), ec);
+            done_.get_future().wait_for(60s);
+        });
+    }
+    ~text_server() {
+        done_.set_value();
+        thread_.join();
+    }
+    std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+  private:
+    asio::io_context io_;
+    asio::ip::tcp::acceptor acceptor_;
+    std::promise<void> done_;
+    std::thread thread_;
+};
+
+TEST(LastError, APortThatIsNotObjwiredFailsAtOnceSayingSo) {
+    text_server http("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\nbad request\n");
+    config::client_settings s;
+    s.to_host = "127.0.0.1";
+    s.to_port = http.port();
+    client::connection c(s);
+    // Waiting for a welcome would end after 30 s with "no reply from the daemon".
+    EXPECT_EQ(c.open(), proto_errc::bad_handshake);
+    EXPECT_EQ(c.last_error(),
+              "the peer is not objwired: it answered \"HTTP/1.1 400 Bad Request\" (127.0.0.1:" +
+                  std::to_string(http.port()) + ")");
+    EXPECT_FALSE(c.is_open());
+}
+
+}  // namespace
+}  // namespace objwire::test
