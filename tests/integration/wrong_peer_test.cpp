@@ -7,7 +7,6 @@
 #include <array>
 #include <asio.hpp>
 #include <chrono>
-#include <future>
 #include <string>
 #include <thread>
 
@@ -36,31 +35,34 @@ TEST(LastError, ASendBeforeOpenSaysTheConnectionIsNotOpen) {
 }
 
 // A server on 127.0.0.1 that reads the hello, answers `reply` and then holds the connection
-// open until the test is done with it: only the reply can end the client's wait early.
+// open until the test is done with it: only the reply can end the client's wait early. Its
+// thread runs for at most 60 s, whatever the client does.
 class text_server {
   public:
     explicit text_server(std::string reply)
-        : acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
-        thread_ = std::thread([this, reply = std::move(reply)] {
-            asio::ip::tcp::socket peer(io_);
-            acceptor_.accept(peer);
-            std::array<char, 256> hello{};
-            std::error_code ec;
-            peer.read_some(asio::buffer(hello), ec);
-            asio::write(peer, asio::buffer(reply), ec);
-            done_.get_future().wait_for(60s);
+        : reply_(std::move(reply)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+        acceptor_.async_accept(peer_, [this](std::error_code ec) {
+            if (ec) return;
+            peer_.async_read_some(asio::buffer(hello_), [this](std::error_code e, std::size_t) {
+                if (!e)
+                    asio::async_write(peer_, asio::buffer(reply_),
+                                      [](std::error_code, std::size_t) {});
+            });
         });
+        thread_ = std::thread([this] { io_.run_for(60s); });
     }
     ~text_server() {
-        done_.set_value();
+        io_.stop();
         thread_.join();
     }
     std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
 
   private:
+    std::string reply_;
     asio::io_context io_;
     asio::ip::tcp::acceptor acceptor_;
-    std::promise<void> done_;
+    asio::ip::tcp::socket peer_{io_};
+    std::array<char, 256> hello_{};
     std::thread thread_;
 };
 
