@@ -57,6 +57,10 @@ class client_category_impl final : public std::error_category {
     }
 };
 
+std::string peer_name(const config::client_settings& s) {
+    return s.to_host + ":" + std::to_string(s.to_port);
+}
+
 // The words of a failure that came with none of its own.
 std::string reason_of(std::error_code ec) {
     if (ec == client_errc::not_open)
@@ -444,16 +448,21 @@ std::error_code connection_core::read_replies(bool block) {
     // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
     if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
     if (ec) {
+        // objwired answers a hello at once: a peer silent since the connect may be another
+        // server, waiting for a request of its own protocol.
+        const std::string unanswered =
+            replied_ ? ""
+                     : ": nothing came back from " + peer_name(settings_) + ", is it objwired?";
         if (ec == client_errc::timed_out)
-            return resume_after(
-                ec, "no reply from the daemon within " + std::to_string(wait.count()) + " ms");
-        return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
+            return resume_after(ec, "no reply from the daemon within " +
+                                        std::to_string(wait.count()) + " ms" + unanswered);
+        return resume_after(client_errc::connection_lost,
+                            "connection lost: " + ec.message() + unanswered);
     }
     if (!replied_ && n > 0) {  // the first bytes of this connection: a welcome, or not objwired
         replied_ = true;
         if (auto why = foreign_reply(space.first(n)); !why.empty())
-            return fail(proto_errc::bad_handshake, why + " (" + settings_.to_host + ":" +
-                                                       std::to_string(settings_.to_port) + ")");
+            return fail(proto_errc::bad_handshake, why + " (" + peer_name(settings_) + ")");
     }
     stats_.wire_bytes_in += n;
     core_.commit(n);

@@ -1,7 +1,7 @@
 // last_error() says why a connection cannot be used even when no daemon was asked: a send
 // before open(), and a port where something other than objwired answers (an HTTP server's
 // text reply), which fails at once with a message naming the peer as not objwired instead of
-// waiting for a welcome that will never come.
+// waiting for a welcome that will never come, or that closes without a word.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -35,8 +35,9 @@ TEST(LastError, ASendBeforeOpenSaysTheConnectionIsNotOpen) {
 }
 
 // A server on 127.0.0.1 that reads the hello, answers `reply` and then holds the connection
-// open until the test is done with it: only the reply can end the client's wait early. Its
-// thread runs for at most 60 s, whatever the client does.
+// open until the test is done with it: only the reply can end the client's wait early. With
+// no reply it closes the connection instead. Its thread runs for at most 60 s, whatever the
+// client does.
 class text_server {
   public:
     explicit text_server(std::string reply)
@@ -44,7 +45,8 @@ class text_server {
         acceptor_.async_accept(peer_, [this](std::error_code ec) {
             if (ec) return;
             peer_.async_read_some(asio::buffer(hello_), [this](std::error_code e, std::size_t) {
-                if (!e)
+                if (reply_.empty()) peer_.close(e);
+                if (!e && !reply_.empty())
                     asio::async_write(peer_, asio::buffer(reply_),
                                       [](std::error_code, std::size_t) {});
             });
@@ -78,6 +80,22 @@ TEST(LastError, APortThatIsNotObjwiredFailsAtOnceSayingSo) {
               "the peer is not objwired: it answered \"HTTP/1.1 400 Bad Request\" (127.0.0.1:" +
                   std::to_string(http.port()) + ")");
     EXPECT_FALSE(c.is_open());
+}
+
+// A server that takes the hello and closes without a word: objwired would have answered, so
+// the error asks whether the peer is objwired.
+TEST(LastError, APeerThatClosesWithoutAWordIsAskedAbout) {
+    text_server silent("");
+    config::client_settings s;
+    s.to_host = "127.0.0.1";
+    s.to_port = silent.port();
+    client::connection c(s);
+    EXPECT_EQ(c.open(), client::client_errc::connection_lost);
+    EXPECT_NE(c.last_error().find("connection lost: "), std::string::npos) << c.last_error();
+    EXPECT_NE(c.last_error().find(": nothing came back from 127.0.0.1:" +
+                                  std::to_string(silent.port()) + ", is it objwired?"),
+              std::string::npos)
+        << c.last_error();
 }
 
 }  // namespace
