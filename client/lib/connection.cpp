@@ -57,10 +57,6 @@ class client_category_impl final : public std::error_category {
     }
 };
 
-std::string peer_name(const config::client_settings& s) {
-    return s.to_host + ":" + std::to_string(s.to_port);
-}
-
 // The words of a failure that came with none of its own.
 std::string reason_of(std::error_code ec) {
     if (ec == client_errc::not_open)
@@ -452,7 +448,9 @@ std::error_code connection_core::read_replies(bool block) {
         // server, waiting for a request of its own protocol.
         const std::string unanswered =
             replied_ ? ""
-                     : ": nothing came back from " + peer_name(settings_) + ", is it objwired?";
+                     : ": nothing came back from " +
+                           config::format_host_port(settings_.to_host, settings_.to_port) +
+                           ", is it objwired?";
         if (ec == client_errc::timed_out)
             return resume_after(ec, "no reply from the daemon within " +
                                         std::to_string(wait.count()) + " ms" + unanswered);
@@ -462,7 +460,9 @@ std::error_code connection_core::read_replies(bool block) {
     if (!replied_ && n > 0) {  // the first bytes of this connection: a welcome, or not objwired
         replied_ = true;
         if (auto why = foreign_reply(space.first(n)); !why.empty())
-            return fail(proto_errc::bad_handshake, why + " (" + peer_name(settings_) + ")");
+            return fail(
+                proto_errc::bad_handshake,
+                why + " (" + config::format_host_port(settings_.to_host, settings_.to_port) + ")");
     }
     stats_.wire_bytes_in += n;
     core_.commit(n);
