@@ -1,13 +1,12 @@
 # What `cmake --install` gives a user of the library, and the Debian package (cpack -G DEB).
 #
 # Library: objwire::proto, objwire::config and objwire::client (static unless
-# BUILD_SHARED_LIBS=ON), their public headers under include/objwire/ (with the internal ones
-# they still include under include/objwire/proto, config and client/lib), the CMake
-# package lib/cmake/objwire/ and lib/pkgconfig/objwire.pc. A user includes
-# <objwire/connection.hpp>; the exported targets (and objwire.pc) also put
-# include/objwire on the include path because the headers include each other as
-# "proto/value.hpp" - the way the source tree does - so no header needs rewriting to be
-# installed. docs/LIBRARY.md, "Using the installed library".
+# BUILD_SHARED_LIBS=ON), their public headers under include/objwire/ (with the protocol's
+# vocabulary they are written in under include/objwire/proto/), the CMake package
+# lib/cmake/objwire/ and lib/pkgconfig/objwire.pc. A user includes <objwire/connection.hpp>;
+# every installed header includes only <objwire/...> (and standard, asio and Boost headers),
+# so the include path is include/ alone and a user's own proto/, config/ or client/ headers
+# never stand in for the library's. docs/LIBRARY.md, "Using the installed library".
 #
 # Components: `runtime` (the two programs, the unit, the example configs, the man pages and
 # completion of cmake/objwire_docs.cmake) is what the Debian package holds; `development` is
@@ -45,8 +44,8 @@ target_include_directories(objwire_proto PUBLIC $<BUILD_INTERFACE:${PROJECT_BINA
 # Public headers: include/objwire/*.hpp, installed as <objwire/NAME.hpp>; and the protocol's
 # vocabulary they are written in - values, the typed writer, the handshake's fields, the
 # stats - public by design (docs/LIBRARY.md, "The public surface"), installed under
-# include/objwire/proto/ and found by the paths the source tree includes them by
-# ("proto/value.hpp"). Nothing else of proto/, config/ or client/ is installed:
+# include/objwire/proto/ and included as <objwire/proto/NAME.hpp>, in the build too
+# (proto/CMakeLists.txt). Nothing else of proto/, config/ or client/ is installed:
 # tests/package/examples_test.sh holds this list to what the public headers include.
 file(GLOB objwire_public_headers ${PROJECT_SOURCE_DIR}/include/objwire/*.hpp)
 install(FILES ${objwire_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire
@@ -66,7 +65,7 @@ install(TARGETS ${objwire_library_targets} EXPORT objwireTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime
                 NAMELINK_COMPONENT development
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_INSTALL_INCLUDEDIR}/objwire)
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(objwire_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/objwire)
 install(EXPORT objwireTargets NAMESPACE objwire:: DESTINATION ${objwire_cmake_dir}
         COMPONENT development)

@@ -148,6 +148,7 @@ struct client_settings {
     std::uint64_t table_budget = 0;         // reset.table_budget (0: the daemon's)
     // [flow]
     std::uint64_t max_in_flight = 8 * mebibyte;  // flow.max_in_flight
+    std::uint64_t max_async_sends = 100'000;     // flow.max_async_sends (0: no limit)
     // [limits] - what this client accepts from the daemon
     std::uint32_t max_frame_bytes = 16 * mebibyte;  // limits.max_frame_bytes
     std::uint32_t max_depth = 64;                   // limits.max_depth

@@ -6,8 +6,8 @@
 #include <span>
 #include <string_view>
 
-#include "proto/byte_buffer.hpp"
-#include "proto/errors.hpp"
+#include <objwire/proto/byte_buffer.hpp>
+#include <objwire/proto/errors.hpp>
 
 namespace objwire {
 

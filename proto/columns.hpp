@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <span>
 
-#include "proto/byte_buffer.hpp"
-#include "proto/byte_reader.hpp"
-#include "proto/errors.hpp"
+#include <objwire/proto/byte_buffer.hpp>
+#include <objwire/proto/byte_reader.hpp>
+#include <objwire/proto/errors.hpp>
 
 namespace objwire {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "proto/frame.hpp"
+#include <objwire/proto/frame.hpp>
 
 namespace objwire {
 

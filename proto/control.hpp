@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "proto/byte_buffer.hpp"
-#include "proto/errors.hpp"
-#include "proto/limits.hpp"
-#include "proto/result.hpp"
+#include <objwire/proto/byte_buffer.hpp>
+#include <objwire/proto/errors.hpp>
+#include <objwire/proto/limits.hpp>
+#include <objwire/proto/result.hpp>
 
 namespace objwire {
 

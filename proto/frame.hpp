@@ -8,7 +8,7 @@
 #include <span>
 #include <system_error>
 
-#include "proto/byte_buffer.hpp"
+#include <objwire/proto/byte_buffer.hpp>
 
 namespace objwire {
 

@@ -24,11 +24,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "proto/byte_buffer.hpp"
-#include "proto/byte_reader.hpp"
-#include "proto/limits.hpp"
-#include "proto/result.hpp"
-#include "proto/value.hpp"
+#include <objwire/proto/byte_buffer.hpp>
+#include <objwire/proto/byte_reader.hpp>
+#include <objwire/proto/limits.hpp>
+#include <objwire/proto/result.hpp>
+#include <objwire/proto/value.hpp>
 
 namespace objwire {
 

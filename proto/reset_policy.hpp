@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "proto/result.hpp"
+#include <objwire/proto/result.hpp>
 
 namespace objwire {
 

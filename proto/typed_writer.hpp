@@ -24,10 +24,10 @@
 #include <string_view>
 #include <vector>
 
-#include "proto/byte_buffer.hpp"
-#include "proto/columns.hpp"
-#include "proto/errors.hpp"
-#include "proto/value.hpp"
+#include <objwire/proto/byte_buffer.hpp>
+#include <objwire/proto/columns.hpp>
+#include <objwire/proto/errors.hpp>
+#include <objwire/proto/value.hpp>
 
 namespace objwire {
 

@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "proto/frame.hpp"
+#include <objwire/proto/frame.hpp>
 
 namespace objwire {
 

@@ -1,4 +1,5 @@
 #include "client/lib/connection_core.hpp"
+#include "client/lib/foreign_peer.hpp"
 
 #include <type_traits>
 
@@ -49,10 +50,19 @@ class client_category_impl final : public std::error_category {
                 return "options out of range";
             case client_errc::input_mismatch:
                 return "the input is not the one its sender id stored";
+            case client_errc::too_many_in_flight:
+                return "too many asynchronous sends in flight";
         }
         return "objwire.client error " + std::to_string(ev);
     }
 };
+
+// The words of a failure that came with none of its own.
+std::string reason_of(std::error_code ec) {
+    if (ec == client_errc::not_open)
+        return "the connection is not open: open() it first (again after close() or a failure)";
+    return ec.message();
+}
 
 // A stream needs an id to be resumed: without one configured, a random one per connection
 // object (so two clients never share one by accident).
@@ -193,6 +203,8 @@ std::error_code connection_core::open(std::chrono::milliseconds retry_for) {
 
 std::error_code connection_core::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
+    // Every failure has its words: one that set none (not open, say) gets the code's own.
+    if (ec && last_error_.empty()) last_error_ = reason_of(ec);
     wake_linger();  // every public call ends here
     return ec;
 }
@@ -217,6 +229,7 @@ std::error_code connection_core::connect_socket() {
         ec = stream_.connect(settings_, why);
     }
     if (ec) return fail(ec, why);
+    replied_ = false;
     return {};
 }
 
@@ -431,10 +444,25 @@ std::error_code connection_core::read_replies(bool block) {
     // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
     if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
     if (ec) {
+        // objwired answers a hello at once: a peer silent since the connect may be another
+        // server, waiting for a request of its own protocol.
+        const std::string unanswered =
+            replied_ ? ""
+                     : ": nothing came back from " +
+                           config::format_host_port(settings_.to_host, settings_.to_port) +
+                           ", is it objwired?";
         if (ec == client_errc::timed_out)
-            return resume_after(
-                ec, "no reply from the daemon within " + std::to_string(wait.count()) + " ms");
-        return resume_after(client_errc::connection_lost, "connection lost: " + ec.message());
+            return resume_after(ec, "no reply from the daemon within " +
+                                        std::to_string(wait.count()) + " ms" + unanswered);
+        return resume_after(client_errc::connection_lost,
+                            "connection lost: " + ec.message() + unanswered);
+    }
+    if (!replied_ && n > 0) {  // the first bytes of this connection: a welcome, or not objwired
+        replied_ = true;
+        if (auto why = foreign_reply(space.first(n)); !why.empty())
+            return fail(
+                proto_errc::bad_handshake,
+                why + " (" + config::format_host_port(settings_.to_host, settings_.to_port) + ")");
     }
     stats_.wire_bytes_in += n;
     core_.commit(n);

@@ -28,7 +28,7 @@ void connection_core::start_send(message m, completion done) {
         if (!ec) target = core_.messages_added();
         return ec;
     };
-    enqueue(std::move(job));
+    enqueue_send(1, std::move(job));
 }
 
 void connection_core::start_send(std::shared_ptr<const typed_source> source,
@@ -46,7 +46,7 @@ void connection_core::start_send(std::shared_ptr<const typed_source> source,
         }
         return ec;
     };
-    enqueue(std::move(job));
+    enqueue_send(1, std::move(job));
 }
 
 struct connection_core::locked_sink final : detail::batch_sink {
@@ -73,7 +73,7 @@ void connection_core::start_send_many(std::size_t count, batch_step step, comple
         if (count > 0) target = core_.messages_added();
         return std::error_code{};
     };
-    enqueue(std::move(job));
+    enqueue_send(count, std::move(job));
 }
 
 void connection_core::start_flush(completion done) {
@@ -99,6 +99,38 @@ void connection_core::enqueue(async_job job) {
     async_jobs_.push_back(std::move(job));
     if (!async_thread_.joinable()) async_thread_ = std::thread([this] { async_loop(); });
     async_cv_.notify_one();
+}
+
+// As librdkafka's QUEUE_FULL: a send past the limit is refused at once rather than waited for,
+// so starting one never blocks the caller's executor - nor the worker, whose completions free
+// the slots (a plain callback that sends again runs there). A batch larger than the limit
+// goes when nothing else is in flight, or it never could.
+void connection_core::enqueue_send(std::uint64_t objects, async_job job) {
+    const auto limit = settings_.max_async_sends;
+    {
+        std::lock_guard lock(async_mu_);
+        const auto in_flight = async_in_flight_.load();
+        if (limit != 0 && in_flight > 0 && in_flight + objects > limit) {
+            job.send = false;
+            job.step = [this, limit, in_flight](std::uint64_t&) {
+                last_error_ =
+                    std::to_string(in_flight) +
+                    " objects of asynchronous sends in flight, options.max_async_sends = " +
+                    std::to_string(limit) +
+                    ": this send is not queued; start it again once some have completed";
+                return std::error_code(client_errc::too_many_in_flight);
+            };
+            objects = 0;
+        }
+        async_in_flight_ += objects;
+    }
+    if (objects > 0) {
+        job.done = [this, objects, done = std::move(job.done)](std::error_code ec) {
+            async_in_flight_ -= objects;  // before the handler: it may send again
+            done(ec);
+        };
+    }
+    enqueue(std::move(job));
 }
 
 std::uint64_t connection_core::unacknowledged() const {
@@ -162,6 +194,9 @@ void connection_core::complete_waiting(std::deque<waiting_send>& waiting, std::s
     std::erase_if(waiting, [&](waiting_send& w) {
         if (!w.timed || now < w.deadline) return false;
         --timed;
+        last_error_ = "an asynchronous send not acknowledged within " +
+                      std::to_string(send_timeout_ms_) +
+                      " ms (set_send_timeout): it stays in the stream and may still be stored";
         finished.push_back({std::move(w.done), client_errc::timed_out});
         return true;
     });

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -115,6 +116,9 @@ class connection_core {
     };
     struct locked_sink;  // a batch's objects to send_locked
     void enqueue(async_job job);
+    // Queues a send of `objects` objects unless options::max_async_sends are in flight, in
+    // which case it completes (from the worker, as always) with too_many_in_flight.
+    void enqueue_send(std::uint64_t objects, async_job job);
     void async_loop();
     void run_jobs(std::deque<async_job>& jobs, std::deque<waiting_send>& waiting,
                   std::size_t& timed, std::vector<finished_op>& finished);
@@ -187,6 +191,8 @@ class connection_core {
     std::mutex async_mu_;  // the queue of asynchronous calls
     std::condition_variable async_cv_;
     std::deque<async_job> async_jobs_;
+    // Objects of the asynchronous sends started and not completed (options::max_async_sends).
+    std::atomic<std::uint64_t> async_in_flight_{0};
     std::thread async_thread_;
     bool async_stop_ = false;
     std::int64_t send_timeout_ms_ = 0;
@@ -218,6 +224,7 @@ class connection_core {
     std::uint64_t last_link_sample_ns_ = 0;
     bool waited_since_sample_ = false;  // the socket's buffer was full since the last sample
     bool open_ = false;
+    bool replied_ = false;       // the daemon has sent bytes on this connection
     bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
     bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
     std::string attempt_error_;  // why the last reconnect attempt failed

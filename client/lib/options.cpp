@@ -5,11 +5,12 @@
 namespace objwire::client {
 
 // The one validation of every key: the options written as a settings file and read back by
-// the loader, so a field is held to the same range and rule as the key in objwire.toml.
+// the loader, so a field is held to the same range and rule as the key in objwire.toml; the
+// error then speaks of the field, not of the key and the position in that text.
 std::string check_options(const options& o) {
-    const auto parsed =
-        config::parse_client_toml(config::to_toml(config::from_options(o)), "options");
-    return parsed ? "" : parsed.error().message;
+    const auto toml = config::to_toml(config::from_options(o));
+    const auto parsed = config::parse_client_toml(toml, "options");
+    return parsed ? "" : config::options_error(o, toml, parsed.error().message);
 }
 
 bool load_options(const std::string& path, options& out, std::string& why) {

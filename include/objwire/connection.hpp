@@ -40,11 +40,11 @@
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
-#include "proto/compression_stats.hpp"
-#include "proto/control.hpp"
-#include "proto/table_stats.hpp"
-#include "proto/typed_writer.hpp"
-#include "proto/value.hpp"
+#include <objwire/proto/compression_stats.hpp>
+#include <objwire/proto/control.hpp>
+#include <objwire/proto/table_stats.hpp>
+#include <objwire/proto/typed_writer.hpp>
+#include <objwire/proto/value.hpp>
 
 namespace objwire::typed {
 template <class T>
@@ -94,7 +94,7 @@ class connection_core;  // client/lib/connection_core.hpp
 class connection {
   public:
     // Options out of range are not refused here but by open() (client_errc::invalid_options,
-    // with last_error() naming the key).
+    // with last_error() naming the field).
     explicit connection(const options& opts, std::string client_name = "objwire");
     ~connection();
     // Movable (its worker threads hold the implementation, which does not move); a moved-from
@@ -146,7 +146,9 @@ class connection {
     //
     // async_send completes when the message is acknowledged as durable (it leaves with its
     // batch, within batch.linger), or with timed_out when set_send_timeout() is set and passed
-    // first, or with the error that ended the connection.
+    // first, or with the error that ended the connection - or at once with too_many_in_flight
+    // when options::max_async_sends objects of asynchronous sends are started and not
+    // completed (it is then not queued).
     template <class Token>
     auto async_send(message m, Token&& token) {
         return asio::async_initiate<Token, void(std::error_code)>(
@@ -222,8 +224,9 @@ class connection {
     connection_stats stats() const;
     // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
     compression_stats compression() const;
-    // What went wrong, for people: the daemon's reason when it refused us. Cleared by a later
-    // call that succeeds, so it always speaks of the last failure still in force.
+    // What went wrong, for people: the daemon's reason when it refused us, a peer that is not
+    // objwired, a call before open(). Set by every call that fails; cleared by a later call
+    // that succeeds, so it always speaks of the last failure still in force.
     std::string last_error() const;
     // Whether send() can go on: false before open(), after close(), and once the connection
     // broke and could not be resumed (an error of send() for one message leaves it open).

@@ -14,6 +14,9 @@ enum class client_errc {
     not_open,
     input_mismatch,   // a rerun's input is not the one its sender id stored (skip_stored)
     invalid_options,  // a field of client::options out of range (check_options)
+    // options::max_async_sends asynchronous sends started and not completed: this one is not
+    // queued (async_send, async_send_many)
+    too_many_in_flight,
 };
 const std::error_category& client_category() noexcept;
 inline std::error_code make_error_code(client_errc e) noexcept {

@@ -2,7 +2,7 @@
 // sends. Plain typed fields - durations, sizes, enums - with the defaults of objwire.toml, one
 // field per key of that file (config/objwire.toml describes each). The settings file is one way to
 // fill them (load_options); a program's own code is another. open() checks them first: a field out
-// of range fails with client_errc::invalid_options and last_error() naming its key - never
+// of range fails with client_errc::invalid_options and last_error() naming the field - never
 // replaced by a default.
 //
 //   objwire::client::options o;
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "proto/compression_stats.hpp"
-#include "proto/frame.hpp"
-#include "proto/reset_policy.hpp"
+#include <objwire/proto/compression_stats.hpp>
+#include <objwire/proto/frame.hpp>
+#include <objwire/proto/reset_policy.hpp>
 
 namespace objwire::client {
 
@@ -42,6 +42,9 @@ struct options {
     std::uint64_t table_budget = 0;  // reset.table_budget; 0: the daemon's
     // [flow]
     std::uint64_t max_in_flight = 8 * 1024 * 1024;  // flow.max_in_flight
+    // Objects of async_send and async_send_many started and not completed; one more fails at
+    // once with client_errc::too_many_in_flight. 0: no limit.
+    std::uint64_t max_async_sends = 100'000;  // flow.max_async_sends
     // [limits]: what this client accepts from the daemon
     std::uint32_t max_frame_bytes = 16 * 1024 * 1024;  // limits.max_frame_bytes
     std::uint32_t max_depth = 64;                      // limits.max_depth
@@ -77,8 +80,9 @@ struct options {
     friend bool operator==(const options&, const options&) = default;
 };
 
-// "": every field is in range. Otherwise the first that is not, by its key and the rule it
-// breaks, in the words of a settings file's error ("batch.max_bytes: 100 is below ...").
+// "": every field is in range. Otherwise the first that is not, by its field, the value it
+// holds and the rule it breaks: "options.batch_max_bytes = 10 is out of range (allowed
+// 1KiB..16MiB)".
 std::string check_options(const options& o);
 
 // Fills `out` from a settings file with objwire.toml's keys: the defaults, then every key of

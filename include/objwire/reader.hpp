@@ -38,8 +38,8 @@
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
-#include "proto/control.hpp"
-#include "proto/value.hpp"
+#include <objwire/proto/control.hpp>
+#include <objwire/proto/value.hpp>
 
 namespace objwire::client {
 

@@ -38,7 +38,7 @@
 #include <variant>
 #include <vector>
 
-#include "proto/value.hpp"
+#include <objwire/proto/value.hpp>
 
 namespace objwire::typed {
 
@@ -156,6 +156,16 @@ template <class T>
 concept readable_wire_form = has_wire_form<T> &&
     requires(const typename wire_form<T>::wire_type& w, T& out) {
     wire_form<T>::from_wire(w, out);
+};
+
+// std::u8string: a string, as std::string (its UTF-8 is checked on sending like any string's).
+template <>
+struct wire_form<std::u8string> {
+    using wire_type = std::string;
+    static std::string to_wire(const std::u8string& s) { return {s.begin(), s.end()}; }
+    static void from_wire(const std::string& s, std::u8string& out) {
+        out.assign(s.begin(), s.end());
+    }
 };
 
 // A std::chrono duration travels as the count of its own ticks: an integer for an integer

@@ -2,7 +2,8 @@
 // completion token (callback, use_awaitable, use_future, deferred) delivers; a coroutine whose
 // async_send waits on a stopped (SIGSTOP) daemon leaves the application's 1 ms timer running;
 // the send timeout and flush(timeout) end with timed_out against a stopped daemon, and the
-// same connection delivers once the daemon goes on (SIGCONT).
+// same connection delivers once the daemon goes on (SIGCONT); past flow.max_async_sends a
+// send fails at once.
 #include <gtest/gtest.h>
 
 #include <asio/experimental/as_tuple.hpp>
@@ -296,6 +297,8 @@ TEST_F(StoppedDaemon, AsyncSendLeavesTheCallersTimerRunning) {
               << "mean " << us(late_sum / std::max(ticks_while_sending, 1)) << " us late, max "
               << us(late_max) << " us late\n";
     EXPECT_EQ(send_ec, client::client_errc::timed_out);
+    EXPECT_NE(c.last_error().find("not acknowledged within 1500 ms"), std::string::npos)
+        << c.last_error();
     // The send waited 1.5 s; a loop it blocked would have seen no tick at all.
     EXPECT_GT(ticks_while_sending, 100);
     EXPECT_EQ(c.unacknowledged(), 1u);
@@ -304,6 +307,49 @@ TEST_F(StoppedDaemon, AsyncSendLeavesTheCallersTimerRunning) {
     auto f = c.async_send(tagged(1, 1), asio::use_future);
     ASSERT_EQ(f.wait_for(30s), std::future_status::ready);
     EXPECT_NO_THROW(f.get()) << c.last_error();
+    EXPECT_EQ(c.unacknowledged(), 0u);
+    EXPECT_FALSE(c.close()) << c.last_error();
+}
+
+// flow.max_async_sends: with that many sends waiting on a stopped daemon, one more - a send
+// or a batch - completes at once with too_many_in_flight and is not queued; once the daemon
+// goes on, the waiting ones complete and the slots are free again. A batch larger than the
+// limit goes when nothing else is in flight.
+TEST_F(StoppedDaemon, PastMaxAsyncSendsOneFailsAtOnce) {
+    settings_.max_async_sends = 10;
+    client::connection c(settings_);
+    ASSERT_FALSE(c.open()) << c.last_error();
+    ASSERT_EQ(::kill(daemon_->pid(), SIGSTOP), 0);
+    std::atomic<int> ok{0}, failed{0};
+    for (int i = 0; i < 10; ++i)
+        c.async_send(tagged(3, i), [&](std::error_code ec) { ++(ec ? failed : ok); });
+    auto one_more = c.async_send(tagged(3, 10), asio::use_future);
+    ASSERT_EQ(one_more.wait_for(30s), std::future_status::ready);  // not held by the daemon
+    try {
+        one_more.get();
+        ADD_FAILURE() << "the 11th send was queued";
+    } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code(), client::client_errc::too_many_in_flight);
+    }
+    EXPECT_NE(c.last_error().find(
+                  "10 objects of asynchronous sends in flight, options.max_async_sends = 10: "),
+              std::string::npos)
+        << c.last_error();
+    auto batch =
+        c.async_send_many(std::vector<message>{tagged(3, 11), tagged(3, 12)}, asio::use_future);
+    ASSERT_EQ(batch.wait_for(30s), std::future_status::ready);
+    EXPECT_THROW(batch.get(), std::system_error);
+    EXPECT_EQ(ok + failed, 0);  // the ten still wait for their acks
+    EXPECT_EQ(c.unacknowledged(), 10u);
+    ASSERT_EQ(::kill(daemon_->pid(), SIGCONT), 0);
+    ASSERT_TRUE(wait_until([&] { return ok + failed == 10; }, 30s));
+    EXPECT_EQ(failed, 0) << c.last_error();
+    std::vector<message> large;
+    for (int i = 11; i < 26; ++i)
+        large.push_back(tagged(3, i));
+    auto all = c.async_send_many(std::move(large), asio::use_future);
+    ASSERT_EQ(all.wait_for(30s), std::future_status::ready);
+    EXPECT_NO_THROW(all.get()) << c.last_error();
     EXPECT_EQ(c.unacknowledged(), 0u);
     EXPECT_FALSE(c.close()) << c.last_error();
 }

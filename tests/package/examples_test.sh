@@ -64,18 +64,40 @@ for h in "$prefix"/include/objwire/*.hpp; do
     fail "<objwire/$(basename "$h")> alone does not compile: $(head -5 "$dir/one.err")"
 done
 
-# A consumer project with headers of its own named like the library's internal folders
-# (include/config/settings.hpp, include/client/...): its names win, and the library's
-# headers still compile - with find_package and with pkg-config.
+# Every installed header includes only <...> headers: <objwire/...>, the standard's, asio's,
+# Boost's. A quoted include is looked up on the user's include path too, where a header of
+# the user's own with that name would stand in for the library's.
+quoted=$(cd "$prefix/include" && grep -rn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' objwire || true)
+[ -z "$quoted" ] || fail "installed headers with quoted includes: $(echo "$quoted" | head -3)"
+
+# A consumer project with headers of its own named like the library's folders
+# (include/proto/value.hpp, include/config/settings.hpp, include/client/connection.hpp...):
+# its names win, and the library's headers still compile - with find_package and with
+# pkg-config. The consumer's proto/errors.hpp and its like stop the build (#error) if a library
+# header reaches them; its proto/value.hpp would leave the library's types undeclared. (Its
+# ./client/... is a path of the consumer's, found on its include path, not of this repository.)
 consumer=$dir/consumer
-mkdir -p "$consumer/include/config" "$consumer/include/client/lib"
+mkdir -p "$consumer/include/config" "$consumer/include/client/lib" "$consumer/include/proto"
 cat >"$consumer/include/config/settings.hpp" <<'HDR'
 #pragma once
 namespace config { struct settings { int retries = 3; }; }
 HDR
 cp "$consumer/include/config/settings.hpp" "$consumer/include/client/lib/daemon_link.hpp"
+cat >"$consumer/include/proto/value.hpp" <<'HDR'
+#pragma once
+namespace proto { struct value { int mine = 5; }; }
+HDR
+cat >"$consumer/include/client/connection.hpp" <<'HDR'
+#pragma once
+namespace client { struct connection { int mine = 7; }; }
+HDR
+for f in byte_buffer errors frame result control; do
+  echo '#error "the consumer'"'"'s own header, reached by a library header"' >"$consumer/include/proto/$f.hpp"
+done
 cat >"$consumer/main.cpp" <<'SRC'
 #include "config/settings.hpp"
+#include "proto/value.hpp"
+#include "./client/connection.hpp"
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
 #include <objwire/typed_reader.hpp>
@@ -85,7 +107,10 @@ int main() {
     objwire::client::options o;
     o.port = 1;  // nothing listens there: open() fails, which is all this needs
     objwire::client::connection c(o);
-    return (c.open() && mine.retries == 3) ? 0 : 1;
+    proto::value own_value;
+    client::connection own_connection;
+    const bool mine_intact = mine.retries == 3 && own_value.mine == 5 && own_connection.mine == 7;
+    return (c.open() && mine_intact) ? 0 : 1;
 }
 SRC
 cat >"$consumer/CMakeLists.txt" <<'CM'
@@ -100,7 +125,7 @@ CM
 cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
   ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=ccache} >"$dir/consumer.log" 2>&1 &&
   cmake --build "$consumer/build" >>"$dir/consumer.log" 2>&1 ||
-  fail "a consumer with its own include/config/settings.hpp: $(grep -m5 error "$dir/consumer.log")"
+  fail "a consumer with its own include/proto, config and client headers: $(grep -m5 error "$dir/consumer.log")"
 "$consumer/build/consumer" || fail "the consumer (find_package) exited $?"
 "${launcher[@]}" c++ -std=c++20 -I"$consumer/include" $cflags "$consumer/main.cpp" -o "$dir/consumer-pc" \
   $libs "${rpath[@]}" 2>"$dir/consumer-pc.log" ||

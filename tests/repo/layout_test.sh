@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's layout table and the tree agree: every folder the table names holds tracked
 # files, and every folder that holds tracked files - at the top, and one level into daemon/,
-# client/, tests/ and include/ - is in the table. Public headers live only in include/objwire/
-# and are included as <objwire/NAME.hpp>; proto/ includes nothing of config/, daemon/ or client/;
-# the parts of daemon/ and client/ include only the parts below them in the table.
+# client/, tests/ and include/ - is in the table. Public headers live only in include/objwire/,
+# are included as <objwire/NAME.hpp> and include only <...> headers; proto/ includes nothing
+# of config/, daemon/ or client/; the parts of daemon/ and client/ include only the parts below
+# them in the table.
 #   tests/repo/layout_test.sh [ROOT]   (default: the repository this script is in)
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
@@ -49,6 +50,18 @@ fi
 if git grep -nE '#include "(config|daemon|client)/' -- 'proto/*' >/dev/null; then
     fail "proto/ includes a layer above it:"
     git grep -nE '#include "(config|daemon|client)/' -- 'proto/*' >&2
+fi
+# proto/ reaches the public headers' folder only for its own installed vocabulary
+# (<objwire/proto/NAME.hpp>, a link to proto/ in the build) and the generated version.hpp.
+if git grep -nE '#include <objwire/' -- 'proto/*' | grep -vE '#include <objwire/(proto/|version.hpp)' >/dev/null; then
+    fail "proto/ includes the client library's public headers:"
+    git grep -nE '#include <objwire/' -- 'proto/*' | grep -vE '#include <objwire/(proto/|version.hpp)' >&2
+fi
+# The public headers include no folder of the tree by its own path: installed, such a name
+# would be looked up on the user's include path (docs/LIBRARY.md).
+if git grep -nE '#include "' -- 'include/objwire/*' >/dev/null; then
+    fail "public headers with quoted includes (use <objwire/...>):"
+    git grep -nE '#include "' -- 'include/objwire/*' >&2
 fi
 if git grep -nE '#include "(daemon|client)/' -- 'config/*' >/dev/null; then
     fail "config/ includes a layer above it:"

@@ -1,6 +1,6 @@
 // client::options, the library's typed settings, and the CLI's client_settings are one set of
 // keys in two forms: the defaults agree, every field survives the trip both ways, and a field
-// out of range is an error naming its key - never a default put in its place.
+// out of range is an error naming the field - never a default put in its place.
 #include <objwire/options.hpp>
 
 #include <gtest/gtest.h>
@@ -65,19 +65,51 @@ TEST(Options, EveryFieldSurvivesTheTripBothWays) {
     EXPECT_EQ(check_options(o), "");
 }
 
-TEST(Options, AFieldOutOfRangeIsAnErrorNamingItsKey) {
+TEST(Options, AFieldOutOfRangeIsAnErrorNamingItsField) {
     options o;
     o.batch_max_bytes = 1;
-    EXPECT_NE(check_options(o).find("batch.max_bytes"), std::string::npos) << check_options(o);
+    EXPECT_NE(check_options(o).find("options.batch_max_bytes"), std::string::npos)
+        << check_options(o);
     o = {};
     o.max_in_flight = 0;
-    EXPECT_NE(check_options(o).find("flow.max_in_flight"), std::string::npos);
+    EXPECT_NE(check_options(o).find("options.max_in_flight"), std::string::npos);
     o = {};
     o.codec = codec_id::none;
-    EXPECT_NE(check_options(o).find("compression.codec"), std::string::npos);
+    EXPECT_NE(check_options(o).find("options.codec"), std::string::npos);
     o = {};
     o.port = 0;
     EXPECT_NE(check_options(o), "");
+}
+
+// A program sets fields, not keys of a file: the error names the field and the value it was
+// given, and no position in a text the program never wrote.
+TEST(Options, AnErrorNamesTheFieldAsTheProgramSetIt) {
+    options o;
+    o.batch_max_bytes = 10;
+    EXPECT_EQ(check_options(o),
+              "options.batch_max_bytes = 10 is out of range (allowed 1KiB..16MiB)");
+    o = {};
+    o.port = 0;
+    EXPECT_EQ(check_options(o), "options.port = 0 is out of range (allowed 1..65535)");
+    o = {};
+    o.connect_timeout = std::chrono::milliseconds(0);
+    EXPECT_EQ(check_options(o).rfind("options.connect_timeout = 0ms is out of range", 0), 0u)
+        << check_options(o);
+    o = {};
+    o.codec = codec_id::none;
+    EXPECT_EQ(check_options(o).rfind("options.codec = \"none\" ", 0), 0u) << check_options(o);
+    o = {};
+    o.host = "";
+    EXPECT_EQ(check_options(o).rfind("options.host = \"\" ", 0), 0u) << check_options(o);
+    o = {};
+    o.transient["Order"] = {""};
+    EXPECT_EQ(check_options(o).rfind("options.transient[\"Order\"]", 0), 0u) << check_options(o);
+}
+
+// Every key of objwire.toml has its field, so no error can fall back to a key's name.
+TEST(Options, EveryKeyHasItsField) {
+    for (const auto& key : config::client_keys())
+        EXPECT_NE(config::option_field(key.name), "") << key.name;
 }
 
 TEST(Options, LoadOptionsReadsASettingsFileOrSaysWhereItIsWrong) {

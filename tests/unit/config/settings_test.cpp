@@ -209,8 +209,9 @@ TEST(config_schema, describes_keys) {
 
     const auto client = cfg::client_keys();
     // 26 + resume.max_replay_bytes, lazy.fields/min_bytes/codec, read.max_block_bytes/
-    // max_block_objects/max_decoded_bytes
-    ASSERT_EQ(client.size(), 33u);
+    // max_block_objects/max_decoded_bytes, flow.max_async_sends
+    ASSERT_EQ(client.size(), 34u);
+    EXPECT_EQ(find_key(client, "flow.max_async_sends").allowed, "0..1000000000");
     const auto find_client = [&](std::string_view name) { return find_key(client, name); };
     EXPECT_EQ(find_client("batch.max_bytes").env_var, "OBJWIRE_BATCH_MAX_BYTES");
     EXPECT_EQ(find_client("batch.linger").allowed, "0..10s");
