@@ -12,7 +12,7 @@
 
 #include "config/exit_code.hpp"
 #include "config/settings.hpp"
-#include "proto/counted.hpp"
+#include "proto/util/counted.hpp"
 
 namespace objwire::client {
 

@@ -17,8 +17,8 @@
 #include <system_error>
 #include <utility>
 
-#include "proto/backoff.hpp"
 #include "proto/errors.hpp"
+#include "proto/util/backoff.hpp"
 
 namespace objwire::client {
 

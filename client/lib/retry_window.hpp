@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "proto/backoff.hpp"
+#include "proto/util/backoff.hpp"
 
 namespace objwire::client {
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <system_error>
 
-#include "proto/backoff.hpp"
-#include "proto/log_pacer.hpp"
+#include "proto/util/backoff.hpp"
+#include "proto/util/log_pacer.hpp"
 
 namespace objwire::daemon {
 

@@ -11,9 +11,9 @@
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/telemetry/warning_log.hpp"
-#include "proto/counted.hpp"
 #include "proto/errors.hpp"
 #include "proto/journal_block.hpp"
+#include "proto/util/counted.hpp"
 
 namespace objwire::daemon {
 namespace {

@@ -13,8 +13,8 @@
 #include <system_error>
 #include <utility>
 
-#include "proto/backoff.hpp"
-#include "proto/log_pacer.hpp"
+#include "proto/util/backoff.hpp"
+#include "proto/util/log_pacer.hpp"
 
 namespace objwire::daemon {
 

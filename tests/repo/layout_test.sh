@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The README's layout table and the tree agree: every folder the table names holds tracked
-# files, and every folder that holds tracked files - at the top, and one level into daemon/,
-# client/, tests/ and include/ - is in the table. Public headers live only in include/objwire/,
-# are included as <objwire/NAME.hpp> and include only <...> headers; proto/ includes nothing
-# of config/, daemon/ or client/; the parts of daemon/ and client/ include only the parts below
-# them in the table.
+# files, and every folder that holds tracked files - at the top, and one level into proto/,
+# daemon/, client/, tests/ and include/ - is in the table. Public headers live only in
+# include/objwire/, are included as <objwire/NAME.hpp> and include only <...> headers; proto/
+# includes nothing of config/, daemon/ or client/, and proto/util/ nothing of proto/; the parts
+# of daemon/ and client/ include only the parts below them in the table.
 #   tests/repo/layout_test.sh [ROOT]   (default: the repository this script is in)
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
@@ -24,7 +24,7 @@ for f in "${files[@]}"; do
     top=${d%%/*}
     case $top in .*) continue ;; esac
     [ "$top" = include ] || present[$top]=1
-    case $top in daemon | client | tests | include)
+    case $top in daemon | client | tests | include | proto)
         rest=${d#"$top"}
         rest=${rest#/}
         [ -n "$rest" ] && present[$top/${rest%%/*}]=1 ;;
@@ -62,6 +62,10 @@ fi
 if git grep -nE '#include "' -- 'include/objwire/*' >/dev/null; then
     fail "public headers with quoted includes (use <objwire/...>):"
     git grep -nE '#include "' -- 'include/objwire/*' >&2
+fi
+if git grep -nE '#include "proto/[a-z_]+\.hpp"' -- 'proto/util/*' >/dev/null; then
+    fail "proto/util/ includes the protocol above it:"
+    git grep -nE '#include "proto/[a-z_]+\.hpp"' -- 'proto/util/*' >&2
 fi
 if git grep -nE '#include "(daemon|client)/' -- 'config/*' >/dev/null; then
     fail "config/ includes a layer above it:"

@@ -1,11 +1,11 @@
-// The one backoff rule (proto/backoff.hpp): first, doubling, capped, and first again after a
-// success; and the one rule for a repeating condition's log lines (proto/log_pacer.hpp).
+// The one backoff rule (proto/util/backoff.hpp): first, doubling, capped, and first again after a
+// success; and the one rule for a repeating condition's log lines (proto/util/log_pacer.hpp).
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "proto/backoff.hpp"
-#include "proto/log_pacer.hpp"
+#include "proto/util/backoff.hpp"
+#include "proto/util/log_pacer.hpp"
 
 namespace objwire {
 namespace {
