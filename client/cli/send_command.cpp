@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -15,6 +16,7 @@
 #include "client/jsonl/jsonl_reader.hpp"
 #include "client/jsonl/raw_lines.hpp"
 #include "client/pipeline/input_file.hpp"
+#include "client/pipeline/interrupt_grace.hpp"
 #include "client/pipeline/message_pipeline.hpp"
 #include "client/pipeline/sent_lines.hpp"
 #include "client/pipeline/transient_check.hpp"
@@ -31,23 +33,25 @@ struct send_flags {
     std::string raw_field = std::string(default_raw_field);
 };
 
-// After SIGINT/SIGTERM: how long the acknowledgements of what was sent are waited for.
-constexpr auto interrupt_grace = std::chrono::seconds(5);
-
-// The signal that stopped the run (0: none), and the input it cancels. Both are touched by the
-// handler, which only stores and writes to a pipe (async-signal-safe).
+// The signal that stopped the run (0: none), the input it cancels and the connection whose
+// waits it ends. All are touched by the handler, which only stores and writes to a pipe and an
+// eventfd (async-signal-safe).
 std::atomic<int> stop_signal{0};
 std::atomic<line_blocks*> interrupted_input{nullptr};
+std::atomic<connection*> interrupted_connection{nullptr};
 
 void on_stop_signal(int sig) {
     stop_signal = sig;
     if (auto* in = interrupted_input.load()) in->cancel();
+    if (auto* c = interrupted_connection.load()) c->interrupt();
 }
 
-// SIGINT and SIGTERM end the reading of the input; the handler is reset on its first call,
-// so a second one ends the process at once.
-void install_stop_handlers(line_blocks& input) {
+// SIGINT and SIGTERM end the reading of the input and every wait of the connection (a
+// reconnect's pause, connect and handshake, a full send window); the handler is reset on its
+// first call, so a second one ends the process at once.
+void install_stop_handlers(line_blocks& input, connection& c) {
     interrupted_input = &input;
+    interrupted_connection = &c;
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESETHAND;
@@ -82,24 +86,42 @@ void report_stored(send_run& run, const connection& c) {
                   << "; the first line not acknowledged is line " << last + 1 << "\n";
 }
 
-// After a stop signal: what was sent gets interrupt_grace to be acknowledged, then the
-// summary says where the stored part ends. The shell's code for the signal (130 for SIGINT,
-// 143 for SIGTERM), so a script sees the interruption.
+// After a stop signal: what was sent gets a grace to be acknowledged while acknowledgements
+// come (client/pipeline/interrupt_grace.hpp), unless the connection was down or waiting for
+// the daemon when the signal came; then the summary says where the stored part ends. The
+// shell's code for the signal (130 for SIGINT, 143 for SIGTERM), so a script sees the
+// interruption.
 int finish_interrupted(send_run& run, connection& c) {
     const int sig = stop_signal.load();
     std::cerr << "objwire: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped reading "
-              << run.name << "; waiting up to " << interrupt_grace.count()
-              << " s for the acknowledgements in flight\n";
-    const auto until = std::chrono::steady_clock::now() + interrupt_grace;
+              << run.name;
     if (c.is_open() && !c.flush()) {
-        while (c.is_open() && c.stats().objects_acked < c.stats().objects_sent &&
-               std::chrono::steady_clock::now() < until)
-            if (c.poll(std::chrono::milliseconds(100))) break;
+        std::cerr << "; waiting up to " << interrupt_grace::longest.count() / 1000
+                  << " s for the acknowledgements in flight, while they come\n";
+        using clock = interrupt_grace::clock;
+        interrupt_grace grace(c.stats().objects_acked, clock::now());
+        for (auto s = c.stats();
+             c.is_open() && grace.waiting(s.objects_acked, s.objects_sent, clock::now());
+             s = c.stats())
+            if (c.poll(std::min(grace.next_wait(clock::now()), std::chrono::milliseconds(100))))
+                break;
         // Everything acknowledged: the goodbye ends the stream cleanly for a rerun.
         if (c.is_open() && c.stats().objects_acked == c.stats().objects_sent) c.close();
+    } else {
+        std::cerr << "; " << c.last_error() << "\n";
     }
     report_stored(run, c);
     return 128 + sig;
+}
+
+// One line per reconnect attempt, so a log shows the outage as it happens (on a terminal the
+// progress line is erased first).
+void say_reconnecting(const reconnect_attempt& a) {
+    std::string line = progress_line::stderr_is_terminal() ? "\r\033[K" : "";
+    line += "objwire: reconnecting (attempt " + std::to_string(a.attempt) + ", in " +
+            std::to_string(a.pause.count()) + " ms, " + std::to_string(a.window_left.count()) +
+            " ms left of resume.retry_for): " + a.why + "\n";
+    std::cerr << line << std::flush;
 }
 
 // One `send`: the input read into the connection, then how the run ended. Its callbacks run
@@ -121,14 +143,18 @@ class send_job {
 
     int run() {
         c_.skip_stored(rerunnable_);
-        if (int rc = open_connection(c_)) return rc;
+        c_.on_reconnect(say_reconnecting);
+        install_stop_handlers(input_, c_);
+        if (int rc = open_connection(c_)) return stop_signal ? 128 + stop_signal : rc;
         say_stored_before();
         progress_.emplace("send");
-        install_stop_handlers(input_);
         stream();
         progress_->finish();
         if (stop_signal) return finish_interrupted(run_, c_);
-        return finish();
+        const int rc = finish();
+        // A signal during the last waits (close()) ended them: the summary is said, the code
+        // is the signal's.
+        return stop_signal ? 128 + stop_signal : rc;
     }
 
   private:

@@ -14,6 +14,7 @@ enum class client_errc {
     not_open,
     input_mismatch,   // a rerun's input is not the one its sender id stored (skip_stored)
     invalid_options,  // a field of client::options out of range (check_options)
+    interrupted,      // connection::interrupt() ended a wait for the daemon
 };
 const std::error_category& client_category() noexcept;
 inline std::error_code make_error_code(client_errc e) noexcept {
