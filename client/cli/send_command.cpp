@@ -147,6 +147,7 @@ class send_job {
         install_stop_handlers(input_, c_);
         if (int rc = open_connection(c_)) return stop_signal ? 128 + stop_signal : rc;
         say_stored_before();
+        limit_input_lines();
         progress_.emplace("send");
         stream();
         progress_->finish();
@@ -164,6 +165,20 @@ class send_job {
                   << counted(c_.stored_objects(), "object") << " stored: the first "
                   << counted(c_.stored_objects(), "object")
                   << " of the input are checked against them and not sent again\n";
+    }
+
+    // A line the daemon would refuse whatever it holds is not read whole (its welcome says how
+    // long): memory stays at that limit plus a block, not the line's length.
+    void limit_input_lines() {
+        const auto& limits = c_.server().limits;
+        if (f_.raw)
+            input_.limit_lines(
+                limits.max_string_bytes,
+                "objwired's limits.max_string_bytes: the longest text of a --raw line");
+        else
+            input_.limit_lines(limits.max_frame_bytes,
+                               "objwired's limits.max_frame_bytes: a line's message must fit in a "
+                               "frame");
     }
 
     void stream() {
