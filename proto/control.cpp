@@ -4,6 +4,7 @@
 
 #include "proto/byte_reader.hpp"
 #include "proto/control_fields.hpp"
+#include "proto/control_text.hpp"
 #include "proto/errors.hpp"
 #include "proto/utf8.hpp"
 
@@ -309,7 +310,8 @@ peer_error read_error_frame(std::span<const std::uint8_t> payload) {
     peer_error out;
     out.code = e->code != 0 ? std::error_code(static_cast<proto_errc>(e->code))
                             : std::error_code(proto_errc::bad_message);
-    out.text = e->text.empty() ? "no reason given" : std::move(e->text);
+    // The peer's words are printed and logged: no control character of theirs gets through.
+    out.text = e->text.empty() ? "no reason given" : escape_control_chars(e->text);
     return out;
 }
 

@@ -182,7 +182,8 @@ result<error_message> decode_error(std::span<const std::uint8_t> payload);
 // An error frame as the side that received it reports it - the one reading every role shares.
 // The code is never 0, which would read as success: a frame that carries 0 or cannot be
 // decoded is bad_message. The text is never empty: a malformed frame and one that gives no
-// reason say so. Callers put their own context in front ("refused by ...: ").
+// reason say so; its control characters are escaped (proto/control_text.hpp), so it is safe
+// to print and log. Callers put their own context in front ("refused by ...: ").
 struct peer_error {
     std::error_code code;
     std::string text;

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -15,6 +16,7 @@
 #include "client/jsonl/jsonl_reader.hpp"
 #include "client/jsonl/raw_lines.hpp"
 #include "client/pipeline/input_file.hpp"
+#include "client/pipeline/interrupt_grace.hpp"
 #include "client/pipeline/message_pipeline.hpp"
 #include "client/pipeline/sent_lines.hpp"
 #include "client/pipeline/transient_check.hpp"
@@ -31,23 +33,25 @@ struct send_flags {
     std::string raw_field = std::string(default_raw_field);
 };
 
-// After SIGINT/SIGTERM: how long the acknowledgements of what was sent are waited for.
-constexpr auto interrupt_grace = std::chrono::seconds(5);
-
-// The signal that stopped the run (0: none), and the input it cancels. Both are touched by the
-// handler, which only stores and writes to a pipe (async-signal-safe).
+// The signal that stopped the run (0: none), the input it cancels and the connection whose
+// waits it ends. All are touched by the handler, which only stores and writes to a pipe and an
+// eventfd (async-signal-safe).
 std::atomic<int> stop_signal{0};
 std::atomic<line_blocks*> interrupted_input{nullptr};
+std::atomic<connection*> interrupted_connection{nullptr};
 
 void on_stop_signal(int sig) {
     stop_signal = sig;
     if (auto* in = interrupted_input.load()) in->cancel();
+    if (auto* c = interrupted_connection.load()) c->interrupt();
 }
 
-// SIGINT and SIGTERM end the reading of the input; the handler is reset on its first call,
-// so a second one ends the process at once.
-void install_stop_handlers(line_blocks& input) {
+// SIGINT and SIGTERM end the reading of the input and every wait of the connection (a
+// reconnect's pause, connect and handshake, a full send window); the handler is reset on its
+// first call, so a second one ends the process at once.
+void install_stop_handlers(line_blocks& input, connection& c) {
     interrupted_input = &input;
+    interrupted_connection = &c;
     struct sigaction sa = {};
     sa.sa_handler = on_stop_signal;
     sa.sa_flags = SA_RESETHAND;
@@ -82,24 +86,42 @@ void report_stored(send_run& run, const connection& c) {
                   << "; the first line not acknowledged is line " << last + 1 << "\n";
 }
 
-// After a stop signal: what was sent gets interrupt_grace to be acknowledged, then the
-// summary says where the stored part ends. The shell's code for the signal (130 for SIGINT,
-// 143 for SIGTERM), so a script sees the interruption.
+// After a stop signal: what was sent gets a grace to be acknowledged while acknowledgements
+// come (client/pipeline/interrupt_grace.hpp), unless the connection was down or waiting for
+// the daemon when the signal came; then the summary says where the stored part ends. The
+// shell's code for the signal (130 for SIGINT, 143 for SIGTERM), so a script sees the
+// interruption.
 int finish_interrupted(send_run& run, connection& c) {
     const int sig = stop_signal.load();
     std::cerr << "objwire: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped reading "
-              << run.name << "; waiting up to " << interrupt_grace.count()
-              << " s for the acknowledgements in flight\n";
-    const auto until = std::chrono::steady_clock::now() + interrupt_grace;
+              << run.name;
     if (c.is_open() && !c.flush()) {
-        while (c.is_open() && c.stats().objects_acked < c.stats().objects_sent &&
-               std::chrono::steady_clock::now() < until)
-            if (c.poll(std::chrono::milliseconds(100))) break;
+        std::cerr << "; waiting up to " << interrupt_grace::longest.count() / 1000
+                  << " s for the acknowledgements in flight, while they come\n";
+        using clock = interrupt_grace::clock;
+        interrupt_grace grace(c.stats().objects_acked, clock::now());
+        for (auto s = c.stats();
+             c.is_open() && grace.waiting(s.objects_acked, s.objects_sent, clock::now());
+             s = c.stats())
+            if (c.poll(std::min(grace.next_wait(clock::now()), std::chrono::milliseconds(100))))
+                break;
         // Everything acknowledged: the goodbye ends the stream cleanly for a rerun.
         if (c.is_open() && c.stats().objects_acked == c.stats().objects_sent) c.close();
+    } else {
+        std::cerr << "; " << c.last_error() << "\n";
     }
     report_stored(run, c);
     return 128 + sig;
+}
+
+// One line per reconnect attempt, so a log shows the outage as it happens (on a terminal the
+// progress line is erased first).
+void say_reconnecting(const reconnect_attempt& a) {
+    std::string line = progress_line::stderr_is_terminal() ? "\r\033[K" : "";
+    line += "objwire: reconnecting (attempt " + std::to_string(a.attempt) + ", in " +
+            std::to_string(a.pause.count()) + " ms, " + std::to_string(a.window_left.count()) +
+            " ms left of resume.retry_for): " + a.why + "\n";
+    std::cerr << line << std::flush;
 }
 
 // One `send`: the input read into the connection, then how the run ended. Its callbacks run
@@ -121,14 +143,19 @@ class send_job {
 
     int run() {
         c_.skip_stored(rerunnable_);
-        if (int rc = open_connection(c_)) return rc;
+        c_.on_reconnect(say_reconnecting);
+        install_stop_handlers(input_, c_);
+        if (int rc = open_connection(c_)) return stop_signal ? 128 + stop_signal : rc;
         say_stored_before();
+        limit_input_lines();
         progress_.emplace("send");
-        install_stop_handlers(input_);
         stream();
         progress_->finish();
         if (stop_signal) return finish_interrupted(run_, c_);
-        return finish();
+        const int rc = finish();
+        // A signal during the last waits (close()) ended them: the summary is said, the code
+        // is the signal's.
+        return stop_signal ? 128 + stop_signal : rc;
     }
 
   private:
@@ -138,6 +165,20 @@ class send_job {
                   << counted(c_.stored_objects(), "object") << " stored: the first "
                   << counted(c_.stored_objects(), "object")
                   << " of the input are checked against them and not sent again\n";
+    }
+
+    // A line the daemon would refuse whatever it holds is not read whole (its welcome says how
+    // long): memory stays at that limit plus a block, not the line's length.
+    void limit_input_lines() {
+        const auto& limits = c_.server().limits;
+        if (f_.raw)
+            input_.limit_lines(
+                limits.max_string_bytes,
+                "objwired's limits.max_string_bytes: the longest text of a --raw line");
+        else
+            input_.limit_lines(limits.max_frame_bytes,
+                               "objwired's limits.max_frame_bytes: a line's message must fit in a "
+                               "frame");
     }
 
     void stream() {
@@ -327,14 +368,16 @@ subcommand add_send_command(CLI::App& app) {
         ->check(raw_name);
     send->footer(
         "The input is read as it comes (a file, a pipe, tail -F FILE): each line leaves within\n"
-        "batch.linger of arriving, and memory stays bounded whatever the input's size.\n"
+        "batch.linger of arriving, and memory stays bounded whatever the input's size; a line\n"
+        "longer than the daemon accepts is a bad line once it passes that, never read whole.\n"
         "Exit codes: 0 every object acknowledged; 1 usage; 2 cannot connect or refused at the\n"
         "handshake; 3 the connection broke beyond --retry-for (says how many objects were\n"
         "acknowledged, up to which line); 4 bad input (FILE:LINE:COLUMN, and how much of the\n"
         "input was stored); 66 the input file is missing or cannot be read; 78 bad settings "
         "(config file, OBJWIRE_* variable, setting flag);\n"
-        "130 / 143 stopped by SIGINT (Ctrl-C) / SIGTERM: reading stops, the objects in flight\n"
-        "get 5 s to be acknowledged, then the exit 3 summary (a second signal ends at once).\n"
+        "130 / 143 stopped by SIGINT (Ctrl-C) / SIGTERM: reading stops, a reconnect ends at\n"
+        "once, the acknowledgements of what is in flight are taken while they come (up to 5 s,\n"
+        "never 500 ms without one), then the exit 3 summary (a second signal ends at once).\n"
         "With --sender-id ID (or client.sender_id) the input is the whole stream ID: a rerun\n"
         "of the same command stores each input object exactly once in all. The daemon says\n"
         "how many objects ID has stored (N); send checks that the first N objects of the\n"

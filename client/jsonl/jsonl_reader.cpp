@@ -225,6 +225,11 @@ std::size_t jsonl_reader::line() const {
 std::size_t jsonl_reader::offset() const {
     return impl_->pos_;
 }
+std::size_t jsonl_reader::skip_line() {
+    impl_->input_start_ = false;  // a byte order mark was in the dropped line, if anywhere
+    impl_->line_ = impl_->next_line_++;
+    return impl_->line_;
+}
 void jsonl_reader::on_new_record_type(std::function<void(const record_type&)> seen) {
     impl_->on_new_type_ = std::move(seen);
 }

@@ -82,6 +82,10 @@ class jsonl_reader {
     // way from the start (a byte order mark is skipped in the first text only).
     void continue_with(std::string_view text, bool padded);
 
+    // A line the caller dropped instead of giving it (too long to send) counts as read: the
+    // next text's lines are numbered after it. Returns its number (line() then gives it too).
+    std::size_t skip_line();
+
     // Calls `seen` (inside next(), on the reader's thread) for each record shape - name and
     // field names - the reader meets for the first time: once per shape, or again after the
     // shape cache started over. Costs nothing per record of a shape already seen.

@@ -32,6 +32,8 @@ class raw_line_reader {
     std::size_t offset() const { return pos_; }
     // As jsonl_reader::continue_with(): the next whole lines of the same input.
     void continue_with(std::string_view text, bool padded);
+    // As jsonl_reader::skip_line(): a line the caller dropped counts; its number.
+    std::size_t skip_line() { return ++line_; }
 
   private:
     record_type_ptr type_;

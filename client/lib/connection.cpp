@@ -4,6 +4,8 @@
 #include <type_traits>
 
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -52,6 +54,8 @@ class client_category_impl final : public std::error_category {
                 return "the input is not the one its sender id stored";
             case client_errc::too_many_in_flight:
                 return "too many asynchronous sends in flight";
+            case client_errc::interrupted:
+                return "interrupted";
         }
         return "objwire.client error " + std::to_string(ev);
     }
@@ -113,13 +117,68 @@ connection_core::connection_core(config::client_settings settings, std::string c
     : named_id_(!settings.sender_id.empty()),
       settings_(with_sender_id(std::move(settings))),
       socket_(io_),
-      core_(sender_options(settings_, std::move(client_name), named_id_)) {}
+      core_(sender_options(settings_, std::move(client_name), named_id_)) {
+    // Without the eventfd, waits still end at interrupt(): at their next look at the flag.
+    interrupt_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    // A connect or TLS handshake in progress ends at interrupt() too.
+    stream_.stop_with([this] { return interrupted_.load(); }, interrupt_fd_);
+}
 
 connection_core::~connection_core() {
     stop_async();
     stop_linger();
     std::error_code ignored;
     socket_.close(ignored);
+    if (interrupt_fd_ >= 0) ::close(interrupt_fd_);
+}
+
+void connection_core::interrupt() noexcept {
+    interrupted_ = true;
+    if (interrupt_fd_ < 0) return;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(interrupt_fd_, &one, sizeof one);
+}
+
+std::error_code connection_core::wait_socket(short events, std::chrono::milliseconds wait,
+                                             bool interruptible) {
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + wait;
+    pollfd p[2] = {{socket_.native_handle(), events, 0}, {interrupt_fd_, POLLIN, 0}};
+    for (;;) {  // ends by the deadline at the latest
+        if (interruptible && interrupted_) return client_errc::interrupted;
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0) return client_errc::timed_out;
+        const int r = ::poll(p, interruptible ? 2 : 1, static_cast<int>(left.count()));
+        if (r < 0 && errno != EINTR) return {errno, std::system_category()};
+        if (r > 0 && p[0].revents != 0) return {};
+    }
+}
+
+std::error_code connection_core::wait_for_daemon(short events, std::chrono::milliseconds wait) {
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + wait;
+    if (!interrupted_) {
+        const auto w = wait_socket(events, wait, true);
+        if (w != client_errc::interrupted) return w;
+    }
+    // A reconnect is given up at once. A live daemon that answers does so within
+    // interrupted_wait: its acknowledgements of what is in flight still count; one that does
+    // not answer is not waited for.
+    if (resuming_) return client_errc::interrupted;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
+    const auto w = wait_socket(
+        events, std::clamp(left, std::chrono::milliseconds(0), interrupted_wait), false);
+    return w == client_errc::timed_out ? std::error_code(client_errc::interrupted) : w;
+}
+
+bool connection_core::pause_unless_interrupted(std::chrono::milliseconds pause) {
+    using clock = std::chrono::steady_clock;
+    const auto until = clock::now() + pause;
+    pollfd p{interrupt_fd_, POLLIN, 0};  // fd -1: a plain sleep
+    for (auto now = clock::now(); !interrupted_ && now < until; now = clock::now())
+        ::poll(&p, 1,
+               static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(until - now).count()));
+    return !interrupted_;
 }
 
 connection_stats connection_core::stats() const {
@@ -196,7 +255,11 @@ std::error_code connection_core::open(std::chrono::milliseconds retry_for) {
             socket_.close(ignored);
             last_error_.clear();  // the next attempt's reason replaces this one
         }
-        std::this_thread::sleep_for(backoff);  // a backoff between attempts, not a poll
+        // A backoff between attempts, not a poll.
+        if (!pause_unless_interrupted(backoff)) {
+            std::lock_guard lock(mu_);
+            return fail(client_errc::interrupted, "interrupted while waiting to connect");
+        }
         backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
     }
 }
@@ -382,12 +445,7 @@ std::error_code connection_core::write_all(std::span<const std::uint8_t> bytes) 
 
 std::error_code connection_core::wait_writable() {
     const std::uint64_t start = steady_now_ns();
-    auto ec = run_with_deadline(
-        [&](auto handler) {
-            socket_.async_wait(asio::ip::tcp::socket::wait_write,
-                               [handler](std::error_code e) mutable { handler(e, 0); });
-        },
-        ack_timeout);
+    auto ec = wait_for_daemon(POLLOUT, ack_timeout);
     const std::uint64_t waited = steady_now_ns() - start;
     interval_blocked_ns_ += waited;
     waited_since_sample_ = true;
@@ -427,6 +485,23 @@ std::error_code connection_core::read_replies(bool block) {
     // A resumable connection waits for the daemon no longer than its retry window has left.
     const auto wait =
         welcomed_ ? window_.wait_for(ack_timeout, std::chrono::steady_clock::now()) : ack_timeout;
+    // objwired answers a hello at once: a peer silent since the connect may be another server,
+    // waiting for a request of its own protocol.
+    const std::string unanswered =
+        replied_ ? ""
+                 : ": nothing came back from " +
+                       config::format_host_port(settings_.to_host, settings_.to_port) +
+                       ", is it objwired?";
+    const std::string silent =
+        "no reply from the daemon within " + std::to_string(wait.count()) + " ms" + unanswered;
+    if (block && !stream_.readable_now()) {
+        if (const auto w = wait_for_daemon(POLLIN, wait); w == client_errc::interrupted)
+            return fail(w, resuming_ ? "interrupted while waiting for the daemon"
+                                     : "interrupted; no reply from the daemon within " +
+                                           std::to_string(interrupted_wait.count()) + " ms");
+        else if (w == client_errc::timed_out)
+            return resume_after(w, silent);
+    }
     auto space = core_.prepare();
     std::size_t n = 0;
     std::error_code ec;
@@ -444,16 +519,7 @@ std::error_code connection_core::read_replies(bool block) {
     // A TLS alert (say, the daemon wants a client certificate) refuses us: no retrying.
     if (is_tls_error(ec)) return fail(proto_errc::unauthorized, "refused in TLS: " + ec.message());
     if (ec) {
-        // objwired answers a hello at once: a peer silent since the connect may be another
-        // server, waiting for a request of its own protocol.
-        const std::string unanswered =
-            replied_ ? ""
-                     : ": nothing came back from " +
-                           config::format_host_port(settings_.to_host, settings_.to_port) +
-                           ", is it objwired?";
-        if (ec == client_errc::timed_out)
-            return resume_after(ec, "no reply from the daemon within " +
-                                        std::to_string(wait.count()) + " ms" + unanswered);
+        if (ec == client_errc::timed_out) return resume_after(ec, silent);
         return resume_after(client_errc::connection_lost,
                             "connection lost: " + ec.message() + unanswered);
     }

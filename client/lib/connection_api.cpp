@@ -45,6 +45,12 @@ std::error_code connection::close() {
 std::error_code connection::poll(std::chrono::milliseconds wait) {
     return core_->poll(wait);
 }
+void connection::interrupt() noexcept {
+    core_->interrupt();
+}
+void connection::on_reconnect(std::function<void(const reconnect_attempt&)> notice) {
+    core_->on_reconnect(std::move(notice));
+}
 
 const welcome& connection::server() const {
     return core_->server();

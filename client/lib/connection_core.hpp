@@ -71,6 +71,11 @@ class connection_core {
         if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
     }
     void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
+    // Async-signal-safe: a flag and one write(2) to an eventfd that every wait watches.
+    void interrupt() noexcept;
+    void on_reconnect(std::function<void(const reconnect_attempt&)> notice) {
+        on_reconnect_ = std::move(notice);
+    }
     std::uint64_t unacknowledged() const;
     std::error_code close();
     std::error_code poll(std::chrono::milliseconds wait);
@@ -167,6 +172,21 @@ class connection_core {
     std::error_code write_released();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
     std::error_code wait_writable();
+    // Waits until the socket is ready for `events` ({}), `wait` has passed (timed_out) or,
+    // when `interruptible`, interrupt() was called (interrupted, at once).
+    std::error_code wait_socket(short events, std::chrono::milliseconds wait, bool interruptible);
+    // After interrupt(), how long a live connection still waits for a reply or for room in the
+    // socket: a daemon that answers does within it.
+    static constexpr std::chrono::milliseconds interrupted_wait{500};
+    // wait_socket() for the daemon's reply or room in its socket, up to `wait`: interrupt()
+    // ends a reconnect's wait at once and cuts a live connection's to interrupted_wait
+    // (then interrupted).
+    std::error_code wait_for_daemon(short events, std::chrono::milliseconds wait);
+    // Sleeps `pause`, cut short by interrupt(); false once interrupted.
+    bool pause_unless_interrupted(std::chrono::milliseconds pause);
+    // Tells on_reconnect_ about the attempt about to start.
+    void notify_reconnect(unsigned attempt, std::chrono::milliseconds pause,
+                          const std::string& why);
     // Feeds the compression policy: the link's bandwidth from TCP_INFO and our blocked time.
     void measure(bool congested);
     std::error_code read_replies(bool block);
@@ -241,6 +261,9 @@ class connection_core {
     std::uint64_t skipped_ = 0;
     std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
     std::string invalid_options_;
+    std::atomic<bool> interrupted_{false};  // interrupt() was called: no wait lasts from then on
+    int interrupt_fd_ = -1;                 // an eventfd interrupt() writes; stays readable
+    std::function<void(const reconnect_attempt&)> on_reconnect_;
 };
 
 }  // namespace objwire::client

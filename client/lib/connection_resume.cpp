@@ -4,8 +4,8 @@
 // under the same sender id, and its sender re-encodes and resends
 // the frames after the one the daemon's welcome says it stored last. The caller's send(),
 // flush() or close() then simply goes on.
+#include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "client/lib/connection_core.hpp"
 #include "proto/errors.hpp"
@@ -28,23 +28,25 @@ bool retryable(std::error_code ec) {
 std::error_code connection_core::resume_after(std::error_code ec, std::string text) {
     if (resuming_ || !welcomed_ || settings_.resume_retry_for.count() == 0 || !retryable(ec))
         return fail(ec, std::move(text));
+    if (interrupted_) return fail(client_errc::interrupted, text + "; not resumed: interrupted");
     observe_progress();
     resuming_ = true;
     // attempt_error_ is kept: a window can span several breaks, and the last reason is the one
     // to report.
-    for (int attempt = 0;; ++attempt) {
+    for (unsigned attempt = 0;; ++attempt) {
         std::error_code ignored;
         socket_.close(ignored);
+        const auto now = std::chrono::steady_clock::now();
+        if (interrupted_ || window_.expired(now)) break;
+        const auto pause = attempt > 0 ? window_.next_pause(now) : std::chrono::milliseconds(0);
+        notify_reconnect(attempt + 1, pause, attempt > 0 ? attempt_error_ : text);
+        if (!pause_unless_interrupted(pause)) break;
         if (window_.expired(std::chrono::steady_clock::now())) break;
-        if (attempt > 0) {
-            std::this_thread::sleep_for(window_.next_pause(std::chrono::steady_clock::now()));
-            if (window_.expired(std::chrono::steady_clock::now())) break;
-        }
         if (core_.restart()) break;
         if (connect_socket()) continue;
         const auto e = handshake();
         if (e && retryable(e)) continue;
-        if (!welcomed(core_.current())) {  // refused for good
+        if (!welcomed(core_.current())) {  // refused for good, or interrupted
             if (e == proto_errc::sender_fenced) {
                 // Another stream owns the id now: what it stored is not ours to count, and
                 // going on would mix two streams (docs/PROTOCOL.md 1.1, "Ownership").
@@ -65,10 +67,22 @@ std::error_code connection_core::resume_after(std::error_code ec, std::string te
     resuming_ = false;
     std::error_code ignored;
     socket_.close(ignored);
+    if (interrupted_)
+        return fail(client_errc::interrupted,
+                    text + "; reconnecting interrupted" +
+                        (attempt_error_.empty() ? "" : " (last attempt: " + attempt_error_ + ")"));
     return fail(
         ec, text + "; no acknowledged progress for " +
                 std::to_string(settings_.resume_retry_for.count()) +
                 " ms (resume.retry_for): " + (attempt_error_.empty() ? "gave up" : attempt_error_));
+}
+
+void connection_core::notify_reconnect(unsigned attempt, std::chrono::milliseconds pause,
+                                       const std::string& why) {
+    if (!on_reconnect_) return;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        window_.deadline() - std::chrono::steady_clock::now());
+    on_reconnect_({why, attempt, pause, std::max(left, std::chrono::milliseconds(0))});
 }
 
 }  // namespace objwire::client

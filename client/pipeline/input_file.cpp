@@ -117,6 +117,7 @@ void line_blocks::cancel() {
 }
 
 bool line_blocks::next(std::string_view& lines, std::size_t padding) {
+    dropped_line_ = false;
     // What was handed out is done with; the unfinished line moves to the front.
     if (given_ > 0) {
         std::memmove(buf_.data(), buf_.data() + given_, held_ - given_);
@@ -124,8 +125,12 @@ bool line_blocks::next(std::string_view& lines, std::size_t padding) {
         given_ = 0;
     }
     // The unfinished line holds no newline: only bytes read from now on are searched, so a
-    // line of many blocks costs one pass.
+    // line of many blocks costs one pass. What follows a dropped line was never searched.
     std::size_t searched = held_;
+    if (skipping_) {
+        if (!skip_to_newline()) return false;
+        searched = 0;
+    }
     for (;;) {
         if (held_ > 0) {
             const auto* nl =
@@ -138,10 +143,46 @@ bool line_blocks::next(std::string_view& lines, std::size_t padding) {
                 return true;
             }
         }
+        // All that is held is one unfinished line: past the limit it is dropped, not grown.
+        if (max_line_ != 0 && held_ > max_line_) {
+            dropped_line_ = skipping_ = true;
+            lines = {buf_.data(), 0};  // the buffer's bytes after it stay readable padding
+            return true;
+        }
+        if (!read_block(padding)) return false;
+    }
+}
+
+bool line_blocks::skip_to_newline() {
+    for (;;) {  // each round drops what is held or reads a block; ends at a newline or the end
+        const auto* nl = static_cast<const char*>(std::memchr(buf_.data(), '\n', held_));
+        if (nl != nullptr) {
+            const std::size_t end = static_cast<std::size_t>(nl - buf_.data()) + 1;
+            std::memmove(buf_.data(), buf_.data() + end, held_ - end);
+            held_ -= end;
+            offset_ += end;
+            skipping_ = false;
+            return true;
+        }
+        offset_ += held_;
+        held_ = 0;
+        if (!read_block(0)) return false;
+        if (held_ == 0) return false;  // the end of the input inside the dropped line
+    }
+}
+
+bool line_blocks::read_block(std::size_t padding) {
+    for (;;) {  // returns after one read that got bytes or the end, or on a failure
         if (eof_ || cancelled_) return false;
-        // Room for a block after what is held (a line longer than a block grows the buffer).
+        // Room for a block after what is held (a line longer than a block grows the buffer, to
+        // the line limit and a block at most).
         const std::size_t want = held_ + block_ + padding;
-        if (buf_.size() < want) buf_.resize(std::max(want, buf_.size() * 2));
+        if (buf_.size() < want) {
+            std::size_t grown = std::max(want, buf_.size() * 2);
+            if (max_line_ != 0)
+                grown = std::max(want, std::min(grown, max_line_ + block_ + padding));
+            buf_.resize(grown);
+        }
         if (!regular_) {
             pollfd p[2] = {{fd_, POLLIN, 0}, {cancel_pipe_[0], POLLIN, 0}};
             if (::poll(p, 2, -1) < 0) {
@@ -162,6 +203,7 @@ bool line_blocks::next(std::string_view& lines, std::size_t padding) {
         }
         if (n == 0) eof_ = true;
         held_ += static_cast<std::size_t>(n);
+        return true;
     }
 }
 

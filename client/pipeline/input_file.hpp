@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace objwire::client {
@@ -42,8 +43,8 @@ class input_text {
 
 // An input read block by block, for `send`: a file or stdin (a pipe, a terminal, a growing
 // log behind `tail -F`), handed out as runs of whole lines from one reused buffer, so memory
-// stays at a block (plus the longest line) whatever the input's size. Reading may wait for
-// more input; cancel(), from another thread, ends such a wait.
+// stays at a block (plus the longest line, or limit_lines() plus a block) whatever the input's
+// size. Reading may wait for more input; cancel(), from another thread, ends such a wait.
 class line_blocks {
   public:
     // `block`: bytes asked for per read.
@@ -60,6 +61,18 @@ class line_blocks {
     bool next(std::string_view& lines, std::size_t padding);
     // Whether next() has input to work with now, without waiting.
     bool ready() const;
+    // Lines longer than `bytes` (their newline not counted) are not held: once a line passes
+    // it, next() returns an empty run with dropped_line() set, and the rest of that line is
+    // read block by block and dropped up to its newline. 0: no limit. `why` names the limit
+    // for people ("objwired's limits.max_string_bytes").
+    void limit_lines(std::size_t bytes, std::string why) {
+        max_line_ = bytes;
+        line_limit_why_ = std::move(why);
+    }
+    std::size_t line_limit() const { return max_line_; }
+    const std::string& line_limit_why() const { return line_limit_why_; }
+    // Whether the last next() stands for a line over limit_lines() (its run is empty).
+    bool dropped_line() const { return dropped_line_; }
     // Makes a next() that waits, or the next one, return false. Safe from any thread.
     void cancel();
     const std::string& error() const { return error_; }
@@ -67,6 +80,13 @@ class line_blocks {
     std::uint64_t offset() const { return offset_; }
 
   private:
+    // Drops the held bytes of a line over the limit, then input up to its newline; false at
+    // the end of the input, on cancel() or on a read error.
+    bool skip_to_newline();
+    // Reads a block after the held bytes (waiting for input); false at the end of the input,
+    // on cancel() or on a read error (error_ set).
+    bool read_block(std::size_t padding);
+
     std::string path_;
     int fd_ = -1;
     bool regular_ = false;  // a regular file: never waits, poll() is not needed
@@ -77,6 +97,10 @@ class line_blocks {
     std::size_t held_ = 0;   // bytes in the buffer (given_ included)
     std::uint64_t offset_ = 0;
     bool eof_ = false;
+    std::size_t max_line_ = 0;
+    std::string line_limit_why_;
+    bool dropped_line_ = false;
+    bool skipping_ = false;  // inside a dropped line: its rest is dropped up to the newline
     std::atomic<bool> cancelled_{false};
     std::string error_;
 };

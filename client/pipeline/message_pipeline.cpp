@@ -1,5 +1,7 @@
 #include "client/pipeline/message_pipeline.hpp"
 
+#include <string>
+
 namespace objwire::client {
 namespace {
 
@@ -11,6 +13,15 @@ void start_batch(message_batch& b, std::size_t capacity) {
     }
     b.size = 0;
     b.error.reset();
+}
+
+// A line over the input's line limit, which line_blocks dropped: a bad line at its place.
+template <class Reader>
+json_error dropped_line_error(Reader& reader, const line_blocks& in) {
+    const std::size_t limit = in.line_limit();
+    return {reader.skip_line(), limit + 1,
+            "line longer than " + std::to_string(limit) + " bytes (" + in.line_limit_why() +
+                "): not sent; the rest of the line was read past, not kept"};
 }
 
 template <class Reader>
@@ -34,6 +45,10 @@ bool fill_with(block_input& in, Reader& reader, bool stop_at_error, const pipeli
         std::string_view text;
         if (!in.in.next(text, jsonl_reader::padding)) return false;
         reader.continue_with(text, true);
+        if (in.in.dropped_line()) {
+            b.error = dropped_line_error(reader, in.in);
+            return !stop_at_error;
+        }
         start = 0;
     }
     return true;

@@ -1,29 +1,16 @@
 // Text a peer chose (a client name, a sender id, a cursor name), made safe to put in a log
-// line: control characters, DEL and backslash are written as \xNN, so a peer cannot end a
-// line and forge the next one, or hide text with terminal escapes. Other bytes (UTF-8
-// included) stay as they are.
+// line: control characters, DEL and backslash are written as \xNN (proto/control_text.hpp).
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "proto/control_text.hpp"
+
 namespace objwire::daemon {
 
 inline std::string log_text(std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(s.size());
-    for (const char c : s) {
-        const auto b = static_cast<unsigned char>(c);
-        if (b >= 0x20 && b != 0x7f && b != '\\') {
-            out.push_back(c);
-            continue;
-        }
-        out += "\\x";
-        out.push_back(hex[b >> 4]);
-        out.push_back(hex[b & 15]);
-    }
-    return out;
+    return escape_control_chars(s);
 }
 
 }  // namespace objwire::daemon

@@ -91,6 +91,16 @@ struct connection_stats {
 
 class connection_core;  // client/lib/connection_core.hpp
 
+// A reconnect about to be tried (resume.retry_for): why the connection or the last attempt
+// failed, the attempt's number since the break (1: at once), the pause before it, and what is
+// left of the retry window.
+struct reconnect_attempt {
+    std::string why;
+    unsigned attempt = 0;
+    std::chrono::milliseconds pause{0};
+    std::chrono::milliseconds window_left{0};
+};
+
 class connection {
   public:
     // Options out of range are not refused here but by open() (client_errc::invalid_options,
@@ -249,6 +259,20 @@ class connection {
     std::uint64_t stored_objects() const;
     // Messages send() took as already stored so far.
     std::uint64_t skipped_objects() const;
+
+    // Ends the connection's waits for the daemon, from then on: a reconnect (its pause, connect,
+    // TLS handshake, the wait for the welcome) gives up at once; a send(), flush() or close()
+    // waiting for room in the send window, for the socket or for a reply waits at most 500 ms
+    // more - a daemon that answers does within it, so what is in flight still gets acknowledged
+    // - and then returns client_errc::interrupted, leaving the connection closed (what was
+    // acknowledged stays counted in stats()). poll() and flush(timeout) still wait as long as
+    // their caller says. Async-signal-safe, for a SIGINT or SIGTERM handler (a flag and one
+    // write(2) to an eventfd every wait watches); callable from any thread.
+    void interrupt() noexcept;
+    // Called before each reconnect attempt, on the thread that resumes (the caller's, or the
+    // linger thread's), with the connection's lock held: it must not call the connection. Set
+    // before open().
+    void on_reconnect(std::function<void(const reconnect_attempt&)> notice);
 
   private:
     using completion = std::function<void(std::error_code)>;

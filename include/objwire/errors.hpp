@@ -17,6 +17,7 @@ enum class client_errc {
     // options::max_async_sends asynchronous sends started and not completed: this one is not
     // queued (async_send, async_send_many)
     too_many_in_flight,
+    interrupted,  // connection::interrupt() ended a wait for the daemon
 };
 const std::error_category& client_category() noexcept;
 inline std::error_code make_error_code(client_errc e) noexcept {

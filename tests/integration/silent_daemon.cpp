@@ -3,7 +3,11 @@
 // own retry window (resume.retry_for, `--retry-for`). Listens on 127.0.0.1 with a free port,
 // prints "listening on 127.0.0.1:PORT" and each welcomed connection's number, and stops after
 // `max_connections` connections (a bound on the loop) or when killed.
-// Usage: silent_daemon [MAX_CONNECTIONS]
+// Modes, each ending with an error frame whose text holds terminal escapes and a newline
+// followed by a forged client line (a client must print it escaped):
+//   refuse - the hello is answered with that error frame instead of the welcome;
+//   end    - the welcome, then that error frame after the first bytes past the hello.
+// Usage: silent_daemon [MAX_CONNECTIONS [refuse|end]]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -11,10 +15,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "proto/control.hpp"
+#include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
 namespace {
@@ -32,14 +38,37 @@ std::vector<std::uint8_t> welcome_frame() {
     return {s.begin(), s.end()};
 }
 
-void serve(int fd) {
+enum class mode { silent, refuse, end };
+
+// An error frame a terminal would obey if printed raw: red text, a window title, a bell, then
+// a line that looks like the client's own.
+std::vector<std::uint8_t> hostile_error_frame() {
+    objwire::error_message e;
+    e.code = static_cast<std::uint32_t>(objwire::proto_errc::unauthorized);
+    e.text = "\x1b[31mred\x1b[0m \x1b]0;title\x07\nobjwire: all objects acknowledged";
+    objwire::byte_buffer payload, frame;
+    objwire::encode_error(e, payload);
+    objwire::append_frame(frame, objwire::frame_kind::error, 0, payload.span());
+    auto s = frame.span();
+    return {s.begin(), s.end()};
+}
+
+bool write_all(int fd, const std::vector<std::uint8_t>& bytes) {
+    return ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+}
+
+void serve(int fd, mode m) {
     std::uint8_t buf[65536];
     // The hello comes first; the welcome answers it whatever it says.
     if (::read(fd, buf, sizeof buf) > 0) {
-        const auto welcome = welcome_frame();
-        if (::write(fd, welcome.data(), welcome.size()) == static_cast<ssize_t>(welcome.size()))
+        if (m == mode::refuse) {
+            write_all(fd, hostile_error_frame());
+        } else if (write_all(fd, welcome_frame())) {
+            if (m == mode::end && ::read(fd, buf, sizeof buf) > 0)
+                write_all(fd, hostile_error_frame());
             while (::read(fd, buf, sizeof buf) > 0) {
             }
+        }
     }
     ::close(fd);
 }
@@ -48,6 +77,8 @@ void serve(int fd) {
 
 int main(int argc, char** argv) {
     const int max_connections = argc > 1 ? std::atoi(argv[1]) : 1000;
+    const std::string_view how = argc > 2 ? argv[2] : "";
+    const mode m = how == "refuse" ? mode::refuse : how == "end" ? mode::end : mode::silent;
     const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -66,7 +97,7 @@ int main(int argc, char** argv) {
         if (fd < 0) return 1;
         std::printf("connection %d\n", i + 1);
         std::fflush(stdout);
-        std::thread(serve, fd).detach();
+        std::thread(serve, fd, m).detach();
     }
     return 0;
 }

@@ -385,6 +385,50 @@ TEST(jsonl_stream, blocks_of_any_size_read_as_the_whole_text) {
     expect_same(stream_file(text, false, 64 * 1024), read_in_turn(text, false));
 }
 
+// Lines over limit_lines() are bad lines at their place, reported at the column after the
+// limit, and the reading goes on after their newline with the right line numbers - whatever
+// the block size, JSON or raw, a line cut by blocks or at the input's end.
+TEST(jsonl_stream, lines_over_the_limit_are_bad_lines_and_skipped_to_their_newline) {
+    const std::string over = "[\"" + std::string(5000, 'q') + "\"]";
+    const std::string under = "[\"" + std::string(900, 'q') + "\"]";
+    const std::string text = "1\n" + over + "\n2\n" + under + "\n" + over + "\n\n3\n" + over;
+    for (const bool raw : {false, true}) {
+        for (std::size_t block : {std::size_t{7}, std::size_t{100}, std::size_t{4096}}) {
+            SCOPED_TRACE("block " + std::to_string(block) + (raw ? ", raw" : ", JSON"));
+            temp_file f(text);
+            objwire::client::line_blocks in(block);
+            std::string error;
+            ASSERT_TRUE(in.open(f.path, error)) << error;
+            in.limit_lines(1000, "the test's limit");
+            std::vector<std::size_t> lines, bad;
+            auto on_message = [&](const message&, std::size_t line) {
+                lines.push_back(line);
+                return true;
+            };
+            auto on_error = [&](const json_error& e) {
+                EXPECT_EQ(e.column, 1001u);
+                EXPECT_NE(e.message.find("line longer than 1000 bytes (the test's limit)"),
+                          std::string::npos)
+                    << e.message;
+                bad.push_back(e.line);
+                return true;
+            };
+            if (raw)
+                objwire::client::stream_raw_pipelined(
+                    in, objwire::client::raw_line_reader("line", "text"), false, on_message,
+                    on_error, [] {}, std::chrono::nanoseconds::zero());
+            else
+                objwire::client::stream_jsonl_pipelined(
+                    in, false, on_message, on_error, [] {}, std::chrono::nanoseconds::zero());
+            EXPECT_EQ(bad, (std::vector<std::size_t>{2, 5, 8}));
+            // Raw sends the empty line 6 as text; JSON skips it.
+            EXPECT_EQ(lines, raw ? (std::vector<std::size_t>{1, 3, 4, 6, 7})
+                                 : (std::vector<std::size_t>{1, 3, 4, 7}));
+            EXPECT_TRUE(in.error().empty()) << in.error();
+        }
+    }
+}
+
 // Waits (at most 20 s) for done().
 template <class Done>
 bool eventually_long(Done&& done) {

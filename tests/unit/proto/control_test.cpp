@@ -244,6 +244,22 @@ TEST(Control, AnErrorFrameAlwaysReadsAsAFailureWithAReason) {
     EXPECT_FALSE(bad.well_formed);
 }
 
+// A peer's reason is printed by clients and logged by daemons: its escape sequences, newlines
+// and other control characters arrive escaped, never raw.
+TEST(Control, AnErrorFramesTextHasItsControlCharactersEscaped) {
+    byte_buffer b;
+    encode_error({static_cast<std::uint32_t>(proto_errc::unauthorized),
+                  "no\x1b[2J\x1b]0;owned\x07\nobjwire: all 10 objects acknowledged\r\\ \x7f\x01 é"},
+                 b);
+    const auto e = read_error_frame(b.span());
+    EXPECT_EQ(e.code, proto_errc::unauthorized);
+    EXPECT_EQ(e.text,
+              "no\\x1b[2J\\x1b]0;owned\\x07\\x0aobjwire: all 10 objects acknowledged\\x0d\\x5c "
+              "\\x7f\\x01 é");
+    for (const char c : e.text)
+        EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << int(c);
+}
+
 // Ownership and reruns (docs/PROTOCOL.md 1.1): the token goes out in the welcome and comes
 // back in a reconnect's hello; the stored count and digest ride in the welcome; a mark frame's
 // payload is the digest.
