@@ -100,8 +100,8 @@ const std::error_category& client_category() noexcept {
 connection_core::connection_core(config::client_settings settings, std::string client_name)
     : connection_core(!settings.sender_id.empty(), std::move(settings), std::move(client_name)) {}
 
-connection_core::connection_core(bool named_id, config::client_settings settings,
-                                 std::string client_name)
+connection_core::connection_core(bool named_id, config::client_settings&& settings,
+                                 std::string&& client_name)
     : settings_(with_sender_id(std::move(settings))),
       socket_(io_),
       core_(sender_options(settings_, std::move(client_name), named_id)) {}

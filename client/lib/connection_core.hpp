@@ -113,8 +113,9 @@ class connection_core {
     void refuse_options(std::string why) { invalid_options_ = std::move(why); }
 
   private:
-    // `named_id`: client.sender_id was set, so the stream can be rerun.
-    connection_core(bool named_id, config::client_settings settings, std::string client_name);
+    // `named_id`: client.sender_id was set, so the stream can be rerun. References, so that
+    // nothing is moved from before `named_id` is read.
+    connection_core(bool named_id, config::client_settings&& settings, std::string&& client_name);
     // One queued asynchronous call: `step` runs with mu_ held and says which count of acked
     // messages completes it (0: done at once).
     struct async_job {

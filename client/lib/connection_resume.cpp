@@ -50,7 +50,8 @@ handshake_verdict connection_core::reconnect_until_resumed() {
 
 handshake_verdict connection_core::resume_attempt() {
     if (connect_socket()) return handshake_verdict::retry;
-    const auto verdict = after_handshake(handshake(), welcomed(core_.current()));
+    const auto ec = handshake();  // before welcomed() looks at the state it leaves
+    const auto verdict = after_handshake(ec, welcomed(core_.current()));
     if (verdict != handshake_verdict::resumed) return verdict;
     // The resent frames go out at once: they are what the daemon is missing.
     if (write_all(core_.output())) return handshake_verdict::retry;
