@@ -9,36 +9,38 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
-constexpr std::uint64_t ms = 1'000'000;  // coarse-clock nanoseconds
-constexpr std::uint64_t t0 = 3'600'000 * ms;
+constexpr std::uint64_t linger_ms = 1'000'000;  // coarse-clock nanoseconds
+constexpr std::uint64_t linger_t0 = 3'600'000 * linger_ms;
 
 TEST(BatchLinger, DueLingerAfterTheFirstMessage) {
     batch_linger l(milliseconds(5));
     EXPECT_TRUE(l.enabled());
-    l.opened(t0);
-    EXPECT_EQ(l.left(t0), milliseconds(5));
-    EXPECT_EQ(l.left(t0 + 2 * ms), milliseconds(3));
-    EXPECT_FALSE(l.due(t0 + 5 * ms - 1));
-    EXPECT_TRUE(l.due(t0 + 5 * ms));
-    EXPECT_EQ(l.left(t0 + 60'000 * ms), nanoseconds(0));  // long past: due, never negative
-    l.opened(t0 + 10 * ms);  // a write went first: the batch's wait starts again
-    EXPECT_FALSE(l.due(t0 + 12 * ms));
+    l.opened(linger_t0);
+    EXPECT_EQ(l.left(linger_t0), milliseconds(5));
+    EXPECT_EQ(l.left(linger_t0 + 2 * linger_ms), milliseconds(3));
+    EXPECT_FALSE(l.due(linger_t0 + 5 * linger_ms - 1));
+    EXPECT_TRUE(l.due(linger_t0 + 5 * linger_ms));
+    EXPECT_EQ(l.left(linger_t0 + 60'000 * linger_ms),
+              nanoseconds(0));             // long past: due, never negative
+    l.opened(linger_t0 + 10 * linger_ms);  // a write went first: the batch's wait starts again
+    EXPECT_FALSE(l.due(linger_t0 + 12 * linger_ms));
 }
 
 TEST(BatchLinger, AWaitEndsByTheTimeTheBatchIsDue) {
     batch_linger l(milliseconds(5));
-    l.opened(t0);
-    EXPECT_EQ(l.cut(milliseconds(1000), t0), milliseconds(5));
-    EXPECT_EQ(l.cut(milliseconds(2), t0), milliseconds(2));
-    EXPECT_EQ(l.cut(milliseconds(1000), t0 + 4 * ms + 1), milliseconds(1));  // rounded up
-    EXPECT_EQ(l.cut(milliseconds(1000), t0 + 9 * ms), milliseconds(0));
+    l.opened(linger_t0);
+    EXPECT_EQ(l.cut(milliseconds(1000), linger_t0), milliseconds(5));
+    EXPECT_EQ(l.cut(milliseconds(2), linger_t0), milliseconds(2));
+    EXPECT_EQ(l.cut(milliseconds(1000), linger_t0 + 4 * linger_ms + 1),
+              milliseconds(1));  // rounded up
+    EXPECT_EQ(l.cut(milliseconds(1000), linger_t0 + 9 * linger_ms), milliseconds(0));
 }
 
 TEST(BatchLinger, NoLingerNoThread) {
     EXPECT_FALSE(batch_linger(nanoseconds(0)).enabled());
     batch_linger l(nanoseconds(0));
-    l.opened(t0);
-    EXPECT_TRUE(l.due(t0));  // every send writes its batch
+    l.opened(linger_t0);
+    EXPECT_TRUE(l.due(linger_t0));  // every send writes its batch
 }
 
 TEST(LingerStep, WhatTheThreadDoesNext) {

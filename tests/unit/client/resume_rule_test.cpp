@@ -12,7 +12,7 @@ namespace objwire::client {
 namespace {
 
 using std::chrono::milliseconds;
-const auto t0 = retry_window::clock::time_point{} + std::chrono::hours(1);
+const auto resume_t0 = retry_window::clock::time_point{} + std::chrono::hours(1);
 
 TEST(ResumeRule, BreaksAReconnectMayCure) {
     for (std::error_code ec :
@@ -38,13 +38,14 @@ TEST(ResumeRule, OnlyAWelcomedStreamWithAWindowResumes) {
 
 TEST(ResumeRule, AttemptsPauseWithinTheWindow) {
     retry_window w(milliseconds(3000));
-    w.observe(0, true, t0);
-    EXPECT_EQ(pause_before(0, w, t0), milliseconds(0));  // the first at once
-    EXPECT_EQ(pause_before(1, w, t0), retry_window::first_backoff);
-    EXPECT_EQ(pause_before(2, w, t0), retry_window::first_backoff * 2);
-    EXPECT_EQ(pause_before(3, w, t0 + milliseconds(2950)), milliseconds(50));  // cut to the end
-    EXPECT_EQ(pause_before(4, w, t0 + milliseconds(3000)), std::nullopt);      // over: give up
-    EXPECT_EQ(pause_before(0, w, t0 + milliseconds(3000)), std::nullopt);
+    w.observe(0, true, resume_t0);
+    EXPECT_EQ(pause_before(0, w, resume_t0), milliseconds(0));  // the first at once
+    EXPECT_EQ(pause_before(1, w, resume_t0), retry_window::first_backoff);
+    EXPECT_EQ(pause_before(2, w, resume_t0), retry_window::first_backoff * 2);
+    EXPECT_EQ(pause_before(3, w, resume_t0 + milliseconds(2950)),
+              milliseconds(50));                                                  // cut to the end
+    EXPECT_EQ(pause_before(4, w, resume_t0 + milliseconds(3000)), std::nullopt);  // over: give up
+    EXPECT_EQ(pause_before(0, w, resume_t0 + milliseconds(3000)), std::nullopt);
 }
 
 TEST(ResumeRule, WhatAHandshakeLeadsTo) {
