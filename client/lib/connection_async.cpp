@@ -183,6 +183,14 @@ void connection_core::run_jobs(std::deque<async_job>& jobs, std::deque<waiting_s
         auto ec = take_background_error();
         if (!ec) ec = settle(job.step(target));
         if (ec || target == 0) {
+            // Done at once, it completes after what its step decided of the operations started
+            // before it: a close takes in every ack (or ends the stream), so the sends waiting
+            // for them complete first, as they were started.
+            if (!waiting.empty())
+                complete_waiting(waiting, timed,
+                                 state_.is_open() ? std::error_code{}
+                                                  : std::error_code(client_errc::connection_lost),
+                                 finished);
             finished.push_back({std::move(job.done), ec});
             continue;
         }
