@@ -212,7 +212,6 @@ class connection_core {
     // Reruns (client/lib/connection_rerun.cpp): a message the daemon already holds, checked and
     // dropped; at open(), what the welcome says is stored.
     std::error_code skip_message(const message& m);
-    // open(): what the welcome says is stored.
     void learn_stored();
     // close(): a rerun's input that ended before the stored objects did is another input.
     void check_skipped_all();
@@ -223,7 +222,9 @@ class connection_core {
     std::thread async_thread_;
     bool async_stop_ = false;
     std::atomic<std::int64_t> send_timeout_ms_{0};  // set by any thread, read by the worker
-    // Every field below is read and written with mu_ held (but for state_'s phase, an atomic).
+    // The fields below that change after construction are read and written with mu_ held, but
+    // for state_'s phase (an atomic, for is_open()) and the linger thread's handle and eventfd
+    // (set before the thread starts, cleared after it has ended).
     mutable std::mutex mu_;              // every public call and the linger thread
     std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
     std::thread linger_thread_;
