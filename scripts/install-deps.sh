@@ -14,7 +14,7 @@ packages=(
   libasio-dev libspdlog-dev libfmt-dev zlib1g-dev libtomlplusplus-dev libcli11-dev
   libsimdjson-dev libzstd-dev liblz4-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes for scripts/fuzz.sh
+  clang-14 libclang-rt-14-dev  # libFuzzer and the sanitizer runtimes: scripts/fuzz.sh, scripts/tsan.sh
   strace  # tests/integration/write_calls_test.sh counts the client's write system calls
   libsystemd-dev  # sd_notify: READY/RELOADING/STOPPING/WATCHDOG under systemd (daemon/ops/service_notify.cpp)
   nats-server libnats-dev  # the nats sink (daemon/sinks/nats_sink.*) and its integration tests

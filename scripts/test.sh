@@ -3,7 +3,8 @@
 # installed programs, packaging, the repository and instruction checks with CTest in build/;
 # then the whole suite - unit tests, in-process integration tests, fuzz replays and the
 # scripts again - under ASan (+ UBSan in the sans-I/O libraries) in build-asan/
-# (scripts/sanitize.sh); then each libFuzzer target for a bounded time in build-fuzz/
+# (scripts/sanitize.sh); then the client library's tests under ThreadSanitizer in build-tsan/
+# (scripts/tsan.sh); then each libFuzzer target for a bounded time in build-fuzz/
 # (scripts/fuzz.sh). OBJWIRE_CI_FUZZ_SECONDS sets the fuzzing time per target (default 10;
 # 0 skips fuzzing); a longer run is `scripts/fuzz.sh 3600`.
 set -euo pipefail
@@ -20,9 +21,11 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
 main_done=$SECONDS
 scripts/sanitize.sh
 asan_done=$SECONDS
+scripts/tsan.sh
+tsan_done=$SECONDS
 fuzz_seconds=${OBJWIRE_CI_FUZZ_SECONDS:-10}
 if [ "$fuzz_seconds" -gt 0 ]; then
   scripts/fuzz.sh "$fuzz_seconds"
 fi
 echo "test: build and tests $((main_done - start)) s, ASan+UBSan $((asan_done - main_done)) s," \
-  "fuzzing $((SECONDS - asan_done)) s, all $((SECONDS - start)) s"
+  "TSan $((tsan_done - asan_done)) s, fuzzing $((SECONDS - tsan_done)) s, all $((SECONDS - start)) s"

@@ -20,8 +20,6 @@ namespace objwire::client {
 namespace {
 
 constexpr std::chrono::milliseconds ack_timeout{30'000};
-// TCP_INFO is read at most this often unless a write found the send buffer full (~1 us a read).
-constexpr std::uint64_t link_sample_every_ns = 2'000'000;
 
 compression_options compression_from(const config::client_settings& s) {
     compression_options c;  // the texts were validated when the settings were loaded
@@ -114,10 +112,13 @@ const std::error_category& client_category() noexcept {
 }
 
 connection_core::connection_core(config::client_settings settings, std::string client_name)
-    : named_id_(!settings.sender_id.empty()),
-      settings_(with_sender_id(std::move(settings))),
+    : connection_core(!settings.sender_id.empty(), std::move(settings), std::move(client_name)) {}
+
+connection_core::connection_core(bool named_id, config::client_settings&& settings,
+                                 std::string&& client_name)
+    : settings_(with_sender_id(std::move(settings))),
       socket_(io_),
-      core_(sender_options(settings_, std::move(client_name), named_id_)) {
+      core_(sender_options(settings_, std::move(client_name), named_id)) {
     // Without the eventfd, waits still end at interrupt(): at their next look at the flag.
     interrupt_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     // A connect or TLS handshake in progress ends at interrupt() too.
@@ -164,7 +165,7 @@ std::error_code connection_core::wait_for_daemon(short events, std::chrono::mill
     // A reconnect is given up at once. A live daemon that answers does so within
     // interrupted_wait: its acknowledgements of what is in flight still count; one that does
     // not answer is not waited for.
-    if (resuming_) return client_errc::interrupted;
+    if (state_.resuming()) return client_errc::interrupted;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
     const auto w = wait_socket(
         events, std::clamp(left, std::chrono::milliseconds(0), interrupted_wait), false);
@@ -193,14 +194,20 @@ connection_stats connection_core::stats() const {
     return stats_;
 }
 
+// While resuming, a failure is an attempt's: its reason is kept for the resume's own report.
 std::error_code connection_core::fail(std::error_code ec, std::string text) {
-    if (resuming_) {
+    if (state_.resuming()) {
         attempt_error_ = std::move(text);
         return ec;
     }
     if (last_error_.empty()) last_error_ = std::move(text);
-    open_ = false;
+    state_.fail();
     return ec;
+}
+
+void connection_core::close_socket() {
+    std::error_code ignored;
+    socket_.close(ignored);
 }
 
 // Runs one asynchronous operation to completion or until the deadline, then cancels it.
@@ -229,16 +236,20 @@ std::error_code connection_core::run_with_deadline(Start&& start, std::chrono::m
 std::error_code connection_core::open() {
     std::unique_lock lock(mu_);
     if (!invalid_options_.empty()) return fail(client_errc::invalid_options, invalid_options_);
+    state_.connect();
     if (auto ec = connect_socket()) return ec;
-    open_ = true;
-    interval_start_ns_ = steady_now_ns();
+    state_.connected();
+    feed_.start(steady_now_ns());
     auto ec = handshake();
-    welcomed_ = !ec;  // a daemon that turns us away at once is an error to report, not retry
+    // A daemon that turns us away at once is an error to report, not retry: only a welcomed
+    // stream resumes.
+    if (!ec) state_.welcomed();
     observe_progress(true);
     if (ec) return ec;
     learn_stored();
     lock.unlock();
     start_linger();
+    lock.lock();
     return settle({});
 }
 
@@ -251,8 +262,7 @@ std::error_code connection_core::open(std::chrono::milliseconds retry_for) {
         if (std::chrono::steady_clock::now() + backoff >= deadline) return ec;
         {
             std::lock_guard lock(mu_);
-            std::error_code ignored;
-            socket_.close(ignored);
+            close_socket();
             last_error_.clear();  // the next attempt's reason replaces this one
         }
         // A backoff between attempts, not a poll.
@@ -283,7 +293,7 @@ std::error_code connection_core::connect_socket() {
     // client.connect_timeout, the socket options, TLS. A reconnect does not outlast the retry
     // window.
     std::error_code ec;
-    if (resuming_) {
+    if (state_.resuming()) {
         auto bounded = settings_;
         bounded.connect_timeout =
             window_.wait_for(settings_.connect_timeout, std::chrono::steady_clock::now());
@@ -330,8 +340,8 @@ std::error_code connection_core::send_source(const Source& m) {
 
 template <class Source>
 std::error_code connection_core::send_locked(const Source& m) {
-    if (!open_) return client_errc::not_open;
-    if (skipped_ < to_skip_) {
+    if (!state_.is_open()) return client_errc::not_open;
+    if (rerun_.skipping()) {
         // Reruns compare digests of messages; a typed source is not skipped by itself.
         if constexpr (std::is_same_v<Source, message>) {
             return skip_message(m);
@@ -351,25 +361,18 @@ std::error_code connection_core::send_locked(const Source& m) {
     if (!core_.output().empty() || core_.frames_waiting()) {  // a frame was sealed
         auto ec = write_output();
         // What is in the open batch now waited behind that write, not for the batch to fill.
-        batch_opened_ns_ = coarse_now_ns();
+        linger_.opened(coarse_now_ns());
         return ec;
     }
     // Linger: a batch whose first message has waited long enough goes out even if small. The
     // coarse clock keeps this check cheap on every send; linger holds to within one tick.
     const std::uint64_t now = coarse_now_ns();
     if (was_empty) {
-        batch_opened_ns_ = now;
+        linger_.opened(now);
         linger_cv_.notify_one();  // the linger thread times this batch
     }
-    if (lingered()) return flush_locked();
+    if (linger_.due(now)) return flush_locked();
     return {};
-}
-
-std::chrono::nanoseconds connection_core::linger_left() const {
-    const auto linger =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(settings_.batch_linger);
-    const auto waited = std::chrono::nanoseconds(coarse_now_ns() - batch_opened_ns_);
-    return std::max(linger - waited, std::chrono::nanoseconds(0));
 }
 
 std::error_code connection_core::flush() {
@@ -379,7 +382,7 @@ std::error_code connection_core::flush() {
 }
 
 std::error_code connection_core::flush_locked() {
-    if (!open_) return client_errc::not_open;
+    if (!state_.is_open()) return client_errc::not_open;
     core_.seal();
     return write_output();
 }
@@ -395,7 +398,7 @@ std::error_code connection_core::write_output() {
             const std::uint64_t wait_start = steady_now_ns();
             auto ec = read_replies(true);
             const std::uint64_t waited_for_acks = steady_now_ns() - wait_start;
-            interval_ack_blocked_ns_ += waited_for_acks;
+            feed_.blocked_on_acks(waited_for_acks);
             stats_.blocked_ns += waited_for_acks;
             if (ec) return ec;
             continue;
@@ -411,10 +414,7 @@ std::error_code connection_core::write_released() {
     auto out = core_.output();
     const std::uint64_t calls_before = stats_.write_calls;
     if (auto ec = write_all(out)) {
-        // The daemon may have said why before closing.
-        const bool was_resuming = std::exchange(resuming_, true);
-        read_replies(false);
-        resuming_ = was_resuming;
+        read_last_words();
         if (core_.current() == sender::state::failed)
             return resume_after(core_.error(), core_.error_detail());
         return resume_after(client_errc::connection_lost, "write failed: " + ec.message());
@@ -423,6 +423,14 @@ std::error_code connection_core::write_released() {
     written_messages_ = core_.messages_sealed();
     measure(stats_.write_calls - calls_before > 1);  // more than one call: the buffer was full
     return {};
+}
+
+// The daemon may have said why before closing: read as a resume's attempt would, so that a
+// failure here is neither resumed nor reported (the resume that follows reports).
+void connection_core::read_last_words() {
+    if (!state_.start_resume()) return;
+    read_replies(false);
+    state_.end_resume();
 }
 
 // One write system call per attempt, each counted: the whole output in one call unless the
@@ -447,8 +455,7 @@ std::error_code connection_core::wait_writable() {
     const std::uint64_t start = steady_now_ns();
     auto ec = wait_for_daemon(POLLOUT, ack_timeout);
     const std::uint64_t waited = steady_now_ns() - start;
-    interval_blocked_ns_ += waited;
-    waited_since_sample_ = true;
+    feed_.blocked_on_socket(waited);
     stats_.blocked_ns += waited;
     return ec;
 }
@@ -456,13 +463,11 @@ std::error_code connection_core::wait_writable() {
 void connection_core::measure(bool congested) {
     const std::uint64_t now = steady_now_ns();
     auto& policy = core_.compression();
-    policy.on_interval(now - interval_start_ns_, interval_blocked_ns_, interval_ack_blocked_ns_);
-    interval_start_ns_ = now;
-    interval_blocked_ns_ = interval_ack_blocked_ns_ = 0;
-    if (!congested && now - last_link_sample_ns_ < link_sample_every_ns) return;
-    last_link_sample_ns_ = now;
-    const bool waited = std::exchange(waited_since_sample_, false);
-    if (auto sample = link_.sample(socket_.native_handle(), now, waited))
+    const auto interval = feed_.end_interval(now);
+    policy.on_interval(interval.elapsed_ns, interval.blocked_ns, interval.ack_blocked_ns);
+    const auto waited = feed_.link_sample(congested, now);
+    if (!waited) return;
+    if (auto sample = link_.sample(socket_.native_handle(), now, *waited))
         policy.on_link_sample(sample->bits_per_second, sample->lower_bound);
 }
 
@@ -471,7 +476,7 @@ void connection_core::measure(bool congested) {
 // or one of many opened before any sends) has not failed to progress. Not while resuming: the
 // window of a reconnect loop ends where it did when the loop began.
 void connection_core::observe_progress(bool idle) {
-    if (resuming_ || !window_.enabled()) return;
+    if (state_.resuming() || !window_.enabled()) return;
     window_.observe(core_.messages_acked(), !idle, std::chrono::steady_clock::now());
 }
 
@@ -483,8 +488,9 @@ std::error_code connection_core::read_replies(bool block) {
     observe_progress();
     if (!block && !stream_.readable_now()) return {};
     // A resumable connection waits for the daemon no longer than its retry window has left.
-    const auto wait =
-        welcomed_ ? window_.wait_for(ack_timeout, std::chrono::steady_clock::now()) : ack_timeout;
+    const auto wait = state_.after_welcome()
+                          ? window_.wait_for(ack_timeout, std::chrono::steady_clock::now())
+                          : ack_timeout;
     // objwired answers a hello at once: a peer silent since the connect may be another server,
     // waiting for a request of its own protocol.
     const std::string unanswered =
@@ -496,9 +502,10 @@ std::error_code connection_core::read_replies(bool block) {
         "no reply from the daemon within " + std::to_string(wait.count()) + " ms" + unanswered;
     if (block && !stream_.readable_now()) {
         if (const auto w = wait_for_daemon(POLLIN, wait); w == client_errc::interrupted)
-            return fail(w, resuming_ ? "interrupted while waiting for the daemon"
-                                     : "interrupted; no reply from the daemon within " +
-                                           std::to_string(interrupted_wait.count()) + " ms");
+            return fail(w, state_.resuming()
+                               ? "interrupted while waiting for the daemon"
+                               : "interrupted; no reply from the daemon within " +
+                                     std::to_string(interrupted_wait.count()) + " ms");
         else if (w == client_errc::timed_out)
             return resume_after(w, silent);
     }
@@ -549,12 +556,13 @@ std::error_code connection_core::close() {
 }
 
 std::error_code connection_core::close_locked() {
-    if (!open_)
+    if (!state_.is_open())
         return last_error_.empty() ? client_errc::not_open
                                    : std::error_code(client_errc::connection_lost);
     // A rerun's input that is not the stored one sent nothing: the connection still ends
     // with a goodbye, and close() reports the mismatch.
     check_skipped_all();
+    state_.drain();
     core_.finish();
     while (core_.current() == sender::state::closing) {
         // After a resume, frames may again wait for room in the window.
@@ -565,11 +573,11 @@ std::error_code connection_core::close_locked() {
     stream_.shutdown();  // TLS close_notify
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-    open_ = false;
+    close_socket();
+    state_.close();
     if (!core_.all_acked())
         return fail(client_errc::connection_lost, "daemon closed before acknowledging everything");
-    if (input_mismatch_) return client_errc::input_mismatch;
+    if (rerun_.mismatch()) return client_errc::input_mismatch;
     return {};
 }
 
@@ -580,19 +588,19 @@ std::error_code connection_core::poll(std::chrono::milliseconds wait) {
 }
 
 std::error_code connection_core::poll_locked(std::chrono::milliseconds wait) {
-    if (!open_) return client_errc::not_open;
+    if (!state_.is_open()) return client_errc::not_open;
     // The connection has no thread of its own: an idle producer's last objects leave when
     // poll() finds their batch older than batch.linger, so the wait ends by then.
     const bool batch_open = core_.open_batch_bytes() > 0;
-    if (batch_open)
-        wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(linger_left()));
+    if (batch_open) wait = linger_.cut(wait, coarse_now_ns());
+    const auto lingered = [&] { return batch_open && linger_.due(coarse_now_ns()); };
     if (!stream_.readable_now()) {
         pollfd p{socket_.native_handle(), POLLIN, 0};
         if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0)
-            return batch_open && lingered() ? flush_locked() : std::error_code{};
+            return lingered() ? flush_locked() : std::error_code{};
     }
     if (auto ec = read_replies(true)) return ec;
-    if (batch_open && lingered()) return flush_locked();
+    if (lingered()) return flush_locked();
     // Frames a resume left waiting for room in the window go out as acks make it.
     return core_.frames_waiting() ? write_output() : std::error_code{};
 }

@@ -144,7 +144,7 @@ std::error_code connection_core::take_acks(std::unique_lock<std::mutex>& lock,
     lock.unlock();
     const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
     lock.lock();
-    if (ready <= 0 || !open_) return {};
+    if (ready <= 0 || !state_.is_open()) return {};
     return read_replies(false);
 }
 
@@ -152,7 +152,7 @@ std::error_code connection_core::wait_acked(std::unique_lock<std::mutex>& lock,
                                             std::uint64_t target,
                                             std::chrono::steady_clock::time_point deadline) {
     while (core_.messages_acked() < target) {
-        if (!open_) return client_errc::connection_lost;
+        if (!state_.is_open()) return client_errc::connection_lost;
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) return client_errc::timed_out;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
@@ -207,6 +207,8 @@ void connection_core::complete_waiting(std::deque<waiting_send>& waiting, std::s
 void connection_core::run_jobs(std::deque<async_job>& jobs, std::deque<waiting_send>& waiting,
                                std::size_t& timed, std::vector<finished_op>& finished) {
     const auto none = std::chrono::steady_clock::time_point::max();
+    const auto send_timeout =
+        std::chrono::milliseconds(send_timeout_ms_.load(std::memory_order_relaxed));
     for (auto& job : jobs) {
         if (job.marker) {  // leaves the linger thread's error to close() itself
             finished.push_back({std::move(job.done), {}});
@@ -216,13 +218,20 @@ void connection_core::run_jobs(std::deque<async_job>& jobs, std::deque<waiting_s
         auto ec = take_background_error();
         if (!ec) ec = settle(job.step(target));
         if (ec || target == 0) {
+            // Done at once, it completes after what its step decided of the operations started
+            // before it: a close takes in every ack (or ends the stream), so the sends waiting
+            // for them complete first, as they were started.
+            if (!waiting.empty())
+                complete_waiting(waiting, timed,
+                                 state_.is_open() ? std::error_code{}
+                                                  : std::error_code(client_errc::connection_lost),
+                                 finished);
             finished.push_back({std::move(job.done), ec});
             continue;
         }
-        const auto deadline =
-            job.send && send_timeout_ms_ > 0
-                ? std::chrono::steady_clock::now() + std::chrono::milliseconds(send_timeout_ms_)
-                : none;
+        const auto deadline = job.send && send_timeout.count() > 0
+                                  ? std::chrono::steady_clock::now() + send_timeout
+                                  : none;
         waiting.push_back({target, deadline, deadline != none, std::move(job.done)});
         timed += deadline != none ? 1 : 0;
     }
@@ -248,8 +257,8 @@ void connection_core::async_loop() {
             run_jobs(jobs, waiting, timed, finished);
             if (!waiting.empty()) {
                 std::error_code ec;
-                if (open_) ec = take_acks(lock, worker_slice);
-                if (!ec && !open_) ec = client_errc::connection_lost;
+                if (state_.is_open()) ec = take_acks(lock, worker_slice);
+                if (!ec && !state_.is_open()) ec = client_errc::connection_lost;
                 complete_waiting(waiting, timed, ec, finished);
             }
         }

@@ -21,8 +21,13 @@
 
 #include <objwire/connection.hpp>
 
+#include "client/lib/batch_linger.hpp"
+#include "client/lib/compression_feed.hpp"
+#include "client/lib/connection_phase.hpp"
 #include "client/lib/daemon_link.hpp"
 #include "client/lib/link_meter.hpp"
+#include "client/lib/rerun_check.hpp"
+#include "client/lib/resume_rule.hpp"
 #include "client/lib/retry_window.hpp"
 #include "config/settings.hpp"
 #include "proto/sender.hpp"
@@ -70,7 +75,9 @@ class connection_core {
         static constexpr std::string_view refused = "message refused: ";
         if (last_error_.starts_with(refused)) last_error_.insert(refused.size(), path + ": ");
     }
-    void set_send_timeout(std::chrono::milliseconds timeout) { send_timeout_ms_ = timeout.count(); }
+    void set_send_timeout(std::chrono::milliseconds timeout) {
+        send_timeout_ms_.store(timeout.count(), std::memory_order_relaxed);
+    }
     // Async-signal-safe: a flag and one write(2) to an eventfd that every wait watches.
     void interrupt() noexcept;
     void on_reconnect(std::function<void(const reconnect_attempt&)> notice) {
@@ -91,16 +98,29 @@ class connection_core {
         std::lock_guard lock(mu_);
         return last_error_;
     }
-    bool is_open() const { return open_; }
+    // Without the mutex: the phase is an atomic (client/lib/connection_phase.hpp).
+    bool is_open() const { return state_.is_open(); }
     const std::string& sender_id() const { return settings_.sender_id; }
 
-    void skip_stored(bool on) { skip_stored_ = on; }
-    std::uint64_t stored_objects() const { return stored_at_open_; }
-    std::uint64_t skipped_objects() const { return skipped_; }
+    void skip_stored(bool on) {
+        std::lock_guard lock(mu_);
+        rerun_.skip_stored(on);
+    }
+    std::uint64_t stored_objects() const {
+        std::lock_guard lock(mu_);
+        return rerun_.stored_objects();
+    }
+    std::uint64_t skipped_objects() const {
+        std::lock_guard lock(mu_);
+        return rerun_.skipped();
+    }
     // Options that failed check_options(): open() fails with invalid_options and this text.
     void refuse_options(std::string why) { invalid_options_ = std::move(why); }
 
   private:
+    // `named_id`: client.sender_id was set, so the stream can be rerun. References, so that
+    // nothing is moved from before `named_id` is read.
+    connection_core(bool named_id, config::client_settings&& settings, std::string&& client_name);
     // One queued asynchronous call: `step` runs with mu_ held and says which count of acked
     // messages completes it (0: done at once).
     struct async_job {
@@ -154,6 +174,8 @@ class connection_core {
     void start_linger();
     void stop_linger();
     void linger_loop();
+    // What the linger thread sees now (client/lib/batch_linger.hpp), with mu_ held.
+    linger_view linger_sees() const;
     // Takes in acks of what the linger thread wrote, while the caller stays away.
     void linger_read_acks(std::unique_lock<std::mutex>& lock);
     // Waits, without the mutex, until the socket is readable, the caller has been in, or
@@ -170,6 +192,9 @@ class connection_core {
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
     std::error_code write_released();
+    // A write failed: takes in what the daemon may have said before it closed, as an attempt
+    // of the resume that follows (nothing resumed, no error recorded but the attempt's).
+    void read_last_words();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
     std::error_code wait_writable();
     // Waits until the socket is ready for `events` ({}), `wait` has passed (timed_out) or,
@@ -191,6 +216,7 @@ class connection_core {
     void measure(bool congested);
     std::error_code read_replies(bool block);
     std::error_code fail(std::error_code ec, std::string text);
+    void close_socket();
     // Resume (client/lib/connection_resume.cpp). Resolves, connects, sets the socket options.
     std::error_code connect_socket();
     // Sends the hello (and nothing else) and reads until the welcome.
@@ -198,6 +224,10 @@ class connection_core {
     // The connection broke with `ec`: reconnect with backoff for resume.retry_for and resume
     // the stream, or give up with `ec` and `text`.
     std::error_code resume_after(std::error_code ec, std::string text);
+    // The attempts of a resume until one is welcomed and replayed, or none may follow.
+    handshake_verdict reconnect_until_resumed(const std::string& why);
+    // One attempt: connect, hello, replay.
+    handshake_verdict resume_attempt();
     template <class Start>
     std::error_code run_with_deadline(Start&& start, std::chrono::milliseconds timeout,
                                       std::size_t* bytes = nullptr);
@@ -206,7 +236,8 @@ class connection_core {
     // dropped; at open(), what the welcome says is stored.
     std::error_code skip_message(const message& m);
     void learn_stored();
-    std::error_code check_skipped_all();
+    // close(): a rerun's input that ended before the stored objects did is another input.
+    void check_skipped_all();
 
     std::mutex async_mu_;  // the queue of asynchronous calls
     std::condition_variable async_cv_;
@@ -215,51 +246,38 @@ class connection_core {
     std::atomic<std::uint64_t> async_in_flight_{0};
     std::thread async_thread_;
     bool async_stop_ = false;
-    std::int64_t send_timeout_ms_ = 0;
+    std::atomic<std::int64_t> send_timeout_ms_{0};  // set by any thread, read by the worker
+    // The fields below that change after construction are read and written with mu_ held, but
+    // for state_'s phase (an atomic, for is_open()) and the linger thread's handle and eventfd
+    // (set before the thread starts, cleared after it has ended).
     mutable std::mutex mu_;              // every public call and the linger thread
     std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
     std::thread linger_thread_;
     bool linger_stop_ = false;
-    bool linger_idle_ = false;     // the linger thread waits with nothing to do
-    bool linger_polling_ = false;  // the linger thread waits in poll() on the socket and:
-    int linger_wake_fd_ = -1;      // an eventfd, written by wake_linger_poll()
+    linger_wait linger_wait_ = linger_wait::none;  // in poll(), the thread is woken through:
+    int linger_wake_fd_ = -1;                      // an eventfd, written by wake_linger_poll()
     std::error_code background_error_;
-    bool named_id_ = false;  // client.sender_id was set: the stream can be rerun
     config::client_settings settings_;
     asio::io_context io_;
     asio::ip::tcp::socket socket_;
     daemon_link stream_{socket_};  // TLS over socket_ when tls.enabled (client/lib/daemon_link.*)
     sender core_;
+    connection_state state_;  // the phase (client/lib/connection_phase.hpp)
     mutable connection_stats stats_;
     std::string last_error_;
-    // How long the open batch may still wait for more (batch.linger from its first message;
-    // 0: it is due): the one linger rule of send(), poll() and the linger thread.
-    std::chrono::nanoseconds linger_left() const;
-    bool lingered() const { return linger_left().count() == 0; }
-    std::uint64_t batch_opened_ns_ = 0;  // coarse clock: when the open batch got its first message
+    // batch.linger, timed from the open batch's first message: the one linger rule of send(),
+    // poll() and the linger thread (client/lib/batch_linger.hpp).
+    batch_linger linger_{settings_.batch_linger};
     link_meter link_;
-    std::uint64_t interval_start_ns_ = 0;        // the policy's current interval began
-    std::uint64_t interval_blocked_ns_ = 0;      // waiting for room in the socket's buffer
-    std::uint64_t interval_ack_blocked_ns_ = 0;  // waiting for acks: max_in_flight reached
-    std::uint64_t last_link_sample_ns_ = 0;
-    bool waited_since_sample_ = false;  // the socket's buffer was full since the last sample
-    bool open_ = false;
+    compression_feed feed_;      // the compression policy's intervals and link readings
     bool replied_ = false;       // the daemon has sent bytes on this connection
-    bool resuming_ = false;      // inside resume_after: failures are returned, never resumed
-    bool welcomed_ = false;      // open() succeeded once: from then on a break is resumed
     std::string attempt_error_;  // why the last reconnect attempt failed
     // resume.retry_for, counted from the last acknowledged progress (client/lib/retry_window.hpp).
     retry_window window_{settings_.resume_retry_for};
     void observe_progress(bool idle);
     void observe_progress();              // idle: everything written is acknowledged
     std::uint64_t written_messages_ = 0;  // messages_sealed() at the last write
-    bool skip_stored_ = false;
-    bool input_mismatch_ = false;
-    std::uint64_t stored_at_open_ = 0;
-    std::uint64_t stored_digest_ = 0;  // welcome field 18 at open(): 0 unknown
-    std::uint64_t to_skip_ = 0;
-    std::uint64_t skipped_ = 0;
-    std::uint64_t skip_digest_ = 0;  // the input digest of the messages skipped so far
+    rerun_check rerun_;                   // skip_stored: the stored messages checked and dropped
     std::string invalid_options_;
     std::atomic<bool> interrupted_{false};  // interrupt() was called: no wait lasts from then on
     int interrupt_fd_ = -1;                 // an eventfd interrupt() writes; stays readable

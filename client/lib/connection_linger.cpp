@@ -28,7 +28,7 @@ constexpr std::chrono::seconds ack_wait{30};
 }  // namespace
 
 void connection_core::start_linger() {
-    if (settings_.batch_linger.count() <= 0 || linger_thread_.joinable()) return;
+    if (!linger_.enabled() || linger_thread_.joinable()) return;
     // Without an eventfd the thread could not be woken out of its wait for acks: no linger
     // thread, and the caller's own calls (poll(), flush()) write lingering batches.
     linger_wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -51,22 +51,34 @@ void connection_core::stop_linger() {
 }
 
 void connection_core::wait_idle(std::unique_lock<std::mutex>& lock) {
-    linger_idle_ = true;
+    linger_wait_ = linger_wait::sleeping;
     linger_cv_.wait(lock);
-    linger_idle_ = false;
+    linger_wait_ = linger_wait::none;
+}
+
+linger_view connection_core::linger_sees() const {
+    linger_view v;
+    v.open = state_.is_open();
+    v.background_error = static_cast<bool>(background_error_);
+    v.batch_open = core_.open_batch_bytes() > 0;
+    v.all_acked = core_.all_acked();
+    if (v.batch_open) v.batch_left = linger_.left(coarse_now_ns());
+    return v;
 }
 
 void connection_core::wake_linger() {
     wake_linger_poll();
     // Only from the idle wait, and only when there is work: a thread timing an open batch is
     // not woken by every send.
-    if (linger_idle_ && open_ && (!core_.all_acked() || core_.open_batch_bytes() > 0))
+    if (linger_wait_ == linger_wait::sleeping &&
+        next_linger_step(linger_sees()) != linger_step::sleep)
         linger_cv_.notify_one();
 }
 
 void connection_core::wake_linger_poll() {
-    if (!linger_polling_) return;
-    linger_polling_ = false;  // one wake-up per wait: a fast producer pays no syscall per send
+    if (linger_wait_ != linger_wait::polling) return;
+    // One wake-up per wait: a fast producer pays no syscall per send.
+    linger_wait_ = linger_wait::none;
     const std::uint64_t one = 1;
     [[maybe_unused]] const auto n = ::write(linger_wake_fd_, &one, sizeof one);
 }
@@ -74,29 +86,25 @@ void connection_core::wake_linger_poll() {
 void connection_core::linger_loop() {
     std::unique_lock lock(mu_);
     while (!linger_stop_) {
-        if (!open_ || background_error_) {
-            wait_idle(lock);
-            continue;
+        const auto sees = linger_sees();
+        switch (next_linger_step(sees)) {
+            case linger_step::sleep:
+                wait_idle(lock);
+                break;
+            case linger_step::time_batch:
+                linger_cv_.wait_for(lock, sees.batch_left);
+                break;
+            case linger_step::flush:
+                if (auto ec = flush_locked()) background_error_ = ec;
+                break;
+            case linger_step::read_acks:
+                // Whoever wrote them (this thread or the caller's flush), frames wait for their
+                // acks: taken in here, so a connection the daemon closed meanwhile (a restart)
+                // is noticed and resumed now, not at the caller's next call - which, for `tail
+                // -F | objwire send -`, may be hours away.
+                linger_read_acks(lock);
+                break;
         }
-        if (core_.open_batch_bytes() > 0) {
-            if (const auto left = linger_left(); left.count() > 0) {
-                linger_cv_.wait_for(lock, left);
-                continue;
-            }
-            if (auto ec = flush_locked()) {
-                background_error_ = ec;
-                continue;
-            }
-        }
-        // Whoever wrote them (this thread or the caller's flush), frames wait for their acks:
-        // taken in here, so a connection the daemon closed meanwhile (a restart) is noticed
-        // and resumed now, not at the caller's next call - which, for `tail -F | objwire
-        // send -`, may be hours away.
-        if (core_.all_acked()) {
-            wait_idle(lock);
-            continue;
-        }
-        linger_read_acks(lock);
     }
 }
 
@@ -104,11 +112,11 @@ bool connection_core::linger_poll(std::unique_lock<std::mutex>& lock,
                                   std::chrono::milliseconds wait) {
     if (stream_.readable_now()) return true;  // TLS may hold a record poll() cannot see
     pollfd fds[2] = {{socket_.native_handle(), POLLIN, 0}, {linger_wake_fd_, POLLIN, 0}};
-    linger_polling_ = true;
+    linger_wait_ = linger_wait::polling;
     lock.unlock();
     const int ready = ::poll(fds, 2, static_cast<int>(wait.count()));
     lock.lock();
-    linger_polling_ = false;
+    linger_wait_ = linger_wait::none;
     std::uint64_t wakes = 0;  // read even if poll() returned for the socket: no stale wake-up
     [[maybe_unused]] const auto n = ::read(linger_wake_fd_, &wakes, sizeof wakes);
     // A caller was in meanwhile: the socket may be another (a resume) or closed.
@@ -116,9 +124,8 @@ bool connection_core::linger_poll(std::unique_lock<std::mutex>& lock,
 }
 
 void connection_core::linger_read_acks(std::unique_lock<std::mutex>& lock) {
-    while (!linger_stop_ && open_ && !background_error_ && core_.open_batch_bytes() == 0 &&
-           !core_.all_acked()) {
-        if (!linger_poll(lock, ack_wait) || !open_) continue;
+    while (!linger_stop_ && next_linger_step(linger_sees()) == linger_step::read_acks) {
+        if (!linger_poll(lock, ack_wait) || !state_.is_open()) continue;
         if (auto ec = read_replies(false)) background_error_ = ec;
     }
 }

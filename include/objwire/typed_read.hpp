@@ -39,6 +39,15 @@ inline std::error_code make_error_code(typed_errc e) noexcept {
     return {static_cast<int>(e), typed_category()};
 }
 
+}  // namespace objwire::typed
+
+// Before the first assignment of a typed_errc to an error_code below: clang rejects a
+// specialization after that use.
+template <>
+struct std::is_error_code_enum<objwire::typed::typed_errc> : std::true_type {};
+
+namespace objwire::typed {
+
 // What went wrong, with the type, field and offset in `detail`; false: nothing.
 struct decode_status {
     std::error_code code;
@@ -455,6 +464,3 @@ decode_status decode(const message& m, std::variant<Ts...>& out, std::uint64_t o
 }
 
 }  // namespace objwire::typed
-
-template <>
-struct std::is_error_code_enum<objwire::typed::typed_errc> : std::true_type {};

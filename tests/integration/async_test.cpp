@@ -11,7 +11,10 @@
 #include <asio/use_future.hpp>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
@@ -127,6 +130,34 @@ TEST_F(AsyncSend, ABatchCompletesOnceWhenEveryObjectInItIsDurable) {
     EXPECT_EQ(completions, 1);
     stop();
     expect_tagged_in_order(1, 2000);
+}
+
+// Completions come in the order their operations were started: a close started while a batch
+// still waits for its acks (the journal syncs them after up to a second here) takes them in,
+// and the batch completes before the close does.
+TEST_F(AsyncSend, ACloseCompletesAfterTheSendsStartedBeforeIt) {
+    settings_.journal_fsync_interval = 1000ms;
+    start();
+    client::connection c(client_settings(), "async-test");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    std::vector<message> batch;
+    for (int i = 0; i < 100; ++i)
+        batch.push_back(tagged(0, i));
+    std::vector<std::string> order;  // by the worker thread, where plain callbacks run
+    c.async_send_many(std::move(batch), [&](std::error_code ec) {
+        EXPECT_FALSE(ec);
+        order.push_back("batch");
+    });
+    std::promise<void> closed;
+    c.async_close([&](std::error_code ec) {
+        EXPECT_FALSE(ec);
+        order.push_back("close");
+        closed.set_value();
+    });
+    ASSERT_EQ(closed.get_future().wait_for(30s), std::future_status::ready);
+    EXPECT_EQ(order, (std::vector<std::string>{"batch", "close"}));
+    stop();
+    expect_tagged_in_order(1, 100);
 }
 
 // A blocking close() right after asynchronous sends takes them along: they were started

@@ -51,6 +51,29 @@ TEST_F(LingerThread, AQuietProducersObjectIsAcknowledgedWithinLingerWithNoFurthe
     ASSERT_EQ(stored().size(), 1u);
 }
 
+// The linger thread ends a connection whose daemon went away and stays away past
+// resume.retry_for while the caller makes no call; is_open() says so as it happens. It reads the
+// connection's phase, an atomic the linger thread writes: under ThreadSanitizer
+// (scripts/tsan.sh) this is where a plain flag read without the mutex was a data race.
+TEST_F(LingerThread, IsOpenTurnsFalseWhenTheLingerThreadGivesUp) {
+    start();
+    auto settings = client_settings();
+    settings.resume_retry_for = std::chrono::milliseconds(300);
+    client::connection c(settings);
+    ASSERT_FALSE(c.open()) << c.last_error();
+    stop();
+    auto w = workloads::make("person");
+    message m;
+    w->next(m);
+    ASSERT_FALSE(c.send(m)) << c.last_error();  // queued: the linger thread writes it
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (c.is_open() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+    EXPECT_FALSE(c.is_open());
+    EXPECT_TRUE(c.close());
+    EXPECT_NE(c.last_error().find("resume.retry_for"), std::string::npos) << c.last_error();
+}
+
 TEST_F(LingerThread, FourThreadsOnOneConnectionDeliverEveryObjectOnceInOrder) {
     start();
     constexpr int threads = 4, per_thread = 3'000;
