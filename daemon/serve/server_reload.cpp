@@ -75,7 +75,9 @@ void server::start_metrics_http(const std::string& listen) {
         spdlog::info("metrics endpoint off (metrics.listen = \"\"); objwire stats still works");
         return;
     }
-    auto http = std::make_shared<metrics_http>(io_, [this] { return render_prometheus(*this); });
+    auto http = std::make_shared<metrics_http>(
+        io_, [this] { return render_prometheus(*this); },
+        [this] { return !stopping_ && sink_ != nullptr; });
     if (auto ec = http->start(listen)) {
         spdlog::error(
             "metrics endpoint off: objects are still received; fix metrics.listen "

@@ -21,8 +21,8 @@ std::string response(std::string_view status, std::string_view content_type,
 
 }  // namespace
 
-std::string metrics_http_answer(std::string_view head,
-                                const metrics_http::render_function& render) {
+std::string metrics_http_answer(std::string_view head, const metrics_http::render_function& render,
+                                const metrics_http::ready_function& ready) {
     const auto line_end = head.find("\r\n");
     const std::string_view line = head.substr(0, line_end);
     const auto sp1 = line.find(' ');
@@ -34,15 +34,28 @@ std::string metrics_http_answer(std::string_view head,
     target = target.substr(0, target.find('?'));  // scrapers may add parameters
     if (method != "GET" && method != "HEAD")
         return response("405 Method Not Allowed", "text/plain", "only GET\n");
-    if (target != "/metrics")
-        return response("404 Not Found", "text/plain", "metrics are at /metrics\n");
-    auto text = response("200 OK", "text/plain; version=0.0.4; charset=utf-8", render());
+    std::string text;
+    if (target == "/metrics")
+        text = response("200 OK", "text/plain; version=0.0.4; charset=utf-8", render());
+    else if (target == "/healthz")
+        text = response("200 OK", "text/plain", "alive\n");
+    else if (target == "/readyz")
+        text = !ready || ready() ? response("200 OK", "text/plain", "ready\n")
+                                 : response("503 Service Unavailable", "text/plain",
+                                            "not ready: not listening or the store is closed\n");
+    else
+        return response("404 Not Found", "text/plain",
+                        "metrics are at /metrics; /healthz, /readyz\n");
     if (method == "HEAD") text.resize(text.find("\r\n\r\n") + 4);
     return text;
 }
 
-metrics_http::metrics_http(asio::io_context& io, render_function render)
-    : io_(io), render_(std::move(render)), strand_(asio::make_strand(io)), acceptor_(strand_) {}
+metrics_http::metrics_http(asio::io_context& io, render_function render, ready_function ready)
+    : io_(io),
+      render_(std::move(render)),
+      ready_(std::move(ready)),
+      strand_(asio::make_strand(io)),
+      acceptor_(strand_) {}
 
 std::error_code metrics_http::start(const std::string& listen) {
     auto hp = config::parse_host_port(listen);
@@ -88,37 +101,48 @@ void metrics_http::stop() {
 asio::awaitable<void> metrics_http::accept_loop() {
     auto self = shared_from_this();
     for (;;) {
-        auto [ec, socket] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
+        auto [ec, socket] = co_await acceptor_.async_accept(strand_, use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
             spdlog::warn("metrics: accept failed: {}", ec.message());
             continue;
         }
-        if (clients_.load() >= max_clients) {
+        if (clients_ >= max_clients && !shed_oldest_reader()) {
             std::error_code ignored;
             socket.close(ignored);
             continue;
         }
         ++clients_;
-        auto exec = socket.get_executor();
-        asio::co_spawn(exec, serve(std::move(socket)),
+        asio::co_spawn(strand_, serve(std::make_shared<asio::ip::tcp::socket>(std::move(socket))),
                        [self](std::exception_ptr) { --self->clients_; });
     }
 }
 
+bool metrics_http::shed_oldest_reader() {
+    while (!readers_.empty()) {
+        auto oldest = readers_.begin()->second.lock();
+        readers_.erase(readers_.begin());
+        if (!oldest || !oldest->is_open()) continue;
+        std::error_code ignored;
+        oldest->close(ignored);  // its serve() ends and gives its slot back
+        return true;
+    }
+    return false;
+}
+
 // Reads the request head (up to the empty line) within the deadline and the size bound,
-// answers, closes.
-asio::awaitable<void> metrics_http::serve(asio::ip::tcp::socket accepted) {
+// answers, closes. Shared with the deadline's handler, which may be queued when this ends.
+asio::awaitable<void> metrics_http::serve(std::shared_ptr<asio::ip::tcp::socket> socket) {
     auto self = shared_from_this();
-    // Shared with the deadline's handler, which may be queued when this coroutine ends.
-    auto socket = std::make_shared<asio::ip::tcp::socket>(std::move(accepted));
-    asio::steady_timer deadline(socket->get_executor());
+    asio::steady_timer deadline(strand_);
     deadline.expires_after(request_deadline);
     deadline.async_wait([socket](std::error_code ec) {
         if (ec) return;
         std::error_code ignored;
         socket->close(ignored);
     });
+    const auto reader = next_reader_++;
+    readers_.emplace(reader, socket);
     std::string request;
     char block[1024];
     auto head_complete = [&] {
@@ -130,9 +154,10 @@ asio::awaitable<void> metrics_http::serve(asio::ip::tcp::socket accepted) {
         if (ec) break;
         request.append(block, n);
     }
+    readers_.erase(reader);  // not there once shed
     std::string reply;
     if (head_complete())
-        reply = metrics_http_answer(request, render_);
+        reply = metrics_http_answer(request, render_, ready_);
     else if (request.size() >= max_request_bytes)
         reply = response("431 Request Header Fields Too Large", "text/plain", "too large\n");
     if (!reply.empty() && socket->is_open())

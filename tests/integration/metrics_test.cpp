@@ -334,6 +334,21 @@ TEST(MetricsHttpAnswer, ParsesTheRequestLineOnly) {
     EXPECT_TRUE(daemon::metrics_http_answer("garbage\r\n\r\n", render).starts_with("HTTP/1.0 400"));
 }
 
+TEST(MetricsHttpAnswer, HealthzIsLivenessReadyzAsksTheDaemon) {
+    auto render = [] { return std::string("objwire_up 1\n"); };
+    bool ready = false;
+    auto is_ready = [&] { return ready; };
+    EXPECT_TRUE(daemon::metrics_http_answer("GET /healthz HTTP/1.0\r\n\r\n", render, is_ready)
+                    .starts_with("HTTP/1.0 200 OK\r\n"));
+    EXPECT_TRUE(daemon::metrics_http_answer("GET /readyz HTTP/1.0\r\n\r\n", render, is_ready)
+                    .starts_with("HTTP/1.0 503 "));
+    ready = true;
+    EXPECT_TRUE(daemon::metrics_http_answer("GET /readyz HTTP/1.0\r\n\r\n", render, is_ready)
+                    .starts_with("HTTP/1.0 200 OK\r\n"));
+    EXPECT_TRUE(daemon::metrics_http_answer("GET /ready HTTP/1.0\r\n\r\n", render, is_ready)
+                    .starts_with("HTTP/1.0 404 "));
+}
+
 TEST_F(Metrics, ReloadAppliesLiveKeysAndNamesTheOthers) {
     settings_.metrics_listen = "";
     start();
