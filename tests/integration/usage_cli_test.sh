@@ -41,7 +41,8 @@ grep -q "^objwire: a command is required: send, .*read" "$dir/err" ||
 "$objwire" read --help >"$dir/help"
 grep -q -- "--since TEXT " "$dir/help" || fail "read --help: $(grep -- --since "$dir/help")"
 if grep -q "TEXT:TEXT\|POSITIVE\|1797" "$dir/help"; then fail "read --help shows a validator's name"; fi
-"$objwire" send --help | grep -q -- "-q,--quiet" || fail "send --help has no -q,--quiet"
+"$objwire" send --help >"$dir/help"
+grep -q -- "-q,--quiet" "$dir/help" || fail "send --help has no -q,--quiet"
 
 # 2. -q, counts, the compression ratio.
 start_daemon "$dir/log" "$dir/data"
