@@ -28,6 +28,15 @@ inline std::string json_string(std::string_view v) {
     append_json_string(out, v);
     return out;
 }
+// The compression ratio in text as bench and stats print it: raw bytes per compressed byte,
+// "3.25x" ("-" before any frame was compressed), so the two read the same way.
+inline std::string ratio_text(double raw_per_compressed) {
+    if (raw_per_compressed <= 0) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", raw_per_compressed);
+    return buf;
+}
+
 inline std::string json_object(const std::vector<report_line>& lines) {
     std::string out = "{";
     for (const auto& l : lines)

@@ -1,6 +1,7 @@
 // objwire: the command line. Each subcommand lives in its own *_command.cpp and joins here
 // (client/cli/subcommand.hpp); the exit codes are docs/CLI.md's "Exit codes".
 #include <CLI/CLI.hpp>
+#include <iostream>
 
 #include <objwire/version.hpp>
 #include "client/cli/bench_command.hpp"
@@ -8,6 +9,7 @@
 #include "client/cli/config_command.hpp"
 #include "client/cli/cursor_command.hpp"
 #include "client/cli/gen_command.hpp"
+#include "client/cli/parse_error_text.hpp"
 #include "client/cli/read_command.hpp"
 #include "client/cli/send_command.hpp"
 #include "client/cli/senders_command.hpp"
@@ -27,8 +29,11 @@ int main(int argc, char** argv) {
         client::add_cursor_command(app), client::add_senders_command(app)};
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::Success& e) {
         return app.exit(e) == 0 ? client::exit_codes::ok : client::exit_codes::usage;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << client::parse_error_text(e, app) << "\n";
+        return client::exit_codes::usage;
     }
     for (const auto& command : commands) {
         if (command.app->parsed()) return command.run();

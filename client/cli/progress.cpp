@@ -59,7 +59,8 @@ std::string progress_line::format(const progress_sample& s, double seconds) cons
     std::snprintf(rates, sizeof rates, "%s obj/s  %.1f MB/s %s  compression %s  acked %.0f%%",
                   grouped(static_cast<std::uint64_t>(per_s)).c_str(), mb_s, bytes_name_.c_str(),
                   s.compressing ? "on" : "off", acked);
-    return "objwire " + label_ + ": " + grouped(s.objects) + " objects  " + rates;
+    return "objwire " + label_ + ": " + grouped(s.objects) +
+           (s.objects == 1 ? " object  " : " objects  ") + rates;
 }
 
 void progress_line::draw(const progress_sample& s) {

@@ -17,6 +17,7 @@
 
 #include <objwire/connection.hpp>
 #include <objwire/reader.hpp>
+#include "client/cli/parse_error_text.hpp"
 #include "client/cli/progress.hpp"
 #include "client/cli/start_time.hpp"
 #include "client/jsonl/line_format.hpp"
@@ -50,6 +51,7 @@ struct read_flags {
     std::string format;       // --format: a line of fields per object
     bool envelope = false;    // --envelope: the object and where it is stored, as JSON
     bool raw = false;         // --raw: the text of `send --raw` records
+    bool quiet = false;       // -q: no progress line, no summary
     std::string raw_type = std::string(default_raw_type);
     std::string raw_field = std::string(default_raw_field);
 };
@@ -348,7 +350,8 @@ class read_run {
           out_(out),
           // On a terminal, unless the objects themselves go there.
           progress_("read", "in",
-                    progress_line::stderr_is_terminal() && (f.output != "-" || !::isatty(1))) {
+                    !f.quiet && progress_line::stderr_is_terminal() &&
+                        (f.output != "-" || !::isatty(1))) {
         options_.on_wait = [this] {
             if (out_.check_closed()) stop_requested = true;
             maybe_ack();
@@ -455,12 +458,13 @@ int read_run::summary(const reader& r) {
     progress_.finish();
     if (!out_.close() && !out_.closed()) return exit_codes::io_error;
     if (out_.closed()) return exit_codes::ok;
-    std::cerr << "objwire: read " << counted(objects_, "object") << " in "
-              << counted(r.stats().blocks, "block") << " from " << r.server().sink
-              << (f_.cursor.empty()
-                      ? ""
-                      : "; cursor '" + f_.cursor + "' at offset " + std::to_string(out_.written()))
-              << "\n";
+    if (!f_.quiet)
+        std::cerr << "objwire: read " << counted(objects_, "object") << " in "
+                  << counted(r.stats().blocks, "block") << " from " << r.server().sink
+                  << (f_.cursor.empty() ? ""
+                                        : "; cursor '" + f_.cursor + "' at offset " +
+                                              std::to_string(out_.written()))
+                  << "\n";
     if (out_.not_raw() != 0)
         std::cerr << "objwire: --raw left out " << counted(out_.not_raw(), "object")
                   << " that are not '" << f_.raw_type << "' records with a string field '"
@@ -486,9 +490,9 @@ int parse_read_options(const read_flags& f, read_options& options) {
         const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
             std::chrono::system_clock::now().time_since_epoch());
         const auto t = parse_since(f.since, static_cast<std::uint64_t>(now.count()));
-        if (!t || f.from_given) {
+        if (!t) {
             std::cerr << "objwire: --since takes a duration back from now (90s, 10m, 2h, 1d), "
-                         "without --from; not '"
+                         "not '"
                       << f.since << "'\n";
             return exit_codes::usage;
         }
@@ -531,7 +535,7 @@ const CLI::Validator non_empty(
         return s.empty() ? std::string("must not be empty (leave the flag out instead)")
                          : std::string();
     },
-    "TEXT");
+    "");
 
 subcommand add_read_command(CLI::App& app) {
     auto flags = std::make_shared<read_flags>();
@@ -549,10 +553,10 @@ subcommand add_read_command(CLI::App& app) {
         "Default 0: everything still stored. Past the end: said on stderr (a follower "
         "waits for it). With --cursor: only for a new cursor (an existing one: exit 1; "
         "see `cursor set`)");
-    cmd->add_option("--since", flags->since,
-                    "start at the first object stored within this long back from now "
-                    "(90s, 10m, 2h, 1d), instead of --from")
-        ->check(non_empty);
+    auto* since = cmd->add_option("--since", flags->since,
+                                  "start at the first object stored within this long back from now "
+                                  "(90s, 10m, 2h, 1d), instead of --from")
+                      ->check(non_empty);
     cmd->add_flag("--follow", flags->follow,
                   "after the stored objects, wait and print new ones as they are stored; when "
                   "the daemon restarts, reconnect (with backoff, for resume.retry_for) and go "
@@ -574,7 +578,7 @@ subcommand add_read_command(CLI::App& app) {
     cmd->add_option("--count", flags->count,
                     "stop after this many objects (with --follow too; a cursor then stands after "
                     "the last one printed)")
-        ->check(CLI::PositiveNumber);
+        ->check(one_or_more);
     auto* format =
         cmd->add_option(
                "--format", flags->format,
@@ -598,10 +602,12 @@ subcommand add_read_command(CLI::App& app) {
                     "with --raw: the string field to print (default 'text')")
         ->needs(raw)
         ->check(non_empty);
+    from->excludes(since);
     format->excludes(envelope)->excludes(raw);
     envelope->excludes(raw);
     cmd->add_option("-o,--output", flags->output,
                     "file to create (or replace), - for stdout (default)");
+    add_quiet_flag(cmd, flags->quiet);
     cmd->footer(
         "Exit: 0 done (or stopped by SIGINT/SIGTERM, or the output closed by its reader, as "
         "by `read | head -5`: quietly, a --follow reader within 0.2 s while it waits), 1 usage "

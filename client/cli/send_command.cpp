@@ -28,7 +28,8 @@ struct send_flags {
     sender_flags common;
     std::string input = "-";
     std::string on_error = "stop";
-    bool raw = false;  // --raw: each line a text record
+    bool raw = false;    // --raw: each line a text record
+    bool quiet = false;  // -q: no progress line, no summary
     std::string raw_type = std::string(default_raw_type);
     std::string raw_field = std::string(default_raw_field);
 };
@@ -148,7 +149,7 @@ class send_job {
         if (int rc = open_connection(c_)) return stop_signal ? 128 + stop_signal : rc;
         say_stored_before();
         limit_input_lines();
-        progress_.emplace("send");
+        progress_.emplace("send", "wire", !f_.quiet && progress_line::stderr_is_terminal());
         stream();
         progress_->finish();
         if (stop_signal) return finish_interrupted(run_, c_);
@@ -160,11 +161,25 @@ class send_job {
 
   private:
     void say_stored_before() const {
-        if (c_.stored_objects() == 0) return;
+        if (c_.stored_objects() == 0 || f_.quiet) return;
         std::cerr << "objwire: sender id '" << c_.sender_id() << "' has "
                   << counted(c_.stored_objects(), "object") << " stored: the first "
                   << counted(c_.stored_objects(), "object")
                   << " of the input are checked against them and not sent again\n";
+    }
+
+    // A rerun reading a pipe that went quiet before it gave the stored objects again waits
+    // for them (`tail -F` starts at the last 10 lines): said once, so the wait has a reason.
+    void say_waiting_for_stored() {
+        if (said_waiting_ || !input_.can_wait() || c_.skipped_objects() >= c_.stored_objects())
+            return;
+        said_waiting_ = true;
+        if (progress_) progress_->clear();
+        std::cerr << "objwire: waiting for input: sender id '" << c_.sender_id() << "' has "
+                  << counted(c_.stored_objects(), "object") << " stored and the input gave "
+                  << c_.skipped_objects()
+                  << " of them so far; only what comes after them is sent (a rerun of `tail -F "
+                     "FILE` starts at its last 10 lines: use `tail -n +1 -F FILE`)\n";
     }
 
     // A line the daemon would refuse whatever it holds is not read whole (its welcome says how
@@ -191,6 +206,7 @@ class send_job {
         auto on_bad_line = [this](const json_error& e) { return bad_line(e); };
         // The input went quiet: what it gave so far leaves now, not at its end.
         auto on_idle = [this] {
+            say_waiting_for_stored();
             if (c_.flush() && !c_.is_open()) lost();
         };
         if (f_.raw)
@@ -281,6 +297,7 @@ class send_job {
     }
 
     void report_sent() const {
+        if (f_.quiet) return;
         const auto& s = c_.stats();
         std::cerr << "objwire: sent " << counted(s.objects_sent, "object") << " ("
                   << s.objects_acked << " acknowledged) in " << counted(s.frames, "frame") << ", "
@@ -295,7 +312,7 @@ class send_job {
             report_stored(run_, c_);
             return exit_codes::bad_input;
         }
-        if (c_.skipped_objects())
+        if (c_.skipped_objects() && !f_.quiet)
             std::cerr << "objwire: " << counted(c_.skipped_objects(), "object")
                       << " of the input were stored before under this sender id: not sent "
                          "again\n";
@@ -317,7 +334,8 @@ class send_job {
     // Made once the connection is open, so its rate counts from the first object.
     std::optional<progress_line> progress_;
     transient_check transient_;
-    bool mismatch_ = false;  // the input is not the one the sender id stored
+    bool mismatch_ = false;      // the input is not the one the sender id stored
+    bool said_waiting_ = false;  // say_waiting_for_stored() spoke
 };
 
 int run_send(const send_flags& f) {
@@ -338,7 +356,7 @@ const CLI::Validator raw_name(
         return s.empty() ? std::string("must not be empty (leave the flag out for the default)")
                          : std::string();
     },
-    "TEXT");
+    "");
 
 }  // namespace
 
@@ -347,6 +365,7 @@ subcommand add_send_command(CLI::App& app) {
     auto* send = app.add_subcommand(
         "send", "send JSON lines (one object per line) to objwired as they are read");
     add_sender_flags(send, f->common);
+    add_quiet_flag(send, f->quiet);
     send->add_option("input", f->input,
                      "file of JSON lines, or - for stdin (default): a pipe, `tail -F FILE`...");
     send->add_option("--on-error", f->on_error,

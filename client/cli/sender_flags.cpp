@@ -65,8 +65,9 @@ int open_connection(connection& c) {
 int finish_connection(connection& c, const config::client_settings& s) {
     const auto ec = c.close();
     if (const auto& st = c.stats(); st.reconnects > 0)  // resume.retry_for at work
-        std::cerr << "objwire: the connection broke and was resumed " << st.reconnects << " times ("
-                  << st.frames_resent << " frames sent again)\n";
+        std::cerr << "objwire: the connection broke and was resumed "
+                  << counted(st.reconnects, "time") << " (" << counted(st.frames_resent, "frame")
+                  << " sent again)\n";
     if (!ec) return exit_codes::ok;
     report_connection_failure(c, s);
     return exit_codes::not_acknowledged;

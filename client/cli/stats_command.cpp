@@ -88,6 +88,11 @@ std::string count(double v) {
     return out;
 }
 
+// "1 object", "12,345 objects".
+std::string objects_text(double v) {
+    return count(v) + (std::llround(v) == 1 ? " object" : " objects");
+}
+
 std::string bytes(double v) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
@@ -155,7 +160,7 @@ void print_senders(metric_set& m, double now) {
     std::cout << "\nSenders\n";
     for (std::size_t i = 0; i < objects.size(); ++i) {
         const std::string who = objects[i].first.empty() ? "(others)" : printable(objects[i].first);
-        line(who, count(objects[i].second) + " objects, " + bytes(stored[i].second) + ", last " +
+        line(who, objects_text(objects[i].second) + ", " + bytes(stored[i].second) + ", last " +
                       duration(std::max(0.0, now - seen[i].second)) + " ago");
     }
 }
@@ -168,7 +173,7 @@ void print_journal(metric_set& m) {
                         (segments == 1 ? " segment" : " segments"));
     const double first = m.get("objwire_journal_first_offset");
     const double next = m.get("objwire_journal_next_offset");
-    line("offsets", count(first) + " .. " + count(next) + " (" + count(next - first) + " objects)");
+    line("offsets", count(first) + " .. " + count(next) + " (" + objects_text(next - first) + ")");
     line("durable up to", count(m.get("objwire_journal_durable_offset")));
     const double avail = m.get("objwire_journal_filesystem_avail_bytes");
     const double size = m.get("objwire_journal_filesystem_size_bytes");
@@ -186,8 +191,8 @@ void print_journal(metric_set& m) {
     line("cursors", count(m.get("objwire_cursors")));
     for (const auto& [name, lag] : m.by_label("objwire_cursor_lag_objects", "cursor"))
         line(name.empty() ? "  (other cursors)" : "  " + printable(name),
-             count(lag) + " objects behind" + (name.empty() ? " at most" : ""));
-    line("slowest reader", count(m.get("objwire_reader_lag_max_objects")) + " objects behind");
+             objects_text(lag) + " behind" + (name.empty() ? " at most" : ""));
+    line("slowest reader", objects_text(m.get("objwire_reader_lag_max_objects")) + " behind");
 }
 
 void print_human(metric_set& m, const stats_answer& a, const std::string& where) {
@@ -225,7 +230,7 @@ void print_human(metric_set& m, const stats_answer& a, const std::string& where)
     line("compressed bytes", bytes(m.get("objwire_compressed_bytes_total")) + " -> " +
                                  bytes(m.get("objwire_decompressed_bytes_total")));
     const double ratio = m.get("objwire_compression_ratio");
-    line("ratio", ratio > 0 ? fmt::format("{:.2f}x", ratio) : "-");
+    line("ratio", ratio_text(ratio));
 
     std::cout << "\nBack-reference tables\n";
     const double hits = m.get("objwire_table_hits_total");

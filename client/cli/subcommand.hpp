@@ -83,6 +83,13 @@ inline void add_access_flags(CLI::App* cmd, access_flags& f) {
                     "file holding the daemon's shared token (config: auth.token_file)");
 }
 
+// -q/--quiet for a subcommand that streams (send, read): no progress line and no summary;
+// errors and warnings are still said.
+inline void add_quiet_flag(CLI::App* cmd, bool& quiet) {
+    cmd->add_flag("-q,--quiet", quiet,
+                  "print nothing on stderr but errors and warnings: no progress line, no summary");
+}
+
 // The flags of a subcommand that only asks the daemon something (stats, cursor, senders):
 // --to, the access flags and -c/--config.
 struct daemon_flags {

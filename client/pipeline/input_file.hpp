@@ -76,6 +76,8 @@ class line_blocks {
     // Makes a next() that waits, or the next one, return false. Safe from any thread.
     void cancel();
     const std::string& error() const { return error_; }
+    // Whether next() can wait for more input (a pipe, a terminal), not a regular file.
+    bool can_wait() const { return !regular_; }
     // Bytes handed out by next() so far.
     std::uint64_t offset() const { return offset_; }
 

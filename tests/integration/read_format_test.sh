@@ -53,7 +53,7 @@ expect_usage "%x" "unknown field %x" "$objwire" read --to "$to" --format 'x=%x'
 expect_usage "\\q" 'unknown escape \q' "$objwire" read --to "$to" --format '%o\q'
 expect_usage "lone %" "lone '%'" "$objwire" read --to "$to" --format '%o%'
 expect_usage "empty --format" "must not be empty" "$objwire" read --to "$to" --format ''
-expect_usage "--format with --envelope" "excludes" "$objwire" read --to "$to" --format %o --envelope
+expect_usage "--format with --envelope" "cannot be used together" "$objwire" read --to "$to" --format %o --envelope
 [ ! -s "$dir/out" ] || fail "a bad --format printed objects"
 
 # --- read --envelope: one JSON object per line, fields exactly as --format gives them.
@@ -113,7 +113,7 @@ printf 'one\ntwo\n' | "$objwire" send --raw --raw-type msg --raw-field body --to
   fail "--raw-type/--raw-field: $("$objwire" read --to "$to" --sender raw-3)"
 [ "$("$objwire" read --raw --raw-type msg --raw-field body --to "$to" --sender raw-3 2>/dev/null)" = $'one\ntwo' ] ||
   fail "read --raw --raw-type msg --raw-field body"
-expect_usage "--raw-type without --raw" "requires --raw" "$objwire" send --raw-type x --to "$to" "$dir/text"
+expect_usage "--raw-type without --raw" "needs --raw" "$objwire" send --raw-type x --to "$to" "$dir/text"
 expect_usage "empty --raw-field" "must not be empty" "$objwire" send --raw --raw-field '' --to "$to" "$dir/text"
 
 # --- Invalid UTF-8: the line is refused with its line and column, never replaced.

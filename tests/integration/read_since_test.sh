@@ -50,11 +50,17 @@ rc=0
 "$objwire" read --to "$to" --from @yesterday >/dev/null 2>"$dir/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "--from @yesterday exited $rc, not 1"
 grep -q "@TIME" "$dir/err" || fail "--from @yesterday: $(cat "$dir/err")"
-for bad in "--since 0s" "--since soon" "--since 10m --from 3"; do
+for bad in "--since 0s" "--since soon"; do
   rc=0
   # shellcheck disable=SC2086
   "$objwire" read --to "$to" $bad >/dev/null 2>"$dir/err" || rc=$?
   [ "$rc" -eq 1 ] || fail "read $bad exited $rc, not 1"
   grep -q -- "--since takes a duration" "$dir/err" || fail "read $bad: $(cat "$dir/err")"
 done
+# Both starts: the pair is named, not the valid duration.
+rc=0
+"$objwire" read --to "$to" --since 10m --from 3 >/dev/null 2>"$dir/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "read --since 10m --from 3 exited $rc, not 1"
+grep -q -- "--from and --since cannot be used together" "$dir/err" ||
+  fail "read --since 10m --from 3: $(cat "$dir/err")"
 echo "read --from @TIME and --since: ok (a stored at $ta, b at $tb)"
