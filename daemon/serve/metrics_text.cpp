@@ -85,6 +85,9 @@ void readers(prometheus_text& x, const metrics& m) {
           "Readers whose batch of frames has waited over 50 ms for the peer to take it (they hold "
           "the batch and nothing more).",
           m.readers_stalled.load());
+    x.one("objwire_readers_held_bytes", "gauge",
+          "Bytes readers' batches of frames and read-aheads hold now, all readers.",
+          m.readers_held_bytes.load());
     x.one("objwire_readers_slow_closed_total", "counter",
           "Readers closed because their peer took no bytes for limits.idle_timeout while data "
           "waited for it.",
