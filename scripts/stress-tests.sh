@@ -50,7 +50,7 @@ awk '
     next
   }
   /^The following tests FAILED:/ { name = ""; next }
-  name != "" && why[name] == "" && /FAIL|Failure|failed|[Ee]rror|Timeout|terminate/ {
+  name != "" && why[name] == "" && /^FAIL|Failure|[Ee]rror:|CMake Error|Timeout|terminate|Assertion/ {
     why[name] = $0
   }
   END {
