@@ -41,6 +41,11 @@ class byte_buffer {
     void reserve(std::size_t n) {
         if (n > capacity_) grow_to(n);
     }
+    // As reserve, but the capacity becomes exactly n: for a buffer whose memory is accounted
+    // and bounded, where doubling would hold up to twice what it needs.
+    void reserve_exact(std::size_t n) {
+        if (n > capacity_) reallocate(n);
+    }
     // Makes room for n more bytes and returns where they go; commit() makes them part of size.
     std::uint8_t* prepare(std::size_t n) {
         if (capacity_ - size_ < n) grow_to(size_ + n);
@@ -89,6 +94,9 @@ class byte_buffer {
         std::size_t cap = capacity_ ? capacity_ : 256;
         while (cap < n)
             cap *= 2;
+        reallocate(cap);
+    }
+    void reallocate(std::size_t cap) {
         auto fresh = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
         if (size_) std::memcpy(fresh.get(), data_.get(), size_);
         data_ = std::move(fresh);

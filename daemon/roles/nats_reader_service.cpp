@@ -57,6 +57,7 @@ bool stream_reader::gather(nats_block_source::status& got) {
     got = source_->take(taken_, write_batch_bytes);
     for (const auto& b : taken_) {
         const auto where = "stream sequence " + std::to_string(b.stream_sequence);
+        make_room(b.bytes.size() + frame_header_size);
         if (core_.add_block(b.bytes, b.objects, where) == read_server::block_verdict::too_large) {
             failure_code_ = proto_errc::frame_too_large;
             failure_ = core_.failure();

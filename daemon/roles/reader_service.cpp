@@ -41,6 +41,8 @@ using namespace reader_support;
 
 // Cursor steps (blocks, gaps) in one batch before the strand's other work runs.
 constexpr std::size_t max_gather_steps = 4096;
+// A gap frame: its header and two varint offsets.
+constexpr std::size_t gap_frame_room = frame_header_size + 32;
 
 welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     welcome w;
@@ -245,6 +247,7 @@ reader_stream::outcome reader_stream::gather() {
                 } else {
                     journal_.note_gap(g, cursor_->gap_detail());
                 }
+                make_room(gap_frame_room);
                 core_.add_gap({g.first, g.end});
                 ++srv_.metrics().journal_gaps_served;
                 continue;
@@ -257,6 +260,7 @@ reader_stream::outcome reader_stream::gather() {
                 break;
         }
         scanned += bytes.size();
+        make_room(bytes.size() + frame_header_size);
         if (core_.add_block(view, bytes) == read_server::block_verdict::too_large) {
             failure_code_ = proto_errc::frame_too_large;
             failure_ = core_.failure();
@@ -269,6 +273,7 @@ reader_stream::outcome reader_stream::gather() {
 asio::awaitable<void> reader_stream::wait_for_more() {
     release_batch();
     gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
+    note_held(cursor_->buffer_capacity());
     state_->wake.expires_after(follow_poll);
     co_await state_->wake.async_wait(use_tuple);
 }
@@ -337,10 +342,12 @@ asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position
         srv_.metrics().objects_out += objects_since_last();
         // The batch holds a copy of every block in it: the cursor's need not while it waits.
         gave_back(cursor_->release_buffer(journal_cursor::keep::read_ahead));
+        note_held(cursor_->buffer_capacity());
         // Stalled on its peer, the reader holds only the batch: the read-ahead is read again
         // once the peer has taken it.
         const auto drop_read_ahead = [this] {
             gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
+            note_held(cursor_->buffer_capacity());
         };
         if (co_await flush(drop_read_ahead) != write_result::written) co_return true;
         if (got == outcome::failed) {

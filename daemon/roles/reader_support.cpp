@@ -147,6 +147,25 @@ reader_base::reader_base(server& srv, peer_stream& stream, const std::string& pe
 
 reader_base::~reader_base() {
     --srv_.metrics().readers_open;
+    srv_.metrics().readers_held_bytes -= static_cast<std::int64_t>(held_);
+}
+
+void reader_base::make_room(std::size_t frame_bytes) {
+    auto& out = core_.output();
+    const std::size_t had = out.capacity();
+    const std::size_t want = batch_capacity(out.size(), had, frame_bytes);
+    if (want == had) return;
+    out.reserve_exact(want);
+    gave_back(had);
+    note_held(other_held_);
+}
+
+void reader_base::note_held(std::size_t other) {
+    const std::size_t now = core_.output().capacity() + other;
+    srv_.metrics().readers_held_bytes +=
+        static_cast<std::int64_t>(now) - static_cast<std::int64_t>(held_);
+    held_ = now;
+    other_held_ = other;
 }
 
 asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<void()> on_wait) {

@@ -37,6 +37,18 @@ inline constexpr auto peer_behind_after = std::chrono::milliseconds(50);
 // A follower's idle wait also ends this often, to notice a daemon stop.
 inline constexpr auto follow_poll = std::chrono::milliseconds(200);
 
+// A batch's capacity once a frame of `frame_bytes` joins its `size` bytes: unchanged when the
+// frame fits; exactly enough when the frame closes the batch (takes it to write_batch_bytes);
+// else write_batch_bytes and the frame, room for the frames to come - never doubled. Frames
+// join while the batch is under write_batch_bytes, so it never takes more than that and the
+// largest frame, however the peer's pace and the scheduling go.
+constexpr std::size_t batch_capacity(std::size_t size, std::size_t capacity,
+                                     std::size_t frame_bytes) {
+    const std::size_t need = size + frame_bytes;
+    if (need <= capacity) return capacity;
+    return need >= write_batch_bytes ? need : write_batch_bytes + frame_bytes;
+}
+
 // Only `pending` is touched off the connection's strand.
 struct reader_state {
     explicit reader_state(asio::any_io_executor ex) : wake(ex) {}
@@ -82,7 +94,15 @@ class reader_base {
     asio::awaitable<write_result> write_out(std::function<void()> on_wait = {});
     // While a follower waits at the live end it holds no batch: the next one is allocated
     // when there is something to send.
-    void release_batch() { gave_back(std::exchange(core_.output(), byte_buffer{}).capacity()); }
+    void release_batch() {
+        gave_back(std::exchange(core_.output(), byte_buffer{}).capacity());
+        note_held(other_held_);
+    }
+    // Before a frame of `frame_bytes` joins the batch: it grows to batch_capacity().
+    void make_room(std::size_t frame_bytes);
+    // What the reader holds now - its batch and `other` bytes (its read-ahead) - into
+    // objwire_readers_held_bytes.
+    void note_held(std::size_t other);
 
     // Writes what the core queued (write_out) and clears it.
     asio::awaitable<write_result> flush(std::function<void()> on_wait = {});
@@ -123,7 +143,9 @@ class reader_base {
     slow_consumer_rule slow_;
     asio::steady_timer write_timer_;
     asio::steady_timer behind_timer_;
-    bool stalled_ = false;  // counted in readers_stalled
+    bool stalled_ = false;        // counted in readers_stalled
+    std::size_t held_ = 0;        // counted in readers_held_bytes
+    std::size_t other_held_ = 0;  // of it, what is not the batch
 };
 
 // Reads what the peer sends after its hello through the core until it says goodbye, closes or

@@ -91,6 +91,9 @@ void readers(metric_writer& x, const metrics& m) {
           "Readers whose batch of frames has waited over 50 ms for the peer to take it (they hold "
           "the batch and nothing more).",
           m.readers_stalled.load());
+    x.one("objwire_readers_held_bytes", metric_type::gauge,
+          "Bytes readers' batches of frames and read-aheads hold now, all readers.",
+          m.readers_held_bytes.load());
     x.one("objwire_readers_slow_closed_total", metric_type::counter,
           "Readers closed because their peer took no bytes for limits.idle_timeout while data "
           "waited for it.",

@@ -150,7 +150,7 @@ std::size_t journal_cursor::release_buffer(keep what) {
     const std::size_t had = buf_.capacity();
     byte_buffer kept;
     if (what == keep::read_ahead && ahead > 0) {
-        kept.reserve(ahead);
+        kept.reserve_exact(ahead);
         kept.append(buf_.span().subspan(pos_));
     } else {
         eof_ = false;  // what was read to the file's end is read again

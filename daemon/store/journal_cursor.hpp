@@ -53,6 +53,8 @@ class journal_cursor {
     // into frames, so that a large block is not held twice while the peer is slow to take it.
     // Returns the bytes of buffer capacity given back.
     std::size_t release_buffer(keep what);
+    // The read buffer's memory now (what release_buffer() would give back).
+    std::size_t buffer_capacity() const { return buf_.capacity(); }
 
     // The offset of the first message of the block next() will look at.
     std::uint64_t next_offset() const { return walker_.next_offset(); }

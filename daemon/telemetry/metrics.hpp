@@ -118,6 +118,8 @@ struct metrics {
     std::atomic<std::int64_t> readers_open{0};
     std::atomic<std::int64_t> readers_stalled{0};
     std::atomic<std::uint64_t> readers_slow_closed{0};
+    // Bytes readers' batches and read-aheads hold now (reader_support::reader_base).
+    std::atomic<std::int64_t> readers_held_bytes{0};
     // Open connections by role (connection_role), each counted in exactly one.
     std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
     // Per sender id, capped (daemon/telemetry/named_metrics.hpp).

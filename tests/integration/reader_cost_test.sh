@@ -5,7 +5,11 @@
 # - memory: a journal of blocks up to 1 MiB, 200 readers from offset 0 that never read; once
 #   all 200 are stalled (objwire_readers_stalled) and no object goes out, objwired's RSS growth
 #   per reader is within the documented bound: 256 KiB + the largest block (the batch) +
-#   256 KiB for the connection (its session, coroutines, what malloc keeps between trims);
+#   256 KiB for the connection (its session, coroutines, what malloc keeps between trims).
+#   What readers hold (objwire_readers_held_bytes) is at least a batch per reader, and 0 once
+#   they are gone. Checked twice on fresh daemons: quiet, and with busy loops on
+#   every core and one more (the scheduling that once let readers hold more; each loop ends
+#   by itself within 150 s and is killed on exit);
 # - slow consumer: with limits.idle_timeout = 1s, a reader that takes no bytes while a batch
 #   waits is closed with a log line naming the key and counted in
 #   objwire_readers_slow_closed_total, while a follower waiting at the live end (nothing to
@@ -22,8 +26,16 @@ sanitized=${4:-0}
 dir=$(mktemp -d)
 daemon=""
 holder=""
+busy=()
+stop_busy() {
+  [ "${#busy[@]}" = 0 ] && return 0
+  kill "${busy[@]}" 2>/dev/null || true
+  wait "${busy[@]}" 2>/dev/null || true
+  busy=()
+}
 cleanup() {
   exec 3>&- 4>&- 2>/dev/null || true
+  stop_busy
   [ -n "$holder" ] && kill "$holder" 2>/dev/null
   [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
   rm -rf "$dir"
@@ -65,7 +77,7 @@ release_readers() {
   holder=""
 }
 
-# --- Memory: 200 stalled readers of a journal of 1 MiB blocks ---
+# --- Memory: 200 stalled readers of a journal of 1 MiB blocks, quiet and with busy loops ---
 cat >"$dir/objwired.toml" <<TOML
 [limits]
 max_connections_per_address = 300
@@ -77,11 +89,8 @@ TOML
 start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
 OBJWIRE_BATCH_MAX_BYTES=1MiB "$objwire" bench --workload blobs -n 2000 --compression never \
   --to "127.0.0.1:$port" >"$dir/bench.out" 2>&1 || fail "bench: $(cat "$dir/bench.out")"
-m=$(stats)
-stored=$(metric objwire_sink_bytes_total || true)
-before_kb=$(kib_of "$daemon" VmRSS)
+stop_daemon
 
-hold_readers "$readers" from-start
 # Served and stalled: every reader has a batch waiting for its peer, and no object goes out
 # between two answers.
 last_out=-1
@@ -94,20 +103,48 @@ all_stalled() {
   last_out=$out
   return 1
 }
-wait_until 60 all_stalled || fail "not all $readers readers stalled: $m"
-after_kb=$(kib_of "$daemon" VmRSS)
-per_reader=$(( (after_kb - before_kb) * kib / readers ))
-echo "stalled readers: RSS ${before_kb} KiB before, ${after_kb} KiB with $readers readers:" \
-  "$((per_reader / kib)) KiB per reader (bound $((bound_bytes / kib)) KiB, blocks up to" \
-  "$((largest_block / kib)) KiB)"
-if [ "$sanitized" != 1 ]; then
-  [ "$per_reader" -le "$bound_bytes" ] ||
-    fail "a stalled reader holds $((per_reader / kib)) KiB, over the bound $((bound_bytes / kib)) KiB"
-fi
-release_readers
-wait_until 30 sh -c "\"$objwire\" stats --json --to 127.0.0.1:$port | grep -q '\"objwire_readers_open\":0[,}]'" ||
-  fail "the readers did not end after their peers closed"
-stop_daemon
+# start_busy N: N busy loops, each ending by itself after 150 s should the trap not run.
+start_busy() {
+  local i
+  for ((i = 0; i < $1; i++)); do
+    timeout 150 sh -c 'while :; do :; done' &
+    busy+=($!)
+  done
+}
+# stalled_memory LABEL: a fresh daemon on the journal, 200 readers stalled, its RSS growth and
+# what the readers hold checked against the bound.
+stalled_memory() {
+  start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
+  local before_kb after_kb per_reader held per_held
+  before_kb=$(kib_of "$daemon" VmRSS)
+  hold_readers "$readers" from-start
+  last_out=-1
+  wait_until 60 all_stalled || fail "$1: not all $readers readers stalled: $m"
+  after_kb=$(kib_of "$daemon" VmRSS)
+  held=$(metric objwire_readers_held_bytes)
+  per_reader=$(((after_kb - before_kb) * kib / readers))
+  per_held=$((held / readers))
+  echo "stalled readers ($1): RSS ${before_kb} KiB before, ${after_kb} KiB with $readers" \
+    "readers: $((per_reader / kib)) KiB per reader, of it held by batches and read-aheads" \
+    "$((per_held / kib)) KiB (bound $((bound_bytes / kib)) KiB, blocks up to" \
+    "$((largest_block / kib)) KiB)"
+  # Every stalled reader holds a full batch.
+  [ "$per_held" -ge $((256 * kib)) ] || fail "$1: readers hold $per_held bytes each, under a batch"
+  if [ "$sanitized" != 1 ]; then
+    [ "$per_reader" -le "$bound_bytes" ] ||
+      fail "$1: a stalled reader holds $((per_reader / kib)) KiB, over the bound $((bound_bytes / kib)) KiB"
+  fi
+  release_readers
+  wait_until 30 sh -c "\"$objwire\" stats --json --to 127.0.0.1:$port | grep -q '\"objwire_readers_open\":0[,}]'" ||
+    fail "$1: the readers did not end after their peers closed"
+  m=$(stats)
+  [ "$(metric objwire_readers_held_bytes)" = 0 ] || fail "$1: gone readers still held: $m"
+  stop_daemon
+}
+stalled_memory quiet
+start_busy $(($(nproc) + 1))
+stalled_memory busy
+stop_busy
 
 # --- Slow consumer: closed after limits.idle_timeout; a follower at the live end is not ---
 cat >"$dir/slow.toml" <<TOML
