@@ -105,21 +105,38 @@ TEST(TableBudgetPool, AGrantComesBackWhenItsConnectionEnds) {
     EXPECT_EQ(b.bytes(), 10u);
 }
 
-TEST(StoreAllowance, TheFirstMebibyteCountsAsReceived) {
+TEST(StoreAllowance, TheFirstMebibyteIsFree) {
     store_allowance a(2);
-    EXPECT_EQ(a.allowed(), 2 * store_allowance::free_bytes);
-    EXPECT_EQ(a.stored(2 * store_allowance::free_bytes), "");
+    EXPECT_EQ(a.allowed(), store_allowance::free_bytes);
+    EXPECT_EQ(a.stored(store_allowance::free_bytes), "");
     const auto why = a.stored(1);
     EXPECT_NE(why.find("limits.max_stored_ratio"), std::string::npos) << why;
-    EXPECT_EQ(a.stored_bytes(), 2 * store_allowance::free_bytes + 1);
+    EXPECT_EQ(a.stored_bytes(), store_allowance::free_bytes + 1);
 }
 
 TEST(StoreAllowance, GrowsWithWhatWasReceived) {
     store_allowance a(16);
     a.received(4 * store_allowance::free_bytes);
-    EXPECT_EQ(a.allowed(), 64 * store_allowance::free_bytes);
-    EXPECT_EQ(a.stored(64 * store_allowance::free_bytes), "");
+    EXPECT_EQ(a.allowed(), 65 * store_allowance::free_bytes);
+    EXPECT_EQ(a.stored(65 * store_allowance::free_bytes), "");
     EXPECT_NE(a.stored(1), "");
+}
+
+// Before: received bytes were counted decompressed, so 542 wire bytes of zstd (16 MiB of null
+// messages) were allowed 16 x 16 MiB.
+TEST(StoreAllowance, ACompressedFrameIsChargedByItsWireBytes) {
+    store_allowance a(64);
+    a.received(542);
+    const auto why = a.stored(16u << 20);
+    EXPECT_NE(why.find("storing 16777216 bytes for 542 bytes received on the wire"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("limits.max_stored_ratio (64 bytes stored per byte received"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("at most " + std::to_string(64 * 542 + store_allowance::free_bytes)),
+              std::string::npos)
+        << why;
 }
 
 TEST(StoreAllowance, RatioZeroIsNoLimit) {
