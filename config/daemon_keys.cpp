@@ -178,13 +178,22 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::max_decompression_ratio>()},
     key_def<ds>{.name = "limits.max_stored_ratio",
                 .kind = value_kind::integer,
-                .default_text = "64",
+                .default_text = "16",
+                .min = 0,
+                .max = 1000000,
+                .doc = "bytes a connection may make the sink store per byte of data payload it "
+                       "sent, decoded, plus a first 1 MiB; a frame past it is refused with "
+                       "store_limit_exceeded. 0 off",
+                .access = bind<&ds::max_stored_ratio>()},
+    key_def<ds>{.name = "limits.max_stored_wire_ratio",
+                .kind = value_kind::integer,
+                .default_text = "4096",
                 .min = 0,
                 .max = 1000000,
                 .doc = "bytes a connection may make the sink store per byte of data frames it "
-                       "sent on the wire (compressed as sent), plus a first 1 MiB; a frame "
-                       "past it is refused with store_limit_exceeded. 0 off",
-                .access = bind<&ds::max_stored_ratio>()},
+                       "sent as they came off the wire (compressed), plus a first 1 MiB; a "
+                       "frame past it is refused with store_limit_exceeded. 0 off",
+                .access = bind<&ds::max_stored_wire_ratio>()},
     key_def<ds>{.name = "limits.sender_stored_quota",
                 .kind = value_kind::size,
                 .default_text = "0",

@@ -89,7 +89,7 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       watchdog_(stream_io_.get_executor()),
       wake_(stream_io_.get_executor()),
       peer_(stream_io_.peer_name()),
-      allowance_(srv.settings().max_stored_ratio),
+      allowance_({srv.settings().max_stored_ratio, srv.settings().max_stored_wire_ratio}),
       receiver_(receiver_options(srv)),
       guard_(guard_limits(srv.settings())) {
     // Never expires: only cancel() ends a wait on it (wake()).
@@ -461,7 +461,7 @@ void session::begin_frame(std::error_code& store_error) {
     const auto sequence = receiver_.frames() + 1;
     if (sequence == adding_sequence_) return;
     adding_sequence_ = sequence;
-    allowance_.received(receiver_.frame_wire_bytes());
+    allowance_.received(receiver_.frame_payload().size(), receiver_.frame_wire_bytes());
     if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
         store_error = commit_batch(sequence - 1, 0);
         // Out of space with the batch kept: it grows, and the read's commit stalls.

@@ -170,7 +170,7 @@ class session : public std::enable_shared_from_this<session> {
     // A sender's share of limits.table_budget_total, from its admission (readers and stats
     // connections take none); before receiver_, so the table is freed before it goes back.
     std::optional<table_budget_pool::grant> table_grant_;
-    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
+    store_allowance allowance_;  // stored bytes per byte received (limits.max_stored_*ratio)
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
     link_estimator link_;   // this sender's link bandwidth, from the reads

@@ -239,7 +239,7 @@ TEST_F(HostileInput, ZlibBombIsRefused) {
 }
 
 // Before: 542 bytes of zstd (16 MiB of null messages, within max_frame_bytes) were stored as
-// 16 MiB: received bytes were counted decompressed.
+// 16 MiB: received bytes were counted decompressed only.
 TEST_F(HostileInput, ACompressedFrameStoresAtMostTheRatioTimesItsWireBytes) {
     start();
     const bytes_t nulls(settings_.max_frame_bytes, wire::tag_null);
@@ -251,7 +251,7 @@ TEST_F(HostileInput, ACompressedFrameStoresAtMostTheRatioTimesItsWireBytes) {
     seal_frame(frame, frame_kind::data, 1, codec_id::zstd,
                static_cast<std::uint32_t>(nulls.size()));
     const std::uint64_t may_store =
-        settings_.max_stored_ratio * frame.size() + daemon::store_allowance::free_bytes;
+        settings_.max_stored_wire_ratio * frame.size() + daemon::store_allowance::free_bytes;
     ASSERT_LT(may_store, nulls.size()) << "the frame must expand past the allowance";
     const auto before = bytes_under(dir_);
     {
@@ -261,10 +261,10 @@ TEST_F(HostileInput, ACompressedFrameStoresAtMostTheRatioTimesItsWireBytes) {
         expect_logged(p.name(), "closing connection: ");
     }
     const auto log = log_text();
-    EXPECT_NE(log.find(" bytes received on the wire: over limits.max_stored_ratio"),
+    EXPECT_NE(log.find(" bytes received on the wire: over limits.max_stored_wire_ratio"),
               std::string::npos)
         << log;
-    EXPECT_LE(bytes_under(dir_) - before, settings_.max_stored_ratio * frame.size());
+    EXPECT_LE(bytes_under(dir_) - before, settings_.max_stored_wire_ratio * frame.size());
     EXPECT_TRUE(stored().empty()) << "objects of the refused frame were stored";
 }
 

@@ -6,7 +6,7 @@
 #   32 MB + 1.25 x (table budgets of the connections open at once) + their buffered-bytes caps,
 #   and most of it is given back once the connections close;
 # - 6 KB of frames referencing one 4 MiB string store no more than limits.max_stored_ratio
-#   (16 here) times what was received plus the first 1 MiB, and the sender is told so
+#   (16) times what was received plus the first 1 MiB, and the sender is told so
 #   (store_limit_exceeded).
 # - 8 honest clients of 20,000 events each stay within the same bound (the 50 x 200,000 run:
 #   tests/bench/memory_clients.sh).
@@ -29,7 +29,6 @@ cat >"$dir/objwired.toml" <<TOML
 [limits]
 table_budget = "4MiB"
 max_buffered_bytes = "4MiB"
-max_stored_ratio = 16
 [journal]
 fsync = "never"
 TOML

@@ -186,7 +186,8 @@ TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
     // 45 + journal.fsync_bytes + compression.accept + nats.compression* + limits.max_stored_ratio
     // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
-    ASSERT_EQ(keys.size(), 54u);
+    // + limits.max_stored_wire_ratio
+    ASSERT_EQ(keys.size(), 55u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
@@ -194,6 +195,7 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("limits.max_frame_bytes").allowed, "1KiB..1GiB");
     EXPECT_EQ(find("limits.table_budget").allowed, "0..1GiB");
     EXPECT_EQ(find("limits.max_stored_ratio").allowed, "0..1000000");
+    EXPECT_EQ(find("limits.max_stored_wire_ratio").allowed, "0..1000000");
     EXPECT_EQ(find("limits.max_connections_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.max_pending_hellos").allowed, "1..100000");
     EXPECT_EQ(find("limits.max_pending_hellos_per_address").allowed, "0..100000");
