@@ -187,7 +187,7 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::max_stored_ratio>()},
     key_def<ds>{.name = "limits.max_stored_wire_ratio",
                 .kind = value_kind::integer,
-                .default_text = "4096",
+                .default_text = "16384",
                 .min = 0,
                 .max = 1000000,
                 .doc = "bytes a connection may make the sink store per byte of data frames it "

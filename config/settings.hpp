@@ -88,10 +88,10 @@ struct daemon_settings {
     std::uint32_t max_pending_hellos = 256;  // limits.max_pending_hellos
     // limits.max_pending_hellos_per_address, 0 = none
     std::uint32_t max_pending_hellos_per_address = 128;
-    std::uint32_t max_decompression_ratio = 0;   // limits.max_decompression_ratio, 0 = off
-    std::uint32_t max_stored_ratio = 16;         // limits.max_stored_ratio, 0 = off
-    std::uint32_t max_stored_wire_ratio = 4096;  // limits.max_stored_wire_ratio, 0 = off
-    std::uint64_t sender_stored_quota = 0;       // limits.sender_stored_quota, 0 = off
+    std::uint32_t max_decompression_ratio = 0;    // limits.max_decompression_ratio, 0 = off
+    std::uint32_t max_stored_ratio = 16;          // limits.max_stored_ratio, 0 = off
+    std::uint32_t max_stored_wire_ratio = 16384;  // limits.max_stored_wire_ratio, 0 = off
+    std::uint64_t sender_stored_quota = 0;        // limits.sender_stored_quota, 0 = off
     // [compression] - codecs accepted in data frames, announced in the welcome (none always)
     std::vector<std::string> compression_accept{"zlib", "zstd", "lz4", "zstd-stream"};
     // [sink]
