@@ -146,12 +146,28 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::max_buffered_bytes>()},
     key_def<ds>{.name = "limits.max_connections_per_address",
                 .kind = value_kind::integer,
-                .default_text = "64",
-                .min = 1,
+                .default_text = "0",
+                .min = 0,
                 .max = 100000,
                 .doc = "connections served at once from one source IP address; more are "
-                       "refused at accept",
+                       "refused at accept. 0 none (a fleet behind one NAT shares an address)",
                 .access = bind<&ds::max_connections_per_address>()},
+    key_def<ds>{.name = "limits.max_pending_hellos",
+                .kind = value_kind::integer,
+                .default_text = "256",
+                .min = 1,
+                .max = 100000,
+                .doc = "connections waiting for their hello, in all (at most half the "
+                       "descriptor limit); at the cap the oldest is closed to serve the newest",
+                .access = bind<&ds::max_pending_hellos>()},
+    key_def<ds>{.name = "limits.max_pending_hellos_per_address",
+                .kind = value_kind::integer,
+                .default_text = "128",
+                .min = 0,
+                .max = 100000,
+                .doc = "connections from one source IP address waiting for their hello; at the "
+                       "cap the address's oldest is closed to serve its newest. 0 none",
+                .access = bind<&ds::max_pending_hellos_per_address>()},
     key_def<ds>{.name = "limits.max_decompression_ratio",
                 .kind = value_kind::integer,
                 .default_text = "0",
@@ -166,9 +182,18 @@ const std::array daemon_schema_keys{
                 .min = 0,
                 .max = 1000000,
                 .doc = "bytes a connection may make the sink store per byte of data payload it "
-                       "sent (the first 1 MiB counted as sent); more closes it with "
+                       "sent, decoded, plus a first 1 MiB; a frame past it is refused with "
                        "store_limit_exceeded. 0 off",
                 .access = bind<&ds::max_stored_ratio>()},
+    key_def<ds>{.name = "limits.max_stored_wire_ratio",
+                .kind = value_kind::integer,
+                .default_text = "16384",
+                .min = 0,
+                .max = 1000000,
+                .doc = "bytes a connection may make the sink store per byte of data frames it "
+                       "sent as they came off the wire (compressed), plus a first 1 MiB; a "
+                       "frame past it is refused with store_limit_exceeded. 0 off",
+                .access = bind<&ds::max_stored_wire_ratio>()},
     key_def<ds>{.name = "limits.sender_stored_quota",
                 .kind = value_kind::size,
                 .default_text = "0",

@@ -83,10 +83,15 @@ struct daemon_settings {
     std::uint64_t min_read_rate = 1 * kibibyte;          // limits.min_read_rate (B/s), 0 = off
     std::chrono::milliseconds read_rate_window{30000};   // limits.read_rate_window
     std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes
-    std::uint32_t max_connections_per_address = 64;      // limits.max_connections_per_address
-    std::uint32_t max_decompression_ratio = 0;           // limits.max_decompression_ratio, 0 = off
-    std::uint32_t max_stored_ratio = 16;                 // limits.max_stored_ratio, 0 = off
-    std::uint64_t sender_stored_quota = 0;               // limits.sender_stored_quota, 0 = off
+    // limits.max_connections_per_address, 0 = none
+    std::uint32_t max_connections_per_address = 0;
+    std::uint32_t max_pending_hellos = 256;  // limits.max_pending_hellos
+    // limits.max_pending_hellos_per_address, 0 = none
+    std::uint32_t max_pending_hellos_per_address = 128;
+    std::uint32_t max_decompression_ratio = 0;    // limits.max_decompression_ratio, 0 = off
+    std::uint32_t max_stored_ratio = 16;          // limits.max_stored_ratio, 0 = off
+    std::uint32_t max_stored_wire_ratio = 16384;  // limits.max_stored_wire_ratio, 0 = off
+    std::uint64_t sender_stored_quota = 0;        // limits.sender_stored_quota, 0 = off
     // [compression] - codecs accepted in data frames, announced in the welcome (none always)
     std::vector<std::string> compression_accept{"zlib", "zstd", "lz4", "zstd-stream"};
     // [sink]

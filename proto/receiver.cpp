@@ -165,6 +165,7 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     std::span<const std::uint8_t> payload = f.payload;
     if (auto ec = unpack(f, payload)) return fail(ec, data_error(ec, f));
     frame_payload_ = payload;
+    frame_wire_bytes_ = frame_header_size + f.payload.size();
     frame_digest_ = std::exchange(pending_digest_, 0);
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&

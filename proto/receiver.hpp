@@ -73,6 +73,9 @@ class receiver {
     // table, so a new decoder reads it exactly as this one does.
     std::span<const std::uint8_t> frame_payload() const { return frame_payload_; }
     bool frame_fresh() const { return frame_fresh_; }
+    // While process() delivers a data frame and in frame_done: the bytes it took on the wire,
+    // header and payload as sent (compressed or not).
+    std::uint64_t frame_wire_bytes() const { return frame_wire_bytes_; }
     // In frame_done: the frame was checked only (options::check_fresh_frames): its messages
     // were counted, not delivered, and the driver stores frame_payload() instead.
     bool frame_checked() const { return frame_checked_; }
@@ -148,6 +151,7 @@ class receiver {
     byte_buffer raw_;  // decompressed payload, reused; never larger than max_frame_bytes
     std::span<const std::uint8_t> frame_payload_;
     bool frame_fresh_ = false;
+    std::uint64_t frame_wire_bytes_ = 0;
     bool frame_checked_ = false;
     std::uint64_t frame_digest_ = 0;
     std::uint64_t pending_digest_ = 0;  // from a mark frame, for the next data frame

@@ -41,11 +41,12 @@ inline std::string describe(const address_slots& s) {
 
 class address_limiter {
   public:
-    // Takes a slot for `address` unless it already holds `max`; false: refuse the peer.
+    // Takes a slot for `address` unless it already holds `max` (0: no cap, the slots are
+    // still counted); false: refuse the peer.
     bool try_acquire(const std::string& address, std::uint32_t max) {
         std::lock_guard lock(mutex_);
         auto& n = open_[address];
-        if (n.open >= max) return false;
+        if (max != 0 && n.open >= max) return false;
         ++n.open;
         return true;
     }

@@ -31,12 +31,17 @@ void drain(std::shared_ptr<lingering_socket> s, std::atomic<int>& count) {
 
 }  // namespace
 
-void refusals::refuse(asio::ip::tcp::socket socket, std::error_code code,
-                      const std::string& detail) {
+byte_buffer error_frame(std::error_code code, const std::string& detail) {
     byte_buffer payload, frame;
     encode_error({static_cast<std::uint32_t>(code.value()), code.message() + ": " + detail},
                  payload);
     append_frame(frame, frame_kind::error, 0, payload.span());
+    return frame;
+}
+
+void refusals::refuse(asio::ip::tcp::socket socket, std::error_code code,
+                      const std::string& detail) {
+    const byte_buffer frame = error_frame(code, detail);
     std::error_code ec;
     // A fresh socket's send buffer is empty: the frame (a few hundred bytes) goes in one call
     // without waiting, and a peer that reads nothing costs us nothing.

@@ -13,7 +13,12 @@
 #include <string>
 #include <system_error>
 
+#include "proto/byte_buffer.hpp"
+
 namespace objwire::daemon {
+
+// The error frame a turned-away peer gets: `code`, and `code.message() + ": " + detail`.
+byte_buffer error_frame(std::error_code code, const std::string& detail);
 
 class refusals {
   public:

@@ -9,6 +9,7 @@
 
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
+#include "daemon/telemetry/process_metrics.hpp"
 #include "daemon/telemetry/warning_log.hpp"
 #include "proto/errors.hpp"
 
@@ -164,6 +165,7 @@ void server::start_session(asio::ip::tcp::socket socket) {
     ++counters_.connections_total;
     ++counters_.connections_open;
     ++metrics_.connections_by_role[static_cast<std::size_t>(connection_role::handshake)];
+    wait_for_hello(s, address);
     auto executor = s->run_executor();
     // run() catches what its session throws and always closes the socket (session::end()):
     // this handler only gives the slots back.
@@ -172,6 +174,39 @@ void server::start_session(asio::ip::tcp::socket socket) {
         addresses_.release(address);
         forget(s);
     });
+}
+
+void server::wait_for_hello(const std::shared_ptr<session>& s, const std::string& address) {
+    const auto& cfg = settings();
+    const pending_hellos::caps caps{
+        pending_hellos::cap_in_all(cfg.max_pending_hellos, descriptor_limit()),
+        cfg.max_pending_hellos_per_address};
+    std::vector<pending_hellos::shed> out;
+    std::vector<std::pair<std::shared_ptr<session>, std::string>> to_shed;
+    {
+        std::lock_guard lock(sessions_mutex_);
+        const auto id = pending_.accepted(address, caps, out);
+        s->waiting_as(id);
+        waiting_hello_.emplace(id, s);
+        for (auto& one : out) {
+            const auto it = waiting_hello_.find(one.id);
+            if (it == waiting_hello_.end()) continue;
+            if (auto old = it->second.lock())
+                to_shed.emplace_back(std::move(old), std::move(one.why));
+            waiting_hello_.erase(it);
+        }
+    }
+    for (auto& [old, why] : to_shed) {
+        ++counters_.connections_refused;
+        old->shed(why);
+    }
+}
+
+void server::hello_done(std::uint64_t pending_id) {
+    if (pending_id == 0) return;
+    pending_.done(pending_id);
+    std::lock_guard lock(sessions_mutex_);
+    waiting_hello_.erase(pending_id);
 }
 
 void server::forget(const std::shared_ptr<session>& s) {

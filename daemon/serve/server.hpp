@@ -10,12 +10,14 @@
 #include <set>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include "config/settings.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
 #include "daemon/serve/fence_log.hpp"
+#include "daemon/serve/pending_hellos.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/store_allowance.hpp"
@@ -119,6 +121,11 @@ class server {
     // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
     bool admit_connection(asio::ip::tcp::socket& socket);
     void start_session(asio::ip::tcp::socket socket);
+    // Counts a new session as waiting for its hello and sheds those the caps put out
+    // (limits.max_pending_hellos, limits.max_pending_hellos_per_address).
+    void wait_for_hello(const std::shared_ptr<session>& s, const std::string& address);
+    // The session's hello came, or it ended: it waits no more (idempotent).
+    void hello_done(std::uint64_t pending_id);
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.
     void start_metrics_http(const std::string& listen);
@@ -136,6 +143,9 @@ class server {
     table_budget_pool table_budgets_;
     sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
+    pending_hellos pending_;     // limits.max_pending_hellos(_per_address)
+    // The sessions pending_ counts, by its id, so a shed one can be closed (sessions_mutex_).
+    std::unordered_map<std::uint64_t, std::weak_ptr<session>> waiting_hello_;
     refusals refusals_;
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;

@@ -89,7 +89,7 @@ session::session(server& srv, asio::ip::tcp::socket socket)
       watchdog_(stream_io_.get_executor()),
       wake_(stream_io_.get_executor()),
       peer_(stream_io_.peer_name()),
-      allowance_(srv.settings().max_stored_ratio),
+      allowance_({srv.settings().max_stored_ratio, srv.settings().max_stored_wire_ratio}),
       receiver_(receiver_options(srv)),
       guard_(guard_limits(srv.settings())) {
     // Never expires: only cancel() ends a wait on it (wake()).
@@ -200,6 +200,7 @@ asio::awaitable<void> session::run() {
 }
 
 void session::end() {
+    server_.hello_done(std::exchange(pending_id_, 0));
     state_.end();
     stop_watchdog();
     wake();
@@ -283,6 +284,7 @@ asio::awaitable<void> session::read_side() {
         auto step = consume(n);
         measure_link(n, n == space.size());
         if (step == receiver::step::admit) {
+            server_.hello_done(std::exchange(pending_id_, 0));
             if (!co_await admit()) break;
             if (server_.faults_) server_.faults_->after_admit();
             step = consume(0);  // frames that came with the hello
@@ -477,7 +479,7 @@ void session::begin_frame(std::error_code& store_error) {
     const auto sequence = receiver_.frames() + 1;
     if (sequence == adding_sequence_) return;
     adding_sequence_ = sequence;
-    allowance_.received(receiver_.frame_payload().size());
+    allowance_.received(receiver_.frame_payload().size(), receiver_.frame_wire_bytes());
     if (!stream_->empty() && stream_->bytes() >= batch_split_bytes) {
         store_error = commit_batch(sequence - 1, 0);
         // Out of space with the batch kept: it grows, and the read's commit stalls.
@@ -641,7 +643,12 @@ void session::log_close() {
             spdlog::info("{}: done: {}", peer_, stream_summary());
             break;
         default:
-            spdlog::info("{}: closed after {}", peer_, stream_summary());
+            // Closed before its hello (a timeout, a shed): the limited warning said so, and a
+            // flood of them must not flood the log.
+            if (!receiver_.hello_received())
+                spdlog::debug("{}: closed after {}", peer_, stream_summary());
+            else
+                spdlog::info("{}: closed after {}", peer_, stream_summary());
     }
 }
 

@@ -51,6 +51,12 @@ class session : public std::enable_shared_from_this<session> {
     // handshake when it starts the session and takes it out of its last role when it ends.
     connection_role role() const { return role_; }
     asio::any_io_executor run_executor() { return stream_io_.get_executor(); }
+    // The server counts this connection as waiting for its hello under `id` (pending_hellos).
+    void waiting_as(std::uint64_t id) { pending_id_ = id; }
+    // Closes the connection if it still waits for its hello, sending an error frame
+    // too_many_connections with `why` (the caps on connections waiting for their hello were
+    // reached and this was the oldest). Any thread.
+    void shed(std::string why);
 
   private:
     // The connection after the handshake: reading and storing, and sending the replies, as
@@ -174,10 +180,11 @@ class session : public std::enable_shared_from_this<session> {
     time_point read_due_ = never;
     asio::cancellation_signal read_cancel_;
     std::string peer_;
+    std::uint64_t pending_id_ = 0;  // while it waits for its hello (server::hello_done)
     // A sender's share of limits.table_budget_total, from its admission (readers and stats
     // connections take none); before receiver_, so the table is freed before it goes back.
     std::optional<table_budget_pool::grant> table_grant_;
-    store_allowance allowance_;  // stored bytes per received byte (limits.max_stored_ratio)
+    store_allowance allowance_;  // stored bytes per byte received (limits.max_stored_*ratio)
     receiver receiver_;
     receiver_meter meter_;  // what receiver_ has added to the server's metrics
     link_estimator link_;   // this sender's link bandwidth, from the reads

@@ -4,9 +4,11 @@
 // until the disk has room again - and the bound on bytes stored per byte received.
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/refusal.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
 #include "daemon/sinks/held_memory.hpp"
+#include "daemon/telemetry/warning_log.hpp"
 
 namespace objwire::daemon {
 namespace {
@@ -19,6 +21,25 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 }  // namespace
+
+void session::shed(std::string why) {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this(), why = std::move(why)] {
+        if (self->state_.phase() != session_phase::handshake) return;  // its hello came
+        warn_peer(warning_kind::refused_at_cap,
+                  fmt::format("{}: closing connection before its hello: {}", self->peer_, why));
+        if (!self->watching_) {
+            // Still in its TLS handshake: nothing of objwire can reach it yet.
+            self->stream_io_.close();
+            return;
+        }
+        // The writer sends it as the reads end, as a refusal's.
+        const auto frame = error_frame(proto_errc::too_many_connections, why);
+        self->replies_.push_released(frame.span());
+        self->handshake_deadline_ = never;
+        self->cancel_read();
+        self->wake();
+    });
+}
 
 void session::check_guard(time_point now) {
     guard_due_ = never;

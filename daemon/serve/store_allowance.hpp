@@ -1,16 +1,21 @@
 // How many bytes a connection may make the daemon store for the bytes it sent
-// (limits.max_stored_ratio, docs/SECURITY.md "Amplification"). A stored block stands alone, so
-// a back-reference or a kept object, a byte or two on the wire, is stored as the whole value
-// it names: one 4 MiB string referenced four times a frame made 200 frames of 10 bytes store
-// 3.2 GB. Received bytes are counted as the decoder reads them (decompressed: compression is
-// bounded on its own, limits.max_decompression_ratio), and the first 1 MiB counts as sent, so a
-// short stream of small frames is never refused. Honest streams store about what they send:
-// a frame stored whole is stored byte for byte, and one encoded again for the journal only
-// repeats the strings and types earlier frames defined.
+// (docs/SECURITY.md "Amplification"). Two things make few received bytes into many stored ones,
+// and each has its ratio:
+// - back-references (limits.max_stored_ratio, per byte of data payload decoded): a stored
+//   block stands alone, so a reference of a byte or two is stored as the whole value it names:
+//   one 4 MiB string referenced four times a frame made 200 frames of 10 bytes store 3.2 GB.
+//   Honest streams store about what they decode (a frame stored whole, byte for byte).
+// - compression (limits.max_stored_wire_ratio, per byte of data frames as they came off the
+//   wire, header and payload compressed as sent): 542 bytes of zstd decode to 16 MiB of null
+//   messages (30,954x). Honest streams of objects that repeat reach 9,320x (`person`, 1 MiB
+//   frames, zstd-stream): the same bytes, so the bound is a policy, not a proof.
+// Each allows its ratio times what was received plus a first 1 MiB, so a short stream whose
+// first frames lean on types and strings is never refused, while one frame never stores more
+// than a ratio times its size + 1 MiB.
 //
 // sender_store_quota adds an optional bound per sender id (limits.sender_stored_quota): the
 // bytes all connections of one sender id have stored since objwired started. Sender ids are
-// the peer's choice, so it bounds a runaway sender, not one that invents ids (the ratio does).
+// the peer's choice, so it bounds a runaway sender, not one that invents ids (the ratios do).
 #pragma once
 
 #include <cstdint>
@@ -22,30 +27,50 @@ namespace objwire::daemon {
 
 class store_allowance {
   public:
-    // ratio 0: no limit.
-    explicit store_allowance(std::uint64_t ratio) : ratio_(ratio) {}
+    // Bytes stored per byte received, decoded and on the wire; 0: no limit.
+    struct ratios {
+        std::uint64_t decoded = 0;  // limits.max_stored_ratio
+        std::uint64_t wire = 0;     // limits.max_stored_wire_ratio
+    };
+    explicit store_allowance(ratios r) : ratios_(r) {}
 
-    void received(std::uint64_t bytes) { received_ += bytes; }
+    // A data frame: its payload decoded (decompressed) and its bytes on the wire (header and
+    // payload as sent).
+    void received(std::uint64_t decoded, std::uint64_t wire) {
+        decoded_ += decoded;
+        wire_ += wire;
+    }
     // Counts `bytes` more stored; the refusal, naming the figures and the key, when they take
-    // the connection past its allowance (empty: within it).
+    // the connection past either allowance (empty: within both).
     std::string stored(std::uint64_t bytes) {
         stored_ += bytes;
-        if (ratio_ == 0 || stored_ <= allowed()) return {};
-        return "storing " + std::to_string(stored_) + " bytes for " + std::to_string(received_) +
-               " bytes received: over limits.max_stored_ratio (" + std::to_string(ratio_) +
-               " bytes stored per byte received, the first " + std::to_string(free_bytes) +
-               " counted as received, so at most " + std::to_string(allowed()) + ")";
+        if (ratios_.decoded != 0 && stored_ > allowed(ratios_.decoded, decoded_))
+            return refusal(decoded_, "received (decoded)", "limits.max_stored_ratio",
+                           ratios_.decoded);
+        if (ratios_.wire != 0 && stored_ > allowed(ratios_.wire, wire_))
+            return refusal(wire_, "received on the wire", "limits.max_stored_wire_ratio",
+                           ratios_.wire);
+        return {};
     }
     std::uint64_t stored_bytes() const { return stored_; }
-    std::uint64_t allowed() const {
-        return ratio_ * (received_ > free_bytes ? received_ : free_bytes);
+    static std::uint64_t allowed(std::uint64_t ratio, std::uint64_t received) {
+        return ratio * received + free_bytes;
     }
 
     static constexpr std::uint64_t free_bytes = std::uint64_t{1} << 20;
 
   private:
-    std::uint64_t ratio_;
-    std::uint64_t received_ = 0;
+    std::string refusal(std::uint64_t received, const char* how, const char* key,
+                        std::uint64_t ratio) const {
+        return "storing " + std::to_string(stored_) + " bytes for " + std::to_string(received) +
+               " bytes " + how + ": over " + key + " (" + std::to_string(ratio) +
+               " bytes stored per byte received, plus the first " + std::to_string(free_bytes) +
+               ", so at most " + std::to_string(allowed(ratio, received)) + ")";
+    }
+
+    ratios ratios_;
+    std::uint64_t decoded_ = 0;
+    std::uint64_t wire_ = 0;
     std::uint64_t stored_ = 0;
 };
 

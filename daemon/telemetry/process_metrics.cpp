@@ -37,6 +37,12 @@ std::optional<process_figures> parse_statm(std::string_view text, std::uint64_t 
     return p;
 }
 
+std::optional<std::uint64_t> descriptor_limit() {
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return {};
+    return files.rlim_cur;
+}
+
 process_figures read_process_figures() {
     process_figures p;
     std::ifstream statm("/proc/self/statm");
@@ -53,9 +59,7 @@ process_figures read_process_figures() {
     for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
          !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
         ++p.open_fds;
-    rlimit files{};
-    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
-        p.max_fds = files.rlim_cur;
+    p.max_fds = descriptor_limit();
     return p;
 }
 

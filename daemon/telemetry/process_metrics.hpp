@@ -19,6 +19,9 @@ struct process_figures {
     std::optional<std::uint64_t> max_fds;  // RLIMIT_NOFILE soft; none when unlimited
 };
 
+// RLIMIT_NOFILE soft, now; none when unlimited (or unreadable).
+std::optional<std::uint64_t> descriptor_limit();
+
 // Reads the figures of this process; a part that cannot be read stays 0.
 process_figures read_process_figures();
 

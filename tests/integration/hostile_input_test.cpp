@@ -5,9 +5,12 @@
 // reason; that connection closes, and a good client sending at the same time is unaffected.
 #include <zlib.h>
 
+#include <filesystem>
 #include <random>
 
 #include "bad_peer.hpp"
+#include "daemon/serve/store_allowance.hpp"
+#include "proto/codec.hpp"
 #include "proto/wire.hpp"
 
 namespace objwire::test {
@@ -31,6 +34,14 @@ class HostileInput : public bad_input_fixture {
         expect_logged(peer, "closing connection: " + make_error_code(code).message());
     }
 };
+
+// Bytes of every file under `dir`.
+std::uint64_t bytes_under(const std::filesystem::path& dir) {
+    std::uint64_t total = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) total += e.file_size();
+    return total;
+}
 
 bytes_t random_bytes(std::uint32_t seed, std::size_t n) {
     std::mt19937 rng(seed);
@@ -225,6 +236,36 @@ TEST_F(HostileInput, ZlibBombIsRefused) {
             EXPECT_EQ(p.error_then_close(), proto_errc::frame_too_large);
         }
     });
+}
+
+// Before: 542 bytes of zstd (16 MiB of null messages, within max_frame_bytes) were stored as
+// 16 MiB: received bytes were counted decompressed only.
+TEST_F(HostileInput, ACompressedFrameStoresAtMostTheRatioTimesItsWireBytes) {
+    start();
+    const bytes_t nulls(settings_.max_frame_bytes, wire::tag_null);
+    frame_compressor z;
+    byte_buffer packed;
+    ASSERT_FALSE(z.compress(codec_id::zstd, 0, nulls, packed));
+    bytes_t frame(frame_header_size);
+    frame.insert(frame.end(), packed.data(), packed.data() + packed.size());
+    seal_frame(frame, frame_kind::data, 1, codec_id::zstd,
+               static_cast<std::uint32_t>(nulls.size()));
+    const std::uint64_t may_store =
+        settings_.max_stored_wire_ratio * frame.size() + daemon::store_allowance::free_bytes;
+    ASSERT_LT(may_store, nulls.size()) << "the frame must expand past the allowance";
+    const auto before = bytes_under(dir_);
+    {
+        raw_peer p(port());
+        p.send(frame);
+        EXPECT_EQ(p.error_then_close(), proto_errc::store_limit_exceeded);
+        expect_logged(p.name(), "closing connection: ");
+    }
+    const auto log = log_text();
+    EXPECT_NE(log.find(" bytes received on the wire: over limits.max_stored_wire_ratio"),
+              std::string::npos)
+        << log;
+    EXPECT_LE(bytes_under(dir_) - before, settings_.max_stored_wire_ratio * frame.size());
+    EXPECT_TRUE(stored().empty()) << "objects of the refused frame were stored";
 }
 
 TEST_F(HostileInput, SilentPeerDoesNotHoldUpOthers) {

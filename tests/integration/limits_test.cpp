@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "../support/descriptor_limit.hpp"
 #include "bad_peer.hpp"
 #include "daemon/store/journal.hpp"
 #include "proto/wire.hpp"
@@ -177,6 +178,58 @@ TEST_F(Limits, AClientRefusedAtTheCapPerAddressIsToldWhy) {
     EXPECT_NE(why.find("limits.max_connections_per_address = 64"), std::string::npos) << why;
 }
 
+// Before: the default cap of 64 per address refused `objwire bench --connections 100`. A fleet
+// behind one NAT or node address is admitted by default, up to server.max_connections.
+TEST_F(Limits, DefaultsAdmitAFleetOfProducersBehindOneAddress) {
+    const config::daemon_settings defaults;
+    EXPECT_EQ(defaults.max_connections_per_address, 0u) << "no cap per address by default";
+    const int fleet = static_cast<int>(defaults.max_connections);
+    ASSERT_GE(fleet, 1024);
+    raise_descriptor_limit(2 * static_cast<rlim_t>(fleet) + 256);
+    start();
+    std::vector<std::unique_ptr<raw_peer>> producers;
+    for (int i = 0; i < fleet; ++i) {
+        producers.push_back(bounded_peer(port(), true));  // says hello, reads the welcome
+        if (HasFailure()) break;
+    }
+    EXPECT_EQ(server().counters().connections_refused, 0u);
+    EXPECT_EQ(server().counters().connections_open, static_cast<std::uint64_t>(fleet));
+    EXPECT_EQ(log_text().find("refused"), std::string::npos) << log_text();
+}
+
+// Flood protection without a cap per address: connections that never say their hello are shed
+// oldest first once an address has limits.max_pending_hellos_per_address of them, and the
+// newest - an honest client says its hello at once - is served.
+TEST_F(Limits, ConnectionsWaitingForTheirHelloAreShedOldestFirst) {
+    settings_.max_pending_hellos_per_address = 3;
+    settings_.handshake_timeout = 60s;
+    start();
+    std::vector<std::unique_ptr<raw_peer>> silent;
+    for (int i = 0; i < 3; ++i)
+        silent.push_back(bounded_peer(port(), false));
+    wait_until([&] { return server().counters().connections_open >= 3; });
+    ASSERT_EQ(server().counters().connections_open, 3u);
+    auto fourth = bounded_peer(port(), false);
+    // The oldest is told why and closed; the others wait on.
+    EXPECT_TRUE(closed_with(*silent[0], proto_errc::too_many_connections));
+    expect_logged(silent[0]->name(),
+                  "closing connection before its hello: 3 connections from 127.0.0.1 waiting for "
+                  "their hello, the limit per address (limits.max_pending_hellos_per_address = 3)");
+    // An honest client is served while three silent ones still wait.
+    client::connection c(client_settings(), "honest");
+    ASSERT_FALSE(c.open()) << c.last_error();
+    auto w = workloads::make("person");
+    message m;
+    for (int i = 0; i < 100; ++i) {
+        w->next(m);
+        ASSERT_FALSE(c.send(m)) << c.last_error();
+    }
+    ASSERT_FALSE(c.close()) << c.last_error();
+    EXPECT_EQ(c.stats().objects_acked, 100u);
+    EXPECT_TRUE(closed_with(*silent[1], proto_errc::too_many_connections))
+        << "the honest client's connection took the next slot, shedding the next oldest";
+}
+
 TEST_F(Limits, DecompressionRatioIsCheckedBeforeInflating) {
     settings_.max_decompression_ratio = 100;
     start();
@@ -205,14 +258,7 @@ TEST_F(Limits, ThousandConcurrentConnections) {
     constexpr int connections = 1000;
     constexpr int per_connection = 5;
     constexpr int threads = 4;
-    rlimit fds{};
-    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &fds), 0);
-    const rlim_t needed = 2 * connections + 256;  // both ends live in this process
-    if (fds.rlim_cur < needed) {
-        ASSERT_GE(fds.rlim_max, needed) << "raise the hard limit of open files (ulimit -Hn)";
-        fds.rlim_cur = needed;
-        ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &fds), 0);
-    }
+    raise_descriptor_limit(2 * connections + 256);  // both ends live in this process
     settings_.max_connections = connections + 10;
     settings_.max_connections_per_address = connections + 10;
     start();

@@ -5,9 +5,12 @@
 // process here (its own signals and its own descriptor limit).
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include <objwire/connection.hpp>
+#include "../support/descriptor_limit.hpp"
+#include "config/settings.hpp"
 #include "proto/control.hpp"
 #include "proto/frame.hpp"
 #include "resume_support.hpp"
@@ -167,6 +170,80 @@ TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     ASSERT_FALSE(c.close()) << c.last_error();
     EXPECT_EQ(c.stats().objects_acked, 100u);
     EXPECT_TRUE(wait_for_log(d, "accepting again after")) << d.log();
+    const auto status = d.signal_and_wait_for(SIGTERM, std::chrono::seconds(20));
+    ASSERT_TRUE(status.has_value()) << d.log();
+}
+
+// How many of `fds` the daemon has closed (its end of the stream, or a reset), without waiting.
+std::size_t closed_now(const std::vector<int>& fds) {
+    std::vector<pollfd> polled;
+    for (const int fd : fds)
+        polled.push_back({fd, POLLRDHUP, 0});
+    if (::poll(polled.data(), polled.size(), 0) < 0) return 0;
+    std::size_t n = 0;
+    for (const auto& p : polled)
+        n += (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+    return n;
+}
+
+// Before: 2,000 connections that never said a hello held every descriptor of a daemon limited
+// to 512 until their handshake timeout, accepting paused, and a send waited 17.3 s. Now the
+// oldest of those waiting for their hello are shed (limits.max_pending_hellos_per_address),
+// the descriptors never run out, and a send is served at once.
+TEST(SessionEnd, SilentConnectionsAreShedAndASendIsServedUnderADescriptorLimit) {
+    constexpr int silent_count = 2000;
+    raise_descriptor_limit(silent_count + 256);
+    scratch_dir dir;
+    // A handshake timeout longer than any wait here: only shedding can close the silent ones.
+    child_objwired d(dir.path() / "data", dir.path() / "log", 0,
+                     {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=5m", "OBJWIRE_METRICS_LISTEN="});
+    ASSERT_TRUE(d.start()) << d.log();
+    const rlimit lim{512, 512};
+    ASSERT_EQ(::prlimit(d.pid(), RLIMIT_NOFILE, &lim, nullptr), 0);
+
+    std::vector<int> silent;
+    for (int i = 0; i < silent_count; ++i) {
+        const int fd = connect_to(d.port());  // the kernel completes them in the backlog
+        ASSERT_GE(fd, 0) << i;
+        silent.push_back(fd);
+    }
+    // All from 127.0.0.1: every one but the cap's worth is shed, oldest first. The wait is for
+    // the daemon to take them from its backlog; the count is the check.
+    const std::size_t kept = config::daemon_settings{}.max_pending_hellos_per_address;
+    const std::size_t expected_shed = silent_count - kept;
+    const bool shed = wait_until([&] { return closed_now(silent) >= expected_shed; },
+                                 std::chrono::seconds(60), std::chrono::milliseconds(20));
+    EXPECT_TRUE(shed) << closed_now(silent) << " of " << silent_count << " closed\n" << d.log();
+    EXPECT_EQ(closed_now(silent), expected_shed) << "the newest " << kept << " wait on";
+
+    // A normal send while those still wait: served within the bound, not after their timeout.
+    const auto begin = std::chrono::steady_clock::now();
+    auto cs = config::client_settings{};
+    cs.to_host = "127.0.0.1";
+    cs.to_port = d.port();
+    client::connection c(cs, "honest");
+    ASSERT_FALSE(c.open()) << c.last_error() << "\n" << d.log();
+    auto w = workloads::make("person");
+    message m;
+    for (int i = 0; i < 100; ++i) {
+        w->next(m);
+        ASSERT_FALSE(c.send(m)) << c.last_error();
+    }
+    ASSERT_FALSE(c.close()) << c.last_error();
+    const auto took = std::chrono::steady_clock::now() - begin;
+    std::printf(
+        "2,000 silent connections, descriptor limit 512: %zu shed; a send of 100 objects "
+        "took %.3f s\n",
+        closed_now(silent), std::chrono::duration<double>(took).count());
+    EXPECT_EQ(c.stats().objects_acked, 100u);
+    EXPECT_LT(took, std::chrono::seconds(2))
+        << std::chrono::duration<double>(took).count() << " s\n"
+        << d.log();
+    const auto log = d.log();
+    EXPECT_EQ(log.find("accept failed"), std::string::npos) << "descriptors ran out:\n" << log;
+    EXPECT_NE(log.find("(limits.max_pending_hellos_per_address = "), std::string::npos) << log;
+    for (const int fd : silent)
+        ::close(fd);
     const auto status = d.signal_and_wait_for(SIGTERM, std::chrono::seconds(20));
     ASSERT_TRUE(status.has_value()) << d.log();
 }

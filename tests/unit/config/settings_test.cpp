@@ -185,8 +185,9 @@ cfg::key_info find_key(const Keys& keys, std::string_view name) {
 TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
     // 45 + journal.fsync_bytes + compression.accept + nats.compression* + limits.max_stored_ratio
-    // + limits.sender_stored_quota
-    ASSERT_EQ(keys.size(), 52u);
+    // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
+    // + limits.max_stored_wire_ratio
+    ASSERT_EQ(keys.size(), 55u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
@@ -194,6 +195,10 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("limits.max_frame_bytes").allowed, "1KiB..1GiB");
     EXPECT_EQ(find("limits.table_budget").allowed, "0..1GiB");
     EXPECT_EQ(find("limits.max_stored_ratio").allowed, "0..1000000");
+    EXPECT_EQ(find("limits.max_stored_wire_ratio").allowed, "0..1000000");
+    EXPECT_EQ(find("limits.max_connections_per_address").allowed, "0..100000");
+    EXPECT_EQ(find("limits.max_pending_hellos").allowed, "1..100000");
+    EXPECT_EQ(find("limits.max_pending_hellos_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.sender_stored_quota").allowed, "0..1024TiB");
     EXPECT_EQ(find("server.log_level").allowed, "trace|debug|info|warn|error|critical|off");
     EXPECT_EQ(find("server.log_level").kind, "enum");

@@ -21,6 +21,16 @@ TEST(AddressLimiter, SlotsAreCappedPerAddressAndGivenBack) {
     EXPECT_TRUE(l.try_acquire("10.0.0.1", 2));
 }
 
+// The default: a fleet behind one address (a NAT, a node) is not refused for sharing it.
+TEST(AddressLimiter, CapZeroAdmitsEveryConnectionAndStillCountsThem) {
+    address_limiter l;
+    for (int i = 0; i < 5000; ++i)
+        ASSERT_TRUE(l.try_acquire("10.0.0.1", 0)) << i;
+    EXPECT_EQ(l.open("10.0.0.1"), 5000u);
+    l.release("10.0.0.1");
+    EXPECT_EQ(l.open("10.0.0.1"), 4999u);
+}
+
 TEST(AddressLimiter, MarksSayWhichRolesHoldTheSlots) {
     address_limiter l;
     for (int i = 0; i < 64; ++i)

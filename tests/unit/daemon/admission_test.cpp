@@ -105,25 +105,51 @@ TEST(TableBudgetPool, AGrantComesBackWhenItsConnectionEnds) {
     EXPECT_EQ(b.bytes(), 10u);
 }
 
-TEST(StoreAllowance, TheFirstMebibyteCountsAsReceived) {
-    store_allowance a(2);
-    EXPECT_EQ(a.allowed(), 2 * store_allowance::free_bytes);
-    EXPECT_EQ(a.stored(2 * store_allowance::free_bytes), "");
+TEST(StoreAllowance, TheFirstMebibyteIsFree) {
+    store_allowance a({2, 2});
+    EXPECT_EQ(a.stored(store_allowance::free_bytes), "");
     const auto why = a.stored(1);
     EXPECT_NE(why.find("limits.max_stored_ratio"), std::string::npos) << why;
-    EXPECT_EQ(a.stored_bytes(), 2 * store_allowance::free_bytes + 1);
+    EXPECT_EQ(a.stored_bytes(), store_allowance::free_bytes + 1);
 }
 
 TEST(StoreAllowance, GrowsWithWhatWasReceived) {
-    store_allowance a(16);
-    a.received(4 * store_allowance::free_bytes);
-    EXPECT_EQ(a.allowed(), 64 * store_allowance::free_bytes);
-    EXPECT_EQ(a.stored(64 * store_allowance::free_bytes), "");
+    store_allowance a({16, 0});
+    a.received(4 * store_allowance::free_bytes, 1);
+    EXPECT_EQ(store_allowance::allowed(16, 4 * store_allowance::free_bytes),
+              65 * store_allowance::free_bytes);
+    EXPECT_EQ(a.stored(65 * store_allowance::free_bytes), "");
     EXPECT_NE(a.stored(1), "");
 }
 
+// Back-references: few decoded bytes stored as the values they name.
+TEST(StoreAllowance, StoringPastTheDecodedRatioNamesItsKey) {
+    store_allowance a({16, 4096});
+    a.received(1000, 1000);
+    const auto why = a.stored(16 * 1000 + store_allowance::free_bytes + 1);
+    EXPECT_NE(why.find("bytes received (decoded): over limits.max_stored_ratio (16 bytes stored "
+                       "per byte received"),
+              std::string::npos)
+        << why;
+}
+
+// Before: only decoded bytes were counted, so 542 wire bytes of zstd (16 MiB of null messages)
+// were allowed 16 x 16 MiB.
+TEST(StoreAllowance, ACompressedFrameIsChargedByItsWireBytes) {
+    store_allowance a({16, 4096});
+    a.received(16u << 20, 542);
+    const auto why = a.stored(16u << 20);
+    EXPECT_NE(why.find("storing 16777216 bytes for 542 bytes received on the wire: over "
+                       "limits.max_stored_wire_ratio (4096 bytes stored per byte received"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find("at most " + std::to_string(4096 * 542 + store_allowance::free_bytes)),
+              std::string::npos)
+        << why;
+}
+
 TEST(StoreAllowance, RatioZeroIsNoLimit) {
-    store_allowance a(0);
+    store_allowance a({0, 0});
     EXPECT_EQ(a.stored(std::uint64_t{1} << 40), "");
 }
 
