@@ -3,11 +3,13 @@
 // check --daemon`, the start and a reload refuse the same settings with the same words.
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include "config/daemon_rules.hpp"
+#include "config/toml_document.hpp"
 
 namespace objwire::config {
 namespace {
@@ -46,7 +48,48 @@ bool is_within(const std::filesystem::path& path, const std::filesystem::path& d
     return true;
 }
 
+// Where `key` is first named in `text` as a whole key ("tls.cert_file", not inside
+// "tls.cert_file_x"), or npos.
+std::size_t key_position(std::string_view text, std::string_view key) {
+    const auto part_of_key = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+    };
+    for (auto at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+        const auto end = at + key.size();
+        if ((at == 0 || !part_of_key(text[at - 1])) &&
+            (end == text.size() || !part_of_key(text[end])))
+            return at;
+    }
+    return std::string_view::npos;
+}
+
 }  // namespace
+
+std::string place_in_file(std::string_view problem, std::string_view path,
+                          std::span<const key_line> lines) {
+    const key_line* first = nullptr;
+    auto first_at = std::string_view::npos;
+    for (const auto& line : lines) {
+        const auto at = key_position(problem, line.key);
+        if (at < first_at) {
+            first_at = at;
+            first = &line;
+        }
+    }
+    if (first == nullptr) return std::string(problem);
+    return std::string(path) + ":" + std::to_string(first->line) + ": " + std::string(problem);
+}
+
+std::vector<std::string> place_in_file(std::vector<std::string> problems,
+                                       const std::filesystem::path& path) {
+    const auto text = detail::read_text_file(path);
+    if (!text) return problems;
+    const auto lines = key_lines(*text, path.string());
+    if (!lines) return problems;
+    for (auto& p : problems)
+        p = place_in_file(p, path.string(), *lines);
+    return problems;
+}
 
 std::string data_dir_outside_state_directory(const daemon_settings& s,
                                              std::string_view state_directory) {

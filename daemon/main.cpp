@@ -65,7 +65,7 @@ struct console {
   private:
     void say(int priority, std::string_view level, std::string_view text) const {
         if (style == objwire::daemon::log_style::journal)
-            std::cerr << "<" << priority << ">" << text << "\n";
+            std::cerr << objwire::daemon::journal_lines(priority, text) << "\n";
         else
             std::cerr << (bare ? "" : "objwired: ") << level << text << "\n";
     }
@@ -119,7 +119,8 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s,
             return false;
         }
     }
-    const auto problems = objwire::daemon::settings_problems(s);
+    auto problems = objwire::daemon::settings_problems(s);
+    if (!f.config_file.empty()) problems = place_in_file(std::move(problems), f.config_file);
     for (const auto& p : problems)
         console_.error(p);
     // Said before the daemon fails to write there, and by the reload's check.
@@ -135,9 +136,10 @@ bool load_settings(const flags& f, objwire::config::daemon_settings& s,
 // `stopping` is set by the SIGTERM handler, which runs on the same strand: a SIGHUP already
 // taken when SIGTERM came is not acted on, and the wait is never armed again after the SIGTERM
 // handler cancelled it (an armed wait would keep the io_context - and objwired - running).
+// `status` is what the notify STATUS= says while serving; a reload ends by saying it again.
 void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::server& srv,
-                      const bool& stopping) {
-    hup.async_wait([&hup, &f, &srv, &stopping](std::error_code ec, int) {
+                      const bool& stopping, const std::string& status) {
+    hup.async_wait([&hup, &f, &srv, &stopping, &status](std::error_code ec, int) {
         if (ec || stopping) return;
         objwire::daemon::service::notify_reloading();
         spdlog::info(
@@ -152,21 +154,57 @@ void reload_on_sighup(asio::signal_set& hup, const flags& f, objwire::daemon::se
                 "reload: settings not reloaded, the ones in force stay (error above; "
                 "objwire_reload_failures_total counts these)");
         }
-        objwire::daemon::service::notify_ready("serving");
-        reload_on_sighup(hup, f, srv, stopping);
+        objwire::daemon::service::notify_ready(status);
+        reload_on_sighup(hup, f, srv, stopping, status);
     });
 }
 
 // The settings the start would build from this file, the environment and the other flags,
 // with every check the start makes: the unit's ExecReload runs it before signalling.
+// `--check-config` alone checks the --config file (or, with neither, the environment and flags).
 int check_config(flags f) {
-    f.config_file = f.check_config;
+    if (!f.check_config.empty()) f.config_file = f.check_config;
     console_.bare = true;
     objwire::config::daemon_settings s;
     if (!load_settings(f, s, unknown_env::refuse)) return objwire::config::bad_config_exit;
-    std::cout << f.check_config << ": ok\n";
+    std::cout << (f.config_file.empty() ? "the environment and flags" : f.config_file) << ": ok\n";
     return 0;
 }
+
+// What an operator looks for beyond the flags. packaging/make_docs.py turns each "Name:"
+// heading into a section of objwired(8); docs/OPERATIONS.md says the same at length.
+constexpr const char* help_footer =
+    "Example:\n"
+    "  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
+    "  objwired --config /etc/objwire/objwired.toml --check-config\n"
+    "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000\n"
+    "  objwired --data-dir /var/lib/objwire --verify-journal\n"
+    "\n"
+    "Signals:\n"
+    "  SIGHUP           re-read the settings; a bad file changes nothing\n"
+    "  SIGTERM, SIGINT  finish received frames within server.shutdown_grace, then exit 0\n"
+    "\n"
+    "Exit status:\n"
+    "  0   stopped by SIGTERM or SIGINT; --check-config found the settings good\n"
+    "  1   a bad flag or argument; --verify-journal: the journal cannot be read\n"
+    "  2   cannot start (listen address, data directory locked or unreadable);\n"
+    "      --verify-journal: offsets lost\n"
+    "  78  bad settings (EX_CONFIG): the unit does not restart on it\n"
+    "\n"
+    "Environment:\n"
+    "  OBJWIRE_<SECTION>_<KEY>  a setting, over the file (OBJWIRE_SERVER_LISTEN)\n"
+    "  JOURNAL_STREAM           set by systemd: each log line starts with its priority (<3>)\n"
+    "  NOTIFY_SOCKET, WATCHDOG_USEC  set by systemd: readiness, reload and watchdog notices\n"
+    "  STATE_DIRECTORY          set by systemd: server.data_dir outside it is warned about\n"
+    "  NO_COLOR                 no colour on a terminal\n"
+    "\n"
+    "Files:\n"
+    "  /etc/objwire/objwired.toml  the settings the unit passes with --config\n"
+    "  /var/lib/objwire            stored objects and cursors (server.data_dir)\n"
+    "\n"
+    "Metrics:\n"
+    "  GET http://127.0.0.1:9464/metrics (metrics.listen): Prometheus text, objwire_* series;\n"
+    "  objwire stats --to HOST:PORT prints them for a person";
 
 void add_flags(CLI::App& app, flags& f) {
     app.set_version_flag("--version", objwire::version_text("objwired"));
@@ -175,8 +213,10 @@ void add_flags(CLI::App& app, flags& f) {
     app.add_option("--data-dir", f.data_dir, "directory for stored objects");
     app.add_option("--log-level", f.log_level, "trace|debug|info|warn|error|critical|off");
     app.add_option("--check-config", f.check_config,
-                   "check a settings file as the start would (with the OBJWIRE_* environment "
-                   "and the other flags) and exit: 0 ok, 78 bad");
+                   "check a settings file (without one: the --config file) as the start would, "
+                   "with the OBJWIRE_* environment and the other flags, and exit: 0 ok, 78 bad")
+        ->expected(0, 1)
+        ->type_name("[FILE]");
     app.add_flag("--dump-journal", f.dump_journal,
                  "print the stored objects of the data directory's journal as JSON lines and exit");
     app.add_option("--from", f.from, "with --dump-journal: the first offset to print");
@@ -186,10 +226,7 @@ void add_flags(CLI::App& app, flags& f) {
     app.add_flag("--repair-journal", f.repair_journal,
                  "recover the journal accepting a loss of synced data (cut bytes kept aside, "
                  "lost offsets recorded) and exit");
-    app.footer(
-        "Example:\n  objwired --listen 127.0.0.1:7878 --data-dir /var/lib/objwire\n"
-        "  objwired --data-dir /var/lib/objwire --dump-journal --from 1000\n"
-        "  objwired --data-dir /var/lib/objwire --verify-journal");
+    app.footer(help_footer);
 }
 
 namespace ops = objwire::daemon;
@@ -276,10 +313,11 @@ int serve(const flags& f, const objwire::config::daemon_settings& settings) {
     ops::install_warning_log(&peer_warnings);  // before io runs: no session yet
     service::watchdog watchdog(io);
     const auto bound = srv.local_endpoint();
-    service::notify_ready("listening on " + bound.address().to_string() + ":" +
-                          std::to_string(bound.port()));
+    const std::string status =
+        "listening on " + bound.address().to_string() + ":" + std::to_string(bound.port());
+    service::notify_ready(status);
     graceful_stop stop(io, signal_strand, srv);
-    reload_on_sighup(hup, f, srv, stop.stopping());
+    reload_on_sighup(hup, f, srv, stop.stopping(), status);
     stop.arm([&] {
         watchdog.stop();
         peer_warnings.stop();
@@ -306,7 +344,7 @@ int main(int argc, char** argv) {
     }
     console_.style = ops::choose_log_style([](const char* n) { return std::getenv(n); },
                                            ::isatty(STDERR_FILENO) != 0);
-    if (!f.check_config.empty()) return check_config(f);
+    if (app.count("--check-config") > 0) return check_config(f);
 
     objwire::config::daemon_settings settings;
     if (!load_settings(f, settings)) return objwire::config::bad_config_exit;

@@ -13,6 +13,9 @@ import subprocess
 from pathlib import Path
 
 SECTIONS = ("Positionals:", "Options:", "Subcommands:")
+# Headings of a --help footer that are sections of their own in the man page
+# ("Exit status:" -> EXIT STATUS), in this order.
+MAN_SECTIONS = ("Signals:", "Exit status:", "Environment:", "Files:", "Metrics:")
 
 
 def run(argv):
@@ -113,7 +116,40 @@ def help_roff(h, heading=None):
             out += [".PP", "\\fB" + section[:-1] + "\\fR"]
         for spec, desc in entries:
             out += [".TP", spec_roff(spec), esc(desc)]
-    out += footer_roff(h.footer)
+    out += footer_roff(split_footer(h.footer)[0])
+    return out
+
+
+def split_footer(lines):
+    """The footer before its first MAN_SECTIONS heading, and {heading: lines} after it."""
+    head, parts, current = [], {}, None
+    for line in lines:
+        if line in MAN_SECTIONS:
+            current = parts.setdefault(line, [])
+        elif current is None:
+            head.append(line)
+        else:
+            current.append(line)
+    while head and not head[-1].strip():
+        head.pop()
+    return head, parts
+
+
+def man_section_roff(lines):
+    """'  NAME  what' lines as tagged paragraphs; deeper-indented lines continue the last one;
+    a line with no two-space gap is text."""
+    out = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if line.startswith("    "):
+            out.append(esc(line.strip()))
+            continue
+        spec, _, desc = line.strip().partition("  ")
+        if desc:
+            out += [".TP", "\\fB" + esc(spec) + "\\fR", esc(desc.strip())]
+        else:
+            out.append(esc(line.strip()))
     return out
 
 
@@ -189,12 +225,16 @@ def program_page(name, section, tree, version):
         out.append(".SH SUBCOMMANDS")
         for path in subs:
             out += help_roff(tree[path], " ".join((name, *path)))
-    files = {
-        "objwire": "/etc/objwire/objwire.toml",
-        "objwired": "/etc/objwire/objwired.toml",
-    }[name]
-    out += [".SH FILES", ".TP", "\\fB" + esc(files) + "\\fR",
-            "settings; see \\fBobjwired.toml\\fR(5)"]
+    parts = split_footer(top.footer)[1]
+    if "Files:" not in parts:
+        files = {
+            "objwire": "/etc/objwire/objwire.toml",
+            "objwired": "/etc/objwire/objwired.toml",
+        }[name]
+        parts["Files:"] = ["  " + files + "  settings; see objwired.toml(5)"]
+    for heading in MAN_SECTIONS:
+        if heading in parts:
+            out += [".SH " + heading[:-1].upper()] + man_section_roff(parts[heading])
     out += [".SH SEE ALSO", SEE_ALSO[name]]
     return out
 

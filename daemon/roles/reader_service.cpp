@@ -283,7 +283,7 @@ asio::awaitable<void> reader_stream::run() {
     auto w = reader_welcome(srv_, journal_, limit_);
     if (!co_await place_start(w)) co_return;
     cursor_.emplace(journal_.options().dir, w.read_start);
-    reader_position_mark position(srv_.metrics().readers_at, w.read_start);
+    reader_position_mark position(srv_.metrics().readers_at, w.read_start, peer_);
     core_.welcome(w);
     if (co_await flush() != write_result::written) co_return;
     spdlog::info(

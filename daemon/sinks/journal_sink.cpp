@@ -143,17 +143,23 @@ void filesystem(metric_writer& x, const std::filesystem::path& dir) {
 }
 
 void lag(metric_writer& x, const std::vector<cursor_position>& cursors,
-         const std::optional<std::uint64_t>& slowest_reader, std::uint64_t next_offset) {
+         const reader_positions& readers, std::uint64_t next_offset) {
     x.one("objwire_cursors", metric_type::gauge, "Named cursors stored.", cursors.size());
     x.family("objwire_cursor_lag_objects", metric_type::gauge,
              "Objects a named cursor is behind the journal's next offset (the 32 most recently "
              "moved by name; cursor=\"\": the worst of the others).");
     for (const auto& c : cursor_lags(cursors, next_offset))
         x.sample("objwire_cursor_lag_objects", c.lag, {{"cursor", c.name}});
+    const auto slowest_reader = readers.slowest();
     x.one("objwire_reader_lag_max_objects", metric_type::gauge,
           "Objects the live reader furthest behind is behind the journal's next offset (0: no "
           "reader).",
           slowest_reader ? lag_behind(next_offset, *slowest_reader) : 0);
+    x.family("objwire_reader_lag_objects", metric_type::gauge,
+             "Objects each live reader is behind the journal's next offset, by its peer address "
+             "(the 32 most recently opened; reader=\"\": the worst of the others).");
+    for (const auto& r : cursor_lags(readers.positions(), next_offset, max_labelled_readers))
+        x.sample("objwire_reader_lag_objects", r.lag, {{"reader", r.name}});
 }
 
 }  // namespace
@@ -166,7 +172,7 @@ void journal_sink::write_metrics(metric_writer& x, const metrics& m) const {
     x.histogram("objwire_journal_fsync_duration_seconds",
                 "How long each sync of a journal segment file (fdatasync) took.",
                 fsync_duration_bounds_ns, f.cumulative, f.count, f.sum_ns);
-    lag(x, cursor_store::for_data_dir(journal_->options().dir).positions(), m.readers_at.slowest(),
+    lag(x, cursor_store::for_data_dir(journal_->options().dir).positions(), m.readers_at,
         d.next_offset);
     const auto g = journal_->gap_stats();
     x.one("objwire_journal_gaps", metric_type::gauge,

@@ -8,16 +8,18 @@
 namespace objwire::daemon {
 namespace {
 
-// "%*" in a pattern: "<N>", the sd-daemon prefix journald reads the priority from.
-class priority_flag final : public spdlog::custom_flag_formatter {
+// "%*" in a pattern: the message, each of its lines after "<N>", the sd-daemon prefix
+// journald reads the priority from.
+class journal_message_flag final : public spdlog::custom_flag_formatter {
   public:
     void format(const spdlog::details::log_msg& msg, const std::tm&,
                 spdlog::memory_buf_t& dest) override {
-        const std::string prefix = "<" + std::to_string(syslog_priority(msg.level)) + ">";
-        dest.append(prefix.data(), prefix.data() + prefix.size());
+        const auto text = journal_lines(syslog_priority(msg.level),
+                                        std::string_view(msg.payload.data(), msg.payload.size()));
+        dest.append(text.data(), text.data() + text.size());
     }
     std::unique_ptr<custom_flag_formatter> clone() const override {
-        return std::make_unique<priority_flag>();
+        return std::make_unique<journal_message_flag>();
     }
 };
 
@@ -30,6 +32,21 @@ log_style choose_log_style(const std::function<const char*(const char*)>& getenv
     };
     if (set("JOURNAL_STREAM")) return log_style::journal;
     return terminal && !set("NO_COLOR") ? log_style::color : log_style::plain;
+}
+
+std::string journal_lines(int priority, std::string_view text) {
+    const std::string prefix = "<" + std::to_string(priority) + ">";
+    std::string out;
+    out.reserve(text.size() + prefix.size());
+    for (std::size_t start = 0;;) {
+        const auto end = text.find('\n', start);
+        out += prefix;
+        out += text.substr(start, end - start);
+        if (end == std::string_view::npos) break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
 }
 
 int syslog_priority(spdlog::level::level_enum level) {
@@ -50,9 +67,9 @@ int syslog_priority(spdlog::level::level_enum level) {
 std::unique_ptr<spdlog::formatter> make_log_formatter(const std::string& name, log_style style) {
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
     if (style == log_style::journal)
-        formatter->add_flag<priority_flag>('*').set_pattern("%*%v");
+        formatter->add_flag<journal_message_flag>('*').set_pattern("%*");
     else
-        formatter->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ " + name + ": %v");
+        formatter->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ " + name + ": %v");
     return formatter;
 }
 

@@ -74,16 +74,16 @@ std::vector<cursor_lag> cursor_lags(std::vector<cursor_position> cursors, std::u
     return out;
 }
 
-std::uint64_t reader_positions::add(std::uint64_t next_offset) {
+std::uint64_t reader_positions::add(std::uint64_t next_offset, std::string name) {
     std::lock_guard lock(mutex_);
     const auto key = ++next_key_;
-    at_[key] = next_offset;
+    at_[key] = {std::move(name), next_offset};
     return key;
 }
 
 void reader_positions::move(std::uint64_t key, std::uint64_t next_offset) {
     std::lock_guard lock(mutex_);
-    if (auto it = at_.find(key); it != at_.end()) it->second = next_offset;
+    if (auto it = at_.find(key); it != at_.end()) it->second.at = next_offset;
 }
 
 void reader_positions::remove(std::uint64_t key) {
@@ -94,8 +94,17 @@ void reader_positions::remove(std::uint64_t key) {
 std::optional<std::uint64_t> reader_positions::slowest() const {
     std::lock_guard lock(mutex_);
     std::optional<std::uint64_t> out;
-    for (const auto& [key, at] : at_)
-        if (!out || at < *out) out = at;
+    for (const auto& [key, r] : at_)
+        if (!out || r.at < *out) out = r.at;
+    return out;
+}
+
+std::vector<cursor_position> reader_positions::positions() const {
+    std::lock_guard lock(mutex_);
+    std::vector<cursor_position> out;
+    out.reserve(at_.size());
+    for (const auto& [key, r] : at_)
+        out.push_back({r.name, r.at, key});
     return out;
 }
 

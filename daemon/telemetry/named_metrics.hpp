@@ -18,6 +18,7 @@ namespace objwire::daemon {
 // Sender ids and cursor names labelled one by one; the rest share the series named "".
 inline constexpr std::size_t max_labelled_senders = 32;
 inline constexpr std::size_t max_labelled_cursors = 32;
+inline constexpr std::size_t max_labelled_readers = 32;
 
 // What each sender id had stored: objects and bytes (counted when durable) and when it last
 // stored any. Anonymous streams and ids beyond the cap count under the id "", which also
@@ -83,23 +84,32 @@ std::vector<cursor_lag> cursor_lags(std::vector<cursor_position> cursors, std::u
 // minimum over the readers open now, not a scan. Thread-safe.
 class reader_positions {
   public:
-    std::uint64_t add(std::uint64_t next_offset);  // returns the reader's key
+    // `name` labels the reader's own lag (its peer's address); returns the reader's key.
+    std::uint64_t add(std::uint64_t next_offset, std::string name = {});
     void move(std::uint64_t key, std::uint64_t next_offset);
     void remove(std::uint64_t key);
     // The position of the reader furthest behind; nothing while none is open.
     std::optional<std::uint64_t> slowest() const;
+    // Each open reader by name, `moved` the order it opened in (larger: later), for
+    // cursor_lags: the most recently opened are labelled, the others share the "" row.
+    std::vector<cursor_position> positions() const;
 
   private:
+    struct reader {
+        std::string name;
+        std::uint64_t at = 0;
+    };
     mutable std::mutex mutex_;
-    std::map<std::uint64_t, std::uint64_t> at_;
+    std::map<std::uint64_t, reader> at_;
     std::uint64_t next_key_ = 0;
 };
 
 // One reader's place in reader_positions while it lives.
 class reader_position_mark {
   public:
-    reader_position_mark(reader_positions& readers, std::uint64_t next_offset)
-        : readers_(readers), key_(readers.add(next_offset)) {}
+    reader_position_mark(reader_positions& readers, std::uint64_t next_offset,
+                         std::string name = {})
+        : readers_(readers), key_(readers.add(next_offset, std::move(name))) {}
     ~reader_position_mark() { readers_.remove(key_); }
     reader_position_mark(const reader_position_mark&) = delete;
     reader_position_mark& operator=(const reader_position_mark&) = delete;

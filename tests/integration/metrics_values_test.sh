@@ -112,6 +112,9 @@ wait_until 10 scraped_value_is 'objwire_connections_by_role{role="reader"}' 1 ||
   fail "readers by role: $(grep by_role "$dir/body.txt")"
 [ "$(value 'objwire_connections_by_role{role="sender"}')" = 0 ] || fail "a sender still open"
 [ "$(value objwire_reader_lag_max_objects)" = 0 ] || fail "a follower at the end lags"
+# Each reader has its own series, named by its peer address: the follower alone, at 0.
+readers=$(grep -Ec '^objwire_reader_lag_objects\{reader="127\.0\.0\.1:[0-9]+"\} 0$' "$dir/body.txt" || true)
+[ "$readers" = 1 ] || fail "per-reader lag: $(grep reader_lag "$dir/body.txt")"
 [ "$(value objwire_connections_open)" = 1 ] || fail "connections open $(value objwire_connections_open)"
 
 # 4. promtool on the live text, and the names the dashboard and the rules use.

@@ -128,6 +128,8 @@ TEST(ServiceNotify, ReadyReloadingStoppingThroughNotifySocket) {
     EXPECT_NE(reloading.find("MONOTONIC_USEC="), std::string::npos) << reloading;
     const auto reloaded = sock.next();
     EXPECT_NE(reloaded.find("READY=1"), std::string::npos) << reloaded;
+    // Still says where it listens: `systemctl status` shows it after a reload too.
+    EXPECT_NE(reloaded.find("STATUS=listening on 127.0.0.1:"), std::string::npos) << reloaded;
 
     ::kill(pid, SIGTERM);
     const auto stopping = sock.next();

@@ -38,6 +38,15 @@ printf '[metrics]\nlisten = ""\n' >objwired-good.toml
 
 printf '[sink]\nkind = "forward"\n[metrics]\nlisten = ""\n' >forward.toml
 refused forward.toml 'forward.to: must be set when sink.kind = "forward"'
+# The place to fix it: the line of sink.kind, the key that asks for forward.to.
+expect_exit 78 '^forward.toml:2: forward.to: must be set' "$objwired" --check-config forward.toml
+# --check-config alone checks the --config file, as the start would read it.
+"$objwired" --config objwired-good.toml --check-config >out 2>err ||
+  fail "--config FILE --check-config exited $?: $(cat err)"
+grep -qx 'objwired-good.toml: ok' out || fail "--config FILE --check-config said: $(cat out)"
+expect_exit 78 '^forward.toml:2: forward.to: must be set' "$objwired" -c forward.toml --check-config
+expect_exit 78 'objwired: forward.toml:2: forward.to: must be set' "$objwired" -c forward.toml \
+  --listen 127.0.0.1:0 --data-dir "$dir/data-refused"
 refused objwired-good.toml 'forward.to: must be set when sink.kind = "forward"' OBJWIRE_SINK_KIND=forward
 
 printf '[tls]\ncert_file = "%s/cert.pem"\n' "$dir" >tls.toml

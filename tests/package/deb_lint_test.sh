@@ -4,6 +4,8 @@
 #    this build, as scripts/package.sh does);
 #  - its man pages render without a groff/man warning, objwire(1) names every subcommand of
 #    `objwire --help` and objwired.toml(5) every key of `objwire config show` (both programs);
+#    objwired(8) has SIGNALS, EXIT STATUS, ENVIRONMENT, FILES and METRICS, and the unit's
+#    Documentation= names it;
 #  - its bash completion is installed and offers every subcommand and every flag of each
 #    subcommand's --help, and the values of a flag with a fixed set;
 #  - its postinst (upgrade) and prerm (remove) restart and stop the daemon through
@@ -70,7 +72,19 @@ for key in $( (keys --daemon; keys --to 127.0.0.1:1) | sort -u); do
   k=$((k + 1))
 done
 [ "$k" -ge 60 ] || fail "objwire config show printed only $k keys"
-grep -q -- "--check-config" <<<"$(render man8/objwired.8.gz)" || fail "objwired(8) lacks --check-config"
+man8=$(render man8/objwired.8.gz)
+grep -q -- "--check-config" <<<"$man8" || fail "objwired(8) lacks --check-config"
+# What an operator looks up: the signals, the exit codes, the variables, the files, the metrics.
+for section in SIGNALS "EXIT STATUS" ENVIRONMENT FILES METRICS; do
+  grep -q "^$section\$" <<<"$man8" || fail "objwired(8) has no $section section"
+done
+for word in SIGHUP SIGTERM 78 OBJWIRE_SERVER_LISTEN JOURNAL_STREAM /var/lib/objwire /metrics; do
+  grep -q -- "$word" <<<"$man8" || fail "objwired(8) does not mention $word"
+done
+# The unit points systemctl status and help at the man page.
+unit=$root/lib/systemd/system/objwired.service
+[ -f "$unit" ] || unit=$(find "$root" -name objwired.service | head -1)
+grep -q '^Documentation=man:objwired(8)' "$unit" || fail "the unit has no Documentation=man:objwired(8)"
 echo "deb_lint: 3 man pages render without warnings; objwire(1) has all $n subcommands, objwired.toml(5) all $k keys"
 
 # Bash completion, as bash runs it for `objwire WORDS... CUR<TAB>`.

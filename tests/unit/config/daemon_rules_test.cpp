@@ -111,5 +111,19 @@ TEST(DaemonRules, DataDirOutsideTheStateDirectoryIsPointedOut) {
     EXPECT_NE(data_dir_outside_state_directory(s, "/var/lib/objwire"), "");
 }
 
+TEST(DaemonRules, AProblemIsPlacedAtTheLineOfTheKeyItNamesFirst) {
+    const std::vector<key_line> lines = {{"sink.kind", 2}, {"metrics.listen", 4}};
+    // forward.to is not written: the line that asks for it is.
+    EXPECT_EQ(
+        place_in_file("forward.to: must be set when sink.kind = \"forward\"", "op.toml", lines),
+        "op.toml:2: forward.to: must be set when sink.kind = \"forward\"");
+    const std::vector<key_line> both = {{"sink.kind", 2}, {"forward.to", 5}};
+    EXPECT_EQ(place_in_file("forward.to: bad port", "op.toml", both),
+              "op.toml:5: forward.to: bad port");
+    // A key only inside a longer name does not count; none written: unchanged.
+    const std::vector<key_line> other = {{"tls.cert", 1}};
+    EXPECT_EQ(place_in_file("tls.cert_file: missing", "op.toml", other), "tls.cert_file: missing");
+}
+
 }  // namespace
 }  // namespace objwire::config

@@ -56,6 +56,23 @@ TEST(LogFormat, JournalLinesStartWithThePriorityAndCarryNothingElse) {
     EXPECT_EQ(logged(log_style::journal, spdlog::level::info, "y"), "<6>y\n");
 }
 
+TEST(LogFormat, EveryLineOfAMultiLineMessageCarriesThePriority) {
+    // journald files a line without a prefix at info: `journalctl -p warning` would miss it.
+    EXPECT_EQ(logged(log_style::journal, spdlog::level::err, "bad file\n  line 3\n  line 4"),
+              "<3>bad file\n<3>  line 3\n<3>  line 4\n");
+    EXPECT_EQ(journal_lines(4, "a\nb"), "<4>a\n<4>b");
+    EXPECT_EQ(journal_lines(6, ""), "<6>");
+}
+
+TEST(LogFormat, PlainTimestampsCarryTheirUtcOffset) {
+    const auto line = logged(log_style::plain, spdlog::level::info, "x");
+    // 2026-12-07T10:55:01.123+01:00 info objwired: x
+    ASSERT_GE(line.size(), 29u) << line;
+    EXPECT_TRUE(line[23] == '+' || line[23] == '-') << line;
+    EXPECT_EQ(line[26], ':') << line;
+    EXPECT_EQ(line.substr(29), " info objwired: x\n") << line;
+}
+
 TEST(LogFormat, PlainLinesHaveATimestampLevelAndNameButNoColour) {
     const auto line = logged(log_style::plain, spdlog::level::warn, "disk filling");
     EXPECT_NE(line.find(" warning objwired: disk filling\n"), std::string::npos) << line;

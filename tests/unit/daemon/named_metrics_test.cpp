@@ -149,5 +149,22 @@ TEST(ReaderPositions, TheSlowestIsTheSmallestPositionOfTheReadersOpen) {
     EXPECT_FALSE(readers.slowest());  // both gone
 }
 
+TEST(ReaderPositions, EachReaderHasItsOwnLagTheMostRecentlyOpenedByName) {
+    daemon::reader_positions readers;
+    daemon::reader_position_mark a(readers, 100, "127.0.0.1:1");
+    daemon::reader_position_mark b(readers, 40, "127.0.0.1:2");
+    daemon::reader_position_mark c(readers, 70, "127.0.0.1:3");
+    b.move(90);
+    // Two labelled (the later opened), the first folded into "" with its lag.
+    const auto lags = daemon::cursor_lags(readers.positions(), 150, 2);
+    ASSERT_EQ(lags.size(), 3u);
+    EXPECT_EQ(lags[0].name, "127.0.0.1:2");
+    EXPECT_EQ(lags[0].lag, 60u);
+    EXPECT_EQ(lags[1].name, "127.0.0.1:3");
+    EXPECT_EQ(lags[1].lag, 80u);
+    EXPECT_EQ(lags[2].name, "");
+    EXPECT_EQ(lags[2].lag, 50u);
+}
+
 }  // namespace
 }  // namespace objwire::test
