@@ -38,7 +38,7 @@ check_prefix() {
       fail "$prog --version printed '$out' (version $version)"
   done
   if command -v systemd-analyze >/dev/null; then
-    out=$(systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify $unit: $out"
+    out=$(systemd-analyze verify --man=no "$unit" 2>&1) || fail "systemd-analyze verify $unit: $out"
     [ -z "$out" ] || fail "systemd-analyze verify $unit warned: $out"
   fi
 }

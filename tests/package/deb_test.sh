@@ -191,7 +191,7 @@ done
 [ -L "$root/etc/systemd/system/multi-user.target.wants/objwired.service" ] || fail "the unit is not enabled"
 grep -qx 'ExecStart=/usr/sbin/objwired --config /etc/objwire/objwired.toml' "$root$unit" ||
   fail "unit: $(grep ExecStart "$root$unit")"
-out=$(inside systemd-analyze verify "$unit" 2>&1) || fail "systemd-analyze verify: $out"
+out=$(inside systemd-analyze verify --man=no "$unit" 2>&1) || fail "systemd-analyze verify: $out"
 [ -z "$out" ] || fail "systemd-analyze verify warned: $out"
 if [ "$mode" = nspawn ]; then
   [ "$(inside systemctl is-enabled objwired)" = enabled ] || fail "the unit is not enabled: $(inside systemctl is-enabled objwired)"
