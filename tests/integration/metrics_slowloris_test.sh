@@ -27,19 +27,17 @@ metrics=""
 wait_until 10 metrics_port >/dev/null && metrics=$(metrics_port)
 [ -n "$metrics" ] || fail "no metrics port in the log"
 
-# attack SLOT: holds a connection that never finishes its request line; reconnects (at most
-# 600 times, paced like a patient attacker) whenever the daemon closes it, until $dir/stop.
+# attack SLOT: holds a connection that never finishes its request line and reconnects as soon
+# as the daemon closes it, until $dir/stop or 120 s have passed.
 attack() {
-  local slot=$1 i
-  for ((i = 0; i < 600; i++)); do
-    [ -e "$dir/stop" ] && return 0
+  local slot=$1 end=$((SECONDS + 120))
+  while [ ! -e "$dir/stop" ] && [ "$SECONDS" -lt "$end" ]; do
     if exec 3<>"/dev/tcp/127.0.0.1/$metrics"; then
       printf 'GET /met' >&3 || true
       touch "$dir/attacker.$slot"
       timeout 30 cat <&3 >/dev/null || true
       exec 3<&-
     fi
-    sleep 0.1
   done
 }
 for slot in $(seq 1 16); do
