@@ -17,6 +17,7 @@
 #include "bad_peer.hpp"
 #include "daemon/store/journal.hpp"
 #include "proto/wire.hpp"
+#include "send_helpers.hpp"
 
 namespace objwire::test {
 namespace {
@@ -218,13 +219,7 @@ TEST_F(Limits, ConnectionsWaitingForTheirHelloAreShedOldestFirst) {
     // An honest client is served while three silent ones still wait.
     client::connection c(client_settings(), "honest");
     ASSERT_FALSE(c.open()) << c.last_error();
-    auto w = workloads::make("person");
-    message m;
-    for (int i = 0; i < 100; ++i) {
-        w->next(m);
-        ASSERT_FALSE(c.send(m)) << c.last_error();
-    }
-    ASSERT_FALSE(c.close()) << c.last_error();
+    ASSERT_TRUE(send_people_and_close(c, 100));
     EXPECT_EQ(c.stats().objects_acked, 100u);
     EXPECT_TRUE(closed_with(*silent[1], proto_errc::too_many_connections))
         << "the honest client's connection took the next slot, shedding the next oldest";

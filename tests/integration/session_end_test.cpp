@@ -14,6 +14,7 @@
 #include "proto/control.hpp"
 #include "proto/frame.hpp"
 #include "resume_support.hpp"
+#include "send_helpers.hpp"
 
 namespace objwire::test {
 namespace {
@@ -161,13 +162,7 @@ TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     cs.connect_timeout = std::chrono::seconds(10);
     client::connection c(cs, "after");
     ASSERT_FALSE(c.open()) << c.last_error() << "\n" << d.log();
-    auto w = workloads::make("person");
-    message m;
-    for (int i = 0; i < 100; ++i) {
-        w->next(m);
-        ASSERT_FALSE(c.send(m)) << c.last_error();
-    }
-    ASSERT_FALSE(c.close()) << c.last_error();
+    ASSERT_TRUE(send_people_and_close(c, 100));
     EXPECT_EQ(c.stats().objects_acked, 100u);
     EXPECT_TRUE(wait_for_log(d, "accepting again after")) << d.log();
     const auto status = d.signal_and_wait_for(SIGTERM, std::chrono::seconds(20));
@@ -223,13 +218,7 @@ TEST(SessionEnd, SilentConnectionsAreShedAndASendIsServedUnderADescriptorLimit) 
     cs.to_port = d.port();
     client::connection c(cs, "honest");
     ASSERT_FALSE(c.open()) << c.last_error() << "\n" << d.log();
-    auto w = workloads::make("person");
-    message m;
-    for (int i = 0; i < 100; ++i) {
-        w->next(m);
-        ASSERT_FALSE(c.send(m)) << c.last_error();
-    }
-    ASSERT_FALSE(c.close()) << c.last_error();
+    ASSERT_TRUE(send_people_and_close(c, 100));
     const auto took = std::chrono::steady_clock::now() - begin;
     std::printf(
         "2,000 silent connections, descriptor limit 512: %zu shed; a send of 100 objects "
