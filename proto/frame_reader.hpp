@@ -28,6 +28,12 @@ class frame_reader {
     // Bytes received and not yet handed out as frames.
     std::size_t buffered() const { return buf_.size() - start_; }
     std::size_t capacity() const { return buf_.capacity(); }
+    // Gives the buffer back (bytes still buffered are dropped): for a connection that will read
+    // no more frames through this reader.
+    void release() {
+        buf_ = byte_buffer{};
+        start_ = needed_ = 0;
+    }
 
   private:
     frame_parser parser_;

@@ -230,4 +230,11 @@ void receiver::acknowledge() {
     }
 }
 
+void receiver::release_buffers() {
+    reader_.release();
+    out_ = byte_buffer{};
+    scratch_ = byte_buffer{};
+    raw_ = byte_buffer{};
+}
+
 }  // namespace objwire

@@ -127,6 +127,14 @@ class receiver {
     std::uint64_t compressed_bytes() const { return compressed_bytes_; }
     std::uint64_t decompressed_bytes() const { return decompressed_bytes_; }
     std::size_t buffered() const { return reader_.buffered(); }
+    // After the hello of a connection another part serves (a reader, a stats request): gives
+    // back the read block and the buffers of frames this receiver will not handle, so the
+    // connection holds only what that part holds.
+    void release_buffers();
+    // Bytes of buffer this receiver holds now: its read block and what it writes or inflates.
+    std::size_t buffer_bytes() const {
+        return reader_.capacity() + out_.capacity() + scratch_.capacity() + raw_.capacity();
+    }
 
   private:
     step on_frame(const frame_view& f, const std::function<void(message&&)>& deliver,

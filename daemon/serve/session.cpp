@@ -245,6 +245,9 @@ asio::awaitable<void> session::serve() {
     }
     // The writer is done: the role's service writes to the peer stream alone.
     const hello h = receiver_.peer();
+    // The role reads and writes on its own buffers from here; the read block would otherwise
+    // stay with the connection for its whole life (docs/PROTOCOL.md, "Memory").
+    receiver_.release_buffers();
     if (h.role != peer_role::reader)
         become(connection_role::stats);
     else if (h.request == read_request::list_senders)

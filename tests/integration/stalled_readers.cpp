@@ -3,8 +3,9 @@
 // socket, so the daemon's writes to it wait (TCP back-pressure) - the load whose memory
 // tests/integration/reader_cost_test.sh measures. Prints "connected N" once every hello is
 // sent, then holds the connections until its standard input closes (at most HOLD seconds).
+// RCVBUF is each socket's receive buffer: 4096 by default, 0 for the kernel's own (autotuned).
 //
-//   stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD]
+//   stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD] [RCVBUF]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -22,13 +23,12 @@
 
 namespace {
 
-int connect_reader(std::uint16_t port, bool follow_end) {
+int connect_reader(std::uint16_t port, bool follow_end, int rcvbuf) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) return -1;
     // A small receive window: the daemon's writes stall after a few KiB, as for a peer that
     // stopped reading long ago, whatever the kernel's autotuning would allow.
-    const int rcvbuf = 4096;
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (rcvbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
@@ -59,16 +59,18 @@ int connect_reader(std::uint16_t port, bool follow_end) {
 int main(int argc, char** argv) {
     if (argc < 3) {
         std::fprintf(stderr,
-                     "usage: stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD]\n");
+                     "usage: stalled_readers PORT CONNECTIONS [from-start|follow-end] [HOLD] "
+                     "[RCVBUF]\n");
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::atoi(argv[1]));
     const int connections = std::atoi(argv[2]);
     const bool follow_end = argc > 3 && std::strcmp(argv[3], "follow-end") == 0;
     const int hold_s = argc > 4 ? std::atoi(argv[4]) : 120;
+    const int rcvbuf = argc > 5 ? std::atoi(argv[5]) : 4096;
     std::vector<int> fds;
     for (int i = 0; i < connections; ++i) {
-        const int fd = connect_reader(port, follow_end);
+        const int fd = connect_reader(port, follow_end, rcvbuf);
         if (fd < 0) {
             std::fprintf(stderr, "connection %d failed: %s\n", i + 1, std::strerror(errno));
             return 1;

@@ -84,6 +84,20 @@ TEST(Session, HandshakeBatchesAcksAndGoodbye) {
     EXPECT_EQ(s.in_flight_bytes(), 0u);
 }
 
+TEST(Session, AReceiverGivesItsBuffersBackWhenAnotherPartTakesTheConnection) {
+    auto opts = receiver_opts();
+    opts.read_block = 256 * 1024;
+    sender s(sender_opts());
+    receiver r(opts);
+    link l{s, r, {}};
+    l.pump();
+    ASSERT_EQ(r.current(), receiver::state::streaming);
+    EXPECT_GE(r.buffer_bytes(), opts.read_block);
+    r.release_buffers();
+    EXPECT_EQ(r.buffer_bytes(), 0u);
+    EXPECT_EQ(r.buffered(), 0u);
+}
+
 TEST(Session, SplitDeliveryYieldsTheSameMessages) {
     for (std::size_t chunk : {1u, 7u, 24u, 25u, 4096u}) {
         sender s(sender_opts(256));
