@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # objwire at its edges, through the binary: bench's link said as measured (never "~0 Mbit/s"),
-# a misspelt OBJWIRE_* variable warned of by every command.
+# a misspelt OBJWIRE_* variable warned of by every command, stats --watch (bounded by --count,
+# ended by a signal).
 #
 #   tests/integration/cli_edges_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
@@ -38,5 +39,33 @@ OBJWIRE_CLIENT_TOO=x "$objwire" config check 2>"$dir/err" >/dev/null || rc=$?
 [ "$(grep -c "OBJWIRE_CLIENT_TOO" "$dir/err")" -eq 1 ] || fail "config check said: $(cat "$dir/err")"
 "$objwire" gen --workload person -n 1 -o /dev/null 2>"$dir/err" || fail "gen without: $?"
 [ ! -s "$dir/err" ] || fail "gen with no misspelt variable said: $(cat "$dir/err")"
+
+# 3. stats --watch: a block per interval; --count bounds it; in a pipe the blocks follow one
+# another (a JSON object a line with --json).
+"$objwire" stats --to "$to" --watch 50ms --count 3 --json >"$dir/watch.json" 2>"$dir/err" ||
+  fail "stats --watch --count 3 --json: $? $(cat "$dir/err")"
+[ "$(wc -l <"$dir/watch.json")" -eq 3 ] || fail "--count 3 --json printed $(wc -l <"$dir/watch.json") lines"
+[ "$(grep -c '^{"server":.*}$' "$dir/watch.json")" -eq 3 ] || fail "not a JSON object a line: $(cat "$dir/watch.json")"
+"$objwire" stats --to "$to" --watch 50ms --count 2 >"$dir/watch.txt" 2>"$dir/err" ||
+  fail "stats --watch --count 2: $? $(cat "$dir/err")"
+[ "$(grep -c "^objwired at 127.0.0.1:$port" "$dir/watch.txt")" -eq 2 ] ||
+  fail "--count 2 printed: $(cat "$dir/watch.txt")"
+# SIGTERM and SIGINT end a 60 s wait at once, exit 0, after the block printed.
+for sig in TERM INT; do
+  "$objwire" stats --to "$to" --watch 60s --json >"$dir/watch.$sig" 2>"$dir/err.$sig" &
+  watcher=$!
+  wait_for_lines "$dir/watch.$sig" 1 || fail "stats --watch printed no block: $(cat "$dir/err.$sig")"
+  kill -"$sig" "$watcher"
+  wait_for_exit "$watcher" 10 || fail "stats --watch 60s did not end at SIG$sig"
+  rc=0
+  wait "$watcher" || rc=$?
+  watcher=
+  [ "$rc" -eq 0 ] || fail "stats --watch ended by SIG$sig exited $rc: $(cat "$dir/err.$sig")"
+  [ "$(wc -l <"$dir/watch.$sig")" -eq 1 ] || fail "SIG$sig: $(cat "$dir/watch.$sig")"
+done
+rc=0
+"$objwire" stats --to "$to" --watch 5 >/dev/null 2>"$dir/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "--watch 5 exited $rc"
+grep -q "^objwire stats: --watch: '5' is not an interval" "$dir/err" || fail "--watch 5 said: $(cat "$dir/err")"
 
 echo "cli_edges: ok"
