@@ -427,8 +427,8 @@ subcommand add_stats_command(CLI::App& app) {
         ->check(one_or_more)
         ->needs(watch);
     cmd->footer(
-        "Example:\n  objwire stats --to 127.0.0.1:7878\n  objwire stats --watch 5s --to "
-        "127.0.0.1:7878");
+        "Example:\n  objwire stats --to 127.0.0.1:7878\n  objwire stats --watch 100ms --count 3 "
+        "--to 127.0.0.1:7878");
     return {cmd, [flags, watch] {
                 // --watch alone: the default interval.
                 if (watch->count() > 0 && flags->watch.empty())
