@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # objwire at its edges, through the binary: bench's link said as measured (never "~0 Mbit/s"),
-# a misspelt OBJWIRE_* variable warned of by every command, stats --watch (bounded by --count,
-# ended by a signal).
+# a misspelt OBJWIRE_* variable warned of by every command, send of several files as one
+# stream, stats --watch (bounded by --count, ended by a signal).
 #
 #   tests/integration/cli_edges_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
@@ -40,7 +40,34 @@ OBJWIRE_CLIENT_TOO=x "$objwire" config check 2>"$dir/err" >/dev/null || rc=$?
 "$objwire" gen --workload person -n 1 -o /dev/null 2>"$dir/err" || fail "gen without: $?"
 [ ! -s "$dir/err" ] || fail "gen with no misspelt variable said: $(cat "$dir/err")"
 
-# 3. stats --watch: a block per interval; --count bounds it; in a pipe the blocks follow one
+# 3. send FILE...: the files in order as one stream; a place in it named by file and line; a
+# rerun with one more file sends only that file, another order is refused.
+printf '{"f":"a1"}\n{"f":"a2"}\n' >"$dir/a.jsonl"
+printf '{"f":"b1"}' >"$dir/b.jsonl" # its last line ends with the file, without a newline
+printf '{"f":"c1"}\n{"f":\n{"f":"c3"}\n' >"$dir/c.jsonl"
+"$objwire" send "$dir/a.jsonl" "$dir/b.jsonl" --to "$to" --sender-id files 2>"$dir/err" ||
+  fail "send a b: $(cat "$dir/err")"
+grep -q "^objwire: sent 3 objects (3 acknowledged)" "$dir/err" || fail "send a b said: $(cat "$dir/err")"
+[ "$("$objwire" read -q --to "$to" --sender files | tr -d '\n')" = '{"f":"a1"}{"f":"a2"}{"f":"b1"}' ] ||
+  fail "a b read back: $("$objwire" read -q --to "$to" --sender files)"
+rc=0
+"$objwire" send "$dir/a.jsonl" "$dir/b.jsonl" "$dir/c.jsonl" --to "$to" --sender-id files \
+  --on-error skip 2>"$dir/err" || rc=$?
+[ "$rc" -eq 4 ] || fail "send a b c with a bad line exited $rc: $(cat "$dir/err")"
+grep -q "^objwire: $dir/c.jsonl:2:6: " "$dir/err" || fail "the bad line's place: $(cat "$dir/err")"
+grep -q "^objwire: sent 2 objects" "$dir/err" || fail "the rerun sent other than c's 2: $(cat "$dir/err")"
+grep -q "up to line 3 of $dir/c.jsonl, were stored" "$dir/err" || fail "skip summary: $(cat "$dir/err")"
+[ "$("$objwire" read -q --to "$to" --sender files | wc -l)" -eq 5 ] || fail "files does not hold 5 objects"
+rc=0
+"$objwire" send "$dir/b.jsonl" "$dir/a.jsonl" --to "$to" --sender-id files 2>"$dir/err" || rc=$?
+[ "$rc" -eq 4 ] || fail "another order exited $rc: $(cat "$dir/err")"
+rc=0
+"$objwire" send "$dir/a.jsonl" "$dir/nosuch.jsonl" --to "$to" 2>"$dir/err" || rc=$?
+[ "$rc" -eq 66 ] || fail "a missing second file exited $rc"
+grep -q "^objwire: cannot open '$dir/nosuch.jsonl'" "$dir/err" || fail "missing file: $(cat "$dir/err")"
+if grep -q "sent" "$dir/err"; then fail "a missing second file sent the first: $(cat "$dir/err")"; fi
+
+# 4. stats --watch: a block per interval; --count bounds it; in a pipe the blocks follow one
 # another (a JSON object a line with --json).
 "$objwire" stats --to "$to" --watch 50ms --count 3 --json >"$dir/watch.json" 2>"$dir/err" ||
   fail "stats --watch --count 3 --json: $? $(cat "$dir/err")"
