@@ -415,6 +415,7 @@ compression_stats compression_policy::stats() const {
     const auto mb_s = [](bool known, double ns_per_byte) {
         return known && ns_per_byte > 0 ? 1000.0 / ns_per_byte : 0.0;
     };
+    s.link_estimated = link_bps_ > 0;
     s.link_mbit = (link_bps_ > 0 ? link_bps_ : link_floor_bps_) / 1e6;  // used, else floor
     const auto& f = ladder_[step_];
     s.codec = f.codec;

@@ -25,6 +25,7 @@ struct compression_stats {
     bool incompressible = false;          // data judged incompressible: only rare probes
     bool downstream = false;              // held back past the link: decided by measured throughput
     bool link_measured = false;           // link figure is a measurement, not configured
+    bool link_estimated = false;          // link_mbit is an estimate in use, not a lower bound
     double link_mbit = 0;                 // link estimate in use (Mbit/s); else largest lower bound
     double ratio = 1;                     // compressed/raw, moving average
     double compress_mb_s = 0;             // sender's compression speed (raw MB/s), 0 while unknown

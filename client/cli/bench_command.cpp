@@ -119,14 +119,14 @@ void print_bench(const bench_flags& f, const config::client_settings& settings, 
         static_cast<unsigned long long>(t.resets));
     const auto z = c.compression();
     std::printf(
-        "  compression %s (%s-%d): %llu of %llu frames compressed, ratio %s, link ~%.0f "
-        "Mbit/s, %llu write calls\n",
+        "  compression %s (%s-%d): %llu of %llu frames compressed, ratio %s, %s, %llu write "
+        "calls\n",
         std::string(mode_name(z.mode)).c_str(), std::string(codec_name(z.codec)).c_str(), z.level,
         static_cast<unsigned long long>(z.frames_compressed),
         static_cast<unsigned long long>(s.frames),
         // z.ratio is compressed / raw (the policy's view); people read raw / compressed.
-        ratio_text(z.frames_compressed > 0 && z.ratio > 0 ? 1 / z.ratio : 0).c_str(), z.link_mbit,
-        static_cast<unsigned long long>(s.write_calls));
+        ratio_text(z.frames_compressed > 0 && z.ratio > 0 ? 1 / z.ratio : 0).c_str(),
+        link_text(z).c_str(), static_cast<unsigned long long>(s.write_calls));
     std::printf("  acknowledged: %s, stored by the daemon in %s\n",
                 counted(s.objects_acked, "object").c_str(), c.server().sink.c_str());
     if (verified)

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "proto/compression_stats.hpp"
 #include "proto/json_writer.hpp"
 
 namespace objwire::client {
@@ -34,6 +35,23 @@ inline std::string ratio_text(double raw_per_compressed) {
     if (raw_per_compressed <= 0) return "-";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2fx", raw_per_compressed);
+    return buf;
+}
+
+// The link as the compression policy knows it, said honestly: a short run or a loopback
+// link may give no sample at all, and a sample taken while the sender was the limit is only a
+// lower bound.
+inline std::string link_text(const compression_stats& z) {
+    char buf[96];
+    const int decimals = z.link_mbit < 10 ? 1 : 0;
+    if (z.link_estimated)
+        std::snprintf(buf, sizeof buf, "link %s%.*f Mbit/s (%s)", z.link_measured ? "~" : "",
+                      decimals, z.link_mbit, z.link_measured ? "measured" : "configured");
+    else if (z.link_mbit > 0)
+        std::snprintf(buf, sizeof buf, "link at least %.*f Mbit/s (lower bound, not measured)",
+                      decimals, z.link_mbit);
+    else
+        return "link not measured (no sample: a short run, or loopback)";
     return buf;
 }
 

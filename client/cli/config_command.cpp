@@ -143,9 +143,13 @@ int check_as(const config_flags& f) {
     for (const auto& u : unknown)
         std::cerr << "objwire: " << u.message() << "\n";
     if (!unknown.empty()) return exit_codes::bad_config;
-    const auto problems = P::rules(s);
-    for (const auto& e : problems)
-        std::cerr << P::name << ": " << e.message << "\n";
+    std::vector<std::string> problems;
+    for (auto& e : P::rules(s))
+        problems.push_back(std::move(e.message));
+    // Placed as objwired --check-config places them: FILE:LINE of the key to edit.
+    if (!file.empty()) problems = cfg::place_in_file(problems, file);
+    for (const auto& p : problems)
+        std::cerr << (p.starts_with(file + ":") ? "" : std::string(P::name) + ": ") << p << "\n";
     if (!problems.empty()) return exit_codes::bad_config;
     std::cout << (file.empty() ? std::string("the defaults") : file) << ": ok (" << P::name
               << " settings";

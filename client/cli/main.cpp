@@ -14,6 +14,7 @@
 #include "client/cli/send_command.hpp"
 #include "client/cli/senders_command.hpp"
 #include "client/cli/stats_command.hpp"
+#include "client/cli/subcommand.hpp"
 
 int main(int argc, char** argv) {
     namespace client = objwire::client;
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
         std::cerr << client::parse_error_text(e, app) << "\n";
         return client::exit_codes::usage;
     }
+    // `config check` refuses a misspelt OBJWIRE_* variable itself; every other command warns.
+    if (!app.get_subcommand("config")->got_subcommand("check")) client::warn_unknown_variables();
     for (const auto& command : commands) {
         if (command.app->parsed()) return command.run();
     }

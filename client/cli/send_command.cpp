@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "client/cli/progress.hpp"
 #include "client/cli/sender_flags.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 struct send_flags {
     sender_flags common;
-    std::string input = "-";
+    std::vector<std::string> inputs = {"-"};
     std::string on_error = "stop";
     bool raw = false;    // --raw: each line a text record
     bool quiet = false;  // -q: no progress line, no summary
@@ -73,9 +74,21 @@ struct send_run {
     sent_lines lines;
 };
 
+// "line N" of the input; "line N of FILE" when it is several files.
+std::string line_text(const line_blocks& in, std::uint64_t line) {
+    const auto at = in.place(line);
+    return "line " + std::to_string(at.line) + (in.several_files() ? " of " + at.name : "");
+}
+
+// "FILE:LINE" of the input.
+std::string place_text(const line_blocks& in, std::uint64_t line) {
+    const auto at = in.place(line);
+    return at.name + ":" + std::to_string(at.line);
+}
+
 // Where the stored part of the input ends, for a run that did not store all of it: the
 // objects the daemon acknowledged (stored) and the input line of the last one.
-void report_stored(send_run& run, const connection& c) {
+void report_stored(send_run& run, const connection& c, const line_blocks& in) {
     const std::uint64_t acked = c.stats().objects_acked;
     run.lines.acked(acked);
     const std::uint64_t last = run.lines.last_stored_line();
@@ -83,8 +96,8 @@ void report_stored(send_run& run, const connection& c) {
     if (last == 0)
         std::cerr << ": nothing of " << run.name << "\n";
     else
-        std::cerr << ": " << run.name << " up to line " << last
-                  << "; the first line not acknowledged is line " << last + 1 << "\n";
+        std::cerr << ": " << in.place(last).name << " up to line " << in.place(last).line
+                  << "; the first line not acknowledged is " << line_text(in, last + 1) << "\n";
 }
 
 // After a stop signal: what was sent gets a grace to be acknowledged while acknowledgements
@@ -92,7 +105,7 @@ void report_stored(send_run& run, const connection& c) {
 // the daemon when the signal came; then the summary says where the stored part ends. The
 // shell's code for the signal (130 for SIGINT, 143 for SIGTERM), so a script sees the
 // interruption.
-int finish_interrupted(send_run& run, connection& c) {
+int finish_interrupted(send_run& run, connection& c, const line_blocks& in) {
     const int sig = stop_signal.load();
     std::cerr << "objwire: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ": stopped reading "
               << run.name;
@@ -111,7 +124,7 @@ int finish_interrupted(send_run& run, connection& c) {
     } else {
         std::cerr << "; " << c.last_error() << "\n";
     }
-    report_stored(run, c);
+    report_stored(run, c, in);
     return 128 + sig;
 }
 
@@ -139,7 +152,8 @@ class send_job {
           stop_at_error_(f.on_error == "stop"),
           c_(settings, "objwire send"),
           transient_(settings.transient) {
-        run_.name = input_name(f.input);
+        for (const auto& input : f.inputs)
+            run_.name += (run_.name.empty() ? "" : ", ") + input_name(input);
     }
 
     int run() {
@@ -152,7 +166,7 @@ class send_job {
         progress_.emplace("send", "wire", !f_.quiet && progress_line::stderr_is_terminal());
         stream();
         progress_->finish();
-        if (stop_signal) return finish_interrupted(run_, c_);
+        if (stop_signal) return finish_interrupted(run_, c_, input_);
         const int rc = finish();
         // A signal during the last waits (close()) ended them: the summary is said, the code
         // is the signal's.
@@ -236,13 +250,13 @@ class send_job {
         }
         if (!c_.is_open()) return lost();
         progress_->clear();
-        std::cerr << "objwire: " << run_.name << ":" << line << ": " << c_.last_error() << "\n";
+        std::cerr << "objwire: " << place_text(input_, line) << ": " << c_.last_error() << "\n";
         return bad(line);
     }
 
     bool bad_line(const json_error& e) {
         progress_->clear();
-        std::cerr << "objwire: " << run_.name << ":" << e.line << ":" << e.column << ": "
+        std::cerr << "objwire: " << place_text(input_, e.line) << ":" << e.column << ": "
                   << e.message << "\n";
         return bad(e.line);
     }
@@ -279,12 +293,12 @@ class send_job {
         }
         if (run_.connection_failed) report_connection_failure(c_, settings_);
         if (run_.connection_failed || finish_connection(c_, settings_) != exit_codes::ok) {
-            report_stored(run_, c_);
+            report_stored(run_, c_, input_);
             return exit_codes::not_acknowledged;
         }
         if (!input_.error().empty()) {
             std::cerr << "objwire: " << input_.error() << "\n";
-            report_stored(run_, c_);
+            report_stored(run_, c_, input_);
             return exit_codes::no_input;
         }
         report_sent();
@@ -307,9 +321,10 @@ class send_job {
     // Everything sent was acknowledged: what was left out of the input, and why.
     int finish_acknowledged() {
         if (run_.stopped_at_line != 0) {
-            std::cerr << "objwire: stopped at line " << run_.stopped_at_line << " of " << run_.name
+            const auto at = input_.place(run_.stopped_at_line);
+            std::cerr << "objwire: stopped at line " << at.line << " of " << at.name
                       << " (--on-error stop)\n";
-            report_stored(run_, c_);
+            report_stored(run_, c_, input_);
             return exit_codes::bad_input;
         }
         if (c_.skipped_objects() && !f_.quiet)
@@ -319,7 +334,7 @@ class send_job {
         if (run_.skipped == 0) return exit_codes::ok;
         run_.lines.acked(c_.stats().objects_acked);
         std::cerr << "objwire: skipped " << counted(run_.skipped, "bad line") << "; the others of "
-                  << run_.name << ", up to line " << run_.lines.last_stored_line()
+                  << run_.name << ", up to " << line_text(input_, run_.lines.last_stored_line())
                   << ", were stored\n";
         return exit_codes::bad_input;
     }
@@ -342,7 +357,7 @@ int run_send(const send_flags& f) {
     config::client_settings settings;
     if (!load_sender_settings(f.common, settings)) return exit_codes::bad_config;
     line_blocks input;
-    if (std::string error; !input.open(f.input, error)) {
+    if (std::string error; !input.open(f.inputs, error)) {
         std::cerr << "objwire: " << error << "\n";
         return exit_codes::no_input;
     }
@@ -366,8 +381,10 @@ subcommand add_send_command(CLI::App& app) {
         "send", "send JSON lines (one object per line) to objwired as they are read");
     add_sender_flags(send, f->common);
     add_quiet_flag(send, f->quiet);
-    send->add_option("input", f->input,
-                     "file of JSON lines, or - for stdin (default): a pipe, `tail -F FILE`...");
+    send->add_option("input", f->inputs,
+                     "files of JSON lines, or - for stdin (default): a pipe, `tail -F FILE`...; "
+                     "several are sent in order as one stream, their lines one after another "
+                     "(a file's last line ends with it)");
     send->add_option("--on-error", f->on_error,
                      "stop|skip: at a bad line, stop there (default) or skip it and send the "
                      "rest; exit 4 either way, saying how much was stored")

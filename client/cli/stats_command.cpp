@@ -1,6 +1,9 @@
 #include "client/cli/stats_command.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "client/cli/bench_report.hpp"
+#include "client/cli/parse_error_text.hpp"
 #include "client/lib/stats_client.hpp"
 #include "config/settings.hpp"
 #include "proto/json_writer.hpp"
@@ -25,7 +29,11 @@ namespace {
 struct stats_flags {
     daemon_flags daemon;
     bool json = false;
+    std::string watch;        // --watch INTERVAL: "" once, else a duration ("2s")
+    std::uint64_t count = 0;  // with --watch: stop after this many blocks; 0 never
 };
+
+constexpr const char* default_watch_interval = "2s";
 
 bool load(const stats_flags& f, config::client_settings& s) {
     return load_daemon_settings(f.daemon, s);
@@ -323,9 +331,8 @@ void print_json(const metric_set& m, const stats_answer& a) {
     std::cout << out << "}\n";
 }
 
-int run_stats(const stats_flags& f) {
-    config::client_settings settings;
-    if (!load(f, settings)) return exit_codes::bad_config;
+// One block of the daemon's metrics; a failure is said and its exit code returned.
+int print_once(const stats_flags& f, const config::client_settings& settings) {
     stats_answer answer;
     std::string why;
     if (fetch_stats(settings, answer, why)) {
@@ -337,7 +344,64 @@ int run_stats(const stats_flags& f) {
         print_json(m, answer);
     else
         print_human(m, answer, settings.to_host + ":" + std::to_string(settings.to_port));
+    std::cout << std::flush;
     return exit_codes::ok;
+}
+
+sigset_t stop_signals() {
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    return stops;
+}
+
+// SIGINT and SIGTERM are taken from the wait between blocks (they are blocked, so one that
+// comes while a block is fetched is pending and ends the next wait at once): whether one
+// came within `interval`.
+bool stop_signal_within(std::chrono::microseconds interval) {
+    const sigset_t stops = stop_signals();
+    const auto s = std::chrono::duration_cast<std::chrono::seconds>(interval);
+    const timespec wait{static_cast<time_t>(s.count()),
+                        static_cast<long>((interval - s).count() * 1000)};
+    for (;;) {
+        const int sig = sigtimedwait(&stops, nullptr, &wait);
+        if (sig > 0) return true;
+        if (errno != EINTR) return false;  // EAGAIN: the interval passed
+    }
+}
+
+// --watch: a block per interval until SIGINT, SIGTERM or --count blocks; on a terminal each
+// block replaces the last. The first block's failure ends it (exit 2); a later one is said
+// and the next interval tries again, so a restart of the daemon is watched through.
+int watch(const stats_flags& f, const config::client_settings& settings,
+          std::chrono::microseconds interval) {
+    const sigset_t stops = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+    const bool redraw = !f.json && ::isatty(STDOUT_FILENO) == 1;
+    for (std::uint64_t n = 0; f.count == 0 || n < f.count; ++n) {
+        if (n != 0 && stop_signal_within(interval)) return exit_codes::ok;
+        if (redraw)
+            std::cout << "\033[H\033[2J";
+        else if (n != 0 && !f.json)
+            std::cout << "\n";
+        const int rc = print_once(f, settings);
+        if (rc != exit_codes::ok && n == 0) return rc;
+    }
+    return exit_codes::ok;
+}
+
+int run_stats(const stats_flags& f) {
+    config::client_settings settings;
+    if (!load(f, settings)) return exit_codes::bad_config;
+    if (f.watch.empty()) return print_once(f, settings);
+    const auto interval = config::parse_duration(f.watch);
+    if (!interval || interval->count() <= 0) {
+        std::cerr << "objwire stats: --watch: '" << f.watch
+                  << "' is not an interval: write one with a unit, e.g. --watch 2s or 500ms\n";
+        return exit_codes::usage;
+    }
+    return watch(f, settings, *interval);
 }
 
 }  // namespace
@@ -352,8 +416,25 @@ subcommand add_stats_command(CLI::App& app) {
     cmd->add_flag("--json", flags->json,
                   "one JSON object: each metric by its name, a labelled one as an array of "
                   "{\"labels\":{...},\"value\":v}");
-    cmd->footer("Example:\n  objwire stats --to 127.0.0.1:7878");
-    return {cmd, [flags] { return run_stats(*flags); }};
+    auto* watch = cmd->add_option("--watch", flags->watch,
+                                  "print the metrics again every INTERVAL (default 2s) until "
+                                  "SIGINT or SIGTERM (exit 0); on a terminal each block "
+                                  "replaces the last, in a pipe (or with --json) one block per "
+                                  "interval follows another")
+                      ->expected(0, 1)
+                      ->type_name("[INTERVAL]");
+    cmd->add_option("--count", flags->count, "with --watch: stop after this many blocks")
+        ->check(one_or_more)
+        ->needs(watch);
+    cmd->footer(
+        "Example:\n  objwire stats --to 127.0.0.1:7878\n  objwire stats --watch 100ms --count 3 "
+        "--to 127.0.0.1:7878");
+    return {cmd, [flags, watch] {
+                // --watch alone: the default interval.
+                if (watch->count() > 0 && flags->watch.empty())
+                    flags->watch = default_watch_interval;
+                return run_stats(*flags);
+            }};
 }
 
 }  // namespace objwire::client

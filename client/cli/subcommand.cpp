@@ -1,6 +1,7 @@
 #include "client/cli/subcommand.hpp"
 
 #include "config/client_file.hpp"
+#include "config/env_names.hpp"
 
 #include <cstdlib>
 #include <iostream>
@@ -34,6 +35,11 @@ bool load_client_settings(const std::string& config_file, std::span<const settin
         }
     }
     return true;
+}
+
+void warn_unknown_variables() {
+    for (const auto& u : config::unknown_env_variables(config::process_environment()))
+        std::cerr << "objwire: warning: " << u.message() << "\n";
 }
 
 void add_daemon_flags(CLI::App* cmd, daemon_flags& f) {

@@ -41,6 +41,10 @@ inline constexpr const char* config_flag_help =
     "client settings file (default: the first found of $OBJWIRE_CONFIG, "
     "~/.config/objwire/objwire.toml, /etc/objwire/objwire.toml)";
 
+// Warns on stderr of each OBJWIRE_* variable that no setting reads, with the nearest name
+// (config/env_names.hpp): a misspelt one would otherwise be ignored without a word.
+void warn_unknown_variables();
+
 struct subcommand {
     CLI::App* app = nullptr;
     std::function<int()> run;

@@ -74,18 +74,43 @@ line_blocks::line_blocks(std::size_t block) : block_(block) {}
 
 line_blocks::~line_blocks() {
     if (fd_ > 0) ::close(fd_);
+    for (std::size_t i = next_file_; i < next_files_.size(); ++i)
+        if (next_files_[i].first > 0) ::close(next_files_[i].first);
     for (int fd : cancel_pipe_)
         if (fd >= 0) ::close(fd);
 }
 
-bool line_blocks::open(const std::string& path, std::string& error) {
-    path_ = path;
+namespace {
+
+// The file's descriptor (0 for stdin, "" or "-"), or -1 with the reason in `error`.
+int open_input(const std::string& path, std::string& error) {
     const bool is_stdin = path.empty() || path == "-";
-    fd_ = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) {
-        error = "cannot open '" + path + "': " + std::strerror(errno);
-        return false;
+    const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) error = "cannot open '" + path + "': " + std::strerror(errno);
+    return fd;
+}
+
+}  // namespace
+
+bool line_blocks::open(const std::string& path, std::string& error) {
+    return open(std::vector<std::string>{path}, error);
+}
+
+bool line_blocks::open(const std::vector<std::string>& paths, std::string& error) {
+    for (const auto& path : paths) {
+        const int fd = open_input(path, error);
+        if (fd < 0) return false;
+        next_files_.emplace_back(fd, path);
     }
+    if (next_files_.empty()) next_files_.emplace_back(0, "-");
+    next_file_ = 1;
+    places_.start(input_name(next_files_[0].second), 1);
+    return use(next_files_[0].first, next_files_[0].second, error);
+}
+
+bool line_blocks::use(int fd, const std::string& path, std::string& error) {
+    path_ = path;
+    fd_ = fd;
     struct stat st {};
     regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
     if (regular_) {
@@ -94,12 +119,26 @@ bool line_blocks::open(const std::string& path, std::string& error) {
         // A larger pipe lets the writer run ahead by a block, not 64 KiB; refused for a
         // terminal or above fs.pipe-max-size, which costs speed only.
         if (S_ISFIFO(st.st_mode)) ::fcntl(fd_, F_SETPIPE_SZ, static_cast<int>(block_));
-        if (::pipe2(cancel_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
+        if (cancel_pipe_[0] < 0 && ::pipe2(cancel_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
             error = std::string("cannot make a pipe: ") + std::strerror(errno);
             return false;
         }
     }
     return true;
+}
+
+bool line_blocks::next_file() {
+    if (next_file_ >= next_files_.size()) return false;
+    // The file's last line ends with it (read_block left room for a block after held_).
+    if (in_line_) {
+        buf_[held_++] = '\n';
+        ++newlines_;
+        in_line_ = false;
+    }
+    if (fd_ > 0) ::close(fd_);
+    const auto& [fd, path] = next_files_[next_file_++];
+    places_.start(input_name(path), newlines_ + 1);
+    return use(fd, path, error_);
 }
 
 bool line_blocks::ready() const {
@@ -201,10 +240,29 @@ bool line_blocks::read_block(std::size_t padding) {
             error_ = "cannot read '" + input_name(path_) + "': " + std::strerror(errno);
             return false;
         }
+        if (n == 0 && next_file()) continue;
+        if (!error_.empty()) return false;
         if (n == 0) eof_ = true;
+        if (n > 0) in_line_ = buf_[held_ + static_cast<std::size_t>(n) - 1] != '\n';
+        // Lines are counted only where they name a place in one of several files.
+        if (next_files_.size() > 1)
+            newlines_ += static_cast<std::uint64_t>(
+                std::count(buf_.data() + held_, buf_.data() + held_ + n, '\n'));
         held_ += static_cast<std::size_t>(n);
         return true;
     }
+}
+
+void input_places::start(std::string name, std::uint64_t first_line) {
+    std::lock_guard lock(mutex_);
+    starts_.emplace_back(std::move(name), first_line);
+}
+
+input_places::place input_places::at(std::uint64_t line) const {
+    std::lock_guard lock(mutex_);
+    for (auto it = starts_.rbegin(); it != starts_.rend(); ++it)
+        if (line >= it->second) return {it->first, line - it->second + 1};
+    return {starts_.empty() ? std::string() : starts_.front().first, line};
 }
 
 std::string input_name(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,24 @@ class input_text {
     std::string copy_;
 };
 
+// Where a line of several files read as one stream is: the file and its line there. Written by
+// the thread that reads, asked by the one that reports (a line already read), so locked.
+class input_places {
+  public:
+    struct place {
+        std::string name;  // as the user calls it (input_name)
+        std::uint64_t line = 0;
+    };
+    // The file `name` starts at line `first_line` of the stream.
+    void start(std::string name, std::uint64_t first_line);
+    // Line `line` of the stream (1-based); a line past the last start is the last file's.
+    place at(std::uint64_t line) const;
+
+  private:
+    mutable std::mutex mutex_;
+    std::vector<std::pair<std::string, std::uint64_t>> starts_;  // name, first line
+};
+
 // An input read block by block, for `send`: a file or stdin (a pipe, a terminal, a growing
 // log behind `tail -F`), handed out as runs of whole lines from one reused buffer, so memory
 // stays at a block (plus the longest line, or limit_lines() plus a block) whatever the input's
@@ -55,6 +74,13 @@ class line_blocks {
 
     // Same errors as read_input().
     bool open(const std::string& path, std::string& error);
+    // Several files (or "-" for stdin) read one after the other as one stream of lines; each
+    // is opened now, so a missing one is said before anything is read. A file's last line
+    // ends at its end, newline or not (the next file's first line is a line of its own).
+    bool open(const std::vector<std::string>& paths, std::string& error);
+    // Which file a line of the stream is in, and its line there.
+    input_places::place place(std::uint64_t line) const { return places_.at(line); }
+    bool several_files() const { return next_files_.size() > 1; }
     // The next lines: whole lines, ending in a newline but at the input's end, followed by
     // `padding` readable bytes. Valid until the next call. Waits for input as needed; false at
     // the end of the input, after cancel(), or on a read error (then error() says so).
@@ -88,6 +114,11 @@ class line_blocks {
     // Reads a block after the held bytes (waiting for input); false at the end of the input,
     // on cancel() or on a read error (error_ set).
     bool read_block(std::size_t padding);
+    // Reads from `fd` (the file `path`) from now on.
+    bool use(int fd, const std::string& path, std::string& error);
+    // At the end of a file with more to come: on to the next one, its first line a line of its
+    // own; false when there is none.
+    bool next_file();
 
     std::string path_;
     int fd_ = -1;
@@ -105,6 +136,11 @@ class line_blocks {
     bool skipping_ = false;  // inside a dropped line: its rest is dropped up to the newline
     std::atomic<bool> cancelled_{false};
     std::string error_;
+    std::vector<std::pair<int, std::string>> next_files_;  // opened, read after this one
+    std::size_t next_file_ = 0;
+    std::uint64_t newlines_ = 0;  // in the bytes read so far: the lines before the held ones
+    bool in_line_ = false;        // the last byte read was not a newline
+    input_places places_;
 };
 
 // What the user calls an input: "<stdin>" for "-".

@@ -53,7 +53,7 @@ proto_errc write_record(typed_writer& w, const typed_slot& s, const T& v, write_
     proto_errc ec = w.begin_record(s, record_type_of<T>(), r);
     if (ec != proto_errc::ok) return ec;
     boost::mp11::mp_for_each<described_members<T>>([&](auto d) {
-        if constexpr (!is_transient<T>(decltype(d)::name)) {
+        if constexpr (is_sent_member<T, decltype(d)>()) {
             typed_slot f;
             if (ec == proto_errc::ok && r.next(f)) {
                 ec = write_value(w, f, v.*d.pointer, at);
@@ -292,7 +292,7 @@ value value_builder::make(const V& v) {
     } else if constexpr (described_record<V>) {
         std::vector<value> fields;
         boost::mp11::mp_for_each<described_members<V>>([&](auto d) {
-            if constexpr (!is_transient<V>(decltype(d)::name)) fields.push_back(make(v.*d.pointer));
+            if constexpr (is_sent_member<V, decltype(d)>()) fields.push_back(make(v.*d.pointer));
         });
         return record{record_type_of<V>(), std::move(fields)};
     } else {

@@ -143,7 +143,7 @@ template <described_record T>
     const std::size_t at = cx.path.size();
     bool ok = true;
     boost::mp11::mp_for_each<described_members<T>>([&](auto d) {
-        if constexpr (!is_transient<T>(decltype(d)::name)) {
+        if constexpr (is_sent_member<T, decltype(d)>()) {
             if (!ok) return;
             const int i = r->type->field_index(d.name);
             if (i < 0 || static_cast<std::size_t>(i) >= r->fields.size()) return;  // added field

@@ -282,6 +282,83 @@ inline constexpr bool is_list_form =
     !is_byte_vector<T> && !is_byte_array<T> &&
     (is_vector<T>::value || is_std_array<T>::value || is_other_sequence<T>::value);
 
+// Whether a field of type V has a wire form, as write_value() and value_builder::make() take
+// it: containers, pointers, tuples and variants by their elements; a described struct counts
+// as one (its own members are checked where it is written, which also ends the recursion of
+// a struct that holds itself through a pointer).
+template <class V>
+constexpr bool has_field_form() {
+    if constexpr (!std::is_same_v<V, std::remove_cv_t<V>>)  // shared_ptr<const T>'s element
+        return has_field_form<std::remove_cv_t<V>>();
+    else if constexpr (has_wire_form<V> || std::is_arithmetic_v<V> || std::is_enum_v<V> ||
+                       std::is_convertible_v<const V&, std::string_view> || is_byte_vector<V> ||
+                       is_byte_array<V> || described_record<V> || std::is_same_v<V, std::monostate>)
+        return true;
+    else if constexpr (is_list_form<V> || is_optional<V>::value)
+        return has_field_form<typename V::value_type>();
+    else if constexpr (is_unique_ptr<V>::value || is_shared_ptr<V>::value)
+        return has_field_form<typename V::element_type>();
+    else if constexpr (is_string_map<V>::value || is_integer_map<V>::value)
+        return has_field_form<typename V::mapped_type>();
+    else if constexpr (is_tuple_like<V>::value || is_variant<V>::value)
+        return []<template <class...> class L, class... A>(std::type_identity<L<A...>>) {
+            return (has_field_form<A>() && ...);
+        }(std::type_identity<V>{});
+    else
+        return false;
+}
+
+// A member's name as a template argument, so that a compiler error shows it
+// (`Member = objwire::typed::member_name<5>{"lock"}`).
+template <std::size_t N>
+struct member_name {
+    char text[N]{};
+    constexpr member_name(const char* s) {
+        for (std::size_t i = 0; i + 1 < N; ++i)
+            text[i] = s[i];
+    }
+};
+
+template <class D>
+constexpr auto member_name_of() {
+    constexpr std::size_t length = std::char_traits<char>::length(D::name);
+    return member_name<length + 1>(D::name);
+}
+
+// Instantiated only for a member that has no wire form: the error's first line names the
+// struct, the member and its type.
+template <class Record, auto Member, class Type>
+constexpr void member_has_no_wire_form() {
+    static_assert(sizeof(Type) == 0,
+                  "objwire: member has no wire form (Record, Member and Type above name it): give "
+                  "its type one (BOOST_DESCRIBE_STRUCT, a specialisation of "
+                  "objwire::typed::wire_form; docs/LIBRARY.md lists the supported types) or make "
+                  "the member transient");
+}
+
+// Whether member D of the described struct T has a wire form; stops the compile, naming it,
+// when not.
+template <class T, class D>
+constexpr bool member_has_wire_form() {
+    using M = std::remove_cvref_t<decltype(std::declval<const T&>().*D::pointer)>;
+    if constexpr (has_field_form<M>()) {
+        return true;
+    } else {
+        member_has_no_wire_form<T, member_name_of<D>(), M>();
+        return false;
+    }
+}
+
+// Whether member D of T is sent and read: not transient (then its type is never looked at),
+// and with a wire form (else the compile stops, naming it).
+template <class T, class D>
+constexpr bool is_sent_member() {
+    if constexpr (is_transient<T>(D::name))
+        return false;
+    else
+        return member_has_wire_form<T, D>();
+}
+
 // The record type a std::variant field travels as: the alternative's index and its value.
 inline const record_type_ptr& variant_record_type() {
     static const record_type_ptr type = make_record_type("variant", {"index", "value"});

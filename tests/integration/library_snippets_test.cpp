@@ -1,7 +1,7 @@
 // docs/LIBRARY.md's snippets marked `run`, in the guide's order, against objwired: each runs to
 // its end without fail(), and what they sent is what the daemon stored. The guide's first
-// sections send one Trade and read it back; "Sending values", "Delivery" and "Asynchronous
-// use" send one message each, and its batch two.
+// sections send one Trade and read it back; "Sending values", "Delivery" send one message
+// each, "Asynchronous use" two (asio::use_future, a coroutine) and its batch two.
 #include <gtest/gtest.h>
 
 #include "daemon_fixture.hpp"
@@ -34,7 +34,7 @@ TEST_F(LibrarySnippets, TheRunnableOnesRunAgainstObjwired) {
     EXPECT_EQ(library_snippets_given::used, 1) << "the Trade read back by \"Reading structs\"";
     stop();
     const auto objects = stored();
-    ASSERT_EQ(objects.size(), 6u);
+    ASSERT_EQ(objects.size(), 7u);
 }
 
 }  // namespace

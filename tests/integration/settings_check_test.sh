@@ -40,6 +40,7 @@ printf '[sink]\nkind = "forward"\n[metrics]\nlisten = ""\n' >forward.toml
 refused forward.toml 'forward.to: must be set when sink.kind = "forward"'
 # The place to fix it: the line of sink.kind, the key that asks for forward.to.
 expect_exit 78 '^forward.toml:2: forward.to: must be set' "$objwired" --check-config forward.toml
+expect_exit 78 '^forward.toml:2: forward.to: must be set' "$objwire" config check --daemon forward.toml
 # --check-config alone checks the --config file, as the start would read it.
 "$objwired" --config objwired-good.toml --check-config >out 2>err ||
   fail "--config FILE --check-config exited $?: $(cat err)"

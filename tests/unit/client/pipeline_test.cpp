@@ -7,9 +7,11 @@
 // pauses) as `send` does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -332,12 +334,18 @@ struct temp_file {
     ~temp_file() { std::remove(path.c_str()); }
 };
 
-std::vector<seen_line> stream_file(std::string_view text, bool stop_at_error, std::size_t block,
-                                   pipeline_options o = {}) {
-    temp_file f(text);
+// Streams the files holding `texts`, in order, as `send FILE...` does; `places` (when given)
+// gets each line's file (its index in `texts`) and line there.
+std::vector<seen_line> stream_files(
+    const std::vector<std::string>& texts, bool stop_at_error, std::size_t block,
+    pipeline_options o = {}, std::vector<std::pair<std::size_t, std::uint64_t>>* places = nullptr) {
+    std::vector<std::unique_ptr<temp_file>> files;
+    std::vector<std::string> paths;
+    for (const auto& text : texts)
+        paths.push_back(files.emplace_back(std::make_unique<temp_file>(text))->path);
     objwire::client::line_blocks in(block);
     std::string error;
-    EXPECT_TRUE(in.open(f.path, error)) << error;
+    EXPECT_TRUE(in.open(paths, error)) << error;
     std::vector<seen_line> out;
     const std::size_t peak = objwire::client::stream_jsonl_pipelined(
         in, stop_at_error,
@@ -352,7 +360,18 @@ std::vector<seen_line> stream_file(std::string_view text, bool stop_at_error, st
         [] {}, std::chrono::nanoseconds::zero(), o);
     EXPECT_LE(peak, o.batches);
     EXPECT_TRUE(in.error().empty()) << in.error();
+    for (const auto& seen : out) {
+        if (!places) break;
+        const auto at = in.place(seen.line);
+        const auto file = std::find(paths.begin(), paths.end(), at.name) - paths.begin();
+        places->emplace_back(static_cast<std::size_t>(file), at.line);
+    }
     return out;
+}
+
+std::vector<seen_line> stream_file(std::string_view text, bool stop_at_error, std::size_t block,
+                                   pipeline_options o = {}) {
+    return stream_files({std::string(text)}, stop_at_error, block, o);
 }
 
 // Whatever the block size, reading a file block by block gives what reading it whole gives:
@@ -383,6 +402,23 @@ TEST(jsonl_stream, blocks_of_any_size_read_as_the_whole_text) {
     }
     const std::string text = mixed_text(5'000);
     expect_same(stream_file(text, false, 64 * 1024), read_in_turn(text, false));
+}
+
+// Several files are one stream: what reading their concatenation gives, a file's last line
+// ending with it (newline or not), whatever the block size; each line's place names its file
+// and its line there.
+TEST(jsonl_stream, several_files_read_as_one_stream_of_their_lines) {
+    const std::vector<std::string> texts = {"{\"a\":1}\n[2]\n", "{\"b\":", "", "3\n{\"c\":\n4"};
+    const std::string joined = "{\"a\":1}\n[2]\n{\"b\":\n3\n{\"c\":\n4";
+    const std::vector<std::pair<std::size_t, std::uint64_t>> want_places = {{0, 1}, {0, 2}, {1, 1},
+                                                                            {3, 1}, {3, 2}, {3, 3}};
+    for (std::size_t block : {std::size_t{1}, std::size_t{3}, std::size_t{4096}}) {
+        SCOPED_TRACE("block " + std::to_string(block));
+        std::vector<std::pair<std::size_t, std::uint64_t>> places;
+        expect_same(stream_files(texts, false, block, {2, 16}, &places),
+                    read_in_turn(joined, false));
+        EXPECT_EQ(places, want_places);
+    }
 }
 
 // Lines over limit_lines() are bad lines at their place, reported at the column after the
