@@ -1,0 +1,351 @@
+// The extension objwire._objwire (docs/PYTHON.md): options, errors, the connection.
+#include <objwire/connection.hpp>
+#include <objwire/errors.hpp>
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+
+#include "client/python/python_module.hpp"
+#include "client/python/python_values.hpp"
+#include "config/client_options.hpp"
+#include "config/settings.hpp"
+
+namespace objwire::python {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// A blocking call waits in slices this long, the GIL released, and between them runs the
+// signal handlers: Ctrl-C ends flush() and close() within one slice.
+constexpr milliseconds wait_slice{50};
+
+// The objwire.toml key a Python name means: the key itself ("batch.linger"), its dots as
+// underscores ("batch_linger") or its last part when only one key has it ("linger", "to").
+std::string key_of(const std::string& name, const std::vector<config::key_info>& keys) {
+    if (name.find('.') != std::string::npos) return name;
+    std::string unique;
+    int found = 0;
+    for (const auto& k : keys) {
+        std::string underscored = k.name;
+        std::replace(underscored.begin(), underscored.end(), '.', '_');
+        if (underscored == name) return k.name;
+        if (k.name.substr(k.name.rfind('.') + 1) == name) {
+            unique = k.name;
+            ++found;
+        }
+    }
+    return found == 1 ? unique : name;
+}
+
+}  // namespace
+
+client::options options_from(const option_pairs& pairs) {
+    config::client_settings s;
+    const auto keys = config::client_keys();
+    for (const auto& [name, text] : pairs) {
+        const std::string key = key_of(name, keys);
+        if (auto e = config::apply_client_override(s, key, text, name))
+            raise_error(client::client_errc::invalid_options, e->message);
+    }
+    return config::to_options(s);
+}
+
+void raise_error(std::error_code ec, const std::string& text) {
+    py::object errors = py::module_::import("objwire._errors");
+    py::object exc = errors.attr("error_for")(ec.category().name(), ec.value(), text);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    throw py::error_already_set();
+}
+
+bool signal_raised() {
+    return PyErr_CheckSignals() != 0;
+}
+
+namespace {
+
+// The library's "message refused: why" with the field's path put in front of why, as the
+// library does for a C++ struct: "message refused: Event.msg: string is not valid UTF-8".
+std::string with_path(std::string text, const std::string& path) {
+    if (path.empty()) return text;
+    const std::string head = "message refused: ";
+    if (text.rfind(head, 0) == 0) return head + path + ": " + text.substr(head.size());
+    return path + ": " + text;
+}
+
+[[noreturn]] void raise_conversion(const conversion_error& e) {
+    const std::string at = e.path.empty() ? "" : (e.path[0] == '.' ? "field " : "") + e.path + ": ";
+    if (e.code == proto_errc::ok) throw py::type_error(at + e.why);
+    raise_error(e.code, "message refused: " + at + e.why);
+}
+
+// Ctrl-C during a send that waits for the daemon: Python's handler only notes the signal
+// until the call returns, so SIGINT is also routed to connection::interrupt() (a flag and a
+// write(2): async-signal-safe) of the connections in a blocking call, and then to the handler
+// it replaced - Python's, which raises KeyboardInterrupt once the call has returned.
+std::array<std::atomic<client::connection*>, 64> blocked{};
+struct sigaction replaced {};
+
+void on_sigint(int sig, siginfo_t* info, void* context) {
+    for (auto& c : blocked)
+        if (client::connection* conn = c.load()) conn->interrupt();
+    if ((replaced.sa_flags & SA_SIGINFO) != 0) {
+        replaced.sa_sigaction(sig, info, context);
+    } else if (replaced.sa_handler == SIG_DFL) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+    } else if (replaced.sa_handler != SIG_IGN) {
+        replaced.sa_handler(sig);
+    }
+}
+
+// While it lives, SIGINT interrupts `conn`'s waits. Puts the routing in front of whatever
+// handles SIGINT now (Python's handler may have been set again since the last call).
+class interruptible {
+  public:
+    explicit interruptible(client::connection& conn) {
+        struct sigaction now {};
+        sigaction(SIGINT, nullptr, &now);
+        if ((now.sa_flags & SA_SIGINFO) == 0 || now.sa_sigaction != on_sigint) {
+            if (now.sa_handler == SIG_IGN) return;  // Ctrl-C ignored: nothing to interrupt
+            replaced = now;
+            struct sigaction ours {};
+            ours.sa_sigaction = on_sigint;
+            ours.sa_flags = SA_SIGINFO | SA_RESTART;
+            sigemptyset(&ours.sa_mask);
+            sigaction(SIGINT, &ours, nullptr);
+        }
+        for (auto& c : blocked) {
+            client::connection* none = nullptr;
+            if (c.compare_exchange_strong(none, &conn)) {
+                slot_ = &c;
+                return;
+            }
+        }
+    }
+    ~interruptible() {
+        if (slot_ != nullptr) slot_->store(nullptr);
+    }
+    interruptible(const interruptible&) = delete;
+    interruptible& operator=(const interruptible&) = delete;
+
+  private:
+    std::atomic<client::connection*>* slot_ = nullptr;
+};
+
+// A Python callable run from the library's worker thread: called and released with the GIL.
+struct python_callback {
+    explicit python_callback(py::object f) : fn(new py::object(std::move(f))) {}
+    python_callback(const python_callback&) = delete;
+    python_callback& operator=(const python_callback&) = delete;
+    ~python_callback() {
+        if (Py_IsInitialized() == 0 || _Py_IsFinalizing()) return;  // the process ends
+        py::gil_scoped_acquire gil;
+        delete fn;
+    }
+    void operator()(py::object arg) const { (*fn)(std::move(arg)); }
+    py::object* fn;
+};
+
+class py_connection {
+  public:
+    explicit py_connection(const option_pairs& pairs)
+        : conn_(std::make_unique<client::connection>(options_from(pairs), "objwire python")) {}
+    ~py_connection() {
+        // Its worker may be waiting to run a Python completion.
+        py::gil_scoped_release nogil;
+        conn_.reset();
+    }
+
+    void open(double retry_for, bool skip_stored) {
+        conn_->skip_stored(skip_stored);
+        as_messages_ = skip_stored;
+        std::error_code ec;
+        {
+            interruptible ctrl_c(*conn_);
+            py::gil_scoped_release nogil;
+            ec = retry_for > 0 ? conn_->open(milliseconds(static_cast<long>(retry_for * 1000)))
+                               : conn_->open();
+        }
+        if (ec) raise_error(ec, conn_->last_error());
+    }
+
+    void send(py::handle obj) {
+        value_tape& tape = thread_tape();
+        conversion_error bad;
+        if (!tape.append(obj, bad)) raise_conversion(bad);
+        send_tape(tape);
+    }
+
+    // Objects are taken in batches: walked into the tape with the GIL, then sent without it.
+    std::uint64_t send_many(py::iterable objects, std::size_t batch) {
+        std::uint64_t sent = 0;
+        py::iterator it = py::iter(objects);
+        value_tape& tape = thread_tape();
+        while (it != py::iterator::sentinel()) {
+            tape.clear();
+            for (; it != py::iterator::sentinel() && tape.size() < batch &&
+                   tape.bytes().size() < (4u << 20);
+                 ++it) {
+                conversion_error bad;
+                if (!tape.append(*it, bad)) {
+                    send_tape(tape);
+                    bad.path = "[" + std::to_string(sent + tape.size()) + "]" + bad.path;
+                    raise_conversion(bad);
+                }
+            }
+            send_tape(tape);
+            sent += tape.size();
+            if (signal_raised()) throw py::error_already_set();
+        }
+        return sent;
+    }
+
+    // Waits for every acknowledgement, in slices; timeout < 0: as long as it takes.
+    void flush(double timeout) {
+        const auto deadline = std::chrono::steady_clock::now() +
+                              milliseconds(timeout < 0 ? 0 : static_cast<long>(timeout * 1000));
+        for (;;) {
+            auto slice = wait_slice;
+            if (timeout >= 0)
+                slice = std::min(slice, std::chrono::duration_cast<milliseconds>(
+                                            deadline - std::chrono::steady_clock::now()));
+            std::error_code ec;
+            {
+                py::gil_scoped_release nogil;
+                ec = conn_->flush(std::max(slice, milliseconds(0)));
+            }
+            if (!ec) return;
+            if (ec != client::client_errc::timed_out) raise_error(ec, conn_->last_error());
+            if (signal_raised()) throw py::error_already_set();
+            if (timeout >= 0 && std::chrono::steady_clock::now() >= deadline)
+                raise_error(ec, conn_->last_error());
+        }
+    }
+
+    void close() {
+        if (!conn_->is_open()) return;
+        flush(-1);
+        std::error_code ec;
+        {
+            interruptible ctrl_c(*conn_);
+            py::gil_scoped_release nogil;
+            ec = conn_->close();
+        }
+        if (ec) raise_error(ec, conn_->last_error());
+    }
+
+    // Completes `done(None)` once durable, or `done((category, code, text))`, on the worker.
+    void send_async(py::handle obj, py::object done) {
+        value_tape& tape = thread_tape();
+        conversion_error bad;
+        if (!tape.append(obj, bad)) raise_conversion(bad);
+        message m = tape.at(0).to_message();
+        auto cb = std::make_shared<python_callback>(std::move(done));
+        client::connection* conn = conn_.get();
+        py::gil_scoped_release nogil;
+        conn_->async_send(std::move(m), [cb, conn](std::error_code ec) {
+            const std::string text = ec ? conn->last_error() : std::string();
+            if (_Py_IsFinalizing()) return;
+            py::gil_scoped_acquire gil;
+            if (!ec) return (*cb)(py::none());
+            (*cb)(py::make_tuple(ec.category().name(), ec.value(), text));
+        });
+    }
+
+    void interrupt() { conn_->interrupt(); }
+    bool is_open() const { return conn_->is_open(); }
+    std::uint64_t unacknowledged() const { return conn_->unacknowledged(); }
+    std::string sender_id() const { return conn_->sender_id(); }
+    std::uint64_t stored_objects() const { return conn_->stored_objects(); }
+    std::uint64_t skipped_objects() const { return conn_->skipped_objects(); }
+    std::string last_error() const { return conn_->last_error(); }
+    void set_send_timeout(double s) {
+        conn_->set_send_timeout(milliseconds(static_cast<long>(s * 1000)));
+    }
+    py::dict stats() const {
+        const auto s = conn_->stats();
+        py::dict d;
+        d["objects_sent"] = s.objects_sent;
+        d["objects_acked"] = s.objects_acked;
+        d["frames"] = s.frames;
+        d["wire_bytes_out"] = s.wire_bytes_out;
+        d["reconnects"] = s.reconnects;
+        d["frames_resent"] = s.frames_resent;
+        return d;
+    }
+
+  private:
+    // Each thread's own, reused call after call (a connection may be used by several).
+    static value_tape& thread_tape() {
+        thread_local value_tape tape;
+        tape.clear();
+        return tape;
+    }
+    // A rerun compares digests of messages (the library digests no typed source), so a
+    // connection that skips what its sender id stored sends value trees.
+    std::error_code send_one(const value_tape::source& source) {
+        if (as_messages_) return conn_->send(source.to_message());
+        return conn_->send(static_cast<const typed_source&>(source));
+    }
+    void send_tape(const value_tape& tape) {
+        std::error_code ec;
+        std::string path;
+        {
+            interruptible ctrl_c(*conn_);
+            py::gil_scoped_release nogil;
+            for (std::size_t i = 0; i < tape.size(); ++i) {
+                const auto source = tape.at(i);
+                ec = send_one(source);
+                if (ec) {
+                    path = source.refused_at();
+                    break;
+                }
+            }
+        }
+        if (!ec) return;
+        if (ec == client::client_errc::interrupted && signal_raised())
+            throw py::error_already_set();
+        raise_error(ec, with_path(conn_->last_error(), path));
+    }
+
+    std::unique_ptr<client::connection> conn_;
+    bool as_messages_ = false;
+};
+
+}  // namespace
+
+void bind_connection(py::module_& m) {
+    py::class_<py_connection>(m, "_Connection")
+        .def(py::init<const option_pairs&>())
+        .def("open", &py_connection::open)
+        .def("send", &py_connection::send)
+        .def("send_many", &py_connection::send_many)
+        .def("flush", &py_connection::flush)
+        .def("close", &py_connection::close)
+        .def("send_async", &py_connection::send_async)
+        .def("interrupt", &py_connection::interrupt)
+        .def("is_open", &py_connection::is_open)
+        .def("unacknowledged", &py_connection::unacknowledged)
+        .def("sender_id", &py_connection::sender_id)
+        .def("stored_objects", &py_connection::stored_objects)
+        .def("skipped_objects", &py_connection::skipped_objects)
+        .def("last_error", &py_connection::last_error)
+        .def("set_send_timeout", &py_connection::set_send_timeout)
+        .def("stats", &py_connection::stats);
+    m.def("check_options", [](const option_pairs& pairs) { options_from(pairs); });
+}
+
+}  // namespace objwire::python
+
+PYBIND11_MODULE(_objwire, m) {
+    m.doc() = "objwire's client library, bound for Python (docs/PYTHON.md)";
+    objwire::python::init_values(m);
+    objwire::python::bind_connection(m);
+    objwire::python::bind_reader(m);
+}

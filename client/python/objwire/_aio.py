@@ -1,0 +1,65 @@
+"""asyncio: the library's completions resolve futures through the loop's thread-safe call."""
+
+import asyncio
+
+from ._errors import error_for
+
+
+def _settle(future, outcome):
+    if future.done():
+        return
+    if outcome is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error_for(*outcome))
+
+
+def send_async(conn, obj):
+    """A future of the running loop, done when obj is durable (or with the error)."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    conn._c.send_async(obj, lambda outcome: loop.call_soon_threadsafe(_settle, future, outcome))
+    return future
+
+
+class AsyncReader:
+    """read()'s iterator for ``async for``: the waits run on an executor thread (the GIL
+    released), so the loop never waits on the daemon."""
+
+    def __init__(self, args, kwargs):
+        self._args = args
+        self._kwargs = kwargs
+        self._reader = None
+        self._batch = []
+        self._done = False
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        loop = asyncio.get_running_loop()
+        if self._done:
+            raise StopAsyncIteration
+        if self._reader is None:
+            from . import read
+            self._reader = await loop.run_in_executor(None, lambda: read(*self._args, **self._kwargs))
+        if not self._batch:
+            try:
+                self._batch = await loop.run_in_executor(None, self._reader._next_batch, 1024)
+            except asyncio.CancelledError:
+                self._reader.stop()
+                raise
+            if not self._batch:
+                await self.aclose()
+                raise StopAsyncIteration
+            self._batch.reverse()
+        return self._batch.pop()
+
+    def stop(self):
+        if self._reader is not None:
+            self._reader.stop()
+
+    async def aclose(self):
+        self._done = True
+        if self._reader is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._reader.close)
