@@ -111,10 +111,15 @@ class py_reader {
     }
     // A cursor's clean end at what was handed out; any reader's close.
     void close() {
-        py::gil_scoped_release nogil;
-        if (cursor_ && reader_->is_open()) reader_->finish_cursor(reader_->resume_at());
-        reader_->close();
+        std::error_code ec;
+        {
+            py::gil_scoped_release nogil;
+            if (cursor_ && reader_->is_open()) ec = reader_->finish_cursor(reader_->resume_at());
+            reader_->close();
+        }
+        if (ec) raise_error(ec, reader_->last_error());
     }
+    bool is_open() const { return reader_->is_open(); }
     std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps() const {
         std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
         for (const auto& g : reader_->gaps())
@@ -155,6 +160,7 @@ void bind_reader(py::module_& m) {
         .def("stopped", &py_reader::stopped)
         .def("ack", &py_reader::ack)
         .def("close", &py_reader::close)
+        .def("is_open", &py_reader::is_open)
         .def("gaps", &py_reader::gaps)
         .def("resume_at", &py_reader::resume_at)
         .def("start", &py_reader::start);

@@ -34,10 +34,11 @@ def wait_until(condition, timeout=10.0, what="a condition"):
 class Daemon:
     """One objwired over one data directory; restartable on the same port."""
 
-    def __init__(self, data_dir, log_dir, extra=()):
+    def __init__(self, data_dir, log_dir, extra=(), env=None):
         self.data_dir = data_dir
         self.log_dir = log_dir
         self.extra = list(extra)
+        self.env = dict(os.environ, **(env or {}))
         self.port = 0
         self.proc = None
         self.starts = 0
@@ -52,7 +53,7 @@ class Daemon:
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
                 [OBJWIRED, "--listen", f"127.0.0.1:{self.port}", "--data-dir", str(self.data_dir),
-                 *self.extra], stdout=subprocess.DEVNULL, stderr=out)
+                 *self.extra], stdout=subprocess.DEVNULL, stderr=out, env=self.env)
 
         def logged_port():
             if self.proc.poll() is not None:
