@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <mutex>
 
 #include "client/python/python_module.hpp"
 #include "client/python/python_values.hpp"
@@ -152,6 +153,67 @@ struct python_callback {
     py::object* fn;
 };
 
+// Outcomes of send_async, handed to Python in bursts: the library's worker queues each and
+// calls Python (taking the GIL) only when the queue was empty, so a burst of acknowledgements
+// costs one wake-up of the event loop, not one per object.
+class async_outcomes {
+  public:
+    void set_notify(py::object notify) {
+        notify_ = notify.is_none() ? nullptr : std::make_unique<python_callback>(std::move(notify));
+    }
+    // On the library's worker thread, without the GIL.
+    void push(std::uint64_t token, std::error_code ec, std::string text) {
+        bool wake = false;
+        {
+            std::lock_guard lock(mu_);
+            wake = queue_.empty();
+            queue_.push_back({token, ec, std::move(text)});
+        }
+        if (!wake || !notify_ || _Py_IsFinalizing()) return;
+        py::gil_scoped_acquire gil;
+        try {
+            (*notify_)(py::none());
+        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
+            e.discard_as_unraisable("objwire: waking the event loop");
+        }
+    }
+    // The first `most` outcomes waiting, [(token, None | (category, code, text))], with the
+    // GIL. While some are left the worker does not call again: the caller drains on.
+    py::list drain(std::size_t most) {
+        std::vector<outcome> taken;
+        {
+            std::lock_guard lock(mu_);
+            if (queue_.size() <= most) {
+                taken.swap(queue_);
+            } else {
+                taken.assign(
+                    std::make_move_iterator(queue_.begin()),
+                    std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(most)));
+                queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(most));
+            }
+        }
+        py::list out;
+        for (const auto& o : taken) {
+            if (!o.ec)
+                out.append(py::make_tuple(o.token, py::none()));
+            else
+                out.append(py::make_tuple(
+                    o.token, py::make_tuple(o.ec.category().name(), o.ec.value(), o.text)));
+        }
+        return out;
+    }
+
+  private:
+    struct outcome {
+        std::uint64_t token;
+        std::error_code ec;
+        std::string text;
+    };
+    std::mutex mu_;
+    std::vector<outcome> queue_;
+    std::unique_ptr<python_callback> notify_;
+};
+
 class py_connection {
   public:
     explicit py_connection(const option_pairs& pairs)
@@ -240,23 +302,21 @@ class py_connection {
         if (ec) raise_error(ec, conn_->last_error());
     }
 
-    // Completes `done(None)` once durable, or `done((category, code, text))`, on the worker.
-    void send_async(py::handle obj, py::object done) {
+    // Queues `obj`; its outcome comes out of drain_async() under `token` once it is durable
+    // (or failed), and the notify callable is called when outcomes are waiting.
+    void send_async(py::handle obj, std::uint64_t token) {
         value_tape& tape = thread_tape();
         conversion_error bad;
         if (!tape.append(obj, bad)) raise_conversion(bad);
         message m = tape.at(0).to_message();
-        auto cb = std::make_shared<python_callback>(std::move(done));
-        client::connection* conn = conn_.get();
         py::gil_scoped_release nogil;
-        conn_->async_send(std::move(m), [cb, conn](std::error_code ec) {
-            const std::string text = ec ? conn->last_error() : std::string();
-            if (_Py_IsFinalizing()) return;
-            py::gil_scoped_acquire gil;
-            if (!ec) return (*cb)(py::none());
-            (*cb)(py::make_tuple(ec.category().name(), ec.value(), text));
-        });
+        conn_->async_send(std::move(m),
+                          [outcomes = outcomes_, conn = conn_.get(), token](std::error_code ec) {
+                              outcomes->push(token, ec, ec ? conn->last_error() : std::string());
+                          });
     }
+    void set_notify(py::object notify) { outcomes_->set_notify(std::move(notify)); }
+    py::list drain_async(std::size_t most) { return outcomes_->drain(most); }
 
     void interrupt() { conn_->interrupt(); }
     bool is_open() const { return conn_->is_open(); }
@@ -314,6 +374,7 @@ class py_connection {
         raise_error(ec, with_path(conn_->last_error(), path));
     }
 
+    std::shared_ptr<async_outcomes> outcomes_ = std::make_shared<async_outcomes>();
     std::unique_ptr<client::connection> conn_;
     bool as_messages_ = false;
 };
@@ -329,6 +390,8 @@ void bind_connection(py::module_& m) {
         .def("flush", &py_connection::flush)
         .def("close", &py_connection::close)
         .def("send_async", &py_connection::send_async)
+        .def("set_notify", &py_connection::set_notify)
+        .def("drain_async", &py_connection::drain_async)
         .def("interrupt", &py_connection::interrupt)
         .def("is_open", &py_connection::is_open)
         .def("unacknowledged", &py_connection::unacknowledged)

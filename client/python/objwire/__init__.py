@@ -100,6 +100,7 @@ class Connection:
 
     def __init__(self, options, open_retry=0.0, rerun=True):
         self._c = _objwire._Connection(_option_pairs(options))
+        self._pending = None  # send_async's futures (objwire/_aio.py)
         self._c.open(float(open_retry), bool(rerun and options.get("sender_id")))
 
     def send(self, obj):
@@ -119,14 +120,29 @@ class Connection:
 
     def close(self):
         """Sends what is left, waits for every acknowledgement and the daemon's goodbye."""
-        self._c.close()
+        try:
+            self._c.close()
+        finally:
+            if self._pending is not None:  # the futures settle on their loop; no wake-up after
+                try:
+                    self._pending.loop.call_soon_threadsafe(self._pending.drain)
+                except RuntimeError:  # that loop is closed
+                    pass
+                self._c.set_notify(None)
+
+    async def close_async(self):
+        """close() for asyncio: waits on an executor thread, not on the loop."""
+        import asyncio
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     def interrupt(self):
         """Ends the connection's waits for the daemon (from any thread)."""
         self._c.interrupt()
 
     def send_async(self, obj):
-        """An awaitable completing once ``obj`` is durable (asyncio; see docs/PYTHON.md)."""
+        """An asyncio future of the running loop, done once ``obj`` is acknowledged as
+        durable (or with the error). Queued at once: the loop never waits on the daemon. At
+        most flow.max_async_sends (100,000) may wait: past it, TooManyInFlightError."""
         from ._aio import send_async
         return send_async(self, obj)
 

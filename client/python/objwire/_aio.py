@@ -14,11 +14,45 @@ def _settle(future, outcome):
         future.set_exception(error_for(*outcome))
 
 
+class Pending:
+    """A connection's send_async futures, by token, on the loop of the first one. The
+    extension wakes the loop once per burst of outcomes; drain() settles them all."""
+
+    def __init__(self, c, loop):
+        self.loop = loop
+        self.futures = {}
+        self.token = 0
+        self._drain = c.drain_async
+        c.set_notify(lambda _: loop.call_soon_threadsafe(self.drain))
+
+    # Outcomes settled per turn of the loop: a burst of 100,000 acknowledgements is settled
+    # over many turns, and the loop's other callbacks (timers) run between them.
+    BURST = 256
+
+    def drain(self):
+        outcomes = self._drain(self.BURST)
+        for token, outcome in outcomes:
+            future = self.futures.pop(token, None)
+            if future is not None:
+                _settle(future, outcome)
+        if len(outcomes) == self.BURST:
+            self.loop.call_soon(self.drain)
+
+
 def send_async(conn, obj):
     """A future of the running loop, done when obj is durable (or with the error)."""
     loop = asyncio.get_running_loop()
+    pending = conn._pending
+    if pending is None or pending.loop is not loop:
+        pending = conn._pending = Pending(conn._c, loop)
+    pending.token += 1
     future = loop.create_future()
-    conn._c.send_async(obj, lambda outcome: loop.call_soon_threadsafe(_settle, future, outcome))
+    pending.futures[pending.token] = future
+    try:
+        conn._c.send_async(obj, pending.token)
+    except BaseException:
+        del pending.futures[pending.token]
+        raise
     return future
 
 
