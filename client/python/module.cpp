@@ -8,8 +8,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <functional>
 #include <mutex>
+#include <thread>
 
 #include "client/python/python_module.hpp"
 #include "client/python/python_values.hpp"
@@ -214,6 +217,104 @@ class async_outcomes {
     std::unique_ptr<python_callback> notify_;
 };
 
+// send_many's second stage: a thread of the connection's own sends one tape of objects while
+// the Python thread walks the next objects into the other tape - the two halves of the work
+// on two cores. The Python thread waits for the sending thread in slices and runs the signal
+// handlers between them, so Ctrl-C raises within one slice even while the library waits for
+// a daemon that stopped answering (the sending thread is then interrupted, and ends on its
+// own).
+class tape_pipeline {
+  public:
+    using send_function = std::function<std::error_code(const value_tape::source&)>;
+    struct result {
+        std::error_code ec;
+        std::size_t index = 0;  // in its tape
+        std::string path;
+    };
+
+    explicit tape_pipeline(send_function send)
+        : send_(std::move(send)), thread_([this] { run(); }) {}
+    ~tape_pipeline() {
+        {
+            std::lock_guard lock(mu_);
+            quit_ = true;
+        }
+        ready_.notify_all();
+        thread_.join();
+    }
+    tape_pipeline(const tape_pipeline&) = delete;
+    tape_pipeline& operator=(const tape_pipeline&) = delete;
+
+    value_tape& tape(int i) { return tapes_[i]; }
+    // Hands tape i to the sending thread, which is idle (wait() returned true).
+    void start(int i) {
+        {
+            std::lock_guard lock(mu_);
+            job_ = i;
+            done_ = false;
+        }
+        ready_.notify_all();
+    }
+    // With the GIL: waits for the tape handed last. False when a signal handler raised first
+    // (its error is set); the tape is then still being sent.
+    bool wait(result& out) {
+        for (;;) {
+            {
+                py::gil_scoped_release nogil;
+                std::unique_lock lock(mu_);
+                if (ready_.wait_for(lock, wait_slice, [this] { return done_; })) {
+                    out = result_;
+                    return true;
+                }
+            }
+            if (signal_raised()) return false;
+        }
+    }
+    // Without the GIL: until the sending thread is idle (after an interrupted send_many).
+    void wait_idle() {
+        std::unique_lock lock(mu_);
+        ready_.wait(lock, [this] { return done_; });
+    }
+    bool busy() {
+        std::lock_guard lock(mu_);
+        return !done_;
+    }
+
+  private:
+    void run() {
+        std::unique_lock lock(mu_);
+        for (;;) {
+            ready_.wait(lock, [this] { return quit_ || job_ >= 0; });
+            if (quit_) return;
+            const value_tape& tape = tapes_[job_];
+            job_ = -1;
+            lock.unlock();
+            result r;
+            for (std::size_t i = 0; i < tape.size() && !r.ec; ++i) {
+                const auto source = tape.at(i);
+                if ((r.ec = send_(source))) {
+                    r.index = i;
+                    r.path = source.refused_at();
+                }
+            }
+            lock.lock();
+            result_ = std::move(r);
+            done_ = true;
+            ready_.notify_all();
+        }
+    }
+
+    send_function send_;
+    value_tape tapes_[2];
+    std::mutex mu_;
+    std::condition_variable ready_;
+    int job_ = -1;
+    bool done_ = true;
+    bool quit_ = false;
+    result result_;
+    std::thread thread_;
+};
+
 class py_connection {
   public:
     explicit py_connection(const option_pairs& pairs)
@@ -221,6 +322,8 @@ class py_connection {
     ~py_connection() {
         // Its worker may be waiting to run a Python completion.
         py::gil_scoped_release nogil;
+        if (pipeline_ && pipeline_->busy()) conn_->interrupt();
+        pipeline_.reset();
         conn_.reset();
     }
 
@@ -244,28 +347,52 @@ class py_connection {
         send_tape(tape);
     }
 
-    // Objects are taken in batches: walked into the tape with the GIL, then sent without it.
+    // Objects are taken in batches, walked into a tape with the GIL while the batch before is
+    // sent without it (tape_pipeline). A second thread's send_many at the same time sends its
+    // batches itself.
     std::uint64_t send_many(py::iterable objects, std::size_t batch) {
-        std::uint64_t sent = 0;
-        py::iterator it = py::iter(objects);
-        value_tape& tape = thread_tape();
-        while (it != py::iterator::sentinel()) {
-            tape.clear();
-            for (; it != py::iterator::sentinel() && tape.size() < batch &&
-                   tape.bytes().size() < (4u << 20);
-                 ++it) {
-                conversion_error bad;
-                if (!tape.append(*it, bad)) {
-                    send_tape(tape);
-                    bad.path = "[" + std::to_string(sent + tape.size()) + "]" + bad.path;
-                    raise_conversion(bad);
-                }
-            }
-            send_tape(tape);
-            sent += tape.size();
-            if (signal_raised()) throw py::error_already_set();
+        if (pipeline_in_use_.exchange(true)) return send_many_here(objects, batch);
+        struct release_pipeline {
+            std::atomic<bool>& in_use;
+            ~release_pipeline() { in_use = false; }
+        } release{pipeline_in_use_};
+        if (!pipeline_)
+            pipeline_ = std::make_unique<tape_pipeline>(
+                [this](const value_tape::source& source) { return send_one(source); });
+        if (pipeline_->busy()) {  // the last tape of a send_many that Ctrl-C ended
+            py::gil_scoped_release nogil;
+            pipeline_->wait_idle();
         }
-        return sent;
+        py::iterator it = py::iter(objects);
+        std::uint64_t handed = 0, running_from = 0;
+        bool running = false;
+        for (int cur = 0;; cur ^= 1) {
+            value_tape& tape = pipeline_->tape(cur);
+            tape.clear();
+            conversion_error bad;
+            bool converted = true;
+            try {
+                converted = fill(tape, it, batch, bad);
+            } catch (py::error_already_set&) {  // the iterable's own error, after the batch before
+                if (running) finish_running(running_from);
+                throw;
+            }
+            if (running) finish_running(running_from);
+            running = tape.size() > 0;
+            if (running) {
+                pipeline_->start(cur);
+                running_from = handed;
+                handed += tape.size();
+            }
+            if (!converted) {
+                if (running) finish_running(running_from);
+                bad.path = "[" + std::to_string(handed) + "]" + bad.path;
+                raise_conversion(bad);
+            }
+            if (it == py::iterator::sentinel()) break;
+        }
+        if (running) finish_running(running_from);
+        return handed;
     }
 
     // Waits for every acknowledgement, in slices; timeout < 0: as long as it takes.
@@ -341,6 +468,43 @@ class py_connection {
     }
 
   private:
+    static bool fill(value_tape& tape, py::iterator& it, std::size_t batch, conversion_error& bad) {
+        for (; it != py::iterator::sentinel() && tape.size() < batch &&
+               tape.bytes().size() < (4u << 20);
+             ++it)
+            if (!tape.append(*it, bad)) return false;
+        return true;
+    }
+    // Waits for the batch the pipeline sends; raises its refusal, or the signal handler's error.
+    void finish_running(std::uint64_t first) {
+        tape_pipeline::result r;
+        if (!pipeline_->wait(r)) {
+            conn_->interrupt();
+            throw py::error_already_set();
+        }
+        if (!r.ec) return;
+        const std::string at = "send_many[" + std::to_string(first + r.index) + "]";
+        raise_error(r.ec, with_path(conn_->last_error(), r.path.empty() ? at : at + " " + r.path));
+    }
+    // send_many on the calling thread: batch by batch, each sent with the GIL released.
+    std::uint64_t send_many_here(py::iterable objects, std::size_t batch) {
+        std::uint64_t sent = 0;
+        py::iterator it = py::iter(objects);
+        value_tape& tape = thread_tape();
+        while (it != py::iterator::sentinel()) {
+            tape.clear();
+            conversion_error bad;
+            const bool converted = fill(tape, it, batch, bad);
+            send_tape(tape);
+            if (!converted) {
+                bad.path = "[" + std::to_string(sent + tape.size()) + "]" + bad.path;
+                raise_conversion(bad);
+            }
+            sent += tape.size();
+            if (signal_raised()) throw py::error_already_set();
+        }
+        return sent;
+    }
     // Each thread's own, reused call after call (a connection may be used by several).
     static value_tape& thread_tape() {
         thread_local value_tape tape;
@@ -377,6 +541,8 @@ class py_connection {
     std::shared_ptr<async_outcomes> outcomes_ = std::make_shared<async_outcomes>();
     std::unique_ptr<client::connection> conn_;
     bool as_messages_ = false;
+    std::unique_ptr<tape_pipeline> pipeline_;
+    std::atomic<bool> pipeline_in_use_{false};
 };
 
 }  // namespace

@@ -165,3 +165,17 @@ def test_a_connection_is_usable_from_several_threads(daemon):
     assert len(got) == 2000
     for t in range(4):
         assert [o["i"] for o in got if o["t"] == t] == list(range(500))
+
+
+def test_send_many_names_the_index_and_field_the_encoder_refused(daemon):
+    deep = "leaf"
+    for _ in range(70):
+        deep = [deep]
+    objs = [{"i": i} for i in range(3000)]
+    objs[2500] = {"deep": deep}
+    with objwire.connect(to=daemon.to) as conn:
+        with pytest.raises(objwire.RefusedError) as e:
+            conn.send_many(objs)
+        assert e.value.code == "depth_exceeded"
+        assert e.value.text.startswith('message refused: send_many[2500] ["deep"][0][0]'), e.value.text
+    assert [m.obj for m in objwire.read(to=daemon.to)] == objs[:2500]
