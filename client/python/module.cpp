@@ -3,6 +3,8 @@
 #include <objwire/errors.hpp>
 
 #include <pybind11/stl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -142,28 +145,20 @@ class interruptible {
     std::atomic<client::connection*>* slot_ = nullptr;
 };
 
-// A Python callable run from the library's worker thread: called and released with the GIL.
-struct python_callback {
-    explicit python_callback(py::object f) : fn(new py::object(std::move(f))) {}
-    python_callback(const python_callback&) = delete;
-    python_callback& operator=(const python_callback&) = delete;
-    ~python_callback() {
-        if (Py_IsInitialized() == 0 || _Py_IsFinalizing()) return;  // the process ends
-        py::gil_scoped_acquire gil;
-        delete fn;
-    }
-    void operator()(py::object arg) const { (*fn)(std::move(arg)); }
-    py::object* fn;
-};
-
-// Outcomes of send_async, handed to Python in bursts: the library's worker queues each and
-// calls Python (taking the GIL) only when the queue was empty, so a burst of acknowledgements
-// costs one wake-up of the event loop, not one per object.
+// Outcomes of send_async, handed to Python in bursts. The library's worker queues each and,
+// when the queue was empty, makes an eventfd readable, which the event loop watches
+// (loop.add_reader, objwire/_aio.py): waking the loop needs no GIL, so the worker never waits
+// for the Python thread, nor holds it up.
 class async_outcomes {
   public:
-    void set_notify(py::object notify) {
-        notify_ = notify.is_none() ? nullptr : std::make_unique<python_callback>(std::move(notify));
+    async_outcomes() : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+        if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
     }
+    ~async_outcomes() { ::close(fd_); }
+    async_outcomes(const async_outcomes&) = delete;
+    async_outcomes& operator=(const async_outcomes&) = delete;
+
+    int fd() const { return fd_; }
     // On the library's worker thread, without the GIL.
     void push(std::uint64_t token, std::error_code ec, std::string text) {
         bool wake = false;
@@ -172,28 +167,22 @@ class async_outcomes {
             wake = queue_.empty();
             queue_.push_back({token, ec, std::move(text)});
         }
-        if (!wake || !notify_ || _Py_IsFinalizing()) return;
-        py::gil_scoped_acquire gil;
-        try {
-            (*notify_)(py::none());
-        } catch (py::error_already_set& e) {  // the loop is closed: nobody waits any more
-            e.discard_as_unraisable("objwire: waking the event loop");
-        }
+        const std::uint64_t one = 1;
+        if (wake) [[maybe_unused]]
+            auto n = ::write(fd_, &one, sizeof one);
     }
     // The first `most` outcomes waiting, [(token, None | (category, code, text))], with the
-    // GIL. While some are left the worker does not call again: the caller drains on.
+    // GIL. While some are left the eventfd is not made readable again: the caller drains on.
     py::list drain(std::size_t most) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] auto n = ::read(fd_, &count, sizeof count);  // readable no more
         std::vector<outcome> taken;
         {
             std::lock_guard lock(mu_);
-            if (queue_.size() <= most) {
-                taken.swap(queue_);
-            } else {
-                taken.assign(
-                    std::make_move_iterator(queue_.begin()),
-                    std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(most)));
-                queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(most));
-            }
+            const auto end =
+                queue_.begin() + static_cast<std::ptrdiff_t>(std::min(most, queue_.size()));
+            taken.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(end));
+            queue_.erase(queue_.begin(), end);
         }
         py::list out;
         for (const auto& o : taken) {
@@ -212,9 +201,9 @@ class async_outcomes {
         std::error_code ec;
         std::string text;
     };
+    int fd_;
     std::mutex mu_;
-    std::vector<outcome> queue_;
-    std::unique_ptr<python_callback> notify_;
+    std::deque<outcome> queue_;
 };
 
 // send_many's second stage: a thread of the connection's own sends one tape of objects while
@@ -436,13 +425,13 @@ class py_connection {
         conversion_error bad;
         if (!tape.append(obj, bad)) raise_conversion(bad);
         message m = tape.at(0).to_message();
-        py::gil_scoped_release nogil;
+        // Only queued for the library's worker: no wait, so the GIL is kept.
         conn_->async_send(std::move(m),
                           [outcomes = outcomes_, conn = conn_.get(), token](std::error_code ec) {
                               outcomes->push(token, ec, ec ? conn->last_error() : std::string());
                           });
     }
-    void set_notify(py::object notify) { outcomes_->set_notify(std::move(notify)); }
+    int async_fd() const { return outcomes_->fd(); }
     py::list drain_async(std::size_t most) { return outcomes_->drain(most); }
 
     void interrupt() { conn_->interrupt(); }
@@ -556,7 +545,7 @@ void bind_connection(py::module_& m) {
         .def("flush", &py_connection::flush)
         .def("close", &py_connection::close)
         .def("send_async", &py_connection::send_async)
-        .def("set_notify", &py_connection::set_notify)
+        .def("async_fd", &py_connection::async_fd)
         .def("drain_async", &py_connection::drain_async)
         .def("interrupt", &py_connection::interrupt)
         .def("is_open", &py_connection::is_open)

@@ -123,12 +123,12 @@ class Connection:
         try:
             self._c.close()
         finally:
-            if self._pending is not None:  # the futures settle on their loop; no wake-up after
+            if self._pending is not None:  # the futures settle on their loop
+                pending, self._pending = self._pending, None
                 try:
-                    self._pending.loop.call_soon_threadsafe(self._pending.drain)
+                    pending.loop.call_soon_threadsafe(pending.stop)
                 except RuntimeError:  # that loop is closed
                     pass
-                self._c.set_notify(None)
 
     async def close_async(self):
         """close() for asyncio: waits on an executor thread, not on the loop."""

@@ -16,14 +16,20 @@ def _settle(future, outcome):
 
 class Pending:
     """A connection's send_async futures, by token, on the loop of the first one. The
-    extension wakes the loop once per burst of outcomes; drain() settles them all."""
+    extension makes a descriptor readable once per burst of outcomes; drain() settles them."""
 
     def __init__(self, c, loop):
         self.loop = loop
         self.futures = {}
         self.token = 0
         self._drain = c.drain_async
-        c.set_notify(lambda _: loop.call_soon_threadsafe(self.drain))
+        self.fd = c.async_fd()
+        loop.add_reader(self.fd, self.drain)
+
+    def stop(self):
+        """On the loop: the last outcomes settled, the descriptor no longer watched."""
+        self.drain()
+        self.loop.remove_reader(self.fd)
 
     # Outcomes settled per turn of the loop: a burst of 100,000 acknowledgements is settled
     # over many turns, and the loop's other callbacks (timers) run between them.
