@@ -2,6 +2,7 @@
 
 import dataclasses
 import datetime
+import types
 import typing
 
 
@@ -19,7 +20,7 @@ def _inner_types(hint):
 def _is_datetime(hint):
     if hint is datetime.datetime:
         return True
-    if typing.get_origin(hint) is typing.Union:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return datetime.datetime in typing.get_args(hint)
     return False
 
