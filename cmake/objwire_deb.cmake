@@ -52,10 +52,12 @@ if(OBJWIRE_PYTHON)
   set(CPACK_DEBIAN_PYTHON_FILE_NAME DEB-DEFAULT)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${OBJWIRE_PYTHON_DEB_DEPENDS}")
-  set(CPACK_COMPONENT_PYTHON_DESCRIPTION
-      "objwire - Python module of the object stream client
- The Python module objwire sends Python objects (dicts, lists, dataclasses,
- datetimes) to objwired and reads them back, blocking or with asyncio, over
- the objwire client library.")
+  # CPack puts the project's summary above it, as for the runtime package.
+  set(CPACK_DEBIAN_PYTHON_DESCRIPTION
+      "python3-objwire is the Python module of objwire's client: the module
+objwire sends Python objects (dicts, lists, dataclasses, datetimes) to
+objwired and reads them back, blocking or with asyncio. It binds objwire's
+C++ client library, so resume, exactly-once reruns and the daemon's limits
+hold as in the objwire command line.")
 endif()
 include(CPack)
