@@ -14,6 +14,7 @@
 #include <csignal>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -444,16 +445,14 @@ class py_connection {
     void set_send_timeout(double s) {
         conn_->set_send_timeout(milliseconds(static_cast<long>(s * 1000)));
     }
-    py::dict stats() const {
+    std::map<std::string, std::uint64_t> stats() const {
         const auto s = conn_->stats();
-        py::dict d;
-        d["objects_sent"] = s.objects_sent;
-        d["objects_acked"] = s.objects_acked;
-        d["frames"] = s.frames;
-        d["wire_bytes_out"] = s.wire_bytes_out;
-        d["reconnects"] = s.reconnects;
-        d["frames_resent"] = s.frames_resent;
-        return d;
+        return {{"objects_sent", s.objects_sent},
+                {"objects_acked", s.objects_acked},
+                {"frames", s.frames},
+                {"wire_bytes_out", s.wire_bytes_out},
+                {"reconnects", s.reconnects},
+                {"frames_resent", s.frames_resent}};
     }
 
   private:
@@ -537,6 +536,9 @@ class py_connection {
 }  // namespace
 
 void bind_connection(py::module_& m) {
+    // Calls that take the connection's mutex, which a send waiting for the daemon holds: the
+    // other Python threads run meanwhile.
+    const auto nogil = py::call_guard<py::gil_scoped_release>();
     py::class_<py_connection>(m, "_Connection")
         .def(py::init<const option_pairs&>())
         .def("open", &py_connection::open)
@@ -549,13 +551,13 @@ void bind_connection(py::module_& m) {
         .def("drain_async", &py_connection::drain_async)
         .def("interrupt", &py_connection::interrupt)
         .def("is_open", &py_connection::is_open)
-        .def("unacknowledged", &py_connection::unacknowledged)
-        .def("sender_id", &py_connection::sender_id)
-        .def("stored_objects", &py_connection::stored_objects)
-        .def("skipped_objects", &py_connection::skipped_objects)
-        .def("last_error", &py_connection::last_error)
+        .def("unacknowledged", &py_connection::unacknowledged, nogil)
+        .def("sender_id", &py_connection::sender_id, nogil)
+        .def("stored_objects", &py_connection::stored_objects, nogil)
+        .def("skipped_objects", &py_connection::skipped_objects, nogil)
+        .def("last_error", &py_connection::last_error, nogil)
         .def("set_send_timeout", &py_connection::set_send_timeout)
-        .def("stats", &py_connection::stats);
+        .def("stats", &py_connection::stats, nogil);
     m.def("check_options", [](const option_pairs& pairs) { options_from(pairs); });
 }
 

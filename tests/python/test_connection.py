@@ -179,3 +179,51 @@ def test_send_many_names_the_index_and_field_the_encoder_refused(daemon):
         assert e.value.code == "depth_exceeded"
         assert e.value.text.startswith('message refused: send_many[2500] ["deep"][0][0]'), e.value.text
     assert [m.obj for m in objwire.read(to=daemon.to)] == objs[:2500]
+
+
+def test_interrupt_from_another_thread_ends_a_send_waiting_on_a_stopped_daemon(daemon):
+    conn = objwire.connect(to=daemon.to, retry_for="0ms", flow_max_in_flight="64KiB")
+    raised = []
+
+    def produce():
+        try:
+            conn.send_many({"pad": "x" * 1000, "i": i} for i in range(10**9))
+        except objwire.Error as e:
+            raised.append(e)
+
+    os.kill(daemon.proc.pid, signal.SIGSTOP)
+    try:
+        producer = threading.Thread(target=produce)
+        producer.start()
+        conn.interrupt()  # ends its waits from then on: whether it waits yet or not
+        producer.join(timeout=10)
+        assert not producer.is_alive()
+    finally:
+        os.kill(daemon.proc.pid, signal.SIGCONT)
+    assert isinstance(raised[0], objwire.InterruptedError) and raised[0].code == "interrupted"
+    assert not conn.is_open
+
+
+CTRL_C_READ = textwrap.dedent("""
+    import sys, objwire
+    reader = objwire.read(to=sys.argv[1], follow=True)
+    print("ready", flush=True)
+    try:
+        for m in reader:
+            pass
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+""")
+
+
+def test_ctrl_c_ends_a_followers_wait(daemon):
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C_READ, daemon.to],
+                             stdout=subprocess.PIPE, text=True, env=os.environ)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        wait_until(lambda: waiting(child.pid), 20, "the follower to wait for new objects")
+        child.send_signal(signal.SIGINT)
+        assert child.stdout.readline().strip() == "interrupted"
+        assert child.wait(timeout=10) == 0
+    finally:
+        child.kill()
