@@ -161,19 +161,20 @@ class async_outcomes {
 
     int fd() const { return fd_; }
     // On the library's worker thread, without the GIL.
-    void push(std::uint64_t token, std::error_code ec, std::string text) {
+    void push(std::uint64_t first, std::uint64_t count, std::error_code ec, std::string text) {
         bool wake = false;
         {
             std::lock_guard lock(mu_);
             wake = queue_.empty();
-            queue_.push_back({token, ec, std::move(text)});
+            queue_.push_back({first, count, ec, std::move(text)});
         }
         const std::uint64_t one = 1;
         if (wake) [[maybe_unused]]
             auto n = ::write(fd_, &one, sizeof one);
     }
-    // The first `most` outcomes waiting, [(token, None | (category, code, text))], with the
-    // GIL. While some are left the eventfd is not made readable again: the caller drains on.
+    // The first `most` outcomes waiting, [(first token, count, None | (category, code, text))],
+    // with the GIL. While some are left the eventfd is not made readable again: the caller drains
+    // on.
     py::list drain(std::size_t most) {
         std::uint64_t count = 0;
         [[maybe_unused]] auto n = ::read(fd_, &count, sizeof count);  // readable no more
@@ -188,17 +189,19 @@ class async_outcomes {
         py::list out;
         for (const auto& o : taken) {
             if (!o.ec)
-                out.append(py::make_tuple(o.token, py::none()));
+                out.append(py::make_tuple(o.first, o.count, py::none()));
             else
-                out.append(py::make_tuple(
-                    o.token, py::make_tuple(o.ec.category().name(), o.ec.value(), o.text)));
+                out.append(
+                    py::make_tuple(o.first, o.count,
+                                   py::make_tuple(o.ec.category().name(), o.ec.value(), o.text)));
         }
         return out;
     }
 
   private:
     struct outcome {
-        std::uint64_t token;
+        std::uint64_t first;  // the tokens first .. first + count - 1
+        std::uint64_t count;
         std::error_code ec;
         std::string text;
     };
@@ -419,18 +422,27 @@ class py_connection {
         if (ec) raise_error(ec, conn_->last_error());
     }
 
-    // Queues `obj`; its outcome comes out of drain_async() under `token` once it is durable
-    // (or failed), and the notify callable is called when outcomes are waiting.
-    void send_async(py::handle obj, std::uint64_t token) {
+    // asyncio (objwire/_aio.py): objects started by send_async in one turn of the event loop
+    // are staged, then handed to the library as one async_send_many - one job and one
+    // completion for the batch instead of one each, which is most of an asynchronous send's
+    // cost. The batch's outcome comes out of drain_async() under its tokens.
+    void stage_async(py::handle obj) {
         value_tape& tape = thread_tape();
         conversion_error bad;
         if (!tape.append(obj, bad)) raise_conversion(bad);
-        message m = tape.at(0).to_message();
-        // Only queued for the library's worker: no wait, so the GIL is kept.
-        conn_->async_send(std::move(m),
-                          [outcomes = outcomes_, conn = conn_.get(), token](std::error_code ec) {
-                              outcomes->push(token, ec, ec ? conn->last_error() : std::string());
-                          });
+        staged_.push_back(tape.at(0).to_message());
+    }
+    void send_staged(std::uint64_t first) {
+        if (staged_.empty()) return;
+        std::vector<message> batch;
+        batch.swap(staged_);
+        const std::uint64_t count = batch.size();
+        conn_->async_send_many(std::move(batch), outcome_for(first, count));
+    }
+    // Tokens first .. first + count - 1 complete once everything sent before is durable (what a
+    // batch refused in its middle had sent before the refusal).
+    void flush_async(std::uint64_t first, std::uint64_t count) {
+        conn_->async_flush(outcome_for(first, count));
     }
     int async_fd() const { return outcomes_->fd(); }
     py::list drain_async(std::size_t most) { return outcomes_->drain(most); }
@@ -456,6 +468,11 @@ class py_connection {
     }
 
   private:
+    std::function<void(std::error_code)> outcome_for(std::uint64_t first, std::uint64_t count) {
+        return [outcomes = outcomes_, conn = conn_.get(), first, count](std::error_code ec) {
+            outcomes->push(first, count, ec, ec ? conn->last_error() : std::string());
+        };
+    }
     static bool fill(value_tape& tape, py::iterator& it, std::size_t batch, conversion_error& bad) {
         for (; it != py::iterator::sentinel() && tape.size() < batch &&
                tape.bytes().size() < (4u << 20);
@@ -529,6 +546,7 @@ class py_connection {
     std::shared_ptr<async_outcomes> outcomes_ = std::make_shared<async_outcomes>();
     std::unique_ptr<client::connection> conn_;
     bool as_messages_ = false;
+    std::vector<message> staged_;  // by the event loop's thread, with the GIL
     std::unique_ptr<tape_pipeline> pipeline_;
     std::atomic<bool> pipeline_in_use_{false};
 };
@@ -546,7 +564,9 @@ void bind_connection(py::module_& m) {
         .def("send_many", &py_connection::send_many)
         .def("flush", &py_connection::flush)
         .def("close", &py_connection::close)
-        .def("send_async", &py_connection::send_async)
+        .def("stage_async", &py_connection::stage_async)
+        .def("send_staged", &py_connection::send_staged)
+        .def("flush_async", &py_connection::flush_async)
         .def("async_fd", &py_connection::async_fd)
         .def("drain_async", &py_connection::drain_async)
         .def("interrupt", &py_connection::interrupt)

@@ -57,6 +57,7 @@ def test_send_async_fails_with_the_library_error(daemon):
         os.kill(daemon.proc.pid, signal.SIGSTOP)
         try:
             waiting = [conn.send_async(i) for i in range(10)]
+            await asyncio.sleep(0)  # the turn ends: the ten go to the library as one batch
             with pytest.raises(objwire.TooManyInFlightError) as e:
                 await conn.send_async(10)
             assert e.value.code == "too_many_in_flight" and "max_async_sends" in e.value.text
@@ -106,3 +107,21 @@ def test_read_async_follows_without_blocking_the_loop(daemon):
         return got
 
     assert asyncio.run(main()) == list(range(51))
+
+
+def test_a_refused_object_fails_alone_among_the_sends_of_its_turn(daemon):
+    deep = "x"
+    for _ in range(100):
+        deep = [deep]
+
+    async def main():
+        conn = objwire.connect(to=daemon.to)
+        futures = [conn.send_async(o) for o in (0, 1, {"deep": deep}, 3, 4)]
+        results = await asyncio.gather(*futures, return_exceptions=True)
+        await conn.close_async()
+        return results
+
+    results = asyncio.run(main())
+    assert results[:2] == [None, None] and results[3:] == [None, None]
+    assert isinstance(results[2], objwire.RefusedError) and results[2].code == "depth_exceeded"
+    assert sorted(m.obj for m in objwire.read(to=daemon.to)) == [0, 1, 3, 4]

@@ -120,11 +120,14 @@ class Connection:
 
     def close(self):
         """Sends what is left, waits for every acknowledgement and the daemon's goodbye."""
+        pending = self._pending
+        if pending is not None and _running_loop() is pending.loop:
+            pending.send_staged()  # started on this loop and not yet handed to the library
         try:
             self._c.close()
         finally:
-            if self._pending is not None:  # the futures settle on their loop
-                pending, self._pending = self._pending, None
+            if pending is not None:  # the futures settle on their loop
+                self._pending = None
                 try:
                     pending.loop.call_soon_threadsafe(pending.stop)
                 except RuntimeError:  # that loop is closed
@@ -133,6 +136,8 @@ class Connection:
     async def close_async(self):
         """close() for asyncio: waits on an executor thread, not on the loop."""
         import asyncio
+        if self._pending is not None:
+            self._pending.send_staged()
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     def interrupt(self):
@@ -215,6 +220,14 @@ def _since_ms(since):
             raise ValueError("since: a naive datetime (no tzinfo): give it one, e.g. timezone.utc")
         return max(1, int(since.timestamp() * 1000))
     raise TypeError("since takes a datetime or a timedelta back from now")
+
+
+def _running_loop():
+    import asyncio
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)

@@ -1,8 +1,11 @@
-"""asyncio: the library's completions resolve futures through the loop's thread-safe call."""
+"""asyncio: send_async's futures and read_async's iterator over the extension."""
 
 import asyncio
+import re
 
 from ._errors import error_for
+
+_BATCH_INDEX = re.compile(r"batch\[(\d+)\]")
 
 
 def _settle(future, outcome):
@@ -14,35 +17,86 @@ def _settle(future, outcome):
         future.set_exception(error_for(*outcome))
 
 
+def _copy_outcome(source, target):
+    if target.done():
+        return
+    if source.cancelled():
+        target.cancel()
+    elif source.exception() is not None:
+        target.set_exception(source.exception())
+    else:
+        target.set_result(None)
+
+
 class Pending:
-    """A connection's send_async futures, by token, on the loop of the first one. The
-    extension makes a descriptor readable once per burst of outcomes; drain() settles them."""
+    """A connection's send_async futures, by token, on the loop of the first one.
+
+    The objects started in one turn of the loop go to the library as one batch (its
+    async_send_many: one job and one completion for all), at the end of the turn. The
+    extension makes a descriptor readable when outcomes wait, without taking the GIL; the loop
+    watches it and settles the futures, a bounded number of batches per turn so that its other
+    callbacks run between them."""
+
+    BATCHES_PER_TURN = 4
 
     def __init__(self, c, loop):
+        self._c = c
         self.loop = loop
         self.futures = {}
+        self.objects = {}  # kept until settled: a batch refused in its middle sends the rest again
         self.token = 0
-        self._drain = c.drain_async
+        self.staged_from = None
         self.fd = c.async_fd()
         loop.add_reader(self.fd, self.drain)
 
-    def stop(self):
-        """On the loop: the last outcomes settled, the descriptor no longer watched."""
-        self.drain()
-        self.loop.remove_reader(self.fd)
+    def add(self, obj):
+        self._c.stage_async(obj)  # converted now: TypeError and refusals of the value raise here
+        self.token += 1
+        future = self.loop.create_future()
+        self.futures[self.token] = future
+        self.objects[self.token] = obj
+        if self.staged_from is None:
+            self.staged_from = self.token
+            self.loop.call_soon(self.send_staged)
+        return future
 
-    # Outcomes settled per turn of the loop: a burst of 100,000 acknowledgements is settled
-    # over many turns, and the loop's other callbacks (timers) run between them.
-    BURST = 256
+    def send_staged(self):
+        if self.staged_from is not None:
+            first, self.staged_from = self.staged_from, None
+            self._c.send_staged(first)
 
-    def drain(self):
-        outcomes = self._drain(self.BURST)
-        for token, outcome in outcomes:
+    def _settle_range(self, first, count, outcome):
+        for token in range(first, first + count):
+            self.objects.pop(token, None)
             future = self.futures.pop(token, None)
             if future is not None:
                 _settle(future, outcome)
-        if len(outcomes) == self.BURST:
+
+    def drain(self):
+        outcomes = self._c.drain_async(self.BATCHES_PER_TURN)
+        for first, count, outcome in outcomes:
+            refused = None
+            if outcome is not None and outcome[0] == "objwire.proto":
+                refused = _BATCH_INDEX.search(outcome[2])
+            if refused is None:
+                self._settle_range(first, count, outcome)
+                continue
+            # One object of the batch was refused: it fails; those before it are in the stream
+            # and complete when durable; those after it were not sent, and go again.
+            k = int(refused.group(1))
+            self._settle_range(first + k, 1, outcome)
+            if k > 0:
+                self._c.flush_async(first, k)
+            for token in range(first + k + 1, first + count):
+                again = self.add(self.objects.pop(token))
+                again.add_done_callback(lambda f, target=self.futures.pop(token): _copy_outcome(f, target))
+        if len(outcomes) == self.BATCHES_PER_TURN:
             self.loop.call_soon(self.drain)
+
+    def stop(self):
+        """On the loop: what is staged is sent, the descriptor no longer watched."""
+        self.send_staged()
+        self.loop.remove_reader(self.fd)
 
 
 def send_async(conn, obj):
@@ -51,15 +105,7 @@ def send_async(conn, obj):
     pending = conn._pending
     if pending is None or pending.loop is not loop:
         pending = conn._pending = Pending(conn._c, loop)
-    pending.token += 1
-    future = loop.create_future()
-    pending.futures[pending.token] = future
-    try:
-        conn._c.send_async(obj, pending.token)
-    except BaseException:
-        del pending.futures[pending.token]
-        raise
-    return future
+    return pending.add(obj)
 
 
 class AsyncReader:
