@@ -119,9 +119,15 @@ class tape_builder {
         error_.code = code;
         return false;
     }
-    bool unwind(bool ok, const std::string& segment) {
-        if (!ok) error_.path.insert(0, segment);
-        return ok;
+    // Prepends the place a refusal was found at; the segment is made only then.
+    bool unwind(const std::string& segment) {
+        error_.path.insert(0, segment);
+        return false;
+    }
+    static std::string key_segment(PyObject* key) {
+        const char* text = PyUnicode_AsUTF8(key);
+        if (text == nullptr) PyErr_Clear();
+        return "[\"" + std::string(text != nullptr ? text : "?") + "\"]";
     }
     bool integer(PyObject* o) {
         int overflow = 0;
@@ -170,9 +176,7 @@ class tape_builder {
         while (PyDict_Next(o, &pos, &k, &v)) {
             if (!PyUnicode_Check(k))
                 return fail("", "a dict key of type " + type_name(k) + " (keys are str)");
-            const std::string key = PyUnicode_AsUTF8(k) ? PyUnicode_AsUTF8(k) : "?";
-            if (!unwind(string(k), "[\"" + key + "\"]")) return false;
-            if (!unwind(value(v, depth), "[\"" + key + "\"]")) return false;
+            if (!string(k) || !value(v, depth)) return unwind(key_segment(k));
         }
         return true;
     }
@@ -181,7 +185,7 @@ class tape_builder {
         PyObject** items = PySequence_Fast_ITEMS(o);
         count(tag::list, n);
         for (Py_ssize_t i = 0; i < n; ++i)
-            if (!unwind(value(items[i], depth), "[" + std::to_string(i) + "]")) return false;
+            if (!value(items[i], depth)) return unwind("[" + std::to_string(i) + "]");
         return true;
     }
     bool record(PyObject* o, const record_class& rc, unsigned depth) {
@@ -195,7 +199,7 @@ class tape_builder {
             }
             const bool ok = value(v, depth);
             Py_DECREF(v);
-            if (!unwind(ok, "." + rc.type->fields[i])) return false;
+            if (!ok) return unwind("." + rc.type->fields[i]);
         }
         return true;
     }
