@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "client/python/python_module.hpp"
 #include "client/python/python_values.hpp"
@@ -46,17 +47,28 @@ class py_reader {
         };
         reader_ = std::make_unique<client::reader>(options_, r);
         cursor_ = !r.cursor.empty();
+        read_ = std::move(r);
     }
     ~py_reader() {
         py::gil_scoped_release nogil;
         reader_.reset();
     }
 
+    // A cursor the last reader let go of a moment ago may still be held by the daemon for its
+    // connection (sender_busy): tried again for up to a second, as a follower's reconnection
+    // does (docs/LIBRARY.md, "Following and reconnecting").
     void open() {
         std::error_code ec;
         {
             py::gil_scoped_release nogil;
-            ec = reader_->open();
+            const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+            auto pause = std::chrono::milliseconds(10);
+            while ((ec = reader_->open()) == proto_errc::sender_busy && cursor_ &&
+                   std::chrono::steady_clock::now() + pause < give_up && !stop_) {
+                std::this_thread::sleep_for(pause);
+                pause *= 2;
+                reader_ = std::make_unique<client::reader>(options_, read_);
+            }
         }
         if (ec) raise_error(ec, reader_->last_error());
     }
@@ -138,6 +150,7 @@ class py_reader {
     }
 
     client::options options_;
+    client::read_options read_;
     py::dict types_;
     std::atomic<bool> stop_{false};
     std::unique_ptr<client::reader> reader_;

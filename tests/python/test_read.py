@@ -78,6 +78,15 @@ def test_a_cursor_goes_on_where_its_last_reader_left(daemon):
     assert b"jobs" in listing.stdout and b"12" in listing.stdout
 
 
+def test_a_cursor_read_left_early_goes_on_at_the_next_object(daemon):
+    send(daemon, list(range(10)))
+    with objwire.read(to=daemon.to, cursor="early") as r:
+        first = [next(r).obj for _ in range(4)]
+    assert first == [0, 1, 2, 3]  # handed out: done, as the cursor now says
+    with objwire.read(to=daemon.to, cursor="early") as r:
+        assert [m.obj for m in r] == list(range(4, 10))
+
+
 def test_a_cursor_follower_acks_what_it_handed_out_while_it_waits(daemon):
     send(daemon, list(range(6)))
     got = []
