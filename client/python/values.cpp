@@ -485,11 +485,8 @@ class python_builder {
                 return py::int_(v.get<std::int64_t>());
             case value::kind::floating:
                 return py::float_(v.get<double>());
-            case value::kind::string: {
-                const auto& s = v.get<std::string>();
-                return py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
-                    s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape"));
-            }
+            case value::kind::string:
+                return text(v.get<std::string>());
             case value::kind::bytes: {
                 const auto& b = v.get<objwire::bytes>().data;
                 return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
@@ -503,8 +500,11 @@ class python_builder {
             }
             case value::kind::map: {
                 py::dict out;
-                for (const auto& [k, x] : v.get<objwire::map>())
-                    out[py::str(k)] = value(x);
+                for (const auto& [k, x] : v.get<objwire::map>()) {
+                    py::object key = text(k), item = value(x);
+                    if (PyDict_SetItem(out.ptr(), key.ptr(), item.ptr()) != 0)
+                        throw py::error_already_set();
+                }
                 return out;
             }
             case value::kind::record:
@@ -518,6 +518,12 @@ class python_builder {
     }
 
   private:
+    static py::object text(const std::string& s) {
+        PyObject* o =
+            PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+        if (o == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(o);
+    }
     py::object record(const objwire::record& r) {
         py::dict fields;
         const auto& names = r.type->fields;

@@ -10,6 +10,7 @@
 - 100,000 send_async from an asyncio program while a 1 ms timer runs: the timer's gaps (alone,
   with the sends, and with the sends and the garbage collector off), each in a process of its
   own;
+- read() of the last COUNT objects back into Python;
 - Ctrl-C (SIGINT) during a send_many waiting on a stopped daemon and during a flush(): the
   time from the signal to KeyboardInterrupt.
 
@@ -177,6 +178,11 @@ def main():
         print(f"{name:40s} {wall:12,.0f} objects/s {per_cpu:12,.0f} per CPU second", flush=True)
     print(f"dicts / json path: {table[0][1] / table[2][1]:.2f}x wall, "
           f"{table[0][2] / table[2][2]:.2f}x per CPU second")
+    wall, spent = time.monotonic(), cpu()
+    got = sum(1 for _ in objwire.read(to=to, last=count))
+    print(f"{'read() of the last ' + str(got) + ' as dicts':40s} "
+          f"{got / (time.monotonic() - wall):12,.0f} objects/s {got / (cpu() - spent):12,.0f} "
+          "per CPU second", flush=True)
     for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "off")):
         # In a process of its own: this one holds the objects above, whose garbage collection
         # would stop the loop for longer than anything measured.

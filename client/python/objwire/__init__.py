@@ -243,6 +243,7 @@ class Reader:
         self._other = other
         self._on_gap = on_gap
         self._gaps_told = 0
+        self._time = (None, None)  # (ms, datetime): the objects of a block share their time
         self._r = _objwire._Reader(_option_pairs(options), where, self._types)
         self._r.open()
         self._lock = _threading.Lock()
@@ -255,7 +256,9 @@ class Reader:
                 raise ReadError(f"a record of {', '.join(sorted(self._names))}, found {found} "
                                 f"(message at offset {offset})", "objwire.typed", "wrong_record", 0)
             return None
-        return Message(offset, sender, _EPOCH + _dt.timedelta(milliseconds=time_ms), obj)
+        if self._time[0] != time_ms:
+            self._time = (time_ms, _EPOCH + _dt.timedelta(milliseconds=time_ms))
+        return Message(offset, sender, self._time[1], obj)
 
     def _tell_gaps(self):
         gaps = self._r.gaps()
