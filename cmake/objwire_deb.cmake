@@ -33,13 +33,31 @@ set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL runtime)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME objwire)
 set(CPACK_DEBIAN_RUNTIME_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # passwd: useradd in postinst; procps: the unit reloads with /bin/kill -HUP.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "passwd, procps")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "systemd")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "passwd, procps")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "systemd")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA
     ${PROJECT_SOURCE_DIR}/cmake/deb/conffiles ${PROJECT_SOURCE_DIR}/cmake/deb/postinst
     ${PROJECT_SOURCE_DIR}/cmake/deb/prerm ${PROJECT_SOURCE_DIR}/cmake/deb/postrm)
+# The Python module is a package of its own, python3-objwire (Debian's name for a module
+# `objwire` of Python 3, section python): a Python user needs neither the daemon nor its
+# service user, and an operator no Python. The extension links the library statically, so it
+# depends only on what dpkg-shlibdeps finds and on the Python it was built for.
+if(OBJWIRE_PYTHON)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-objwire)
+  set(CPACK_DEBIAN_PYTHON_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${OBJWIRE_PYTHON_DEB_DEPENDS}")
+  # CPack puts the project's summary above it, as for the runtime package.
+  set(CPACK_DEBIAN_PYTHON_DESCRIPTION
+      "python3-objwire is the Python module of objwire's client: the module
+objwire sends Python objects (dicts, lists, dataclasses, datetimes) to
+objwired and reads them back, blocking or with asyncio. It binds objwire's
+C++ client library, so resume, exactly-once reruns and the daemon's limits
+hold as in the objwire command line.")
+endif()
 include(CPack)

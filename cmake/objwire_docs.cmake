@@ -42,3 +42,8 @@ install(FILES ${objwire_docs_dir}/objwire.bash DESTINATION share/bash-completion
         RENAME objwire COMPONENT runtime)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright ${objwire_docs_dir}/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
+# The Python module's package (python3-objwire, cmake/objwire_deb.cmake) carries them too.
+if(OBJWIRE_PYTHON)
+  install(FILES ${PROJECT_SOURCE_DIR}/packaging/copyright ${objwire_docs_dir}/changelog.gz
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/python3-objwire COMPONENT python)
+endif()

@@ -26,6 +26,7 @@ packages=(
   lintian  # tests/package/deb_lint_test.sh: the .deb passes lintian without error or warning
   debootstrap systemd-container  # tests/package/deb_test.sh: a fresh Debian 12 root, booted with systemd-nspawn
   prometheus  # promtool: tests/repo/alert_rules_test.sh, tests/integration/metrics_values_test.sh
+  pybind11-dev python3-dev python3-pytest  # the Python module (client/python) and its tests (tests/python)
 )
 boost_package=libboost1.81-dev
 # Where a Boost is looked for when its package is not installed (a test points it elsewhere).

@@ -21,6 +21,11 @@ check_prefix() {
            lib/pkgconfig/objwire.pc; do
     [ -f "$p/$f" ] || fail "$f not installed"
   done
+  # The Python module, when the build has it: importable from the prefix's Python path.
+  if [ -d "$build/python/objwire" ]; then
+    PYTHONPATH="$p/lib/python3/dist-packages" /usr/bin/python3 -c 'import objwire, sys; sys.exit(objwire.__file__.startswith(sys.argv[1]) is False)' "$p" ||
+      fail "the Python module installed under $p does not import from there"
+  fi
   "$p/sbin/objwired" --check-config "$p/etc/objwire/objwired.toml" >/dev/null ||
     fail "the installed objwired does not accept the installed config"
   grep -qx "ExecStart=$p/sbin/objwired --config $p/etc/objwire/objwired.toml" "$unit" ||

@@ -31,6 +31,15 @@ deb=$(ls "$dir"/out/objwire_*.deb)
 lintian --fail-on error,warning --tag-display-limit 0 "$deb" >"$dir/lintian.log" 2>&1 ||
   fail "lintian on $(basename "$deb"): $(cat "$dir/lintian.log")"
 echo "deb_lint: lintian $(lintian --version | awk '{print $2}'): no error, no warning"
+# The Python module's package, when the build has the module (docs/PYTHON.md).
+if [ -d "$build/python/objwire" ]; then
+  pydeb=$(ls "$dir"/out/python3-objwire_*.deb) || fail "no python3-objwire package"
+  lintian --fail-on error,warning --tag-display-limit 0 "$pydeb" >"$dir/lintian-py.log" 2>&1 ||
+    fail "lintian on $(basename "$pydeb"): $(cat "$dir/lintian-py.log")"
+  grep -q "/usr/lib/python3/dist-packages/objwire/__init__.py" <<<"$(dpkg-deb -c "$pydeb")" ||
+    fail "python3-objwire holds no objwire package in dist-packages"
+  echo "deb_lint: python3-objwire: no error, no warning"
+fi
 
 dpkg-deb -x "$deb" "$dir/root"
 dpkg-deb -e "$deb" "$dir/control"

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""The Python module's throughput and latency against a running objwired (docs/PERFORMANCE.md,
+"Python"):
+
+    PYTHONPATH=build/python python3 tests/bench/python_bench.py 127.0.0.1:PORT [COUNT] [RUNS]
+
+- send_many of the `events` workload as dicts, and as the Event dataclass;
+- the same dicts as a Python program sends them without the module: json.dumps lines written
+  into `objwire send -` (build/client/objwire, or $OBJWIRE);
+- 100,000 send_async from an asyncio program while a 1 ms timer runs: the timer's gaps (alone,
+  with the sends, and with the sends and the garbage collector off), each in a process of its
+  own;
+- read() of the last COUNT objects back into Python;
+- Ctrl-C (SIGINT) during a send_many waiting on a stopped daemon and during a flush(): the
+  time from the signal to KeyboardInterrupt.
+
+COUNT objects per run (default 1,000,000: the first 100,000 events, sent COUNT/100,000 times
+over), compression off; each figure is the median of RUNS (default 3) in one invocation.
+Objects per second are wall-clock, from connect() to the last acknowledgement (close()), and
+per CPU second of the sending processes (this one and, for the json path, `objwire send`).
+"""
+
+import asyncio
+import json
+import os
+import pathlib
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "python"))
+
+import objwire  # noqa: E402
+from events import events  # noqa: E402
+
+OBJWIRE = os.environ.get("OBJWIRE", str(ROOT / "build" / "client" / "objwire"))
+
+
+def cpu(who=resource.RUSAGE_SELF):
+    u = resource.getrusage(who)
+    return u.ru_utime + u.ru_stime
+
+
+def repeated(objs, count):
+    for _ in range(count // len(objs)):
+        yield from objs
+
+
+def module_run(to, objs, count):
+    wall, spent = time.monotonic(), cpu()
+    with objwire.connect(to=to, compression_policy="never") as conn:
+        conn.send_many(repeated(objs, count))
+    return count / (time.monotonic() - wall), count / (cpu() - spent)
+
+
+def json_run(to, objs, count):
+    env = dict(os.environ, OBJWIRE_COMPRESSION_POLICY="never")
+    wall, spent, children = time.monotonic(), cpu(), cpu(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen([OBJWIRE, "send", "-", "--to", to], stdin=subprocess.PIPE,
+                            text=True, bufsize=1 << 20, env=env)
+    write, dumps = proc.stdin.write, json.dumps
+    for o in repeated(objs, count):
+        write(dumps(o, separators=(",", ":")))
+        write("\n")
+    proc.stdin.close()
+    if proc.wait() != 0:
+        sys.exit(f"objwire send exited {proc.returncode}")
+    used = cpu() - spent + cpu(resource.RUSAGE_CHILDREN) - children
+    return count / (time.monotonic() - wall), count / used
+
+
+def timer_gaps(to, sends=100_000, burst=200):
+    """The 1 ms timer's gaps (p50, p99, max in ms) while `sends` send_async complete, started
+    `burst` at a time; with sends=0, the timer alone for as long (what the machine gives)."""
+    async def main():
+        ticks, stop = [], asyncio.Event()
+
+        async def timer():
+            while not stop.is_set():
+                await asyncio.sleep(0.001)
+                ticks.append(time.monotonic())
+
+        ticking = asyncio.create_task(timer())
+        await asyncio.sleep(0.05)
+        conn = objwire.connect(to=to)
+        left = sends
+        all_done = asyncio.Event()
+
+        def done(_):
+            nonlocal left
+            left -= 1
+            if left == 0:
+                all_done.set()
+
+        first = len(ticks)
+        if sends == 0:
+            await asyncio.sleep(1.0)
+            all_done.set()
+        for b in range(sends // burst):
+            for i in range(burst):
+                conn.send_async({"b": b, "i": i}).add_done_callback(done)
+            await asyncio.sleep(0)
+        await all_done.wait()
+        stop.set()
+        await ticking
+        await conn.close_async()
+        return ticks[first:]
+
+    ticks = asyncio.run(main())
+    gaps = sorted((b - a) * 1000 for a, b in zip(ticks, ticks[1:]))
+    return gaps[len(gaps) // 2], gaps[len(gaps) * 99 // 100], gaps[-1]
+
+
+CTRL_C = textwrap.dedent("""
+    import sys, time, objwire
+    conn = objwire.connect(to=sys.argv[1], retry_for="0ms", flow_max_in_flight="64KiB")
+    print("ready", flush=True)
+    try:
+        if sys.argv[2] == "send_many":
+            conn.send_many({"pad": "x" * 1000, "i": i} for i in range(10**9))
+        else:
+            conn.send(1)
+            conn.flush()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+""")
+
+
+def ctrl_c(to, daemon_pid, call):
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C, to, call], stdout=subprocess.PIPE,
+                             text=True)
+    child.stdout.readline()
+    os.kill(daemon_pid, signal.SIGSTOP)
+    try:
+        time.sleep(1.0)  # a benchmark: the call has long been waiting for the stopped daemon
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline()
+        took = time.monotonic() - sent
+    finally:
+        os.kill(daemon_pid, signal.SIGCONT)
+        child.kill()
+        child.wait()
+    return took * 1000 if line.startswith("interrupted") else float("nan")
+
+
+def daemon_pid(to):
+    port = to.rsplit(":", 1)[1]
+    out = subprocess.run(["ss", "-Hltnp", f"sport = :{port}"], capture_output=True, text=True)
+    return int(out.stdout.split("pid=")[1].split(",")[0])
+
+
+def main():
+    if sys.argv[1] == "--timer":
+        if sys.argv[4] == "off":
+            import gc
+            gc.disable()  # the 100,000 futures alive make each full collection long
+        print(*timer_gaps(sys.argv[2], int(sys.argv[3])))
+        return
+    to = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    dicts = list(events(min(count, 100_000)))
+    classes = list(events(min(count, 100_000), as_dataclass=True))
+    table = []
+    for name, run, objs in (("send_many, dicts", module_run, dicts),
+                            ("send_many, dataclasses", module_run, classes),
+                            ("json.dumps lines into objwire send -", json_run, dicts)):
+        results = [run(to, objs, count) for _ in range(runs)]
+        wall = statistics.median(r[0] for r in results)
+        per_cpu = statistics.median(r[1] for r in results)
+        table.append((name, wall, per_cpu))
+        print(f"{name:40s} {wall:12,.0f} objects/s {per_cpu:12,.0f} per CPU second", flush=True)
+    print(f"dicts / json path: {table[0][1] / table[2][1]:.2f}x wall, "
+          f"{table[0][2] / table[2][2]:.2f}x per CPU second")
+    wall, spent = time.monotonic(), cpu()
+    got = sum(1 for _ in objwire.read(to=to, last=count))
+    print(f"{'read() of the last ' + str(got) + ' as dicts':40s} "
+          f"{got / (time.monotonic() - wall):12,.0f} objects/s {got / (cpu() - spent):12,.0f} "
+          "per CPU second", flush=True)
+    for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "off")):
+        # In a process of its own: this one holds the objects above, whose garbage collection
+        # would stop the loop for longer than anything measured.
+        out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
+                             capture_output=True, text=True, check=True).stdout
+        p50, p99, worst = map(float, out.split())
+        what = f"during 100,000 send_async, gc {gc}" if sends else "alone, 1 s"
+        print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+    pid = daemon_pid(to)
+    for call in ("send_many", "flush"):
+        print(f"Ctrl-C during {call} on a stopped daemon: {ctrl_c(to, pid, call):.0f} ms")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()
