@@ -99,6 +99,11 @@ struct journal_block_view {
     std::optional<journal_stream_record> record;  // flags bit 0
     std::span<const std::uint8_t> payload;
     std::uint64_t end_offset() const { return header.first_offset + header.message_count; }
+    // The whole block's bytes in its segment (what a reader is served as one frame's payload).
+    std::size_t bytes() const {
+        return journal_block_header_size + sender_id.size() +
+               (record ? journal_stream_record_size : 0) + payload.size();
+    }
 };
 
 // Builds blocks one after another into a reusable buffer.

@@ -1,5 +1,6 @@
 #include "daemon/ops/journal_tools.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -83,6 +84,7 @@ int verify_journal(const std::string& data_dir) {
     std::vector<segment_info> segments;
     if (int rc = find_segments(data_dir, segments)) return rc;
     std::uint64_t blocks = 0;
+    std::uint64_t largest_block = 0;
     std::uint64_t lost = 0;
     bool overlap = false;
     segment_findings open_segment;
@@ -106,6 +108,7 @@ int verify_journal(const std::string& data_dir) {
             return exit_unreadable;
         }
         blocks += f.blocks;
+        largest_block = std::max(largest_block, f.largest_block);
         overlap = overlap || f.overlap;
         if (!f.damage.empty())
             std::cerr << "objwired: " << seg.path.string() << ": " << f.damage << "\n";
@@ -131,7 +134,8 @@ int verify_journal(const std::string& data_dir) {
                   << checkpoint->end_offset - 1 << " were synced, the journal ends at " << end
                   << "\n";
     std::cout << data_dir << ": " << segments.size() << " segments, " << blocks
-              << " blocks verified, offsets " << segments.front().first_offset << " to " << end
+              << " blocks verified (the largest " << largest_block << " bytes), offsets "
+              << segments.front().first_offset << " to " << end
               << (lost > 0 ? ", " + std::to_string(lost) + " offsets lost" : std::string()) << "\n";
     if (overlap) return exit_unreadable;
     return lost > 0 || synced_lost || damaged ? exit_lost : exit_ok;

@@ -79,6 +79,7 @@ std::error_code walk_segment(segment_reader& reader, segment_findings& out) {
         if (st == segment_reader::status::block) {
             ++out.blocks;
             out.messages += block.header.message_count;
+            out.largest_block = std::max<std::uint64_t>(out.largest_block, block.bytes());
             continue;
         }
         if (st == segment_reader::status::io_error) return reader.error();

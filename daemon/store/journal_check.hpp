@@ -22,6 +22,7 @@ struct segment_findings {
     bool overlap = false;          // the segment runs past the next one's first offset
     std::uint64_t blocks = 0;      // verified blocks (full check)
     std::uint64_t messages = 0;    // in them
+    std::uint64_t largest_block = 0;  // bytes of the largest of them
     bool bad_end = false;          // the walk ended at damage with nothing intact after it
 };
 

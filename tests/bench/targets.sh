@@ -157,12 +157,15 @@ send_input() {
     done
 }
 
-# paced CASE CLIENT_ENV MAX ARGS...: REPEAT runs at half of MAX objects/s.
+# paced CASE CLIENT_ENV MAX ARGS...: REPEAT runs at half of MAX objects/s, at least LEAST
+# objects (default 1; over many connections, 20 each, so that none sends nothing when a
+# busy machine's maximum is low).
 paced() {
     local case_name=$1 client_env=$2 rate
     rate=$(calc '%d' "$3 / 2")
     shift 3
-    bench "\"case\":\"$case_name\"" "$client_env" -n "$(objects_for "$rate")" --rate "$rate/s" "$@"
+    bench "\"case\":\"$case_name\"" "$client_env" -n "$(objects_for "$rate" "${least:-1}")" \
+        --rate "$rate/s" "$@"
 }
 
 # p99 ack latency at 50% of the maximum for one fsync policy and linger 0 and default; sets
@@ -205,7 +208,7 @@ load_shapes() {
         repeat=1 connections one 1
         repeat=1 connections thousand 1000
     done
-    paced thousand_half "" "$interval_max" --connections 1000
+    least=20000 paced thousand_half "" "$interval_max" --connections 1000
     for _ in $(seq "$repeat"); do
         repeat=1 bench '"case":"readers_0"' "" -n "$(objects_for "$interval_max")" --readers 0
         repeat=1 bench '"case":"readers_10"' "" -n "$(objects_for "$interval_max")" --readers 10
