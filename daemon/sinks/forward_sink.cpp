@@ -39,6 +39,14 @@ std::size_t approximate_bytes(const value& v) {
     return n;
 }
 
+// The hop's own words for a refusal, without what the client library and the error frame put
+// before them ("refused by peer: " and the code's message), so that a refusal passed back
+// through a chain of relays does not gather one such prefix per relay.
+std::string refusal_text(const std::string& last_error, std::error_code ec) {
+    const std::string prefix = "refused by peer: " + ec.message() + ": ";
+    return last_error.starts_with(prefix) ? last_error.substr(prefix.size()) : last_error;
+}
+
 std::size_t approximate_bytes(const message& m) {
     std::size_t n = approximate_bytes(m.root);
     for (const auto& o : m.objects)
@@ -169,7 +177,8 @@ class hop_link {
             lock.lock();
             if (queue_.empty() && (in_flight_.empty() || failed_)) {
                 if (stopping_) break;
-                wake_.wait(lock, [&] { return stopping_ || cancelled_ || !queue_.empty(); });
+                wake_.wait(
+                    lock, [&] { return stopping_ || (cancelled_ && !failed_) || !queue_.empty(); });
             } else if (queue_.empty()) {
                 if (stopping_ || abandoned_) phase_.on_stop(clock::now());
                 lock.unlock();
@@ -272,7 +281,7 @@ class hop_link {
         }
         {
             std::lock_guard lock(mutex_);
-            failure_ = {ec, why};
+            failure_ = {ec, refusal_text(why, ec)};
         }
         fail_batches(ec, current);
     }
