@@ -318,7 +318,8 @@ asio::awaitable<void> session::watch_for_hangup() {
     auto [ec, n] = co_await stream_io_.async_read_some(
         asio::buffer(&extra, 1), asio::bind_cancellation_slot(read_cancel_.slot(), use_tuple));
     read_cancel_.slot().clear();
-    if (ec == asio::error::operation_aborted || state_.over()) co_return;
+    // Gone once every reply was out (the writer had not yet cancelled this): nothing was left.
+    if (ec == asio::error::operation_aborted || state_.over() || replies_.empty()) co_return;
     if (!ec) {
         spdlog::warn("{}: closing connection: bytes after the goodbye", peer_);
         fail();

@@ -97,7 +97,6 @@ class hop_link {
     // such time counts); a worker blocked in the connection is then cut.
     void abandon(std::chrono::milliseconds within) {
         std::lock_guard lock(mutex_);
-        abandoned_ = true;
         const auto due = clock::now() + within;
         if (pending_ > 0 && (!cut_due_ || due < *cut_due_)) cut_due_ = due;
         wake_.notify_one();
@@ -180,7 +179,7 @@ class hop_link {
                 wake_.wait(
                     lock, [&] { return stopping_ || (cancelled_ && !failed_) || !queue_.empty(); });
             } else if (queue_.empty()) {
-                if (stopping_ || abandoned_) phase_.on_stop(clock::now());
+                if (stopping_) phase_.on_stop(clock::now());
                 lock.unlock();
                 if (auto ec = hop.poll(5ms)) fail(hop, ec);
                 check_deadline(hop);
@@ -312,7 +311,6 @@ class hop_link {
     sink_stream::failure failure_;
     std::uint64_t pending_ = 0;  // batches committed and not yet completed
     bool stopping_ = false;      // the stream is gone
-    bool abandoned_ = false;     // its sender left: no ack is awaited upstream
     bool cancelled_ = false;     // cut: the hop connection's waits were interrupted
     bool done_ = false;          // the worker has ended
     std::optional<clock::time_point> cut_due_;
