@@ -147,6 +147,8 @@ class session : public std::enable_shared_from_this<session> {
     // limits.max_buffered_bytes (paused), or while the sink is out of space, retrying its
     // batch (stalled). False: the connection failed.
     asio::awaitable<bool> hold_reading();
+    // While paused: the sender closed its side; the sink need not wait long for its acks.
+    void notice_hangup_while_paused();
     // A commit that failed for want of space and kept its batch: stall (stop reading and
     // acknowledging, retry) instead of closing. False: not such a failure.
     bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
@@ -178,6 +180,7 @@ class session : public std::enable_shared_from_this<session> {
     asio::steady_timer wake_;
     bool watching_ = false;         // the watchdog runs
     bool refused_by_sink_ = false;  // the sink turned the stream away (it logs that itself)
+    bool hangup_seen_ = false;      // notice_hangup_while_paused() found the sender gone
     bool refusal_passed_ = false;   // the sink's peer refused the stream; the sender was told
     time_point handshake_deadline_ = never;
     time_point guard_due_ = never;

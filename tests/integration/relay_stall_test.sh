@@ -7,7 +7,8 @@
 #   SIGXFSZ ignored, so a write fails with EFBIG as on a full disk: it stalls, not acking).
 # For each: `objwire send --retry-for 5s` to the relay exits 3 within 5 s + 2 s; within 2 s
 # after, the relay holds no connection (neither the upstream's session nor its hop
-# connection), nor after ten sends at once; with a send in flight, SIGTERM ends the relay
+# connection), nor after ten sends at once, nor with its reading paused (silent hop only);
+# with a send in flight, SIGTERM ends the relay
 # within server.shutdown_grace + 1 s. The times measured are printed.
 # Usage: relay_stall_test.sh OBJWIRED OBJWIRE SILENT_DAEMON
 set -euo pipefail
@@ -99,6 +100,31 @@ hop=$!
 sport=$(logged_port "$dir/silent.out" || true)
 [ -n "$sport" ] || fail "silent_daemon did not say its port"
 check_relay silent "$sport"
+
+# The relay's reading paused (limits.max_buffered_bytes 64 KiB, charged the memory of 1 KiB
+# frames of tiny messages) when the sender gives up: its close waits behind unread bytes, and
+# is seen all the same.
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "{\"i\":%d}\n", i % 10 }' >"$dir/tiny.jsonl"
+OBJWIRE_LIMITS_MAX_BUFFERED_BYTES=64KiB OBJWIRE_SINK_KIND=forward \
+  OBJWIRE_FORWARD_TO="127.0.0.1:$sport" start_daemon "$dir/log.relay-paused" "$dir/relay-paused" \
+  --log-level debug
+start=$(now_ms)
+rc=0
+OBJWIRE_BATCH_MAX_BYTES=1KiB timeout 60 "$objwire" send "$dir/tiny.jsonl" --to "127.0.0.1:$port" \
+  --retry-for 5s 2>"$dir/send.err" || rc=$?
+elapsed=$(($(now_ms) - start))
+echo "paused: send --retry-for 5s: exit $rc after $elapsed ms"
+[ "$rc" -eq 3 ] && [ "$elapsed" -le 7000 ] || fail "paused: send exited $rc after $elapsed ms"
+grep -q "reading paused" "$dir/log.relay-paused" || fail "paused: the relay never paused reading"
+start=$(now_ms)
+wait_until 2 relay_idle ||
+  fail "paused: the relay still holds $(connections_of "$daemon") connections 2 s after the send"
+echo "paused: relay without connections $(($(now_ms) - start)) ms after the send ended"
+grep -q "the sender left while reading was paused" "$dir/log.relay-paused" ||
+  fail "paused: the sender's close was not seen"
+kill "$daemon"
+wait "$daemon" || true
+daemon=""
 kill "$hop"
 wait "$hop" 2>/dev/null || true
 
