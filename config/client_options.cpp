@@ -60,7 +60,8 @@ constexpr auto same_fields = std::make_tuple(
               &client_settings::compression_min_frame_bytes},
     std::pair{&client::options::transient, &client_settings::transient},
     std::pair{&client::options::lazy_fields, &client_settings::lazy_fields},
-    std::pair{&client::options::lazy_min_bytes, &client_settings::lazy_min_bytes});
+    std::pair{&client::options::lazy_min_bytes, &client_settings::lazy_min_bytes},
+    std::pair{&client::options::relay_path, &client_settings::relay_path});
 
 template <class Copy>
 void for_each_same_field(Copy copy) {

@@ -144,6 +144,14 @@ const std::array daemon_schema_keys{
                 .doc = "bytes a connection may have read and not yet had acknowledged (stored "
                        "durably), announced to senders as their credit; reading pauses beyond it",
                 .access = bind<&ds::max_buffered_bytes>()},
+    key_def<ds>{.name = "limits.max_hops",
+                .kind = value_kind::integer,
+                .default_text = "8",
+                .min = 1,
+                .max = 64,
+                .doc = "relays (sink.kind = \"forward\") a sender stream may have passed on its "
+                       "way here; a stream that passed more, or this relay already, is refused",
+                .access = bind<&ds::max_hops>()},
     key_def<ds>{.name = "limits.max_connections_per_address",
                 .kind = value_kind::integer,
                 .default_text = "0",

@@ -83,6 +83,7 @@ struct daemon_settings {
     std::uint64_t min_read_rate = 1 * kibibyte;          // limits.min_read_rate (B/s), 0 = off
     std::chrono::milliseconds read_rate_window{30000};   // limits.read_rate_window
     std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes
+    std::uint64_t max_hops = 8;  // limits.max_hops: relays a sender stream may have passed
     // limits.max_connections_per_address, 0 = none
     std::uint32_t max_connections_per_address = 0;
     std::uint32_t max_pending_hellos = 256;  // limits.max_pending_hellos
@@ -142,6 +143,9 @@ struct client_settings {
     std::uint16_t to_port = 7878;
     std::chrono::milliseconds connect_timeout{5000};  // client.connect_timeout
     std::string sender_id;  // client.sender_id: the stream's stable id; "" = random per connection
+    // Not a key: the relays the stream already passed (hello field 17), set by a relay for
+    // its connection to the next hop.
+    std::vector<std::string> relay_path;
     // [resume]
     std::chrono::milliseconds resume_retry_for{30000};     // resume.retry_for, 0 = no reconnect
     std::uint64_t resume_max_replay_bytes = 8 * mebibyte;  // resume.max_replay_bytes

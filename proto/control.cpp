@@ -81,6 +81,8 @@ void encode_hello(const hello& h, byte_buffer& out) {
     if (!h.read_cursor.empty()) w.text(14, h.read_cursor);
     if (h.request != read_request::none) w.number(15, static_cast<std::uint64_t>(h.request));
     if (h.read_since_ms != 0) w.number(16, h.read_since_ms);
+    for (const auto& relay : h.relay_path)
+        w.text(17, relay);
 }
 
 result<hello> decode_hello(std::span<const std::uint8_t> payload) {
@@ -121,6 +123,9 @@ result<hello> decode_hello(std::span<const std::uint8_t> payload) {
                 return read_enum(f, h.request, read_request::set_cursor);
             case 16:
                 return read_into(f, h.read_since_ms);
+            case 17:
+                if (h.relay_path.size() >= max_relay_path) return proto_errc::too_many_elements;
+                return read_text(f, h.relay_path.emplace_back());
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

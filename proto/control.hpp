@@ -17,6 +17,8 @@
 namespace objwire {
 
 inline constexpr std::uint16_t protocol_version = 1;
+// The most relay ids a hello may carry (field 17); a longer path is refused as malformed.
+inline constexpr std::size_t max_relay_path = 64;
 
 // What a connection is for, said in its hello: streaming objects in (the default), reading
 // stored objects back, or fetching the daemon's metrics.
@@ -58,6 +60,9 @@ struct hello {
     // Field 16: start at the first block stored at or after this time (milliseconds since
     // the Unix epoch, the journal block header's time); 0: not by time.
     std::uint64_t read_since_ms = 0;
+    // Field 17, once per relay the stream passed, first relay first (docs/PROTOCOL.md 1.5):
+    // each relay's id. Absent: straight from its client. At most max_relay_path entries.
+    std::vector<std::string> relay_path;
     bool operator==(const hello&) const = default;
 };
 

@@ -87,6 +87,8 @@ class proto_category_impl final : public std::error_category {
                 return "no such sender id or cursor";
             case proto_errc::past_end:
                 return "offset past the end of what is stored";
+            case proto_errc::relay_loop:
+                return "the stream already passed through this relay, or through too many";
         }
         return "unknown objwire.proto error " + std::to_string(ev);
     }
@@ -178,6 +180,8 @@ const char* proto_errc_name(proto_errc e) noexcept {
             return "not_found";
         case proto_errc::past_end:
             return "past_end";
+        case proto_errc::relay_loop:
+            return "relay_loop";
     }
     return "unknown";
 }

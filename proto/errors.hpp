@@ -45,6 +45,7 @@ enum class proto_errc {
     store_limit_exceeded,  // the receiver will not store more for what this peer sent
     not_found = 36,        // a reader's sender id or cursor that the daemon does not know
     past_end = 37,         // a cursor set, or a new one made, past the end of what is stored
+    relay_loop = 38,       // a stream that already passed this relay, or more relays than allowed
 };
 static_assert(static_cast<int>(proto_errc::duplicate_field) == 34, "error values are wire values");
 

@@ -95,6 +95,7 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     o.encoding.lazy.min_bytes = s.lazy_min_bytes;
     if (auto codec = parse_codec(s.lazy_codec)) o.encoding.lazy.codec = *codec;
     o.greeting.sender_id = s.sender_id;
+    o.greeting.relay_path = s.relay_path;
     // An unreadable token file fails connect_socket() with its reason.
     std::string token, unused;
     if (read_token_file(s, token, unused)) o.greeting.auth_token = token;

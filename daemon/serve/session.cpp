@@ -8,8 +8,10 @@
 #include <stdexcept>
 
 #include "daemon/serve/log_text.hpp"
+#include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/sinks/relay_path.hpp"
 #include "daemon/telemetry/warning_log.hpp"
 #include "proto/errors.hpp"
 #include "proto/journal_block.hpp"
@@ -102,6 +104,12 @@ session::~session() {
 
 void session::stop() {
     asio::post(stream_io_.get_executor(), [self = shared_from_this()] {
+        // A sink waiting on a peer gives it the grace, less the time to end its waits.
+        if (self->stream_) {
+            const auto grace = self->server_.settings().shutdown_grace;
+            self->stream_->abandon(
+                std::max(grace - 2 * sink_stream::left_window, std::chrono::milliseconds(0)));
+        }
         switch (self->state_.stop()) {
             case session_phase::stalled:
                 self->drop_stalled();
@@ -201,6 +209,8 @@ asio::awaitable<void> session::run() {
 
 void session::end() {
     server_.hello_done(std::exchange(pending_id_, 0));
+    // What the sink has not made durable by now is given up at once (forward: the hop cut).
+    if (stream_) stream_->abandon(std::chrono::milliseconds(0));
     state_.end();
     stop_watchdog();
     wake();
@@ -299,6 +309,27 @@ asio::awaitable<void> session::read_side() {
     stop_watchdog();   // no deadline is left to watch
     release_sender();  // no more batches: a resuming connection waits only for their syncs
     finish_reading();
+    if (state_.phase() == session_phase::finishing && stream_ && !replies_.empty())
+        co_await watch_for_hangup();
+}
+
+// After the goodbye nothing more comes, but the sender may leave before its last acks (its
+// retry window over): then nobody takes them, and a sink waiting on a peer (a relay's hop)
+// need not wait long. The writer cancels this once the replies are out.
+asio::awaitable<void> session::watch_for_hangup() {
+    std::uint8_t extra = 0;
+    auto [ec, n] = co_await stream_io_.async_read_some(
+        asio::buffer(&extra, 1), asio::bind_cancellation_slot(read_cancel_.slot(), use_tuple));
+    read_cancel_.slot().clear();
+    // Gone once every reply was out (the writer had not yet cancelled this): nothing was left.
+    if (ec == asio::error::operation_aborted || state_.over() || replies_.empty()) co_return;
+    if (!ec) {
+        spdlog::warn("{}: closing connection: bytes after the goodbye", peer_);
+        fail();
+        co_return;
+    }
+    spdlog::info("{}: the sender left before its last acknowledgements", peer_);
+    stream_->abandon(sink_stream::left_window);
 }
 
 void session::finish_reading() {
@@ -326,6 +357,14 @@ asio::awaitable<bool> session::admit() {
     if (h.role != peer_role::sender) {
         handshake_deadline_ = never;
         state_.hand_over();  // serve() runs the role once the writer is done
+        co_return false;
+    }
+    if (auto why = relay_path_refusal(h.relay_path, server_.sink().relay_id(),
+                                      server_.settings().max_hops);
+        !why.empty()) {
+        spdlog::warn("{}: refused: {}", peer_, log_text(why));
+        server_.metrics().count_error(make_error_code(proto_errc::relay_loop), "relay_path");
+        refuse(proto_errc::relay_loop, why);
         co_return false;
     }
     // Not counted as an error per connection: the sink logs the refusals once per interval.
@@ -478,7 +517,9 @@ bool session::reply_to_read(std::uint64_t frames_before) {
 // commits a long batch first and marks where the frame starts (it may still fail part-way).
 // Once per frame: the receiver delivers a frame's messages before it counts the frame.
 void session::begin_frame(std::error_code& store_error) {
-    if (!stream_) stream_ = server_.sink().open_stream(receiver_.peer().sender_id);
+    if (!stream_)
+        stream_ = server_.sink().open_relayed_stream(receiver_.peer().sender_id,
+                                                     receiver_.peer().relay_path);
     const auto sequence = receiver_.frames() + 1;
     if (sequence == adding_sequence_) return;
     adding_sequence_ = sequence;
@@ -546,14 +587,33 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
 
 void session::on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects) {
     if (ec) {
-        if (!state_.over())
-            spdlog::error("{}: stored objects did not become durable, closing without ack: {}",
-                          peer_, ec.message());
+        if (refusal_passed_) return;  // one error frame for the stream
+        if (state_.over()) return fail();
+        const auto why = stream_ ? stream_->last_failure() : sink_stream::failure{};
+        if (why.code.category() == proto_category() && !why.text.empty()) return pass_refusal(why);
+        spdlog::error("{}: stored objects did not become durable, closing without ack: {}", peer_,
+                      ec.message());
         fail();
         return;
     }
     stored_objects_ += objects;
     release_held(id);
+    wake();
+}
+
+// The sink's peer (a relay's next hop) refused the stream for a reason that holds here too (a
+// relay loop, a limit): the sender gets that error frame instead of a silent close, so it
+// does not retry what would be refused again. Nothing more is read or acknowledged.
+void session::pass_refusal(const sink_stream::failure& why) {
+    refusal_passed_ = true;
+    spdlog::warn("{}: closing connection: the next hop refused the stream: {}", peer_,
+                 log_text(why.text));
+    server_.metrics().count_error(why.code, "hop_refusal");
+    server_.metrics().held_bytes -= static_cast<std::int64_t>(replies_.drop_from(0));
+    const auto frame = error_frame(why.code, why.text);
+    replies_.push_released(frame.span());
+    state_.finish();
+    cancel_read();
     wake();
 }
 
@@ -566,7 +626,10 @@ asio::awaitable<void> session::write_side() {
         acked_reads_ns.clear();
         replies_.take_released(writing_, acked_reads_ns);
         if (writing_.empty()) {
-            if (state_.over() || (state_.replies_closed() && replies_.empty())) co_return;
+            if (state_.over() || (state_.replies_closed() && replies_.empty())) {
+                cancel_read();  // a watch for the sender's hang-up
+                co_return;
+            }
             co_await wait_for_wake();
             continue;
         }
@@ -610,9 +673,13 @@ void session::on_read_error(const std::error_code& ec) {
                 receiver_.buffered());
         else if (receiver_.current() == receiver::state::streaming)
             spdlog::info("{}: connection closed without goodbye", peer_);
+        // Nobody will take the acks: a sink waiting on a peer need not wait long for them.
+        if (stream_ && receiver_.current() == receiver::state::streaming)
+            stream_->abandon(sink_stream::left_window);
         return;
     }
     spdlog::warn("{}: read failed: {}", peer_, ec.message());
+    if (stream_) stream_->abandon(sink_stream::left_window);
 }
 
 // What the stream did, for an operator reading the log: whose, how much, how long.

@@ -64,6 +64,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::awaitable<void> serve();
     asio::awaitable<void> read_side();
     asio::awaitable<void> write_side();
+    // After the reads, while replies wait for the sink: the sender closing the connection.
+    asio::awaitable<void> watch_for_hangup();
     // Closes the socket, cancels every wait of the session and settles its counts (once).
     void end();
     // Takes in n bytes just read: decode, store, queue the replies. What the receiver says
@@ -116,6 +118,7 @@ class session : public std::enable_shared_from_this<session> {
     // The reads are over: what is still to be acknowledged goes out through the writer.
     void finish_reading();
     void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
+    void pass_refusal(const sink_stream::failure& why);
     void fail();
     void cancel_read();
     // The wake-up call: every waiter of the strand looks at its condition again.
@@ -144,6 +147,8 @@ class session : public std::enable_shared_from_this<session> {
     // limits.max_buffered_bytes (paused), or while the sink is out of space, retrying its
     // batch (stalled). False: the connection failed.
     asio::awaitable<bool> hold_reading();
+    // While paused: the sender closed its side; the sink need not wait long for its acks.
+    void notice_hangup_while_paused();
     // A commit that failed for want of space and kept its batch: stall (stop reading and
     // acknowledging, retry) instead of closing. False: not such a failure.
     bool stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id);
@@ -175,6 +180,8 @@ class session : public std::enable_shared_from_this<session> {
     asio::steady_timer wake_;
     bool watching_ = false;         // the watchdog runs
     bool refused_by_sink_ = false;  // the sink turned the stream away (it logs that itself)
+    bool hangup_seen_ = false;      // notice_hangup_while_paused() found the sender gone
+    bool refusal_passed_ = false;   // the sink's peer refused the stream; the sender was told
     time_point handshake_deadline_ = never;
     time_point guard_due_ = never;
     time_point read_due_ = never;

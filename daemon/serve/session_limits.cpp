@@ -2,6 +2,7 @@
 // tick that cuts idle and too slow peers, the pause of reading while too much read is not yet
 // durable, the stall while the sink is out of space - no acknowledgements, the batch retried
 // until the disk has room again - and the bound on bytes stored per byte received.
+#include <poll.h>
 #include <spdlog/spdlog.h>
 
 #include "daemon/serve/refusal.hpp"
@@ -77,9 +78,9 @@ asio::awaitable<bool> session::hold_reading() {
             break;
         }
         // wake() (a batch durable, stop()) ends the wait early; a stall retries at the latest
-        // after stall_retry.
-        const bool stalled = state_.phase() == session_phase::stalled;
-        co_await wait_for_wake(stalled ? std::chrono::steady_clock::now() + stall_retry : never);
+        // after stall_retry, and a pause looks as often whether the sender is still there.
+        co_await wait_for_wake(std::chrono::steady_clock::now() + stall_retry);
+        if (state_.phase() == session_phase::paused) notice_hangup_while_paused();
         if (state_.phase() != session_phase::stalled) continue;
         auto ec = commit_batch(stall_sequence_, stall_reply_id_);
         if (!ec) {
@@ -93,6 +94,18 @@ asio::awaitable<bool> session::hold_reading() {
         }
     }
     co_return !state_.over();
+}
+
+// While reading is paused the sender's close is not read (the bytes before it wait unread);
+// the socket says it all the same (POLLRDHUP). Nobody will take the acks then: a sink that
+// waits on a peer (a relay's hop) need not wait long for them.
+void session::notice_hangup_while_paused() {
+    if (hangup_seen_ || !stream_) return;
+    pollfd p{stream_io_.socket().native_handle(), POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) != 1 || (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) == 0) return;
+    hangup_seen_ = true;
+    spdlog::info("{}: the sender left while reading was paused", peer_);
+    stream_->abandon(sink_stream::left_window);
 }
 
 bool session::stall_on(std::error_code ec, std::uint64_t last_sequence, std::uint64_t reply_id) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <chrono>
 #include <mutex>
@@ -18,6 +19,8 @@
 #include "daemon/sinks/sink.hpp"
 
 namespace objwire::daemon {
+
+class hop_reaper;
 
 // The hop's health, shared by the sink (new streams) and every stream's worker (connects).
 class hop_monitor {
@@ -42,24 +45,28 @@ class forward_sink final : public sink {
 
     std::string describe() const override;
     bool holds_messages() const override { return true; }
+    ~forward_sink() override;  // cuts the hop connections still open, joins their workers
     std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) override;
+    std::unique_ptr<sink_stream> open_relayed_stream(
+        const std::string& sender_id, const std::vector<std::string>& relay_path) override;
+    std::string relay_id() const override { return relay_id_; }
     std::string refuse_stream() override;
     std::int64_t outgoing_connections() const override { return open_hops_->load(); }
 
   private:
-    forward_sink(config::client_settings hop, std::string via)
-        : hop_(std::move(hop)),
-          via_(std::move(via)),
-          monitor_(
-              std::make_shared<hop_monitor>(hop_.to_host + ":" + std::to_string(hop_.to_port))) {}
+    forward_sink(config::client_settings hop, std::string via);
 
     config::client_settings hop_;
-    std::string via_;  // appended to sender ids: "SENDER@via"
+    std::string via_;       // appended to sender ids: "SENDER@via"
+    std::string relay_id_;  // this relay in relay paths: via and a random tag
     std::shared_ptr<hop_monitor> monitor_;
     // Streams whose connection to the hop is open, shared with the streams: a session may
     // close its stream after the server let go of the sink.
     std::shared_ptr<std::atomic<std::int64_t>> open_hops_ =
         std::make_shared<std::atomic<std::int64_t>>(0);
+    // Cuts and joins the hop connections of streams gone or abandoned; shared with the streams,
+    // which a session may close after the server let go of the sink.
+    std::shared_ptr<hop_reaper> reaper_;
 };
 
 }  // namespace objwire::daemon

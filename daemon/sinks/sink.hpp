@@ -6,6 +6,7 @@
 // of a relay (daemon/sinks/forward_sink.hpp); open_sink() picks one by sink.kind.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "config/settings.hpp"
 #include "proto/journal_block.hpp"
@@ -56,6 +58,21 @@ class sink_stream {
     // The sender said goodbye: make what was committed durable soon rather than at the
     // policy's next interval (the journal syncs now). Sinks without an interval ignore it.
     virtual void expedite() {}
+    // Nobody waits long for the acks of what is committed any more - the sender left without
+    // its goodbye (a resume sends it again), or its connection is closing: a sink that waits
+    // on a peer (forward) gives what that peer has not acknowledged within `within` up,
+    // failing those batches. Any thread.
+    virtual void abandon(std::chrono::milliseconds /*within*/) {}
+    // The `within` a session gives when its sender left without goodbye: enough for a hop on
+    // a working link to acknowledge what it has.
+    static constexpr std::chrono::milliseconds left_window{500};
+    // Why the last batch failed, in the words of whoever refused it (a relay's next hop), with
+    // its error code; empty when the sink has nothing to add to the code.
+    struct failure {
+        std::error_code code;
+        std::string text;
+    };
+    virtual failure last_failure() const { return {}; }
     // The sender stream's record the next commit() stores with its batch, for sinks that keep
     // one (the journal: docs/JOURNAL.md 2.1); others ignore it.
     virtual void set_record(const journal_stream_record& /*record*/) {}
@@ -79,6 +96,16 @@ class sink {
     virtual bool holds_messages() const { return false; }
     // A stream for one connection; sender_id is the one its hello gave (may be empty).
     virtual std::unique_ptr<sink_stream> open_stream(const std::string& sender_id) = 0;
+    // The same for a stream that already passed the relays `relay_path` (hello field 17):
+    // a relay passes them on, with itself added.
+    virtual std::unique_ptr<sink_stream> open_relayed_stream(
+        const std::string& sender_id, const std::vector<std::string>& relay_path) {
+        (void)relay_path;
+        return open_stream(sender_id);
+    }
+    // This daemon's id in relay paths (daemon/sinks/relay_path.hpp); "" for a sink that sends
+    // nothing on.
+    virtual std::string relay_id() const { return {}; }
     // Why a new sender stream cannot be taken now, with when to retry (empty: it can). A relay
     // whose next hop is down says so; the hello is refused with not_available and this text.
     virtual std::string refuse_stream() { return {}; }

@@ -76,6 +76,9 @@ struct options {
     std::vector<std::string> lazy_fields;  // lazy.fields: ["Type.field", ...]
     std::uint64_t lazy_min_bytes = 0;      // lazy.min_bytes; 0: off
     codec_id lazy_codec = codec_id::zstd;  // lazy.codec: zlib, zstd or lz4
+    // Not a key: the relays the stream already passed (hello field 17, docs/PROTOCOL.md 1.5),
+    // set by objwired's forward sink for its connection to the next hop; empty otherwise.
+    std::vector<std::string> relay_path;
 
     friend bool operator==(const options&, const options&) = default;
 };

@@ -21,6 +21,7 @@ config::client_settings changed_settings() {
     s.to_port = 9000;
     s.connect_timeout = std::chrono::milliseconds(700);
     s.sender_id = "orders";
+    s.relay_path = {"10.0.0.1:7878#0a0b0c0d"};  // a relay's own connection to its next hop
     s.resume_retry_for = std::chrono::milliseconds(0);
     s.batch_max_bytes = 128 * 1024;
     s.batch_linger = std::chrono::microseconds(0);

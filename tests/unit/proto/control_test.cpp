@@ -365,4 +365,32 @@ TEST(Control, SenderListRefusesEntriesThatCannotBe) {
     EXPECT_EQ(l.senders, (std::vector<sender_entry>{{"a", 2, 8, 9, 0}}));
 }
 
+TEST(Control, TheRelayPathIsOneField17PerRelayAndBounded) {
+    hello h;
+    h.sender_id = "app@edge";
+    h.relay_path = {"10.0.0.1:7878#0a0b0c0d", "10.0.0.2:7878#01020304"};
+    byte_buffer b;
+    encode_hello(h, b);
+    auto back = decode_hello(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->relay_path, h.relay_path);
+
+    // A hello without it (an older peer, a client) has passed no relay.
+    hello plain;
+    byte_buffer pb;
+    encode_hello(plain, pb);
+    ASSERT_TRUE(decode_hello(pb.span()));
+    EXPECT_TRUE(decode_hello(pb.span())->relay_path.empty());
+
+    hello longest;
+    longest.relay_path.assign(max_relay_path, "r");
+    byte_buffer lb;
+    encode_hello(longest, lb);
+    ASSERT_TRUE(decode_hello(lb.span()));
+    longest.relay_path.push_back("one more");
+    lb.clear();
+    encode_hello(longest, lb);
+    EXPECT_EQ(decode_hello(lb.span()).error(), proto_errc::too_many_elements);
+}
+
 }  // namespace objwire
