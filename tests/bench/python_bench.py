@@ -11,11 +11,12 @@
   with the sends, and with the sends and the garbage collector off), each in a process of its
   own;
 - read() of the last COUNT objects back into Python;
-- Ctrl-C (SIGINT) during a send_many waiting on a stopped daemon and during a flush(): the
-  time from the signal to KeyboardInterrupt.
+- Ctrl-C (SIGINT) in a script blocked in send, send_many, flush or connect on a stopped daemon,
+  or in a follower's read: the time from the signal to KeyboardInterrupt, RUNS times each.
 
 COUNT objects per run (default 1,000,000: the first 100,000 events, sent COUNT/100,000 times
-over), compression off; each figure is the median of RUNS (default 3) in one invocation.
+over), compression off; each figure is the median of RUNS (default 3) in one invocation. The
+timer's gaps and Ctrl-C are measured RUNS times, each shown. COUNT 0: only those.
 Objects per second are wall-clock, from connect() to the last acknowledgement (close()), and
 per CPU second of the sending processes (this one and, for the json path, `objwire send`).
 """
@@ -25,17 +26,16 @@ import json
 import os
 import pathlib
 import resource
-import signal
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 
 import objwire  # noqa: E402
+from blocked_call import CALLS, interrupt_blocked  # noqa: E402
 from events import events  # noqa: E402
 
 OBJWIRE = os.environ.get("OBJWIRE", str(ROOT / "build" / "client" / "objwire"))
@@ -116,37 +116,11 @@ def timer_gaps(to, sends=100_000, burst=200):
     return gaps[len(gaps) // 2], gaps[len(gaps) * 99 // 100], gaps[-1]
 
 
-CTRL_C = textwrap.dedent("""
-    import sys, time, objwire
-    conn = objwire.connect(to=sys.argv[1], retry_for="0ms", flow_max_in_flight="64KiB")
-    print("ready", flush=True)
-    try:
-        if sys.argv[2] == "send_many":
-            conn.send_many({"pad": "x" * 1000, "i": i} for i in range(10**9))
-        else:
-            conn.send(1)
-            conn.flush()
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-""")
-
-
 def ctrl_c(to, daemon_pid, call):
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C, to, call], stdout=subprocess.PIPE,
-                             text=True)
-    child.stdout.readline()
-    os.kill(daemon_pid, signal.SIGSTOP)
-    try:
-        time.sleep(1.0)  # a benchmark: the call has long been waiting for the stopped daemon
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline()
-        took = time.monotonic() - sent
-    finally:
-        os.kill(daemon_pid, signal.SIGCONT)
-        child.kill()
-        child.wait()
-    return took * 1000 if line.startswith("interrupted") else float("nan")
+    """Milliseconds from SIGINT to KeyboardInterrupt in a script blocked in `call`."""
+    def blocked(_):
+        time.sleep(1.0)  # a benchmark: the call has long been waiting for the daemon by then
+    return interrupt_blocked(to, daemon_pid, call, blocked) * 1000
 
 
 def daemon_pid(to):
@@ -165,6 +139,13 @@ def main():
     to = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    if count > 0:
+        throughput(to, count, runs)
+    latency(to, runs)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def throughput(to, count, runs):
     dicts = list(events(min(count, 100_000)))
     classes = list(events(min(count, 100_000), as_dataclass=True))
     table = []
@@ -183,18 +164,23 @@ def main():
     print(f"{'read() of the last ' + str(got) + ' as dicts':40s} "
           f"{got / (time.monotonic() - wall):12,.0f} objects/s {got / (cpu() - spent):12,.0f} "
           "per CPU second", flush=True)
+
+
+def latency(to, runs):
     for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "off")):
         # In a process of its own: this one holds the objects above, whose garbage collection
         # would stop the loop for longer than anything measured.
-        out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
-                             capture_output=True, text=True, check=True).stdout
-        p50, p99, worst = map(float, out.split())
-        what = f"during 100,000 send_async, gc {gc}" if sends else "alone, 1 s"
-        print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
+                                 capture_output=True, text=True, check=True).stdout
+            p50, p99, worst = map(float, out.split())
+            what = f"during 100,000 send_async, gc {gc}" if sends else "alone, 1 s"
+            print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
+                  f"max {worst:.2f} ms", flush=True)
     pid = daemon_pid(to)
-    for call in ("send_many", "flush"):
-        print(f"Ctrl-C during {call} on a stopped daemon: {ctrl_c(to, pid, call):.0f} ms")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for call in CALLS:
+        times = sorted(ctrl_c(to, pid, call) for _ in range(runs))
+        print(f"Ctrl-C during {call}: {' '.join(f'{t:.0f}' for t in times)} ms", flush=True)
 
 
 if __name__ == "__main__":
