@@ -591,6 +591,16 @@ void bind_connection(py::module_& m) {
         .def("set_send_timeout", &py_connection::set_send_timeout)
         .def("stats", &py_connection::stats, nogil);
     m.def("check_options", [](const option_pairs& pairs) { options_from(pairs); });
+    // send_async's waiting futures, out of the garbage collector's sight (objwire/_aio.py).
+    m.def("untracked", [](py::object obj) {
+        if (PyObject_GC_IsTracked(obj.ptr())) PyObject_GC_UnTrack(obj.ptr());
+        return obj;
+    });
+    m.def("track_all", [](const py::list& objs) {
+        for (const auto& o : objs)
+            if (PyObject_IS_GC(o.ptr()) && !PyObject_GC_IsTracked(o.ptr()))
+                PyObject_GC_Track(o.ptr());
+    });
 }
 
 }  // namespace objwire::python
