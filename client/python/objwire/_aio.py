@@ -43,6 +43,7 @@ class Pending:
     def __init__(self, c, loop):
         self._c = c
         self.loop = loop
+        self.running_loop = asyncio._get_running_loop  # None outside a loop, unlike get_running_loop
         self._new_future = loop.create_future
         self.batches = {}  # first token -> (futures, objects): in the library, not yet settled
         self.token = 0  # the last token handed to the library
