@@ -11,6 +11,8 @@
   with the sends, and with the sends and the garbage collector off), each in a process of its
   own;
 - read() of the last COUNT objects back into Python;
+- a full garbage collection while 100,000 send_async wait on a stopped daemon: the objects
+  the collector tracks and the time it takes;
 - Ctrl-C (SIGINT) in a script blocked in send, send_many, flush or connect on a stopped daemon,
   or in a follower's read: the time from the signal to KeyboardInterrupt, RUNS times each.
 
@@ -24,6 +26,7 @@ per CPU second of the sending processes (this one and, for the json path, `objwi
 import asyncio
 import json
 import os
+import signal
 import pathlib
 import resource
 import statistics
@@ -116,6 +119,37 @@ def timer_gaps(to, sends=100_000, burst=200):
     return gaps[len(gaps) // 2], gaps[len(gaps) * 99 // 100], gaps[-1]
 
 
+def full_collection(to, daemon_pid, callbacks, sends=100_000, burst=200):
+    """(objects the garbage collector tracks, ms of a full collection) with `sends` send_async
+    waiting on a stopped daemon; with `callbacks`, each future has a done callback, as gather()
+    adds (asyncio then keeps a copy of the context per callback)."""
+    import gc
+
+    async def main():
+        conn = objwire.connect(to=to)
+        os.kill(daemon_pid, signal.SIGSTOP)
+        try:
+            futures = []
+            for b in range(sends // burst):
+                for i in range(burst):
+                    futures.append(conn.send_async({"b": b, "i": i}))
+                    if callbacks:
+                        futures[-1].add_done_callback(bool)
+                await asyncio.sleep(0)
+            gc.collect()
+            started = time.perf_counter()
+            gc.collect()
+            took = (time.perf_counter() - started) * 1000
+            tracked = len(gc.get_objects())
+        finally:
+            os.kill(daemon_pid, signal.SIGCONT)
+        await asyncio.gather(*futures, return_exceptions=True)
+        await conn.close_async()
+        return tracked, took
+
+    return asyncio.run(main())
+
+
 def ctrl_c(to, daemon_pid, call):
     """Milliseconds from SIGINT to KeyboardInterrupt in a script blocked in `call`."""
     def blocked(_):
@@ -135,6 +169,9 @@ def main():
             import gc
             gc.disable()  # the 100,000 futures alive make each full collection long
         print(*timer_gaps(sys.argv[2], int(sys.argv[3])))
+        return
+    if sys.argv[1] == "--collect":
+        print(*full_collection(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "callbacks"))
         return
     to = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
@@ -178,6 +215,14 @@ def latency(to, runs):
             print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
                   f"max {worst:.2f} ms", flush=True)
     pid = daemon_pid(to)
+    for callbacks in ("none", "callbacks"):
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, __file__, "--collect", to, str(pid), callbacks],
+                                 capture_output=True, text=True, check=True).stdout
+            tracked, took = out.split()
+            what = "a done callback each" if callbacks == "callbacks" else "no callbacks"
+            print(f"full collection, 100,000 send_async waiting ({what}): {int(tracked):,} "
+                  f"objects tracked, {float(took):.1f} ms", flush=True)
     for call in CALLS:
         times = sorted(ctrl_c(to, pid, call) for _ in range(runs))
         print(f"Ctrl-C during {call}: {' '.join(f'{t:.0f}' for t in times)} ms", flush=True)
