@@ -7,9 +7,9 @@
 - send_many of the `events` workload as dicts, and as the Event dataclass;
 - the same dicts as a Python program sends them without the module: json.dumps lines written
   into `objwire send -` (build/client/objwire, or $OBJWIRE);
-- 100,000 send_async from an asyncio program while a 1 ms timer runs: the timer's gaps (alone,
-  with the sends, and with the sends and the garbage collector off), each in a process of its
-  own;
+- 100,000 send_async from an asyncio program while a 1 ms timer runs, a done callback on each
+  future: the timer's gaps (alone; with the sends; with the callbacks sharing one context; with
+  the garbage collector off), each in a process of its own;
 - read() of the last COUNT objects back into Python;
 - a full garbage collection while 100,000 send_async wait on a stopped daemon: the objects
   the collector tracks and the time it takes;
@@ -77,9 +77,14 @@ def json_run(to, objs, count):
     return count / (time.monotonic() - wall), count / used
 
 
-def timer_gaps(to, sends=100_000, burst=200):
+def timer_gaps(to, sends=100_000, burst=200, shared_context=False):
     """The 1 ms timer's gaps (p50, p99, max in ms) while `sends` send_async complete, started
-    `burst` at a time; with sends=0, the timer alone for as long (what the machine gives)."""
+    `burst` at a time, each with a done callback; with sends=0, the timer alone for as long
+    (what the machine gives). `shared_context`: the callbacks are added with one context,
+    instead of the copy per callback asyncio otherwise keeps (docs/PYTHON.md, "asyncio")."""
+    import contextvars
+    context = contextvars.copy_context() if shared_context else None
+
     async def main():
         ticks, stop = [], asyncio.Event()
 
@@ -106,7 +111,7 @@ def timer_gaps(to, sends=100_000, burst=200):
             all_done.set()
         for b in range(sends // burst):
             for i in range(burst):
-                conn.send_async({"b": b, "i": i}).add_done_callback(done)
+                conn.send_async({"b": b, "i": i}).add_done_callback(done, context=context)
             await asyncio.sleep(0)
         await all_done.wait()
         stop.set()
@@ -167,8 +172,8 @@ def main():
     if sys.argv[1] == "--timer":
         if sys.argv[4] == "off":
             import gc
-            gc.disable()  # the 100,000 futures alive make each full collection long
-        print(*timer_gaps(sys.argv[2], int(sys.argv[3])))
+            gc.disable()  # the 100,000 callbacks' contexts alive make each full collection long
+        print(*timer_gaps(sys.argv[2], int(sys.argv[3]), shared_context=sys.argv[4] == "shared"))
         return
     if sys.argv[1] == "--collect":
         print(*full_collection(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "callbacks"))
@@ -204,14 +209,15 @@ def throughput(to, count, runs):
 
 
 def latency(to, runs):
-    for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "off")):
+    cases = {"on": "gc on", "shared": "gc on, callbacks sharing a context", "off": "gc off"}
+    for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "shared"), (100_000, "off")):
         # In a process of its own: this one holds the objects above, whose garbage collection
         # would stop the loop for longer than anything measured.
         for _ in range(runs):
             out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
                                  capture_output=True, text=True, check=True).stdout
             p50, p99, worst = map(float, out.split())
-            what = f"during 100,000 send_async, gc {gc}" if sends else "alone, 1 s"
+            what = f"during 100,000 send_async, {cases[gc]}" if sends else "alone, 1 s"
             print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
                   f"max {worst:.2f} ms", flush=True)
     pid = daemon_pid(to)
