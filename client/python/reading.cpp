@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "client/python/python_module.hpp"
@@ -112,7 +113,9 @@ class py_reader {
         client::stored_message m;
         bool got = false;
         {
-            interruptible ctrl_c(stop_);
+            // Only a wait needs Ctrl-C routed (a sigaction call): not each of a block's objects.
+            std::optional<interruptible> ctrl_c;
+            if (reader_->ready() == 0) ctrl_c.emplace(stop_);
             py::gil_scoped_release nogil;
             handed_out_ = reader_->resume_at();
             if (cursor_ && std::chrono::steady_clock::now() - last_ack_ >= ack_interval)
