@@ -141,6 +141,11 @@ void connection_core::interrupt() noexcept {
     [[maybe_unused]] const auto n = ::write(interrupt_fd_, &one, sizeof one);
 }
 
+void connection_core::interrupt_now() noexcept {
+    no_grace_ = true;  // before the flag the waits look at
+    interrupt();
+}
+
 std::error_code connection_core::wait_socket(short events, std::chrono::milliseconds wait,
                                              bool interruptible) {
     using clock = std::chrono::steady_clock;
@@ -166,7 +171,7 @@ std::error_code connection_core::wait_for_daemon(short events, std::chrono::mill
     // A reconnect is given up at once. A live daemon that answers does so within
     // interrupted_wait: its acknowledgements of what is in flight still count; one that does
     // not answer is not waited for.
-    if (state_.resuming()) return client_errc::interrupted;
+    if (state_.resuming() || no_grace_) return client_errc::interrupted;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
     const auto w = wait_socket(
         events, std::clamp(left, std::chrono::milliseconds(0), interrupted_wait), false);
@@ -503,7 +508,7 @@ std::error_code connection_core::read_replies(bool block) {
         "no reply from the daemon within " + std::to_string(wait.count()) + " ms" + unanswered;
     if (block && !stream_.readable_now()) {
         if (const auto w = wait_for_daemon(POLLIN, wait); w == client_errc::interrupted)
-            return fail(w, state_.resuming()
+            return fail(w, state_.resuming() || no_grace_
                                ? "interrupted while waiting for the daemon"
                                : "interrupted; no reply from the daemon within " +
                                      std::to_string(interrupted_wait.count()) + " ms");

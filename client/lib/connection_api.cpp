@@ -48,6 +48,9 @@ std::error_code connection::poll(std::chrono::milliseconds wait) {
 void connection::interrupt() noexcept {
     core_->interrupt();
 }
+void connection::interrupt_now() noexcept {
+    core_->interrupt_now();
+}
 void connection::on_reconnect(std::function<void(const reconnect_attempt&)> notice) {
     core_->on_reconnect(std::move(notice));
 }

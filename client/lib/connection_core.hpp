@@ -80,6 +80,8 @@ class connection_core {
     }
     // Async-signal-safe: a flag and one write(2) to an eventfd that every wait watches.
     void interrupt() noexcept;
+    // interrupt() without interrupted_wait.
+    void interrupt_now() noexcept;
     void on_reconnect(std::function<void(const reconnect_attempt&)> notice) {
         on_reconnect_ = std::move(notice);
     }
@@ -281,6 +283,7 @@ class connection_core {
     std::string invalid_options_;
     std::atomic<bool> interrupted_{false};  // interrupt() was called: no wait lasts from then on
     int interrupt_fd_ = -1;                 // an eventfd interrupt() writes; stays readable
+    std::atomic<bool> no_grace_{false};     // interrupt_now(): not even interrupted_wait
     std::function<void(const reconnect_attempt&)> on_reconnect_;
 };
 

@@ -374,7 +374,7 @@ bool daemon_link::readable_now() {
 }
 
 std::size_t daemon_link::read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,
-                                   std::error_code& ec) {
+                                   std::error_code& ec, bool stoppable) {
     const auto deadline = clock::now() + timeout;
     for (;;) {
         short want = POLLIN;
@@ -392,7 +392,8 @@ std::size_t daemon_link::read_some(std::span<std::uint8_t> into, std::chrono::mi
             ec = ssl_error(ssl_, r);
         }
         if (ec != asio::error::would_block && ec != asio::error::try_again) return n;
-        if ((ec = wait(want, left_until(deadline)))) return 0;
+        const auto left = left_until(deadline);
+        if ((ec = stoppable ? wait_or_stop(want, left) : wait(want, left))) return 0;
     }
 }
 

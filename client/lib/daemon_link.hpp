@@ -58,9 +58,10 @@ class daemon_link {
     // Whether read_some would find something at once: bytes, or the end of the stream.
     bool readable_now();
     // Reads what has arrived, waiting up to `timeout` for something; eof when the daemon
-    // closed, timed_out when nothing came.
+    // closed, timed_out when nothing came. `stoppable`: the stop of stop_with() ends the wait
+    // too (operation_aborted).
     std::size_t read_some(std::span<std::uint8_t> into, std::chrono::milliseconds timeout,
-                          std::error_code& ec);
+                          std::error_code& ec, bool stoppable = false);
     // Waits until the socket takes more bytes (after write_some said would_block).
     std::error_code wait_writable(std::chrono::milliseconds timeout);
     // TLS close_notify, best effort, never waits. Then the owner closes the socket.
@@ -78,7 +79,7 @@ class daemon_link {
     std::error_code handshake(const std::string& name,
                               std::chrono::steady_clock::time_point deadline, std::string& why);
     std::error_code wait(short events, std::chrono::milliseconds timeout);
-    // wait(), ended early by the stop of stop_with() (connect and handshake only).
+    // wait(), ended early by the stop of stop_with() (connect, handshake, a stoppable read).
     std::error_code wait_or_stop(short events, std::chrono::milliseconds timeout);
     // An objwire error frame in clear instead of the TLS server hello: its code, `why` its
     // text. No error when the daemon's answer is TLS.

@@ -217,8 +217,11 @@ std::optional<read_client::event> reader_core::next_event() {
             return std::nullopt;
         }
         std::error_code ec;
-        const std::size_t got = link_.read_some(
-            core_->prepare(), forever ? slice : std::min(slice, timeout - waited), ec);
+        // A stop descriptor ends the wait at once; without one the slices look at the flag.
+        const std::size_t got =
+            link_.read_some(core_->prepare(), forever ? slice : std::min(slice, timeout - waited),
+                            ec, options_.stop_fd >= 0);
+        if (ec == asio::error::operation_aborted && stop_requested()) continue;
         if (ec == client_errc::timed_out) {
             if (options_.on_wait) options_.on_wait();
             if (!open_) return std::nullopt;  // on_wait's write failed

@@ -92,16 +92,19 @@ std::string with_path(std::string text, const std::string& path) {
     raise_error(e.code, "message refused: " + at + e.why);
 }
 
-// Ctrl-C during a send that waits for the daemon: Python's handler only notes the signal
-// until the call returns, so SIGINT is also routed to connection::interrupt() (a flag and a
-// write(2): async-signal-safe) of the connections in a blocking call, and then to the handler
-// it replaced - Python's, which raises KeyboardInterrupt once the call has returned.
-std::array<std::atomic<client::connection*>, 64> blocked{};
+}  // namespace
+
+// Ctrl-C during a call that waits for the daemon: SIGINT is routed to the targets of the calls
+// waiting now (a flag and a write(2) each: async-signal-safe), and then to the handler it
+// replaced.
+namespace {
+
+std::array<std::atomic<sigint_target*>, 64> blocked{};
 struct sigaction replaced {};
 
 void on_sigint(int sig, siginfo_t* info, void* context) {
-    for (auto& c : blocked)
-        if (client::connection* conn = c.load()) conn->interrupt();
+    for (auto& t : blocked)
+        if (sigint_target* target = t.load()) target->on_sigint();
     if ((replaced.sa_flags & SA_SIGINFO) != 0) {
         replaced.sa_sigaction(sig, info, context);
     } else if (replaced.sa_handler == SIG_DFL) {
@@ -112,39 +115,47 @@ void on_sigint(int sig, siginfo_t* info, void* context) {
     }
 }
 
-// While it lives, SIGINT interrupts `conn`'s waits. Puts the routing in front of whatever
-// handles SIGINT now (Python's handler may have been set again since the last call).
-class interruptible {
+// A connection's waits end at once, without the library's grace for late acknowledgements:
+// Ctrl-C in a script is answered within the 200 ms a person notices.
+class connection_target final : public sigint_target {
   public:
-    explicit interruptible(client::connection& conn) {
-        struct sigaction now {};
-        sigaction(SIGINT, nullptr, &now);
-        if ((now.sa_flags & SA_SIGINFO) == 0 || now.sa_sigaction != on_sigint) {
-            if (now.sa_handler == SIG_IGN) return;  // Ctrl-C ignored: nothing to interrupt
-            replaced = now;
-            struct sigaction ours {};
-            ours.sa_sigaction = on_sigint;
-            ours.sa_flags = SA_SIGINFO | SA_RESTART;
-            sigemptyset(&ours.sa_mask);
-            sigaction(SIGINT, &ours, nullptr);
-        }
-        for (auto& c : blocked) {
-            client::connection* none = nullptr;
-            if (c.compare_exchange_strong(none, &conn)) {
-                slot_ = &c;
-                return;
-            }
-        }
-    }
-    ~interruptible() {
-        if (slot_ != nullptr) slot_->store(nullptr);
-    }
-    interruptible(const interruptible&) = delete;
-    interruptible& operator=(const interruptible&) = delete;
+    explicit connection_target(client::connection& conn) : conn_(conn) {}
+    void on_sigint() noexcept override { conn_.interrupt_now(); }
 
   private:
-    std::atomic<client::connection*>* slot_ = nullptr;
+    client::connection& conn_;
 };
+
+}  // namespace
+
+// Puts the routing in front of whatever handles SIGINT now (Python's handler may have been set
+// again since the last call).
+interruptible::interruptible(sigint_target& target) {
+    struct sigaction now {};
+    sigaction(SIGINT, nullptr, &now);
+    if ((now.sa_flags & SA_SIGINFO) == 0 || now.sa_sigaction != on_sigint) {
+        if (now.sa_handler == SIG_IGN) return;  // Ctrl-C ignored: nothing to interrupt
+        replaced = now;
+        struct sigaction ours {};
+        ours.sa_sigaction = on_sigint;
+        ours.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&ours.sa_mask);
+        sigaction(SIGINT, &ours, nullptr);
+    }
+    for (auto& t : blocked) {
+        sigint_target* none = nullptr;
+        if (t.compare_exchange_strong(none, &target)) {
+            slot_ = &t;
+            return;
+        }
+    }
+}
+
+interruptible::~interruptible() {
+    if (slot_ != nullptr) slot_->store(nullptr);
+}
+
+namespace {
 
 // Outcomes of send_async, handed to Python in bursts. The library's worker queues each and,
 // when the queue was empty, makes an eventfd readable, which the event loop watches
@@ -315,7 +326,7 @@ class py_connection {
     ~py_connection() {
         // Its worker may be waiting to run a Python completion.
         py::gil_scoped_release nogil;
-        if (pipeline_ && pipeline_->busy()) conn_->interrupt();
+        if (pipeline_ && pipeline_->busy()) conn_->interrupt_now();
         pipeline_.reset();
         conn_.reset();
     }
@@ -325,7 +336,7 @@ class py_connection {
         as_messages_ = skip_stored;
         std::error_code ec;
         {
-            interruptible ctrl_c(*conn_);
+            interruptible ctrl_c(sigint_);
             py::gil_scoped_release nogil;
             ec = retry_for > 0 ? conn_->open(milliseconds(static_cast<long>(retry_for * 1000)))
                                : conn_->open();
@@ -415,7 +426,7 @@ class py_connection {
         flush(-1);
         std::error_code ec;
         {
-            interruptible ctrl_c(*conn_);
+            interruptible ctrl_c(sigint_);
             py::gil_scoped_release nogil;
             ec = conn_->close();
         }
@@ -484,7 +495,7 @@ class py_connection {
     void finish_running(std::uint64_t first) {
         tape_pipeline::result r;
         if (!pipeline_->wait(r)) {
-            conn_->interrupt();
+            conn_->interrupt_now();
             throw py::error_already_set();
         }
         if (!r.ec) return;
@@ -526,7 +537,7 @@ class py_connection {
         std::error_code ec;
         std::string path;
         {
-            interruptible ctrl_c(*conn_);
+            interruptible ctrl_c(sigint_);
             py::gil_scoped_release nogil;
             for (std::size_t i = 0; i < tape.size(); ++i) {
                 const auto source = tape.at(i);
@@ -545,6 +556,7 @@ class py_connection {
 
     std::shared_ptr<async_outcomes> outcomes_ = std::make_shared<async_outcomes>();
     std::unique_ptr<client::connection> conn_;
+    connection_target sigint_{*conn_};
     bool as_messages_ = false;
     std::vector<message> staged_;  // by the event loop's thread, with the GIL
     std::unique_ptr<tape_pipeline> pipeline_;
@@ -579,6 +591,16 @@ void bind_connection(py::module_& m) {
         .def("set_send_timeout", &py_connection::set_send_timeout)
         .def("stats", &py_connection::stats, nogil);
     m.def("check_options", [](const option_pairs& pairs) { options_from(pairs); });
+    // send_async's waiting futures, out of the garbage collector's sight (objwire/_aio.py).
+    m.def("untracked", [](py::object obj) {
+        if (PyObject_GC_IsTracked(obj.ptr())) PyObject_GC_UnTrack(obj.ptr());
+        return obj;
+    });
+    m.def("track_all", [](const py::list& objs) {
+        for (const auto& o : objs)
+            if (PyObject_IS_GC(o.ptr()) && !PyObject_GC_IsTracked(o.ptr()))
+                PyObject_GC_Track(o.ptr());
+    });
 }
 
 }  // namespace objwire::python

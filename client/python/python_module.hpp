@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <atomic>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -25,6 +26,30 @@ client::options options_from(const option_pairs& pairs);
 
 // Runs the Python signal handlers (on the main thread); true if one raised (the error is set).
 bool signal_raised();
+
+// What Ctrl-C ends at once while a blocking call waits on it: a connection, a reader.
+class sigint_target {
+  public:
+    // From the SIGINT handler: async-signal-safe.
+    virtual void on_sigint() noexcept = 0;
+
+  protected:
+    ~sigint_target() = default;
+};
+
+// While it lives, SIGINT calls target.on_sigint() and then the handler it replaced (Python's,
+// which raises KeyboardInterrupt once the call returns): Python's handler alone only notes the
+// signal, so a wait in the library would go on.
+class interruptible {
+  public:
+    explicit interruptible(sigint_target& target);
+    ~interruptible();
+    interruptible(const interruptible&) = delete;
+    interruptible& operator=(const interruptible&) = delete;
+
+  private:
+    std::atomic<sigint_target*>* slot_ = nullptr;
+};
 
 void bind_connection(py::module_& m);
 void bind_reader(py::module_& m);

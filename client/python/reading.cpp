@@ -2,9 +2,12 @@
 #include <objwire/reader.hpp>
 
 #include <pybind11/stl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "client/python/python_module.hpp"
@@ -17,6 +20,34 @@ namespace {
 // A cursor reader tells the daemon what was handed out at most this often while reading (and
 // whenever it waits, and at its end), as `objwire read --cursor` does.
 constexpr std::chrono::seconds ack_interval{1};
+
+// The reader's stop: a flag, and an eventfd made readable with it so that every wait of the
+// reader (connect, the daemon's data, a pause between reconnections) ends at once - at
+// stop() from another thread, or at Ctrl-C.
+class reader_stop final : public sigint_target {
+  public:
+    reader_stop() : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+    ~reader_stop() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    reader_stop(const reader_stop&) = delete;
+    reader_stop& operator=(const reader_stop&) = delete;
+
+    void on_sigint() noexcept override { set(); }
+    void set() noexcept {
+        flag_ = true;
+        const std::uint64_t one = 1;
+        if (fd_ >= 0) [[maybe_unused]]
+            auto n = ::write(fd_, &one, sizeof one);
+    }
+    bool is_set() const { return flag_; }
+    const std::atomic<bool>* flag() const { return &flag_; }
+    int fd() const { return fd_; }  // -1 without an eventfd: the reader looks every 200 ms
+
+  private:
+    std::atomic<bool> flag_{false};
+    int fd_;
+};
 
 class py_reader {
   public:
@@ -32,7 +63,8 @@ class py_reader {
         r.follow = where.contains("follow") && where["follow"].cast<bool>();
         r.reconnect = r.follow;
         r.client_name = "objwire python";
-        r.stop = &stop_;
+        r.stop = stop_.flag();
+        r.stop_fd = stop_.fd();
         // Called on the thread in next(), every 200 ms of waiting: the signal handlers run
         // (Ctrl-C ends the read), and a cursor hears what was handed out.
         r.on_wait = [this] {
@@ -40,7 +72,7 @@ class py_reader {
                 py::gil_scoped_acquire gil;
                 if (signal_raised()) {
                     signal_ = py::error_already_set();
-                    stop_ = true;
+                    stop_.set();
                 }
             }
             ack_handed_out();
@@ -60,16 +92,18 @@ class py_reader {
     void open() {
         std::error_code ec;
         {
+            interruptible ctrl_c(stop_);
             py::gil_scoped_release nogil;
             const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
             auto pause = std::chrono::milliseconds(10);
             while ((ec = reader_->open()) == proto_errc::sender_busy && cursor_ &&
-                   std::chrono::steady_clock::now() + pause < give_up && !stop_) {
+                   std::chrono::steady_clock::now() + pause < give_up && !stop_.is_set()) {
                 std::this_thread::sleep_for(pause);
                 pause *= 2;
                 reader_ = std::make_unique<client::reader>(options_, read_);
             }
         }
+        if (ec && signal_raised()) throw py::error_already_set();
         if (ec) raise_error(ec, reader_->last_error());
     }
 
@@ -79,6 +113,9 @@ class py_reader {
         client::stored_message m;
         bool got = false;
         {
+            // Only a wait needs Ctrl-C routed (a sigaction call): not each of a block's objects.
+            std::optional<interruptible> ctrl_c;
+            if (reader_->ready() == 0) ctrl_c.emplace(stop_);
             py::gil_scoped_release nogil;
             handed_out_ = reader_->resume_at();
             if (cursor_ && std::chrono::steady_clock::now() - last_ack_ >= ack_interval)
@@ -91,6 +128,7 @@ class py_reader {
             throw e;
         }
         if (!got) {
+            if (signal_raised()) throw py::error_already_set();  // Ctrl-C stopped the reader
             if (reader_->error()) raise_error(reader_->error(), reader_->last_error());
             return py::none();
         }
@@ -111,7 +149,7 @@ class py_reader {
         return out;
     }
 
-    void stop() { stop_ = true; }
+    void stop() { stop_.set(); }
     bool stopped() const { return reader_->stopped(); }
     void ack(std::uint64_t next_offset) {
         std::error_code ec;
@@ -152,7 +190,7 @@ class py_reader {
     client::options options_;
     client::read_options read_;
     py::dict types_;
-    std::atomic<bool> stop_{false};
+    reader_stop stop_;
     std::unique_ptr<client::reader> reader_;
     bool cursor_ = false;
     std::uint64_t handed_out_ = 0;

@@ -269,6 +269,10 @@ class connection {
     // their caller says. Async-signal-safe, for a SIGINT or SIGTERM handler (a flag and one
     // write(2) to an eventfd every wait watches); callable from any thread.
     void interrupt() noexcept;
+    // As interrupt(), without the 500 ms more for replies: a wait for the daemon ends at once,
+    // what is in flight stays unacknowledged. For a caller that must answer a signal at once
+    // (the Python module's Ctrl-C) rather than count the acknowledgements still coming.
+    void interrupt_now() noexcept;
     // Called before each reconnect attempt, on the thread that resumes (the caller's, or the
     // linger thread's), with the connection's lock held: it must not call the connection. Set
     // before open().

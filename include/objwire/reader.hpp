@@ -88,8 +88,8 @@ struct read_options {
     // next() with the error. `objwire read --follow` sets it.
     bool reconnect = false;
     // With `stop`: a descriptor that becomes readable when the stop flag is set (the read end
-    // of a pipe the signal handler writes a byte to). A wait between reconnections then ends at
-    // once; without it, within 200 ms, as a wait for the daemon does.
+    // of a pipe the signal handler writes a byte to). Every wait - the connect, the daemon's
+    // data, the pause between reconnections - then ends at once; without it, within 200 ms.
     int stop_fd = -1;
     // Called before each wait for a reconnection: why the last connection or try failed, and
     // the offset the next connection starts at.

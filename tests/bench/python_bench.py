@@ -7,15 +7,18 @@
 - send_many of the `events` workload as dicts, and as the Event dataclass;
 - the same dicts as a Python program sends them without the module: json.dumps lines written
   into `objwire send -` (build/client/objwire, or $OBJWIRE);
-- 100,000 send_async from an asyncio program while a 1 ms timer runs: the timer's gaps (alone,
-  with the sends, and with the sends and the garbage collector off), each in a process of its
-  own;
+- 100,000 send_async from an asyncio program while a 1 ms timer runs, a done callback on each
+  future: the timer's gaps (alone; with the sends; with the callbacks sharing one context; with
+  the garbage collector off), each in a process of its own;
 - read() of the last COUNT objects back into Python;
-- Ctrl-C (SIGINT) during a send_many waiting on a stopped daemon and during a flush(): the
-  time from the signal to KeyboardInterrupt.
+- a full garbage collection while 100,000 send_async wait on a stopped daemon: the objects
+  the collector tracks and the time it takes;
+- Ctrl-C (SIGINT) in a script blocked in send, send_many, flush or connect on a stopped daemon,
+  or in a follower's read: the time from the signal to KeyboardInterrupt, RUNS times each.
 
 COUNT objects per run (default 1,000,000: the first 100,000 events, sent COUNT/100,000 times
-over), compression off; each figure is the median of RUNS (default 3) in one invocation.
+over), compression off; each figure is the median of RUNS (default 3) in one invocation. The
+timer's gaps and Ctrl-C are measured RUNS times, each shown. COUNT 0: only those.
 Objects per second are wall-clock, from connect() to the last acknowledgement (close()), and
 per CPU second of the sending processes (this one and, for the json path, `objwire send`).
 """
@@ -23,19 +26,19 @@ per CPU second of the sending processes (this one and, for the json path, `objwi
 import asyncio
 import json
 import os
+import signal
 import pathlib
 import resource
-import signal
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
 
 import objwire  # noqa: E402
+from blocked_call import CALLS, interrupt_blocked  # noqa: E402
 from events import events  # noqa: E402
 
 OBJWIRE = os.environ.get("OBJWIRE", str(ROOT / "build" / "client" / "objwire"))
@@ -74,9 +77,14 @@ def json_run(to, objs, count):
     return count / (time.monotonic() - wall), count / used
 
 
-def timer_gaps(to, sends=100_000, burst=200):
+def timer_gaps(to, sends=100_000, burst=200, shared_context=False):
     """The 1 ms timer's gaps (p50, p99, max in ms) while `sends` send_async complete, started
-    `burst` at a time; with sends=0, the timer alone for as long (what the machine gives)."""
+    `burst` at a time, each with a done callback; with sends=0, the timer alone for as long
+    (what the machine gives). `shared_context`: the callbacks are added with one context,
+    instead of the copy per callback asyncio otherwise keeps (docs/PYTHON.md, "asyncio")."""
+    import contextvars
+    context = contextvars.copy_context() if shared_context else None
+
     async def main():
         ticks, stop = [], asyncio.Event()
 
@@ -103,7 +111,7 @@ def timer_gaps(to, sends=100_000, burst=200):
             all_done.set()
         for b in range(sends // burst):
             for i in range(burst):
-                conn.send_async({"b": b, "i": i}).add_done_callback(done)
+                conn.send_async({"b": b, "i": i}).add_done_callback(done, context=context)
             await asyncio.sleep(0)
         await all_done.wait()
         stop.set()
@@ -116,37 +124,42 @@ def timer_gaps(to, sends=100_000, burst=200):
     return gaps[len(gaps) // 2], gaps[len(gaps) * 99 // 100], gaps[-1]
 
 
-CTRL_C = textwrap.dedent("""
-    import sys, time, objwire
-    conn = objwire.connect(to=sys.argv[1], retry_for="0ms", flow_max_in_flight="64KiB")
-    print("ready", flush=True)
-    try:
-        if sys.argv[2] == "send_many":
-            conn.send_many({"pad": "x" * 1000, "i": i} for i in range(10**9))
-        else:
-            conn.send(1)
-            conn.flush()
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-""")
+def full_collection(to, daemon_pid, callbacks, sends=100_000, burst=200):
+    """(objects the garbage collector tracks, ms of a full collection) with `sends` send_async
+    waiting on a stopped daemon; with `callbacks`, each future has a done callback, as gather()
+    adds (asyncio then keeps a copy of the context per callback)."""
+    import gc
+
+    async def main():
+        conn = objwire.connect(to=to)
+        os.kill(daemon_pid, signal.SIGSTOP)
+        try:
+            futures = []
+            for b in range(sends // burst):
+                for i in range(burst):
+                    futures.append(conn.send_async({"b": b, "i": i}))
+                    if callbacks:
+                        futures[-1].add_done_callback(bool)
+                await asyncio.sleep(0)
+            gc.collect()
+            started = time.perf_counter()
+            gc.collect()
+            took = (time.perf_counter() - started) * 1000
+            tracked = len(gc.get_objects())
+        finally:
+            os.kill(daemon_pid, signal.SIGCONT)
+        await asyncio.gather(*futures, return_exceptions=True)
+        await conn.close_async()
+        return tracked, took
+
+    return asyncio.run(main())
 
 
 def ctrl_c(to, daemon_pid, call):
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C, to, call], stdout=subprocess.PIPE,
-                             text=True)
-    child.stdout.readline()
-    os.kill(daemon_pid, signal.SIGSTOP)
-    try:
-        time.sleep(1.0)  # a benchmark: the call has long been waiting for the stopped daemon
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline()
-        took = time.monotonic() - sent
-    finally:
-        os.kill(daemon_pid, signal.SIGCONT)
-        child.kill()
-        child.wait()
-    return took * 1000 if line.startswith("interrupted") else float("nan")
+    """Milliseconds from SIGINT to KeyboardInterrupt in a script blocked in `call`."""
+    def blocked(_):
+        time.sleep(1.0)  # a benchmark: the call has long been waiting for the daemon by then
+    return interrupt_blocked(to, daemon_pid, call, blocked) * 1000
 
 
 def daemon_pid(to):
@@ -159,12 +172,22 @@ def main():
     if sys.argv[1] == "--timer":
         if sys.argv[4] == "off":
             import gc
-            gc.disable()  # the 100,000 futures alive make each full collection long
-        print(*timer_gaps(sys.argv[2], int(sys.argv[3])))
+            gc.disable()  # the 100,000 callbacks' contexts alive make each full collection long
+        print(*timer_gaps(sys.argv[2], int(sys.argv[3]), shared_context=sys.argv[4] == "shared"))
+        return
+    if sys.argv[1] == "--collect":
+        print(*full_collection(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "callbacks"))
         return
     to = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 1_000_000
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    if count > 0:
+        throughput(to, count, runs)
+    latency(to, runs)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def throughput(to, count, runs):
     dicts = list(events(min(count, 100_000)))
     classes = list(events(min(count, 100_000), as_dataclass=True))
     table = []
@@ -183,18 +206,32 @@ def main():
     print(f"{'read() of the last ' + str(got) + ' as dicts':40s} "
           f"{got / (time.monotonic() - wall):12,.0f} objects/s {got / (cpu() - spent):12,.0f} "
           "per CPU second", flush=True)
-    for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "off")):
+
+
+def latency(to, runs):
+    cases = {"on": "gc on", "shared": "gc on, callbacks sharing a context", "off": "gc off"}
+    for sends, gc in ((0, "on"), (100_000, "on"), (100_000, "shared"), (100_000, "off")):
         # In a process of its own: this one holds the objects above, whose garbage collection
         # would stop the loop for longer than anything measured.
-        out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
-                             capture_output=True, text=True, check=True).stdout
-        p50, p99, worst = map(float, out.split())
-        what = f"during 100,000 send_async, gc {gc}" if sends else "alone, 1 s"
-        print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms")
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, __file__, "--timer", to, str(sends), gc],
+                                 capture_output=True, text=True, check=True).stdout
+            p50, p99, worst = map(float, out.split())
+            what = f"during 100,000 send_async, {cases[gc]}" if sends else "alone, 1 s"
+            print(f"1 ms timer {what}: gap p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
+                  f"max {worst:.2f} ms", flush=True)
     pid = daemon_pid(to)
-    for call in ("send_many", "flush"):
-        print(f"Ctrl-C during {call} on a stopped daemon: {ctrl_c(to, pid, call):.0f} ms")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for callbacks in ("none", "callbacks"):
+        for _ in range(runs):
+            out = subprocess.run([sys.executable, __file__, "--collect", to, str(pid), callbacks],
+                                 capture_output=True, text=True, check=True).stdout
+            tracked, took = out.split()
+            what = "a done callback each" if callbacks == "callbacks" else "no callbacks"
+            print(f"full collection, 100,000 send_async waiting ({what}): {int(tracked):,} "
+                  f"objects tracked, {float(took):.1f} ms", flush=True)
+    for call in CALLS:
+        times = sorted(ctrl_c(to, pid, call) for _ in range(runs))
+        print(f"Ctrl-C during {call}: {' '.join(f'{t:.0f}' for t in times)} ms", flush=True)
 
 
 if __name__ == "__main__":

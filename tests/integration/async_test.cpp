@@ -404,6 +404,26 @@ TEST_F(StoppedDaemon, FlushWithTimeoutReturnsTimedOutOnTime) {
     EXPECT_FALSE(c.close()) << c.last_error();
 }
 
+// interrupt() still waits 500 ms for replies to what is in flight; interrupt_now() does not,
+// and its error says so (the Python module's Ctrl-C ends a blocking call at once).
+TEST_F(StoppedDaemon, InterruptNowEndsAWaitWithoutTheGraceForReplies) {
+    for (const bool now : {false, true}) {
+        client::connection c(settings_);
+        ASSERT_FALSE(c.open()) << c.last_error();
+        ASSERT_EQ(::kill(daemon_->pid(), SIGSTOP), 0);
+        ASSERT_FALSE(c.send(tagged(1, 0))) << c.last_error();
+        if (now)
+            c.interrupt_now();
+        else
+            c.interrupt();
+        EXPECT_EQ(c.close(), client::client_errc::interrupted);
+        const bool graced = c.last_error().find("within 500 ms") != std::string::npos;
+        EXPECT_EQ(graced, !now) << c.last_error();
+        EXPECT_FALSE(c.is_open());
+        ASSERT_EQ(::kill(daemon_->pid(), SIGCONT), 0);
+    }
+}
+
 // open(retry_for): a daemon that starts while the client is already trying is reached; with
 // none, open gives up once retry_for has passed.
 TEST(OpenRetry, ReachesADaemonThatStartsMeanwhileAndGivesUpWithoutOne) {

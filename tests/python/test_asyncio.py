@@ -1,6 +1,7 @@
 """asyncio: send_async and read_async leave the event loop free."""
 
 import asyncio
+import gc
 import os
 import signal
 import time
@@ -125,3 +126,31 @@ def test_a_refused_object_fails_alone_among_the_sends_of_its_turn(daemon):
     assert results[:2] == [None, None] and results[3:] == [None, None]
     assert isinstance(results[2], objwire.RefusedError) and results[2].code == "depth_exceeded"
     assert sorted(m.obj for m in objwire.read(to=daemon.to)) == [0, 1, 3, 4]
+
+
+def test_waiting_futures_add_nothing_for_the_garbage_collector_to_walk(daemon):
+    """A full collection walks every tracked object: 100,000 waiting sends must not be 100,000
+    more of them (the timer's gaps this avoids are measured by tests/bench/python_bench.py)."""
+    async def main():
+        conn = objwire.connect(to=daemon.to)
+        await conn.send_async("first")  # the loop's own objects for send_async exist by now
+        os.kill(daemon.proc.pid, signal.SIGSTOP)
+        try:
+            before = len(gc.get_objects())
+            futures = [conn.send_async(i) for i in range(10_000)]
+            await asyncio.sleep(0)  # handed to the library as one batch
+            grown = len(gc.get_objects()) - before
+            waiting_tracked = sum(gc.is_tracked(f) for f in futures)
+            pending = sum(not f.done() for f in futures)
+        finally:
+            os.kill(daemon.proc.pid, signal.SIGCONT)
+        await asyncio.gather(*futures)
+        settled_tracked = sum(gc.is_tracked(f) for f in futures)
+        await conn.close_async()
+        return grown, waiting_tracked, pending, settled_tracked
+
+    grown, waiting_tracked, pending, settled_tracked = asyncio.run(main())
+    assert pending == 10_000 and waiting_tracked == 0
+    assert grown < 100, f"{grown} objects tracked for 10,000 sends"
+    assert settled_tracked == 10_000  # settled, they are ordinary objects again
+

@@ -2,15 +2,13 @@
 
 import os
 import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 
 import pytest
 
 import objwire
+from blocked_call import CALLS, interrupt_blocked
 from conftest import wait_until
 
 
@@ -98,23 +96,6 @@ def test_send_many_names_the_index_of_a_refused_object(daemon):
     assert [m.obj for m in objwire.read(to=daemon.to)] == [1, 2]
 
 
-CTRL_C = textwrap.dedent("""
-    import os, signal, sys, time, objwire
-    conn = objwire.connect(to=sys.argv[1], retry_for="0ms", flow_max_in_flight="64KiB")
-    print("ready", flush=True)
-    started = time.monotonic()
-    try:
-        if sys.argv[2] == "send":
-            conn.send_many({"pad": "x" * 1000, "i": i} for i in range(10**9))
-        else:
-            conn.send(1)
-            conn.flush()
-    except KeyboardInterrupt:
-        print("interrupted after %.3f" % (time.monotonic() - started), flush=True)
-    os._exit(0)
-""")
-
-
 def state(pid):
     with open(f"/proc/{pid}/stat") as f:
         return f.read().rsplit(")", 1)[1].split()[0]
@@ -128,27 +109,14 @@ def waiting(pid):
     return state(pid) == "S"
 
 
-@pytest.mark.parametrize("call", ["send", "flush"])
-def test_ctrl_c_interrupts_a_blocking_call_on_a_stopped_daemon(daemon, call):
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C, daemon.to, call],
-                             stdout=subprocess.PIPE, text=True, env=os.environ)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        os.kill(daemon.proc.pid, signal.SIGSTOP)
-        wait_until(lambda: waiting(child.pid), 60, "the call to wait for the stopped daemon")
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline()
-        took = time.monotonic() - sent
-        assert line.startswith("interrupted"), line
-        child.wait(timeout=10)
-    finally:
-        os.kill(daemon.proc.pid, signal.SIGCONT)
-        child.kill()
-    print(f"Ctrl-C ended {call} in {took:.3f} s")
-    # Without the interrupt the call would wait for the stopped daemon for ever; the time it
-    # takes is measured by tests/bench/python_bench.py (docs/PERFORMANCE.md).
-    assert took < 5.0
+@pytest.mark.parametrize("call", CALLS)
+def test_ctrl_c_interrupts_every_blocking_call(daemon, call):
+    took = interrupt_blocked(daemon.to, daemon.proc.pid, call,
+                             lambda pid: wait_until(lambda: waiting(pid), 60, f"{call} to wait"))
+    print(f"Ctrl-C ended {call} in {took * 1000:.0f} ms")
+    # Without the interrupt each call would wait for ever (or for its timeout, longer than this
+    # bound). How soon it ends is measured by tests/bench/python_bench.py (docs/PYTHON.md).
+    assert took < 3.0
 
 
 def test_a_connection_is_usable_from_several_threads(daemon):
@@ -200,28 +168,3 @@ def test_interrupt_from_another_thread_ends_a_send_waiting_on_a_stopped_daemon(d
         os.kill(daemon.proc.pid, signal.SIGCONT)
     assert isinstance(raised[0], objwire.InterruptedError) and raised[0].code == "interrupted"
     assert not conn.is_open
-
-
-CTRL_C_READ = textwrap.dedent("""
-    import sys, objwire
-    reader = objwire.read(to=sys.argv[1], follow=True)
-    print("ready", flush=True)
-    try:
-        for m in reader:
-            pass
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-""")
-
-
-def test_ctrl_c_ends_a_followers_wait(daemon):
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_READ, daemon.to],
-                             stdout=subprocess.PIPE, text=True, env=os.environ)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        wait_until(lambda: waiting(child.pid), 60, "the follower to wait for new objects")
-        child.send_signal(signal.SIGINT)
-        assert child.stdout.readline().strip() == "interrupted"
-        assert child.wait(timeout=10) == 0
-    finally:
-        child.kill()

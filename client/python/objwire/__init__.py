@@ -148,6 +148,9 @@ class Connection:
         """An asyncio future of the running loop, done once ``obj`` is acknowledged as
         durable (or with the error). Queued at once: the loop never waits on the daemon. At
         most flow.max_async_sends (100,000) may wait: past it, TooManyInFlightError."""
+        pending = self._pending  # the common case first: no import, one call
+        if pending is not None and pending.loop is pending.running_loop():
+            return pending.add(obj)
         from ._aio import send_async
         return send_async(self, obj)
 

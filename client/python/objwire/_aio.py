@@ -4,92 +4,109 @@ import asyncio
 import re
 
 from ._errors import error_for
+from ._objwire import track_all, untracked
 
 _BATCH_INDEX = re.compile(r"batch\[(\d+)\]")
 
 
-def _settle(future, outcome):
-    if future.done():
-        return
+def _settle_all(futures, outcome):
+    """Settles one batch's futures (tracked by the collector again: see Pending)."""
+    track_all(futures)
     if outcome is None:
-        future.set_result(None)
+        for future in futures:
+            if not future.done():
+                future.set_result(None)
     else:
-        future.set_exception(error_for(*outcome))
+        for future in futures:
+            if not future.done():
+                future.set_exception(error_for(*outcome))
 
 
-def _copy_outcome(source, target):
-    if target.done():
-        return
-    if source.cancelled():
-        target.cancel()
-    elif source.exception() is not None:
-        target.set_exception(source.exception())
-    else:
-        target.set_result(None)
+def _unwalked():
+    """A list the garbage collector does not walk (see Pending)."""
+    return untracked([])
 
 
 class Pending:
-    """A connection's send_async futures, by token, on the loop of the first one.
+    """A connection's send_async futures, by batch, on the loop of the first one.
 
     The objects started in one turn of the loop go to the library as one batch (its
-    async_send_many: one job and one completion for all), at the end of the turn. The
-    extension makes a descriptor readable when outcomes wait, without taking the GIL; the loop
-    watches it and settles the futures, a bounded number of batches per turn so that its other
-    callbacks run between them."""
+    async_send_many: one job and one completion for all), at the end of the turn; the batch's
+    futures and objects are two lists under its first token. The extension makes a descriptor
+    readable when outcomes wait, without taking the GIL; the loop watches it and settles the
+    futures of a bounded number of batches per turn, so that its other callbacks run between
+    them.
+
+    Per send, the loop makes one object of its own: the future. The garbage collector tracks
+    neither it while it waits (the extension's untracked()) nor the lists that hold the futures
+    and objects: with 100,000 sends waiting, each full collection would otherwise walk 100,000
+    futures and 200,000 list entries, stopping the loop for milliseconds each time. A waiting
+    future and its object are held here until the future is settled, so the collector has
+    nothing to free through them meanwhile; settled, the future is tracked again."""
 
     BATCHES_PER_TURN = 4
 
     def __init__(self, c, loop):
         self._c = c
         self.loop = loop
-        self.futures = {}
-        self.objects = {}  # kept until settled: a batch refused in its middle sends the rest again
-        self.token = 0
-        self.staged_from = None
+        self.running_loop = asyncio._get_running_loop  # None outside a loop, unlike get_running_loop
+        self._new_future = loop.create_future
+        self.batches = {}  # first token -> (futures, objects): in the library, not yet settled
+        self.token = 0  # the last token handed to the library
+        # Staged in this turn. The objects are kept until settled: a batch refused in its middle
+        # sends the rest again.
+        self.futures = _unwalked()
+        self.objects = _unwalked()
         self.fd = c.async_fd()
         loop.add_reader(self.fd, self.drain)
 
     def add(self, obj):
         self._c.stage_async(obj)  # converted now: TypeError and refusals of the value raise here
-        self.token += 1
-        future = self.loop.create_future()
-        self.futures[self.token] = future
-        self.objects[self.token] = obj
-        if self.staged_from is None:
-            self.staged_from = self.token
+        return self._staged(untracked(self._new_future()), obj)
+
+    def _staged(self, future, obj):
+        if not self.futures:
             self.loop.call_soon(self.send_staged)
+        self.futures.append(future)
+        self.objects.append(obj)
         return future
 
     def send_staged(self):
-        if self.staged_from is not None:
-            first, self.staged_from = self.staged_from, None
+        if self.futures:
+            first = self.token + 1
+            self.batches[first] = untracked((self.futures, self.objects))
+            self.token += len(self.futures)
+            self.futures, self.objects = _unwalked(), _unwalked()
             self._c.send_staged(first)
 
-    def _settle_range(self, first, count, outcome):
-        for token in range(first, first + count):
-            self.objects.pop(token, None)
-            future = self.futures.pop(token, None)
-            if future is not None:
-                _settle(future, outcome)
+    def _refused_in_batch(self, first, futures, objects, k, outcome):
+        """Object k of the batch was refused: it fails; those before it are in the stream and
+        complete when durable; those after it were not sent, and go again (same futures)."""
+        _settle_all(futures[k:k + 1], outcome)
+        if k > 0:
+            self.batches[first] = untracked((untracked(futures[:k]), untracked(objects[:k])))
+            self._c.flush_async(first, k)
+        for future, obj in zip(futures[k + 1:], objects[k + 1:]):
+            try:
+                self._c.stage_async(obj)
+            except Exception as e:  # changed since it was first converted
+                track_all([future])
+                if not future.done():
+                    future.set_exception(e)
+                continue
+            self._staged(future, obj)
 
     def drain(self):
         outcomes = self._c.drain_async(self.BATCHES_PER_TURN)
         for first, count, outcome in outcomes:
+            futures, objects = self.batches.pop(first)
             refused = None
             if outcome is not None and outcome[0] == "objwire.proto":
                 refused = _BATCH_INDEX.search(outcome[2])
             if refused is None:
-                self._settle_range(first, count, outcome)
-                continue
-            # One object of the batch was refused: it fails; those before it are in the stream
-            # and complete when durable; those after it were not sent, and go again.
-            k = int(refused.group(1))
-            self._settle_range(first + k, 1, outcome)
-            if k > 0:
-                self._c.flush_async(first, k)
-            for token in range(first + k + 1, first + count):
-                again = self.add(self.objects.pop(token))
-                again.add_done_callback(lambda f, target=self.futures.pop(token): _copy_outcome(f, target))
+                _settle_all(futures, outcome)
+            else:
+                self._refused_in_batch(first, futures, objects, int(refused.group(1)), outcome)
         if len(outcomes) == self.BATCHES_PER_TURN:
             self.loop.call_soon(self.drain)
 
@@ -97,6 +114,13 @@ class Pending:
         """On the loop: what is staged is sent, the descriptor no longer watched."""
         self.send_staged()
         self.loop.remove_reader(self.fd)
+
+    def __del__(self):
+        # Futures never settled (the connection dropped, its loop gone) go back to the
+        # collector, which may then free what they hold in a cycle.
+        for futures, _ in self.batches.values():
+            track_all(futures)
+        track_all(self.futures)
 
 
 def send_async(conn, obj):
