@@ -420,6 +420,11 @@ const std::array daemon_schema_keys{
                 .default_text = "\"\"",
                 .doc = "file holding the shared token every hello must carry; \"\": no token",
                 .access = bind<&ds::auth_token_file>()},
+    key_def<ds>{.name = "auth.users_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file of [[auth.users]] tables, read again on SIGHUP; \"\": none",
+                .access = bind<&ds::auth_users_file>()},
 };
 
 }  // namespace

@@ -143,6 +143,10 @@ reader_base::reader_base(server& srv, peer_stream& stream, const std::string& pe
       write_timer_(stream.get_executor()),
       behind_timer_(stream.get_executor()) {
     ++srv_.metrics().readers_open;
+    // The user's permissions as they are at each block: a reload narrows them at once.
+    if (const auto& id = stream.identity())
+        core_.restrict([id](std::string_view sender) { return id->may_read(sender); },
+                       [id] { return id->reads_everything(); });
 }
 
 reader_base::~reader_base() {
@@ -232,9 +236,23 @@ void reader_base::watch_behind(const std::shared_ptr<behind_hook>& hook) {
 
 asio::awaitable<bool> reader_base::should_end() {
     if (state_->peer_done) co_return true;
+    const bool revoked = co_await end_if_revoked();
+    if (revoked) co_return true;
     if (!srv_.stopping()) co_return false;
     co_await end_stopping();
     co_return true;
+}
+
+asio::awaitable<bool> reader_base::end_if_revoked() {
+    std::string why = revoked_reason();
+    if (why.empty()) co_return false;
+    co_await end_with(proto_errc::unauthorized, why);
+    co_return true;
+}
+
+std::string reader_base::revoked_reason() const {
+    const auto& id = stream_.identity();
+    return id ? id->revoked() : std::string();
 }
 
 }  // namespace objwire::daemon::reader_support

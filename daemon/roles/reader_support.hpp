@@ -115,6 +115,10 @@ class reader_base {
     // Between rounds: the peer went away, or the daemon is stopping (the reader is then sent
     // its error frame).
     asio::awaitable<bool> should_end();
+    // A reload took the user's permission away (session_identity): the error frame with the
+    // reason, and true.
+    asio::awaitable<bool> end_if_revoked();
+    std::string revoked_reason() const;
     // Objects of the blocks queued since the last call, for the metrics.
     std::uint64_t objects_since_last() {
         return core_.block_objects() - std::exchange(objects_counted_, core_.block_objects());

@@ -155,6 +155,11 @@ void errors(metric_writer& x, const metrics& m) {
              "store_failed / write_failed / io).");
     for (const auto& [kind, n] : m.errors())
         x.sample("objwire_errors_total", n, {{"kind", kind}});
+    x.family("objwire_auth_refusals_total", metric_type::counter,
+             "Hellos refused by [auth], by user (\"\": no user matched the credential) and "
+             "reason (credential, or the permission lacked: send, read, admin).");
+    for (const auto& [key, n] : m.refusals())
+        x.sample("objwire_auth_refusals_total", n, {{"user", key.first}, {"reason", key.second}});
 }
 
 }  // namespace

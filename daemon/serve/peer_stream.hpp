@@ -12,6 +12,8 @@
 #include <string>
 #include <system_error>
 
+#include "daemon/serve/session_identity.hpp"
+
 namespace objwire::daemon {
 
 class peer_stream {
@@ -65,12 +67,16 @@ class peer_stream {
     asio::ip::tcp::socket& socket() { return socket_; }
     // "ADDRESS:PORT" of the peer, for logs.
     std::string peer_name() const;
+    // Who the peer is, once its hello was admitted (null before).
+    const std::shared_ptr<session_identity>& identity() const { return identity_; }
+    void set_identity(std::shared_ptr<session_identity> id) { identity_ = std::move(id); }
 
   private:
     asio::awaitable<std::error_code> refuse_plain_peer(std::string& why);
 
     asio::ip::tcp::socket socket_;
     std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
+    std::shared_ptr<session_identity> identity_;
 };
 
 }  // namespace objwire::daemon

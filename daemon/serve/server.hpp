@@ -18,6 +18,7 @@
 #include "daemon/serve/address_limiter.hpp"
 #include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/pending_hellos.hpp"
+#include "daemon/serve/permissions.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/store_allowance.hpp"
@@ -107,9 +108,12 @@ class server {
     // Slots per source address (limits.max_connections_per_address), and which roles hold them.
     address_limiter& addresses() { return addresses_; }
     const role_table& roles() const { return roles_; }
-    // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp); on refusal
-    // the error for the peer, with `why` for the log.
-    std::error_code check_access(const hello& h, std::string& why) const;
+    // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp), and as
+    // which user (`who`); on refusal the error for the peer, with `why` for it and the log.
+    std::error_code check_access(const hello& h, std::string& why,
+                                 std::shared_ptr<const user>& who);
+    // The users in force (replaced by a reload).
+    std::shared_ptr<const user_directory> users() const;
     // The TLS context every connection runs over, or null when [tls] is off.
     asio::ssl::context* tls_context() const { return tls_.get(); }
 
@@ -117,6 +121,13 @@ class server {
     friend class session;
     // Reads [auth] token_file and builds the [tls] context; an error stops start().
     std::error_code load_access();
+    // The users of [auth] from `s` (files read now); nullopt with `why` when one is unusable.
+    static std::optional<user_directory> load_users(const config::daemon_settings& s,
+                                                    std::string& why);
+    // After a reload: sessions whose user is gone or lost a permission they use are ended,
+    // the others see their user's new permissions (daemon/serve/server_reload.cpp).
+    void apply_users(std::shared_ptr<const user_directory> next);
+    void reload_users(const config::daemon_settings& next);
     asio::awaitable<void> accept_loop();
     // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
     bool admit_connection(asio::ip::tcp::socket& socket);
@@ -157,7 +168,9 @@ class server {
     std::vector<std::unique_ptr<const config::daemon_settings>> reloaded_;  // every snapshot
     std::atomic<const config::daemon_settings*> live_settings_{&settings_};
     double start_time_seconds_ = 0;
-    std::optional<access_token> token_;  // [auth] token_file
+    mutable std::mutex users_mutex_;
+    std::shared_ptr<const user_directory> users_;  // [auth]; empty: everyone may do everything
+    std::shared_ptr<const user> anonymous_;        // who everyone is then
     std::unique_ptr<asio::ssl::context> tls_;
     std::shared_ptr<fault_injection> faults_;  // none unless a test installs them
 };

@@ -6,6 +6,7 @@
 #include "daemon/serve/metrics_text.hpp"
 #include "daemon/serve/reload_plan.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/serve/session.hpp"
 #include "daemon/telemetry/metrics_http.hpp"
 
 namespace objwire::daemon {
@@ -64,10 +65,37 @@ void server::reload(const config::daemon_settings& next) {
         ++metrics_.reloads;
         if (new_level > old_level) spdlog::set_level(new_level);
     }
+    reload_users(next);
     if (old_metrics != new_metrics && !stopping_) {
         stop_metrics_http();
         start_metrics_http(new_metrics);
     }
+}
+
+void server::reload_users(const config::daemon_settings& next) {
+    std::string why;
+    auto users = load_users(next, why);
+    if (!users) {
+        spdlog::error("reload: users unchanged: {}", why);
+        ++metrics_.reload_failures;
+        return;
+    }
+    spdlog::info("reload: {} users", users->size());
+    apply_users(std::make_shared<const user_directory>(std::move(*users)));
+}
+
+void server::apply_users(std::shared_ptr<const user_directory> next) {
+    {
+        std::lock_guard lock(users_mutex_);
+        users_ = next;
+    }
+    std::vector<std::shared_ptr<session>> open;
+    {
+        std::lock_guard lock(sessions_mutex_);
+        open.assign(sessions_.begin(), sessions_.end());
+    }
+    for (const auto& s : open)
+        s->reconsider(next, anonymous_);
 }
 
 void server::start_metrics_http(const std::string& listen) {

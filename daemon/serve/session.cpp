@@ -314,12 +314,14 @@ asio::awaitable<bool> session::admit() {
     state_.hello_received();
     const hello& h = receiver_.peer();
     std::string why;
-    if (auto ec = server_.check_access(h, why)) {
+    std::shared_ptr<const user> who;
+    if (auto ec = server_.check_access(h, why, who)) {
         warn_peer(warning_kind::refused_access,
                   fmt::format("{}: refused: {}", peer_, log_text(why)));
         refuse(ec, why);
         co_return false;
     }
+    stream_io_.set_identity(std::make_shared<session_identity>(std::move(who)));
     if (h.role != peer_role::sender) {
         handshake_deadline_ = never;
         state_.hand_over();  // serve() runs the role once the writer is done

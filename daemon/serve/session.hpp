@@ -57,6 +57,11 @@ class session : public std::enable_shared_from_this<session> {
     // too_many_connections with `why` (the caps on connections waiting for their hello were
     // reached and this was the oldest). Any thread.
     void shed(std::string why);
+    // After a reload changed the users: a session whose user is gone, or lost the permission
+    // its hello needs, ends with the reason (a reader at its next round, a sender now); the
+    // others go on with their user's new permissions. Any thread.
+    void reconsider(std::shared_ptr<const user_directory> next,
+                    std::shared_ptr<const user> anonymous);
 
   private:
     // The connection after the handshake: reading and storing, and sending the replies, as
@@ -117,6 +122,8 @@ class session : public std::enable_shared_from_this<session> {
     void finish_reading();
     void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
     void fail();
+    // reconsider()'s verdict: the connection ends with `why` (the user lost its permission).
+    void end_revoked(std::string why, const std::string& user_name);
     void cancel_read();
     // The wake-up call: every waiter of the strand looks at its condition again.
     void wake();
