@@ -2,6 +2,7 @@
 // is checked by the peer stream (daemon/serve/peer_stream.hpp) before the hello; the users of
 // [auth] - the shared token and [[auth.users]] - here, in the hello, by the rules of
 // daemon/serve/permissions.hpp.
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <fstream>
@@ -135,15 +136,38 @@ std::shared_ptr<const user_directory> server::users() const {
     return users_;
 }
 
-std::error_code server::check_access(const hello& h, std::string& why,
+bool server::throttled(const std::string& address, std::string& why) {
+    const auto now = credential_throttle::clock::now();
+    credential_throttle::clock::duration wait{};
+    std::lock_guard lock(users_mutex_);
+    if (throttle_.may_check(address, now, &wait)) return false;
+    const auto& r = throttle_.current_rule();
+    why = fmt::format(
+        "too many failed credentials from {}: {} at once, then {} a second; retry in {:.1f} s",
+        address, r.burst, r.per_second, std::chrono::duration<double>(wait).count());
+    return true;
+}
+
+void server::note_failed_credential(const std::string& address) {
+    std::lock_guard lock(users_mutex_);
+    throttle_.failed(address, credential_throttle::clock::now());
+}
+
+std::error_code server::check_access(const hello& h, const std::string& address, std::string& why,
                                      std::shared_ptr<const user>& who) {
     const auto dir = users();
     if (dir->empty()) {
         who = anonymous_;
         return {};
     }
+    // Before the credential is looked at: a guess refused here tells nothing.
+    if (throttled(address, why)) {
+        metrics_.count_refusal("", "throttled");
+        return proto_errc::unauthorized;
+    }
     if (!h.auth_token.empty()) who = dir->by_token(sha256_of(h.auth_token));
     if (!who) {
+        note_failed_credential(address);
         const auto& s = settings();
         why = !h.auth_token.empty() ? "wrong token"
               : s.auth_users.empty() && s.auth_users_file.empty()

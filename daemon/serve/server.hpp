@@ -16,6 +16,7 @@
 #include "config/settings.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
+#include "daemon/serve/credential_throttle.hpp"
 #include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/pending_hellos.hpp"
 #include "daemon/serve/permissions.hpp"
@@ -110,7 +111,8 @@ class server {
     const role_table& roles() const { return roles_; }
     // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp), and as
     // which user (`who`); on refusal the error for the peer, with `why` for it and the log.
-    std::error_code check_access(const hello& h, std::string& why,
+    // `address`: the peer's, whose failed credentials are slowed (credential_throttle).
+    std::error_code check_access(const hello& h, const std::string& address, std::string& why,
                                  std::shared_ptr<const user>& who);
     // The users in force (replaced by a reload).
     std::shared_ptr<const user_directory> users() const;
@@ -128,6 +130,9 @@ class server {
     // the others see their user's new permissions (daemon/serve/server_reload.cpp).
     void apply_users(std::shared_ptr<const user_directory> next);
     void reload_users(const config::daemon_settings& next);
+    // Whether `address` has failed too many credentials to have one checked now (`why`).
+    bool throttled(const std::string& address, std::string& why);
+    void note_failed_credential(const std::string& address);
     asio::awaitable<void> accept_loop();
     // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
     bool admit_connection(asio::ip::tcp::socket& socket);
@@ -171,6 +176,7 @@ class server {
     mutable std::mutex users_mutex_;
     std::shared_ptr<const user_directory> users_;  // [auth]; empty: everyone may do everything
     std::shared_ptr<const user> anonymous_;        // who everyone is then
+    credential_throttle throttle_;                 // users_mutex_
     std::unique_ptr<asio::ssl::context> tls_;
     std::shared_ptr<fault_injection> faults_;  // none unless a test installs them
 };
