@@ -153,7 +153,8 @@ void server::note_failed_credential(const std::string& address) {
     throttle_.failed(address, credential_throttle::clock::now());
 }
 
-std::error_code server::check_access(const hello& h, const std::string& address, std::string& why,
+std::error_code server::check_access(const hello& h, const std::string& address,
+                                     const certificate_names& certificate, std::string& why,
                                      std::shared_ptr<const user>& who) {
     const auto dir = users();
     if (dir->empty()) {
@@ -165,11 +166,20 @@ std::error_code server::check_access(const hello& h, const std::string& address,
         metrics_.count_refusal("", "throttled");
         return proto_errc::unauthorized;
     }
-    if (!h.auth_token.empty()) who = dir->by_token(sha256_of(h.auth_token));
+    // A token names the user; without one, a client certificate the TLS handshake verified
+    // (when some user is known by one).
+    const bool by_certificate =
+        h.auth_token.empty() && !certificate.subject.empty() && dir->has_certificate_users();
+    if (!h.auth_token.empty())
+        who = dir->by_token(sha256_of(h.auth_token));
+    else if (by_certificate)
+        who = dir->by_certificate(certificate.subject, certificate.alternative);
     if (!who) {
         note_failed_credential(address);
         const auto& s = settings();
         why = !h.auth_token.empty() ? "wrong token"
+              : by_certificate
+                  ? "no user has cert_subject '" + certificate.subject + "' or one of its names"
               : s.auth_users.empty() && s.auth_users_file.empty()
                   ? "no token in the hello (auth.token_file is set)"
                   : "no token in the hello (auth.users are set)";

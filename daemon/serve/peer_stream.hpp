@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "daemon/serve/session_identity.hpp"
+#include "daemon/serve/tls_context.hpp"
 
 namespace objwire::daemon {
 
@@ -67,6 +68,8 @@ class peer_stream {
     asio::ip::tcp::socket& socket() { return socket_; }
     // "ADDRESS:PORT" of the peer, for logs.
     std::string peer_name() const;
+    // The names of the client certificate the TLS handshake verified (none: empty).
+    certificate_names client_certificate() const;
     // Who the peer is, once its hello was admitted (null before).
     const std::shared_ptr<session_identity>& identity() const { return identity_; }
     void set_identity(std::shared_ptr<session_identity> id) { identity_ = std::move(id); }

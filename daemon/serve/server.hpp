@@ -111,8 +111,10 @@ class server {
     const role_table& roles() const { return roles_; }
     // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp), and as
     // which user (`who`); on refusal the error for the peer, with `why` for it and the log.
-    // `address`: the peer's, whose failed credentials are slowed (credential_throttle).
-    std::error_code check_access(const hello& h, const std::string& address, std::string& why,
+    // `address`: the peer's, whose failed credentials are slowed (credential_throttle);
+    // `certificate`: its verified client certificate's names, a credential without a token.
+    std::error_code check_access(const hello& h, const std::string& address,
+                                 const certificate_names& certificate, std::string& why,
                                  std::shared_ptr<const user>& who);
     // The users in force (replaced by a reload).
     std::shared_ptr<const user_directory> users() const;

@@ -317,7 +317,7 @@ asio::awaitable<bool> session::admit() {
     std::shared_ptr<const user> who;
     std::error_code no_peer;
     const auto address = stream_io_.socket().remote_endpoint(no_peer).address().to_string();
-    if (auto ec = server_.check_access(h, address, why, who)) {
+    if (auto ec = server_.check_access(h, address, stream_io_.client_certificate(), why, who)) {
         warn_peer(warning_kind::refused_access,
                   fmt::format("{}: refused: {}", peer_, log_text(why)));
         refuse(ec, why);
