@@ -400,6 +400,12 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::metrics_listen>(),
                 .check = &check_optional_host_port,
                 .check_doc = "\"HOST:PORT\" or \"\""},
+    key_def<ds>{.name = "metrics.bearer_token_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file holding the token GET /metrics must carry as 'Authorization: Bearer "
+                       "TOKEN'; \"\": none asked for",
+                .access = bind<&ds::metrics_bearer_token_file>()},
     key_def<ds>{.name = "tls.cert_file",
                 .kind = value_kind::string,
                 .default_text = "\"\"",

@@ -145,6 +145,7 @@ struct daemon_settings {
     std::uint32_t nats_compression_level = 0;     // nats.compression_level (0: auto climbs)
     // [metrics]
     std::string metrics_listen = "127.0.0.1:9464";  // metrics.listen: HTTP GET /metrics, "" = off
+    std::string metrics_bearer_token_file;  // metrics.bearer_token_file: set = /metrics needs it
     // [tls] - TLS on every connection when cert_file is set (docs/SECURITY.md, Access)
     std::string tls_cert_file;       // tls.cert_file: PEM chain, the server's certificate first
     std::string tls_key_file;        // tls.key_file: PEM private key of cert_file

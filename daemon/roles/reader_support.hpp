@@ -129,6 +129,8 @@ class reader_base {
     const std::string& peer_;
     const hello& hello_;
     read_server core_;
+    std::string user_;                // whose reads objwire_user_*_out_total count
+    std::uint64_t user_counted_ = 0;  // objects of core_ counted there
     std::shared_ptr<reader_state> state_;
     std::uint64_t objects_counted_ = 0;
     std::string failure_;  // why the stream ended early, for the error frame and the log

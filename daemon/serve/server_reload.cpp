@@ -43,6 +43,7 @@ void log_plan(const reload_plan& plan) {
 void server::reload(const config::daemon_settings& next) {
     std::string old_metrics;
     std::string new_metrics;
+    bool bearer_changed = false;
     {
         std::lock_guard lock(reload_mutex_);
         const config::daemon_settings& current = settings();
@@ -54,6 +55,9 @@ void server::reload(const config::daemon_settings& next) {
         log_plan(plan);
         old_metrics = current.metrics_listen;
         new_metrics = plan.effective.metrics_listen;
+        // A new bearer token file (or its removal) restarts the endpoint as a move does.
+        bearer_changed =
+            current.metrics_bearer_token_file != plan.effective.metrics_bearer_token_file;
         // A snapshot is kept for the server's lifetime (sessions hold references to the one
         // they started with), so only one that changes something is kept: reloading an
         // unchanged file costs nothing, however often.
@@ -66,7 +70,7 @@ void server::reload(const config::daemon_settings& next) {
         if (new_level > old_level) spdlog::set_level(new_level);
     }
     reload_users(next);
-    if (old_metrics != new_metrics && !stopping_) {
+    if ((old_metrics != new_metrics || bearer_changed) && !stopping_) {
         stop_metrics_http();
         start_metrics_http(new_metrics);
     }
@@ -103,9 +107,20 @@ void server::start_metrics_http(const std::string& listen) {
         spdlog::info("metrics endpoint off (metrics.listen = \"\"); objwire stats still works");
         return;
     }
+    metrics_http::authorize_function authorize;
+    if (const auto& file = settings().metrics_bearer_token_file; !file.empty()) {
+        std::string why;
+        const auto token = access_token::load(file, why, "metrics.bearer_token_file");
+        if (!token) {
+            // Off rather than open: the operator asked for the metrics to be private.
+            spdlog::error("metrics endpoint off: {}; fix it and reload (SIGHUP)", why);
+            return;
+        }
+        authorize = [token = *token](std::string_view bearer) { return token.matches(bearer); };
+    }
     auto http = std::make_shared<metrics_http>(
         io_, [this] { return render_prometheus(*this); },
-        [this] { return !stopping_ && sink_ != nullptr; });
+        [this] { return !stopping_ && sink_ != nullptr; }, std::move(authorize));
     if (auto ec = http->start(listen)) {
         spdlog::error(
             "metrics endpoint off: objects are still received; fix metrics.listen "

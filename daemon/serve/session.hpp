@@ -124,6 +124,8 @@ class session : public std::enable_shared_from_this<session> {
     void fail();
     // reconsider()'s verdict: the connection ends with `why` (the user lost its permission).
     void end_revoked(std::string why, const std::string& user_name);
+    // The user the peer acts as ("" before its hello).
+    std::string user_name() const;
     void cancel_read();
     // The wake-up call: every waiter of the strand looks at its condition again.
     void wake();

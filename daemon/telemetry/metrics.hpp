@@ -124,6 +124,10 @@ struct metrics {
     std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
     // Per sender id, capped (daemon/telemetry/named_metrics.hpp).
     sender_meter senders;
+    // Per user of [auth] (docs/SECURITY.md): objects and bytes stored from its streams, and
+    // served to its readers; capped like the sender ids.
+    sender_meter users_in;
+    sender_meter users_out;
     // Where each live journal reader stands: the worst reader lag.
     reader_positions readers_at;
 

@@ -14,11 +14,12 @@ trap '[ -n "$follower" ] && kill $follower 2>/dev/null; [ -n "$daemon" ] && kill
 source "$(dirname "$0")/daemon_helpers.sh"
 
 token() { printf '%s token of at least sixteen bytes\n' "$1" >"$dir/$1.token"; chmod 600 "$dir/$1.token"; }
-for u in writer reader admin late; do token $u; done
+for u in writer reader admin late scraper; do token $u; done
 writer_sha=$(printf 'writer token of at least sixteen bytes' | sha256sum | cut -d' ' -f1)
 
 users() {  # the config: the writer, the admin, and the users named as arguments
   {
+    printf '[metrics]\nbearer_token_file = "%s"\n\n' "$dir/scraper.token"
     printf '[[auth.users]]\nname = "writer"\ntoken_sha256 = "%s"\nsend = ["app-*"]\n\n' "$writer_sha"
     printf '[[auth.users]]\nname = "admin"\ntoken_file = "%s"\nsend = ["*"]\nadmin = true\n\n' "$dir/admin.token"
     for extra in "$@"; do
@@ -137,12 +138,19 @@ as reader read >/dev/null 2>"$dir/err" || rc=$?
 # The counters by user and reason.
 mport=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | grep -o '[0-9]*$' | head -1)
 [ -n "$mport" ] || fail "no metrics port logged"
-exec 3<>"/dev/tcp/127.0.0.1/$mport"
-printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&3
-cat <&3 >"$dir/metrics"
-exec 3<&-
+scrape() {  # [TOKEN]: GET /metrics, with that bearer token
+  exec 3<>"/dev/tcp/127.0.0.1/$mport"
+  printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n%s\r\n' "${1:+Authorization: Bearer $1$'\r\n'}" >&3
+  cat <&3 >"$dir/metrics"
+  exec 3<&-
+}
+scrape
+head -1 "$dir/metrics" | grep -q "^HTTP/1.0 401 " || fail "/metrics without the bearer token: $(head -1 "$dir/metrics")"
+grep -q objwire_ "$dir/metrics" && fail "the 401 shows metrics"
+scrape "$(tr -d '\n' <"$dir/scraper.token")"
+head -1 "$dir/metrics" | grep -q "^HTTP/1.0 200 " || fail "/metrics with the bearer token: $(head -1 "$dir/metrics")"
 check_metric() {
-  grep -qF "objwire_auth_refusals_total{user=\"$1\",reason=\"$2\"} $3" "$dir/metrics" ||
+  grep -qxF "objwire_auth_refusals_total{user=\"$1\",reason=\"$2\"} $3" "$dir/metrics" ||
     fail "metric $1/$2 != $3: $(grep auth_refusals "$dir/metrics")"
 }
 check_metric writer send 1
@@ -150,4 +158,10 @@ check_metric writer read 2
 check_metric writer admin 2
 check_metric reader revoked 1
 check_metric "" credential 2
+# Traffic by user: the writer stored app-1 and app-2 (8 objects); the reader was served 3 by
+# read, --since and --from=-5 each, and 8 by the follower.
+grep -qxF 'objwire_user_objects_in_total{user="writer"} 8' "$dir/metrics" ||
+  fail "writer's objects in: $(grep user_objects "$dir/metrics")"
+grep -qxF 'objwire_user_objects_out_total{user="reader"} 17' "$dir/metrics" ||
+  fail "reader's objects out: $(grep user_objects "$dir/metrics")"
 echo "permissions: ok"
