@@ -39,13 +39,16 @@ error combine(std::string_view source, std::vector<placed_error> errors) {
 
 // ---- the operations, once for both programs ------------------------------------------
 
+// `elsewhere`: a table whose contents another parser reads (\"auth.users\"), or "".
 template <class S>
-outcome<S> parse_toml(const schema<S>& sc, std::string_view text, std::string_view source) {
+outcome<S> parse_toml(const schema<S>& sc, std::string_view text, std::string_view source,
+                      std::string_view elsewhere = {}) {
     auto document = detail::parse_toml_document(text, source);
     if (!document) return document.error();
     S settings;
     std::vector<placed_error> errors;
     std::vector<std::string> reported;  // tables whose contents are not looked at
+    if (!elsewhere.empty()) reported.emplace_back(elsewhere);
     const auto section_names = sections(sc.keys);
     for (const auto& entry : *document) {
         const std::string name = path_text(entry.path);
@@ -53,7 +56,7 @@ outcome<S> parse_toml(const schema<S>& sc, std::string_view text, std::string_vi
             std::any_of(reported.begin(), reported.end(), [&](const std::string& r) {
                 return name.size() > r.size() && name.starts_with(r) && name[r.size()] == '.';
             });
-        if (inside_reported) continue;
+        if (inside_reported || (!elsewhere.empty() && name == elsewhere)) continue;
         const bool is_table = entry.type == toml_type::table;
         std::string user_name;  // NAME of a key like types.NAME.transient
         if (const auto* key = find_key_at(sc, entry.path, user_name)) {
@@ -132,7 +135,12 @@ std::optional<error> apply_env(const schema<S>& sc, S& settings, const getenv_fu
 }  // namespace
 
 outcome<daemon_settings> parse_daemon_toml(std::string_view text, std::string_view source_name) {
-    return parse_toml(daemon_schema(), text, source_name);
+    auto settings = parse_toml(daemon_schema(), text, source_name, "auth.users");
+    if (!settings) return settings;
+    auto users = parse_auth_users(text, source_name);
+    if (!users) return users.error();
+    settings->auth_users = std::move(*users);
+    return settings;
 }
 
 outcome<client_settings> parse_client_toml(std::string_view text, std::string_view source_name) {

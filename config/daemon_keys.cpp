@@ -408,6 +408,12 @@ const std::array daemon_schema_keys{
                 .access = bind<&ds::metrics_listen>(),
                 .check = &check_optional_host_port,
                 .check_doc = "\"HOST:PORT\" or \"\""},
+    key_def<ds>{.name = "metrics.bearer_token_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file holding the token GET /metrics must carry as 'Authorization: Bearer "
+                       "TOKEN'; \"\": none asked for",
+                .access = bind<&ds::metrics_bearer_token_file>()},
     key_def<ds>{.name = "tls.cert_file",
                 .kind = value_kind::string,
                 .default_text = "\"\"",
@@ -428,6 +434,11 @@ const std::array daemon_schema_keys{
                 .default_text = "\"\"",
                 .doc = "file holding the shared token every hello must carry; \"\": no token",
                 .access = bind<&ds::auth_token_file>()},
+    key_def<ds>{.name = "auth.users_file",
+                .kind = value_kind::string,
+                .default_text = "\"\"",
+                .doc = "file of [[auth.users]] tables, read again on SIGHUP; \"\": none",
+                .access = bind<&ds::auth_users_file>()},
 };
 
 }  // namespace

@@ -130,6 +130,9 @@ std::vector<error> check_daemon_settings(const daemon_settings& s,
     check_pair(out, s);
     const named_file files[] = {
         {s.auth_token_file, "auth.token_file", "OBJWIRE_AUTH_TOKEN_FILE", true},
+        {s.auth_users_file, "auth.users_file", "OBJWIRE_AUTH_USERS_FILE", true},
+        {s.metrics_bearer_token_file, "metrics.bearer_token_file",
+         "OBJWIRE_METRICS_BEARER_TOKEN_FILE", true},
         {s.tls_cert_file, "tls.cert_file", "OBJWIRE_TLS_CERT_FILE", true},
         {s.tls_key_file, "tls.key_file", "OBJWIRE_TLS_KEY_FILE", true},
         {s.tls_client_ca_file, "tls.client_ca_file", "OBJWIRE_TLS_CLIENT_CA_FILE", true},
@@ -144,6 +147,13 @@ std::vector<error> check_daemon_settings(const daemon_settings& s,
         if (!problem.empty())
             out.push_back({std::string(f.key) + ": '" + f.path + "' " + problem +
                            " (objwired reads it at start, as its own user; " + f.env + ")"});
+    }
+    for (const auto& u : s.auth_users) {
+        if (u.token_file.empty()) continue;
+        const auto problem = file_problem(u.token_file);
+        if (!problem.empty())
+            out.push_back({u.place + ": token_file of user '" + u.name + "': '" + u.token_file +
+                           "' " + problem + " (objwired reads it at start and on SIGHUP)"});
     }
     return out;
 }

@@ -58,6 +58,25 @@ class outcome {
 };
 
 // ---- settings ---------------------------------------------------------------------------
+// One [[auth.users]] table: a user of objwired, how it proves who it is, and what it may do
+// (docs/SECURITY.md, "Users and permissions"). Patterns are sender ids with `*` wildcards.
+struct auth_user {
+    std::string name;
+    std::string token_file;    // a file holding the user's token
+    std::string token_sha256;  // or the token's SHA-256 in hex, so the config holds no secret
+    std::string cert_subject;  // or a TLS client certificate: its subject ("CN=x,O=y") or a SAN
+    std::vector<std::string> send;  // sender ids it may send as
+    std::vector<std::string> read;  // sender ids whose objects it may read
+    bool admin = false;             // cursors, the whole sender list, stats
+    std::string place;              // "FILE:LINE" of its table, for messages
+    friend bool operator==(const auth_user&, const auth_user&) = default;
+};
+
+// The [[auth.users]] tables of a TOML text (a config file, or the file auth.users_file names,
+// which holds only such tables); errors name SOURCE:LINE:COLUMN.
+outcome<std::vector<auth_user>> parse_auth_users(std::string_view text,
+                                                 std::string_view source_name);
+
 // Defaults are the member initializers; they must match the schema's default texts (a unit
 // test checks it). Key names in comments are the TOML keys.
 
@@ -127,12 +146,15 @@ struct daemon_settings {
     std::uint32_t nats_compression_level = 0;     // nats.compression_level (0: auto climbs)
     // [metrics]
     std::string metrics_listen = "127.0.0.1:9464";  // metrics.listen: HTTP GET /metrics, "" = off
+    std::string metrics_bearer_token_file;  // metrics.bearer_token_file: set = /metrics needs it
     // [tls] - TLS on every connection when cert_file is set (docs/SECURITY.md, Access)
     std::string tls_cert_file;       // tls.cert_file: PEM chain, the server's certificate first
     std::string tls_key_file;        // tls.key_file: PEM private key of cert_file
     std::string tls_client_ca_file;  // tls.client_ca_file: set = client certificates required
     // [auth]
     std::string auth_token_file;  // auth.token_file: set = every hello must carry this token
+    std::string auth_users_file;  // auth.users_file: more [[auth.users]], read at start and SIGHUP
+    std::vector<auth_user> auth_users;  // [[auth.users]] of the config file
 
     friend bool operator==(const daemon_settings&, const daemon_settings&) = default;
 };

@@ -32,7 +32,7 @@ read_server::block_verdict read_server::add_block(std::span<const std::uint8_t> 
 }
 
 void read_server::add_gap(const read_gap& g) {
-    if (!open()) return;
+    if (!open() || (sees_gaps_ && !sees_gaps_())) return;
     byte_buffer payload;
     encode_read_gap(g, payload);
     append_frame(out_, frame_kind::gap, 0, payload.span());

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,10 +38,20 @@ class read_server {
     explicit read_server(hello h);
 
     void welcome(const objwire::welcome& w);
+    // Narrows what the reader sees beyond its hello (the daemon: its user's read permission):
+    // blocks of senders `may_see` refuses are passed over, and gaps - which may be any
+    // sender's - are left out unless `sees_gaps` says yes. Both are asked at each block or gap.
+    void restrict(std::function<bool(std::string_view)> may_see, std::function<bool()> sees_gaps) {
+        may_see_ = std::move(may_see);
+        sees_gaps_ = std::move(sees_gaps);
+    }
     // Whether the reader wants a block of this sender (the hello may name one).
     bool wanted(std::string_view sender) const {
-        return hello_.read_sender.empty() || sender == hello_.read_sender;
+        return (hello_.read_sender.empty() || sender == hello_.read_sender) &&
+               (!may_see_ || may_see_(sender));
     }
+    // Whether it sees every sender's blocks (but for the hello's choice).
+    bool unrestricted() const { return !may_see_ || (sees_gaps_ && sees_gaps_()); }
     // Queues a stored block of `objects` objects as the next journal_block frame, unless it
     // is too large for the reader: then the error frame is queued, naming the block by
     // `where` ("offset 5", "stream sequence 5").
@@ -87,6 +98,8 @@ class read_server {
     bool open() const { return state_ == state::streaming; }
 
     hello hello_;
+    std::function<bool(std::string_view)> may_see_;
+    std::function<bool()> sees_gaps_;
     frame_reader frames_;
     byte_buffer out_;
     state state_ = state::welcoming;

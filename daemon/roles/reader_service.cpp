@@ -120,10 +120,12 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::
         if (at) co_return *at;
     }
     if (hello_.read_at_end) co_return limit_;
-    if (hello_.read_last != 0 && hello_.read_sender.empty())
+    // A reader that sees only some senders counts only their objects (the scan below).
+    if (hello_.read_last != 0 && hello_.read_sender.empty() && core_.unrestricted())
         co_return std::max(first, limit_ - std::min(limit_, hello_.read_last));
     // A follower of an id that has stored nothing yet starts at the end, without a scan.
-    if (hello_.read_last != 0 && srv_.senders().last_durable(hello_.read_sender) == 0)
+    if (hello_.read_last != 0 && !hello_.read_sender.empty() &&
+        srv_.senders().last_durable(hello_.read_sender) == 0)
         co_return limit_;
     if (hello_.read_last != 0) co_return co_await start_of_senders_last(first);
     if (hello_.read_since_ms != 0) co_return co_await start_of_time(first);
@@ -191,7 +193,7 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
             co_await asio::post(stream_.get_executor(), asio::use_awaitable);
         }
         if (st == journal_cursor::status::gap) continue;  // reported when the stream reaches it
-        if (view.sender_id != hello_.read_sender) continue;
+        if (!core_.wanted(view.sender_id)) continue;
         newest.emplace_back(view.header.first_offset, view.header.message_count);
         held += view.header.message_count;
         while (newest.size() > 1 && held - newest.front().second >= hello_.read_last) {
@@ -362,6 +364,7 @@ asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position
             co_await end_stopping();
             co_return false;
         }
+        if (co_await end_if_revoked()) co_return false;
         // Only other senders' blocks this round: let the strand's other work run.
         if (!wrote) co_await asio::post(stream_.get_executor(), asio::use_awaitable);
     }
@@ -437,6 +440,12 @@ asio::awaitable<void> serve_reader(server& srv, peer_stream& stream, const std::
     const auto slot = mark_slot(srv, stream, slot_role::reader);
     const auto& readable = srv.readable();
     if (readable.stream) {
+        if (const auto& id = stream.identity(); id && !id->reads_everything()) {
+            co_await refuse_role(stream, proto_errc::not_available,
+                                 "read permissions narrower than read = [\"*\"] need "
+                                 "sink.kind = \"journal\"");
+            co_return;
+        }
         if (h.read_at_end || h.read_last || h.read_since_ms || !h.read_cursor.empty() ||
             h.request != read_request::none) {
             co_await refuse_role(stream, proto_errc::not_available,

@@ -98,6 +98,11 @@ asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const b
     co_return std::error_code{};
 }
 
+double unix_seconds() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 asio::awaitable<void> send_goodbye(peer_stream& stream) {
     byte_buffer bye;
     append_frame(bye, frame_kind::goodbye, 0, {});
@@ -109,6 +114,9 @@ asio::awaitable<reader_base::write_result> reader_base::flush(std::function<void
     if (out.empty()) co_return write_result::written;
     const auto r = co_await write_out(std::move(on_wait));
     srv_.metrics().bytes_out += out.size();
+    const auto objects =
+        core_.block_objects() - std::exchange(user_counted_, core_.block_objects());
+    srv_.metrics().users_out.stored(user_, objects, out.size(), unix_seconds());
     out.clear();
     co_return r;
 }
@@ -143,6 +151,11 @@ reader_base::reader_base(server& srv, peer_stream& stream, const std::string& pe
       write_timer_(stream.get_executor()),
       behind_timer_(stream.get_executor()) {
     ++srv_.metrics().readers_open;
+    if (const auto& id = stream.identity()) user_ = id->current()->name;
+    // The user's permissions as they are at each block: a reload narrows them at once.
+    if (const auto& id = stream.identity())
+        core_.restrict([id](std::string_view sender) { return id->may_read(sender); },
+                       [id] { return id->reads_everything(); });
 }
 
 reader_base::~reader_base() {
@@ -232,9 +245,23 @@ void reader_base::watch_behind(const std::shared_ptr<behind_hook>& hook) {
 
 asio::awaitable<bool> reader_base::should_end() {
     if (state_->peer_done) co_return true;
+    const bool revoked = co_await end_if_revoked();
+    if (revoked) co_return true;
     if (!srv_.stopping()) co_return false;
     co_await end_stopping();
     co_return true;
+}
+
+asio::awaitable<bool> reader_base::end_if_revoked() {
+    std::string why = revoked_reason();
+    if (why.empty()) co_return false;
+    co_await end_with(proto_errc::unauthorized, why);
+    co_return true;
+}
+
+std::string reader_base::revoked_reason() const {
+    const auto& id = stream_.identity();
+    return id ? id->revoked() : std::string();
 }
 
 }  // namespace objwire::daemon::reader_support

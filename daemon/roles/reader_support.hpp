@@ -115,6 +115,10 @@ class reader_base {
     // Between rounds: the peer went away, or the daemon is stopping (the reader is then sent
     // its error frame).
     asio::awaitable<bool> should_end();
+    // A reload took the user's permission away (session_identity): the error frame with the
+    // reason, and true.
+    asio::awaitable<bool> end_if_revoked();
+    std::string revoked_reason() const;
     // Objects of the blocks queued since the last call, for the metrics.
     std::uint64_t objects_since_last() {
         return core_.block_objects() - std::exchange(objects_counted_, core_.block_objects());
@@ -125,6 +129,8 @@ class reader_base {
     const std::string& peer_;
     const hello& hello_;
     read_server core_;
+    std::string user_;                // whose reads objwire_user_*_out_total count
+    std::uint64_t user_counted_ = 0;  // objects of core_ counted there
     std::shared_ptr<reader_state> state_;
     std::uint64_t objects_counted_ = 0;
     std::string failure_;  // why the stream ended early, for the error frame and the log

@@ -55,6 +55,9 @@ asio::awaitable<void> serve_sender_list(journal& j, peer_stream& stream, const s
             "cannot read the journal in " + j.options().dir.string() + ": " + ec.message());
         co_return;
     }
+    // A user who may read only some streams learns of no other.
+    if (const auto& id = stream.identity(); id && !id->reads_everything())
+        std::erase_if(l.senders, [&](const auto& s) { return !id->may_read(s.id); });
     spdlog::info("{}: listed {} sender ids from {} blocks ({} KiB of headers read)", peer,
                  l.senders.size(), stats.blocks, stats.bytes_read / 1024);
     if (auto ec = co_await write_bytes_within(stream, sender_list_frames(l), idle);

@@ -17,8 +17,8 @@ bool constant_time_equal(std::span<const std::uint8_t> a, std::span<const std::u
     return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-access_token::digest access_token::digest_of(std::string_view text) {
-    digest d{};
+std::array<std::uint8_t, 32> sha256_of(std::string_view text) {
+    std::array<std::uint8_t, 32> d{};
     unsigned int size = 0;
     // SHA-256 cannot fail on a memory buffer with the default provider; a zero digest
     // would only make every token mismatch.
@@ -28,26 +28,27 @@ access_token::digest access_token::digest_of(std::string_view text) {
 
 access_token access_token::from_text(std::string_view token) {
     access_token t;
-    t.digest_ = digest_of(token);
+    t.digest_ = sha256_of(token);
     return t;
 }
 
-std::optional<access_token> access_token::load(const std::string& path, std::string& why) {
+std::optional<access_token> access_token::load(const std::string& path, std::string& why,
+                                               std::string_view key_name) {
+    const std::string key(key_name);
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        why = "cannot read auth.token_file '" + path + "': " + std::strerror(errno);
+        why = "cannot read " + key + " '" + path + "': " + std::strerror(errno);
         return std::nullopt;
     }
     if ((st.st_mode & (S_IROTH | S_IWOTH)) != 0) {
-        why =
-            "auth.token_file '" + path + "' is readable or writable by other users; chmod o-rwx it";
+        why = key + " '" + path + "' is readable or writable by other users; chmod o-rwx it";
         return std::nullopt;
     }
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     if (!in) {
-        why = "cannot read auth.token_file '" + path + "'";
+        why = "cannot read " + key + " '" + path + "'";
         return std::nullopt;
     }
     std::string token = text.str();
@@ -55,7 +56,7 @@ std::optional<access_token> access_token::load(const std::string& path, std::str
     const auto last = token.find_last_not_of(" \t\r\n");
     token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
     if (token.size() < min_bytes) {
-        why = "auth.token_file '" + path + "' holds a token of " + std::to_string(token.size()) +
+        why = key + " '" + path + "' holds a token of " + std::to_string(token.size()) +
               " bytes; at least " + std::to_string(min_bytes) + " are needed";
         return std::nullopt;
     }
@@ -63,7 +64,7 @@ std::optional<access_token> access_token::load(const std::string& path, std::str
 }
 
 bool access_token::matches(std::string_view presented) const {
-    const digest d = digest_of(presented);
+    const auto d = sha256_of(presented);
     return constant_time_equal(d, digest_);
 }
 

@@ -84,6 +84,27 @@ void senders(metric_writer& x, const metrics& m) {
          [](const sender_meter::row& r) { return r.last_seen_seconds; });
 }
 
+void users(metric_writer& x, const metrics& m) {
+    const auto each = [&](const char* name, const char* help, const sender_meter& meter,
+                          auto value) {
+        x.family(name, metric_type::counter, help);
+        for (const auto& r : meter.rows())
+            x.sample(name, value(r), {{"user", r.id}});
+    };
+    const auto objects = [](const sender_meter::row& r) { return r.objects; };
+    const auto bytes = [](const sender_meter::row& r) { return r.bytes; };
+    each("objwire_user_objects_in_total",
+         "Objects stored from each user's streams (the 32 most recent users; user=\"\": the "
+         "others).",
+         m.users_in, objects);
+    each("objwire_user_bytes_in_total", "Bytes stored in the sink from each user's streams.",
+         m.users_in, bytes);
+    each("objwire_user_objects_out_total", "Objects served to each user's readers.", m.users_out,
+         objects);
+    each("objwire_user_bytes_out_total", "Bytes written to each user's readers.", m.users_out,
+         bytes);
+}
+
 void readers(metric_writer& x, const metrics& m) {
     x.one("objwire_readers_open", metric_type::gauge,
           "Readers being served now (journal or stream).", m.readers_open.load());
@@ -155,6 +176,11 @@ void errors(metric_writer& x, const metrics& m) {
              "store_failed / write_failed / io).");
     for (const auto& [kind, n] : m.errors())
         x.sample("objwire_errors_total", n, {{"kind", kind}});
+    x.family("objwire_auth_refusals_total", metric_type::counter,
+             "Hellos refused by [auth], by user (\"\": no user matched the credential) and "
+             "reason (credential, or the permission lacked: send, read, admin).");
+    for (const auto& [key, n] : m.refusals())
+        x.sample("objwire_auth_refusals_total", n, {{"user", key.first}, {"reason", key.second}});
 }
 
 }  // namespace
@@ -165,6 +191,7 @@ std::vector<metric_family> collect_metrics(server& srv) {
     connections(x, srv, m);
     traffic(x, srv.counters(), m);
     senders(x, m);
+    users(x, m);
     readers(x, m);
     compression(x, m);
     tables(x, m);

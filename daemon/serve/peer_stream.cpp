@@ -103,6 +103,11 @@ void peer_stream::close() {
     socket_.close(ignored);
 }
 
+certificate_names peer_stream::client_certificate() const {
+    if (!tls_) return {};
+    return peer_certificate_names(tls_->native_handle());
+}
+
 std::string peer_stream::peer_name() const {
     std::error_code ec;
     auto ep = socket_.remote_endpoint(ec);

@@ -12,6 +12,9 @@
 #include <string>
 #include <system_error>
 
+#include "daemon/serve/session_identity.hpp"
+#include "daemon/serve/tls_context.hpp"
+
 namespace objwire::daemon {
 
 class peer_stream {
@@ -65,12 +68,18 @@ class peer_stream {
     asio::ip::tcp::socket& socket() { return socket_; }
     // "ADDRESS:PORT" of the peer, for logs.
     std::string peer_name() const;
+    // The names of the client certificate the TLS handshake verified (none: empty).
+    certificate_names client_certificate() const;
+    // Who the peer is, once its hello was admitted (null before).
+    const std::shared_ptr<session_identity>& identity() const { return identity_; }
+    void set_identity(std::shared_ptr<session_identity> id) { identity_ = std::move(id); }
 
   private:
     asio::awaitable<std::error_code> refuse_plain_peer(std::string& why);
 
     asio::ip::tcp::socket socket_;
     std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
+    std::shared_ptr<session_identity> identity_;
 };
 
 }  // namespace objwire::daemon

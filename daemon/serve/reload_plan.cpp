@@ -6,8 +6,12 @@ namespace objwire::daemon {
 namespace {
 
 // Keys that take effect live; a prefix ending in '.' stands for its whole table.
-constexpr std::string_view live_keys[] = {"server.log_level", "server.max_connections",
-                                          "server.shutdown_grace", "limits.", "metrics."};
+constexpr std::string_view live_keys[] = {"server.log_level",
+                                          "server.max_connections",
+                                          "server.shutdown_grace",
+                                          "limits.",
+                                          "metrics.",
+                                          "auth."};
 // Inside a live table, those that are fixed at start.
 constexpr std::string_view fixed_keys[] = {"limits.table_budget_total"};
 

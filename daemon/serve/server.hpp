@@ -16,8 +16,10 @@
 #include "config/settings.hpp"
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
+#include "daemon/serve/credential_throttle.hpp"
 #include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/pending_hellos.hpp"
+#include "daemon/serve/permissions.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/store_allowance.hpp"
@@ -107,9 +109,15 @@ class server {
     // Slots per source address (limits.max_connections_per_address), and which roles hold them.
     address_limiter& addresses() { return addresses_; }
     const role_table& roles() const { return roles_; }
-    // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp); on refusal
-    // the error for the peer, with `why` for the log.
-    std::error_code check_access(const hello& h, std::string& why) const;
+    // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp), and as
+    // which user (`who`); on refusal the error for the peer, with `why` for it and the log.
+    // `address`: the peer's, whose failed credentials are slowed (credential_throttle);
+    // `certificate`: its verified client certificate's names, a credential without a token.
+    std::error_code check_access(const hello& h, const std::string& address,
+                                 const certificate_names& certificate, std::string& why,
+                                 std::shared_ptr<const user>& who);
+    // The users in force (replaced by a reload).
+    std::shared_ptr<const user_directory> users() const;
     // The TLS context every connection runs over, or null when [tls] is off.
     asio::ssl::context* tls_context() const { return tls_.get(); }
 
@@ -117,6 +125,16 @@ class server {
     friend class session;
     // Reads [auth] token_file and builds the [tls] context; an error stops start().
     std::error_code load_access();
+    // The users of [auth] from `s` (files read now); nullopt with `why` when one is unusable.
+    static std::optional<user_directory> load_users(const config::daemon_settings& s,
+                                                    std::string& why);
+    // After a reload: sessions whose user is gone or lost a permission they use are ended,
+    // the others see their user's new permissions (daemon/serve/server_reload.cpp).
+    void apply_users(std::shared_ptr<const user_directory> next);
+    void reload_users(const config::daemon_settings& next);
+    // Whether `address` has failed too many credentials to have one checked now (`why`).
+    bool throttled(const std::string& address, std::string& why);
+    void note_failed_credential(const std::string& address);
     asio::awaitable<void> accept_loop();
     // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
     bool admit_connection(asio::ip::tcp::socket& socket);
@@ -157,7 +175,10 @@ class server {
     std::vector<std::unique_ptr<const config::daemon_settings>> reloaded_;  // every snapshot
     std::atomic<const config::daemon_settings*> live_settings_{&settings_};
     double start_time_seconds_ = 0;
-    std::optional<access_token> token_;  // [auth] token_file
+    mutable std::mutex users_mutex_;
+    std::shared_ptr<const user_directory> users_;  // [auth]; empty: everyone may do everything
+    std::shared_ptr<const user> anonymous_;        // who everyone is then
+    credential_throttle throttle_;                 // users_mutex_
     std::unique_ptr<asio::ssl::context> tls_;
     std::shared_ptr<fault_injection> faults_;  // none unless a test installs them
 };

@@ -6,6 +6,7 @@
 #include "daemon/serve/metrics_text.hpp"
 #include "daemon/serve/reload_plan.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/serve/session.hpp"
 #include "daemon/telemetry/metrics_http.hpp"
 
 namespace objwire::daemon {
@@ -42,6 +43,7 @@ void log_plan(const reload_plan& plan) {
 void server::reload(const config::daemon_settings& next) {
     std::string old_metrics;
     std::string new_metrics;
+    bool bearer_changed = false;
     {
         std::lock_guard lock(reload_mutex_);
         const config::daemon_settings& current = settings();
@@ -53,6 +55,9 @@ void server::reload(const config::daemon_settings& next) {
         log_plan(plan);
         old_metrics = current.metrics_listen;
         new_metrics = plan.effective.metrics_listen;
+        // A new bearer token file (or its removal) restarts the endpoint as a move does.
+        bearer_changed =
+            current.metrics_bearer_token_file != plan.effective.metrics_bearer_token_file;
         // A snapshot is kept for the server's lifetime (sessions hold references to the one
         // they started with), so only one that changes something is kept: reloading an
         // unchanged file costs nothing, however often.
@@ -64,10 +69,37 @@ void server::reload(const config::daemon_settings& next) {
         ++metrics_.reloads;
         if (new_level > old_level) spdlog::set_level(new_level);
     }
-    if (old_metrics != new_metrics && !stopping_) {
+    reload_users(next);
+    if ((old_metrics != new_metrics || bearer_changed) && !stopping_) {
         stop_metrics_http();
         start_metrics_http(new_metrics);
     }
+}
+
+void server::reload_users(const config::daemon_settings& next) {
+    std::string why;
+    auto users = load_users(next, why);
+    if (!users) {
+        spdlog::error("reload: users unchanged: {}", why);
+        ++metrics_.reload_failures;
+        return;
+    }
+    spdlog::info("reload: {} users", users->size());
+    apply_users(std::make_shared<const user_directory>(std::move(*users)));
+}
+
+void server::apply_users(std::shared_ptr<const user_directory> next) {
+    {
+        std::lock_guard lock(users_mutex_);
+        users_ = next;
+    }
+    std::vector<std::shared_ptr<session>> open;
+    {
+        std::lock_guard lock(sessions_mutex_);
+        open.assign(sessions_.begin(), sessions_.end());
+    }
+    for (const auto& s : open)
+        s->reconsider(next, anonymous_);
 }
 
 void server::start_metrics_http(const std::string& listen) {
@@ -75,9 +107,20 @@ void server::start_metrics_http(const std::string& listen) {
         spdlog::info("metrics endpoint off (metrics.listen = \"\"); objwire stats still works");
         return;
     }
+    metrics_http::authorize_function authorize;
+    if (const auto& file = settings().metrics_bearer_token_file; !file.empty()) {
+        std::string why;
+        const auto token = access_token::load(file, why, "metrics.bearer_token_file");
+        if (!token) {
+            // Off rather than open: the operator asked for the metrics to be private.
+            spdlog::error("metrics endpoint off: {}; fix it and reload (SIGHUP)", why);
+            return;
+        }
+        authorize = [token = *token](std::string_view bearer) { return token.matches(bearer); };
+    }
     auto http = std::make_shared<metrics_http>(
         io_, [this] { return render_prometheus(*this); },
-        [this] { return !stopping_ && sink_ != nullptr; });
+        [this] { return !stopping_ && sink_ != nullptr; }, std::move(authorize));
     if (auto ec = http->start(listen)) {
         spdlog::error(
             "metrics endpoint off: objects are still received; fix metrics.listen "

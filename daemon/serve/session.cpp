@@ -348,12 +348,16 @@ asio::awaitable<bool> session::admit() {
     state_.hello_received();
     const hello& h = receiver_.peer();
     std::string why;
-    if (auto ec = server_.check_access(h, why)) {
+    std::shared_ptr<const user> who;
+    std::error_code no_peer;
+    const auto address = stream_io_.socket().remote_endpoint(no_peer).address().to_string();
+    if (auto ec = server_.check_access(h, address, stream_io_.client_certificate(), why, who)) {
         warn_peer(warning_kind::refused_access,
                   fmt::format("{}: refused: {}", peer_, log_text(why)));
         refuse(ec, why);
         co_return false;
     }
+    stream_io_.set_identity(std::make_shared<session_identity>(std::move(who)));
     if (h.role != peer_role::sender) {
         handshake_deadline_ = never;
         state_.hand_over();  // serve() runs the role once the writer is done
@@ -542,6 +546,11 @@ void session::measure_link(std::size_t n, bool filled) {
 
 // Stores the open batch: the objects of the frames after the last batch up to
 // last_sequence. reply_id names the reply released when it is durable (0: none).
+std::string session::user_name() const {
+    const auto& id = stream_io_.identity();
+    return id ? id->current()->name : std::string();
+}
+
 std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id) {
     auto exec = stream_io_.get_executor();
     // Weak: a session whose run() has ended (after a failure) no longer cares, and must not be
@@ -559,11 +568,14 @@ std::error_code session::commit_batch(std::uint64_t last_sequence, std::uint64_t
     auto on_durable = [weak = weak_from_this(), reply_id, exec, senders, id, last_sequence, objects,
                        digest, batch = batch_objects_, batch_bytes,
                        sender = receiver_.peer().sender_id, per_sender = &server_.metrics().senders,
+                       user = user_name(), per_user = &server_.metrics().users_in,
                        stored = &server_.counters().objects_in](std::error_code ec) {
         if (senders) senders->batch_done(id, last_sequence, !ec, objects, digest);
         if (!ec) {
             *stored += batch;
-            per_sender->stored(sender, batch, batch_bytes, unix_seconds_now());
+            const double now = unix_seconds_now();
+            per_sender->stored(sender, batch, batch_bytes, now);
+            per_user->stored(user, batch, batch_bytes, now);
         }
         asio::post(exec, [weak, reply_id, ec, batch] {
             if (auto self = weak.lock()) self->on_durable(reply_id, ec, batch);

@@ -57,6 +57,11 @@ class session : public std::enable_shared_from_this<session> {
     // too_many_connections with `why` (the caps on connections waiting for their hello were
     // reached and this was the oldest). Any thread.
     void shed(std::string why);
+    // After a reload changed the users: a session whose user is gone, or lost the permission
+    // its hello needs, ends with the reason (a reader at its next round, a sender now); the
+    // others go on with their user's new permissions. Any thread.
+    void reconsider(std::shared_ptr<const user_directory> next,
+                    std::shared_ptr<const user> anonymous);
 
   private:
     // The connection after the handshake: reading and storing, and sending the replies, as
@@ -120,6 +125,10 @@ class session : public std::enable_shared_from_this<session> {
     void on_durable(std::uint64_t id, std::error_code ec, std::uint64_t objects);
     void pass_refusal(const sink_stream::failure& why);
     void fail();
+    // reconsider()'s verdict: the connection ends with `why` (the user lost its permission).
+    void end_revoked(std::string why, const std::string& user_name);
+    // The user the peer acts as ("" before its hello).
+    std::string user_name() const;
     void cancel_read();
     // The wake-up call: every waiter of the strand looks at its condition again.
     void wake();

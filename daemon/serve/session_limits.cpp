@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/log_text.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/server.hpp"
 #include "daemon/serve/session.hpp"
@@ -40,6 +41,35 @@ void session::shed(std::string why) {
         self->cancel_read();
         self->wake();
     });
+}
+
+void session::reconsider(std::shared_ptr<const user_directory> next,
+                         std::shared_ptr<const user> anonymous) {
+    // On the session's strand, where its identity was set and its reader or writer runs.
+    asio::post(stream_io_.get_executor(), [self = shared_from_this(), next = std::move(next),
+                                           anonymous = std::move(anonymous)] {
+        const auto& id = self->stream_io_.identity();
+        if (!id) return;  // before its hello: checked against the new users when it comes
+        const auto was = id->current();
+        auto why = next->empty() ? std::string() : revocation(*was, self->receiver_.peer(), *next);
+        if (why.empty()) {
+            id->replace(next->empty() ? anonymous : next->find(was->name));
+            return;
+        }
+        self->end_revoked(std::move(why), was->name);
+    });
+}
+
+void session::end_revoked(std::string why, const std::string& user_name) {
+    spdlog::warn("{}: closing connection: {}", peer_, log_text(why));
+    server_.metrics().count_refusal(user_name, "revoked");
+    stream_io_.identity()->revoke(why);
+    const auto p = state_.phase();
+    // A reader (handed over) sees the revocation itself, at its next round.
+    if (p != session_phase::streaming && p != session_phase::paused) return;
+    const auto frame = error_frame(proto_errc::unauthorized, why);
+    replies_.push_released(frame.span());
+    fail();
 }
 
 void session::check_guard(time_point now) {

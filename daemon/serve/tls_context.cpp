@@ -5,6 +5,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -111,6 +112,58 @@ std::unique_ptr<asio::ssl::context> make_tls_context(const config::daemon_settin
     static constexpr unsigned char id[] = "objwired";
     SSL_CTX_set_session_id_context(native, id, sizeof id - 1);
     return ctx;
+}
+
+namespace {
+
+std::string name_text(X509_NAME* name) {
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+    if (!bio || X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_RFC2253) < 0) return "";
+    char* data = nullptr;
+    const long size = BIO_get_mem_data(bio.get(), &data);
+    return size > 0 ? std::string(data, static_cast<std::size_t>(size)) : std::string();
+}
+
+std::string general_name_text(const GENERAL_NAME* n) {
+    int type = 0;
+    const auto* value = static_cast<const ASN1_STRING*>(GENERAL_NAME_get0_value(n, &type));
+    if (value == nullptr) return "";
+    const auto* bytes = ASN1_STRING_get0_data(value);
+    const auto size = static_cast<std::size_t>(ASN1_STRING_length(value));
+    if (type == GEN_DNS || type == GEN_EMAIL || type == GEN_URI)
+        return std::string(reinterpret_cast<const char*>(bytes), size);
+    if (type == GEN_IPADD && (size == 4 || size == 16)) {
+        asio::ip::address a;
+        if (size == 4) {
+            asio::ip::address_v4::bytes_type b;
+            std::memcpy(b.data(), bytes, 4);
+            a = asio::ip::address_v4(b);
+        } else {
+            asio::ip::address_v6::bytes_type b;
+            std::memcpy(b.data(), bytes, 16);
+            a = asio::ip::address_v6(b);
+        }
+        return a.to_string();
+    }
+    return "";
+}
+
+}  // namespace
+
+certificate_names peer_certificate_names(SSL* ssl) {
+    certificate_names out;
+    std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get1_peer_certificate(ssl), &X509_free);
+    if (!cert) return out;
+    out.subject = name_text(X509_get_subject_name(cert.get()));
+    auto* names = static_cast<GENERAL_NAMES*>(
+        X509_get_ext_d2i(cert.get(), NID_subject_alt_name, nullptr, nullptr));
+    if (names == nullptr) return out;
+    for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+        auto text = general_name_text(sk_GENERAL_NAME_value(names, i));
+        if (!text.empty()) out.alternative.push_back(std::move(text));
+    }
+    GENERAL_NAMES_free(names);
+    return out;
 }
 
 }  // namespace objwire::daemon

@@ -8,6 +8,7 @@
 #include <asio/ssl.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/settings.hpp"
 
@@ -27,5 +28,14 @@ std::string certificate_validity_problem(asio::ssl::context& ctx, std::time_t no
 // The reason OpenSSL gives for the last failure on this thread ("certificate verify
 // failed", "peer did not return a certificate"), or `fallback`.
 std::string last_tls_error(const std::string& fallback);
+
+// A verified client certificate's names, what [[auth.users]] cert_subject is matched against:
+// its subject as RFC 2253 text ("CN=writer,O=example") and its subject alternative names (DNS
+// names, e-mail addresses, URIs, IP addresses as text). Empty when the peer sent none.
+struct certificate_names {
+    std::string subject;
+    std::vector<std::string> alternative;
+};
+certificate_names peer_certificate_names(SSL* ssl);
 
 }  // namespace objwire::daemon

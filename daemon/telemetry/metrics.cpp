@@ -15,6 +15,18 @@ void metrics::count_error(std::error_code ec, const char* other_kind) {
     ++errors_[kind];
 }
 
+void metrics::count_refusal(const std::string& user, const std::string& reason) {
+    std::lock_guard lock(errors_mutex_);
+    auto key = std::pair(user, reason);
+    if (!refusals_.contains(key) && refusals_.size() >= max_refusal_series) key.first.clear();
+    ++refusals_[key];
+}
+
+std::map<std::pair<std::string, std::string>, std::uint64_t> metrics::refusals() const {
+    std::lock_guard lock(errors_mutex_);
+    return refusals_;
+}
+
 std::map<std::string, std::uint64_t> metrics::errors() const {
     std::lock_guard lock(errors_mutex_);
     return errors_;

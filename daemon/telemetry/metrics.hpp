@@ -124,6 +124,10 @@ struct metrics {
     std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
     // Per sender id, capped (daemon/telemetry/named_metrics.hpp).
     sender_meter senders;
+    // Per user of [auth] (docs/SECURITY.md): objects and bytes stored from its streams, and
+    // served to its readers; capped like the sender ids.
+    sender_meter users_in;
+    sender_meter users_out;
     // Where each live journal reader stands: the worst reader lag.
     reader_positions readers_at;
 
@@ -131,6 +135,12 @@ struct metrics {
     // `other_kind` ("store_failed", "write_failed").
     void count_error(std::error_code ec, const char* other_kind = "io");
     std::map<std::string, std::uint64_t> errors() const;
+    // Hellos refused by [auth]: by user ("" for a credential that named none) and reason (the
+    // permission lacked, or "credential"). At most max_refusal_series pairs are kept apart;
+    // the rest count under user "".
+    static constexpr std::size_t max_refusal_series = 64;
+    void count_refusal(const std::string& user, const std::string& reason);
+    std::map<std::pair<std::string, std::string>, std::uint64_t> refusals() const;
 
     // Estimated receive link bandwidth of each open sender connection
     // (daemon/serve/link_estimator.hpp), under a key of the session's own. A connection reports a
@@ -147,6 +157,7 @@ struct metrics {
   private:
     mutable std::mutex errors_mutex_;  // errors are rare: a map under a lock is enough
     std::map<std::string, std::uint64_t> errors_;
+    std::map<std::pair<std::string, std::string>, std::uint64_t> refusals_;  // errors_mutex_
     mutable std::mutex links_mutex_;
     std::map<std::uint64_t, double> links_;
     double last_link_bps_ = 0;

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
+#include <cctype>
 
 #include "config/settings.hpp"
 
@@ -19,10 +21,43 @@ std::string response(std::string_view status, std::string_view content_type,
         status, content_type, body.size(), body);
 }
 
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+// The token of the head's "Authorization: Bearer TOKEN" header, or "".
+std::string_view bearer_of(std::string_view head) {
+    std::size_t at = head.find('\n');
+    while (at != std::string_view::npos && at + 1 < head.size()) {
+        const auto end = head.find('\n', at + 1);
+        auto line = head.substr(at + 1, end == std::string_view::npos ? end : end - at - 1);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        const auto colon = line.find(':');
+        if (colon != std::string_view::npos &&
+            same_ignoring_case(line.substr(0, colon), "authorization")) {
+            auto value = line.substr(colon + 1);
+            while (!value.empty() && value.front() == ' ')
+                value.remove_prefix(1);
+            if (value.size() > 7 && same_ignoring_case(value.substr(0, 7), "bearer "))
+                return value.substr(7);
+            return {};
+        }
+        at = end;
+    }
+    return {};
+}
+
+constexpr const char* unauthorized_body =
+    "/metrics needs 'Authorization: Bearer TOKEN' (metrics.bearer_token_file)\n";
+
 }  // namespace
 
 std::string metrics_http_answer(std::string_view head, const metrics_http::render_function& render,
-                                const metrics_http::ready_function& ready) {
+                                const metrics_http::ready_function& ready,
+                                const metrics_http::authorize_function& authorize) {
     const auto line_end = head.find("\r\n");
     const std::string_view line = head.substr(0, line_end);
     const auto sp1 = line.find(' ');
@@ -35,6 +70,11 @@ std::string metrics_http_answer(std::string_view head, const metrics_http::rende
     if (method != "GET" && method != "HEAD")
         return response("405 Method Not Allowed", "text/plain", "only GET\n");
     std::string text;
+    if (target == "/metrics" && authorize && !authorize(bearer_of(head)))
+        return fmt::format(
+            "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nContent-Type: text/plain\r\n"
+            "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+            std::string_view(unauthorized_body).size(), unauthorized_body);
     if (target == "/metrics")
         text = response("200 OK", "text/plain; version=0.0.4; charset=utf-8", render());
     else if (target == "/healthz")
@@ -50,10 +90,12 @@ std::string metrics_http_answer(std::string_view head, const metrics_http::rende
     return text;
 }
 
-metrics_http::metrics_http(asio::io_context& io, render_function render, ready_function ready)
+metrics_http::metrics_http(asio::io_context& io, render_function render, ready_function ready,
+                           authorize_function authorize)
     : io_(io),
       render_(std::move(render)),
       ready_(std::move(ready)),
+      authorize_(std::move(authorize)),
       strand_(asio::make_strand(io)),
       acceptor_(strand_) {}
 
@@ -157,7 +199,7 @@ asio::awaitable<void> metrics_http::serve(std::shared_ptr<asio::ip::tcp::socket>
     readers_.erase(reader);  // not there once shed
     std::string reply;
     if (head_complete())
-        reply = metrics_http_answer(request, render_, ready_);
+        reply = metrics_http_answer(request, render_, ready_, authorize_);
     else if (request.size() >= max_request_bytes)
         reply = response("431 Request Header Fields Too Large", "text/plain", "too large\n");
     if (!reply.empty() && socket->is_open())

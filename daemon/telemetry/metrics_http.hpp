@@ -26,7 +26,10 @@ class metrics_http : public std::enable_shared_from_this<metrics_http> {
 
     using render_function = std::function<std::string()>;
     using ready_function = std::function<bool()>;
-    metrics_http(asio::io_context& io, render_function render, ready_function ready);
+    // Whether a bearer token may see /metrics (metrics.bearer_token_file); none: anyone may.
+    using authorize_function = std::function<bool(std::string_view bearer)>;
+    metrics_http(asio::io_context& io, render_function render, ready_function ready,
+                 authorize_function authorize = {});
 
     // Binds "HOST:PORT" (port 0 picks a free one) and starts serving.
     std::error_code start(const std::string& listen);
@@ -43,6 +46,7 @@ class metrics_http : public std::enable_shared_from_this<metrics_http> {
     asio::io_context& io_;
     render_function render_;
     ready_function ready_;
+    authorize_function authorize_;
     // Every connection runs on strand_, so the accept loop may close a reader's socket.
     asio::strand<asio::io_context::executor_type> strand_;
     asio::ip::tcp::acceptor acceptor_;
@@ -55,9 +59,11 @@ class metrics_http : public std::enable_shared_from_this<metrics_http> {
 };
 
 // The HTTP answer to one request's head (request line and headers); pure, for tests.
-// `ready` answers /readyz; none: ready.
+// `ready` answers /readyz; none: ready. `authorize`, when given, must accept the request's
+// "Authorization: Bearer TOKEN" for /metrics (else 401); /healthz and /readyz stay open.
 std::string metrics_http_answer(std::string_view request_head,
                                 const metrics_http::render_function& render,
-                                const metrics_http::ready_function& ready = {});
+                                const metrics_http::ready_function& ready = {},
+                                const metrics_http::authorize_function& authorize = {});
 
 }  // namespace objwire::daemon

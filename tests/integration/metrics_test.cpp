@@ -349,6 +349,28 @@ TEST(MetricsHttpAnswer, HealthzIsLivenessReadyzAsksTheDaemon) {
                     .starts_with("HTTP/1.0 404 "));
 }
 
+TEST(MetricsHttpAnswer, ABearerTokenGuardsMetricsButNotTheProbes) {
+    auto render = [] { return std::string("objwire_up 1\n"); };
+    auto authorize = [](std::string_view bearer) { return bearer == "s3cret-token"; };
+    const auto answer = [&](const std::string& head) {
+        return daemon::metrics_http_answer(head, render, {}, authorize);
+    };
+    EXPECT_TRUE(answer("GET /metrics HTTP/1.1\r\nAuthorization: Bearer s3cret-token\r\n\r\n")
+                    .ends_with("\r\n\r\nobjwire_up 1\n"));
+    EXPECT_TRUE(answer("GET /metrics HTTP/1.1\r\nHost: x\r\nauthorization: bearer s3cret-token\r\n"
+                       "\r\n")
+                    .ends_with("objwire_up 1\n"))
+        << "header name and scheme in any case";
+    const auto refused = answer("GET /metrics HTTP/1.1\r\nAuthorization: Bearer guess\r\n\r\n");
+    EXPECT_TRUE(refused.starts_with("HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\n"));
+    EXPECT_EQ(refused.find("objwire_up"), std::string::npos);
+    EXPECT_TRUE(answer("GET /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.0 401 "));
+    EXPECT_TRUE(answer("GET /metrics HTTP/1.1\r\nAuthorization: Basic czNjcmV0\r\n\r\n")
+                    .starts_with("HTTP/1.0 401 "));
+    EXPECT_TRUE(answer("GET /healthz HTTP/1.1\r\n\r\n").starts_with("HTTP/1.0 200 OK"));
+    EXPECT_TRUE(answer("GET /readyz HTTP/1.1\r\n\r\n").starts_with("HTTP/1.0 200 OK"));
+}
+
 TEST_F(Metrics, ReloadAppliesLiveKeysAndNamesTheOthers) {
     settings_.metrics_listen = "";
     start();

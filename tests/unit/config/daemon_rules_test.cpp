@@ -70,6 +70,29 @@ TEST(DaemonRules, NamedFilesMustBeReadable) {
     EXPECT_TRUE(m[1].starts_with("tls.key_file: '/k.pem' does not exist")) << m[1];
 }
 
+TEST(DaemonRules, UsersTokenFilesAndTheMetricsTokenMustBeReadable) {
+    daemon_settings s;
+    s.auth_users_file = "/etc/objwire/users.toml";
+    s.metrics_bearer_token_file = "/etc/objwire/metrics.token";
+    auth_user w, x;
+    w.name = "w";
+    w.token_file = "/t/w";
+    w.place = "d.toml:3";
+    x.name = "x";
+    x.token_sha256 = std::string(64, 'a');  // no file to read
+    x.place = "d.toml:8";
+    s.auth_users = {w, x};
+    const auto m = messages(s, files({"/etc/objwire/users.toml"}));
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_TRUE(
+        m[0].starts_with("metrics.bearer_token_file: '/etc/objwire/metrics.token' does "
+                         "not exist"))
+        << m[0];
+    EXPECT_EQ(m[1],
+              "d.toml:3: token_file of user 'w': '/t/w' does not exist (objwired reads it at "
+              "start and on SIGHUP)");
+}
+
 // A sink's own file is only read when that sink is chosen.
 TEST(DaemonRules, OnlyTheChosenSinksFilesAreRead) {
     daemon_settings s;

@@ -186,8 +186,9 @@ TEST(config_schema, describes_keys) {
     const auto keys = cfg::daemon_keys();
     // 45 + journal.fsync_bytes + compression.accept + nats.compression* + limits.max_stored_ratio
     // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
-    // + limits.max_stored_wire_ratio + limits.max_hops
-    ASSERT_EQ(keys.size(), 56u);
+    // + limits.max_stored_wire_ratio + limits.max_hops + auth.users_file
+    // + metrics.bearer_token_file
+    ASSERT_EQ(keys.size(), 58u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
