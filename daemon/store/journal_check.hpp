@@ -17,13 +17,13 @@
 namespace objwire::daemon {
 
 struct segment_findings {
-    std::vector<offset_gap> gaps;  // offsets lost in the segment or before the next one
-    std::string damage;            // the first thing found wrong, for the log (empty: none)
-    bool overlap = false;          // the segment runs past the next one's first offset
-    std::uint64_t blocks = 0;      // verified blocks (full check)
-    std::uint64_t messages = 0;    // in them
+    std::vector<offset_gap> gaps;     // offsets lost in the segment or before the next one
+    std::string damage;               // the first thing found wrong, for the log (empty: none)
+    bool overlap = false;             // the segment runs past the next one's first offset
+    std::uint64_t blocks = 0;         // verified blocks (full check)
+    std::uint64_t messages = 0;       // in them
     std::uint64_t largest_block = 0;  // bytes of the largest of them
-    bool bad_end = false;          // the walk ended at damage with nothing intact after it
+    bool bad_end = false;             // the walk ended at damage with nothing intact after it
 };
 
 // A closed segment followed by one that begins at next_first. A failed read is the error.
