@@ -117,7 +117,8 @@ class hop_link {
         if (done_ || cancelled_) return std::nullopt;
         return cut_due_;
     }
-    // Ends every wait of the worker on the hop; what is pending fails.
+    // Ends every wait of the worker on the hop at once (the drain window, if any, has passed):
+    // what is pending fails.
     void cut() {
         {
             std::lock_guard lock(mutex_);
@@ -125,7 +126,7 @@ class hop_link {
             cancelled_ = true;
         }
         wake_.notify_one();
-        connection_.interrupt();
+        connection_.interrupt_now();
     }
     bool retired() {
         std::lock_guard lock(mutex_);
