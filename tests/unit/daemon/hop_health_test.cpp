@@ -13,34 +13,34 @@ namespace objwire::daemon {
 namespace {
 
 using std::chrono::milliseconds;
-const auto t0 = hop_health::clock::time_point{} + std::chrono::hours(1);
+const auto health_t0 = hop_health::clock::time_point{} + std::chrono::hours(1);
 
 TEST(HopHealth, AdmitsWhileTheHopIsNotKnownDown) {
     hop_health h("127.0.0.1:9");
     for (int i = 0; i < 100; ++i)
-        EXPECT_TRUE(h.admit(t0 + milliseconds(i)).admit);
-    EXPECT_FALSE(h.take_log(t0).has_value());
+        EXPECT_TRUE(h.admit(health_t0 + milliseconds(i)).admit);
+    EXPECT_FALSE(h.take_log(health_t0).has_value());
 }
 
 TEST(HopHealth, RefusesWithTheCauseAndARetryAfterUntilTheNextAttempt) {
     hop_health h("127.0.0.1:9");
-    h.on_failure("cannot connect to 127.0.0.1:9: Connection refused", t0);
-    auto a = h.admit(t0 + milliseconds(30));
+    h.on_failure("cannot connect to 127.0.0.1:9: Connection refused", health_t0);
+    auto a = h.admit(health_t0 + milliseconds(30));
     EXPECT_FALSE(a.admit);
     EXPECT_EQ(a.retry_after, hop_health::first_pause - milliseconds(30));
     EXPECT_NE(a.why.find("next hop 127.0.0.1:9 is unavailable"), std::string::npos) << a.why;
     EXPECT_NE(a.why.find("Connection refused"), std::string::npos) << a.why;
     EXPECT_NE(a.why.find("retry after 70 ms"), std::string::npos) << a.why;
     // The attempt is due: one stream goes through to try the hop; the next waits again.
-    EXPECT_TRUE(h.admit(t0 + hop_health::first_pause).admit);
-    EXPECT_FALSE(h.admit(t0 + hop_health::first_pause + milliseconds(1)).admit);
+    EXPECT_TRUE(h.admit(health_t0 + hop_health::first_pause).admit);
+    EXPECT_FALSE(h.admit(health_t0 + hop_health::first_pause + milliseconds(1)).admit);
 }
 
 TEST(HopHealth, AttemptsBackOffToABoundAndASuccessEndsTheRun) {
     hop_health h("h:1");
     std::vector<milliseconds> pauses;
     for (int i = 0; i < 10; ++i) {
-        h.on_failure("refused", t0);
+        h.on_failure("refused", health_t0);
         pauses.push_back(h.pause());
     }
     EXPECT_EQ(pauses[0], hop_health::first_pause);
@@ -48,8 +48,8 @@ TEST(HopHealth, AttemptsBackOffToABoundAndASuccessEndsTheRun) {
     EXPECT_EQ(pauses[9], hop_health::max_pause);
     EXPECT_EQ(h.on_success(), 10u);
     EXPECT_FALSE(h.down());
-    EXPECT_TRUE(h.admit(t0).admit);
-    h.on_failure("refused", t0);
+    EXPECT_TRUE(h.admit(health_t0).admit);
+    h.on_failure("refused", health_t0);
     EXPECT_EQ(h.pause(), hop_health::first_pause);  // a new run starts from the first pause
 }
 
@@ -59,7 +59,7 @@ TEST(HopHealth, LogsOncePerIntervalWithTheCounts) {
     std::string first;
     // 20 s of a stream refused every millisecond and a failed attempt whenever one is due.
     for (int ms = 0; ms < 20'000; ++ms) {
-        const auto now = t0 + milliseconds(ms);
+        const auto now = health_t0 + milliseconds(ms);
         if (ms == 0 || h.admit(now).admit) h.on_failure("Connection refused", now);
         if (auto line = h.take_log(now)) {
             if (lines++ == 0) first = *line;
