@@ -34,8 +34,9 @@ class Pending:
     async_send_many: one job and one completion for all), at the end of the turn; the batch's
     futures and objects are two lists under its first token. The extension makes a descriptor
     readable when outcomes wait, without taking the GIL; the loop watches it and settles the
-    futures of a bounded number of batches per turn, so that its other callbacks run between
-    them.
+    futures of one batch per turn, so that its other callbacks (a timer) run between batches:
+    settling four per turn put some 800 done callbacks into one turn and the timer's p99 gap
+    at 7.5-11 ms, one puts it at 2.9-3.4 ms.
 
     Per send, the loop makes one object of its own: the future. The garbage collector tracks
     neither it while it waits (the extension's untracked()) nor the lists that hold the futures
@@ -44,7 +45,7 @@ class Pending:
     future and its object are held here until the future is settled, so the collector has
     nothing to free through them meanwhile; settled, the future is tracked again."""
 
-    BATCHES_PER_TURN = 4
+    BATCHES_PER_TURN = 1
 
     def __init__(self, c, loop):
         self._c = c
