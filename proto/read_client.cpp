@@ -1,6 +1,7 @@
 #include "proto/read_client.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
@@ -124,6 +125,9 @@ read_client::event read_client::on_stream(const frame_view& f) {
         case frame_kind::gap:
             return on_gap(f);
         case frame_kind::goodbye:
+            // Our goodbye crossed the stream's end: the daemon's answer is the next goodbye.
+            if (state_ == state::closing && std::exchange(stream_end_due_, false))
+                return event::need_more;
             // A cursor reader's stream ends twice: here, then after its last ack.
             state_ = state_ == state::streaming && !opts_.greeting.read_cursor.empty()
                          ? state::stream_ended
@@ -215,6 +219,9 @@ void read_client::ack(std::uint64_t next_offset) {
 void read_client::goodbye() {
     if (state_ != state::streaming && state_ != state::stream_ended) return;
     append_frame(out_, frame_kind::goodbye, 0, {});
+    // A cursor reader without follow hears the stream's end before the daemon's answer.
+    stream_end_due_ =
+        state_ == state::streaming && !opts_.greeting.read_cursor.empty() && !opts_.greeting.follow;
     state_ = state::closing;
 }
 

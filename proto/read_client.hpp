@@ -127,6 +127,9 @@ class read_client {
     std::size_t list_bytes_ = 0;
     bool offsets_are_blocks_ = false;
     std::uint64_t next_sequence_ = 1;
+    // Our goodbye went out before the stream's end (a cursor reader without follow): that end
+    // still comes, then the daemon's answer.
+    bool stream_end_due_ = false;
     std::uint64_t served_end_ = 0;  // the offset after the last block or gap
     std::uint64_t wire_bytes_in_ = 0;
     std::error_code error_;

@@ -48,6 +48,10 @@ void read_server::confirm_goodbye() {
     if (!cursor_reader() || !peer_said_goodbye_ ||
         (state_ != state::streaming && state_ != state::stream_ended))
         return;
+    // A cursor reader without follow always hears the stream's end before this answer, even
+    // when its goodbye came first: the second goodbye is the one that says the name is free.
+    if (state_ == state::streaming && !hello_.follow)
+        append_frame(out_, frame_kind::goodbye, 0, {});
     append_frame(out_, frame_kind::goodbye, 0, {});
     state_ = state::closed;
 }

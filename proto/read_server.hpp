@@ -66,7 +66,8 @@ class read_server {
     void add_gap(const read_gap& g);
     // Everything asked for was served: the goodbye.
     void end_stream();
-    // A cursor reader's goodbye after its last ack, which is stored: our goodbye.
+    // A cursor reader's goodbye after its last ack, which is stored: our goodbye (without
+    // follow, after the stream's end when that has not gone out yet).
     void confirm_goodbye();
     // The stream ends early: an error frame with the reason (nothing if it already ended).
     // Its text, as error frames say it: the code's message, then `text`.

@@ -62,6 +62,8 @@ reader_core::reader_core(config::client_settings settings, read_options options)
 
 reader_core::~reader_core() {
     stop_async();
+    // Gone without a goodbye, but what was acknowledged is said (best effort).
+    if (open_) send_pending_ack();
     std::error_code ignored;
     socket_.close(ignored);
 }
@@ -212,6 +214,7 @@ std::optional<read_client::event> reader_core::next_event() {
             return std::nullopt;
         }
         if (e != read_client::event::need_more) return e;
+        if (ack_unsent_ && send_pending_ack()) return std::nullopt;
         if (stop_requested()) {
             stopped_ = true;
             return std::nullopt;
@@ -302,8 +305,16 @@ bool reader_core::next_here(stored_message& out) {
 
 std::error_code reader_core::ack(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
+    // Sent before the next wait for the daemon (or with the goodbye): acks in between
+    // coalesce, so acking every object costs no syscall per object.
+    if (next_offset > acked_) ack_unsent_ = true;
     acked_ = std::max(acked_, next_offset);
-    core_->ack(next_offset);
+    return {};
+}
+
+std::error_code reader_core::send_pending_ack() {
+    if (!std::exchange(ack_unsent_, false)) return {};
+    core_->ack(acked_);
     if (auto ec = flush_output()) {
         fail(client_errc::connection_lost, "cannot send the cursor's ack: " + ec.message());
         return error_;
@@ -314,7 +325,8 @@ std::error_code reader_core::ack(std::uint64_t next_offset) {
 std::error_code reader_core::finish_cursor(std::uint64_t next_offset) {
     if (!open_) return error_ ? error_ : std::error_code(client_errc::connection_lost);
     acked_ = std::max(acked_, next_offset);
-    core_->ack(next_offset);
+    ack_unsent_ = false;
+    core_->ack(acked_);
     core_->goodbye();
     if (auto ec = flush_output()) {
         fail(client_errc::connection_lost, "cannot send the goodbye: " + ec.message());
@@ -347,6 +359,10 @@ void reader_core::close() {
     const bool streaming = open_ && (state == read_client::state::streaming ||
                                      state == read_client::state::stream_ended);
     if (streaming && !options_.cursor.empty()) {
+        if (ack_unsent_) {
+            ack_unsent_ = false;
+            core_->ack(acked_);
+        }
         // The daemon answers a cursor reader's goodbye once it has let go of the name: a reader
         // started after close() returns is not refused as "in use".
         core_->goodbye();

@@ -56,7 +56,7 @@ class reader_core {
     // Connected now (false after the end, a failure, close(), or during a reconnection).
     bool is_open() const { return open_; }
     // A cursor reader: every object below next_offset is written out; the daemon may move the
-    // cursor there.
+    // cursor there. Sent before the next wait for the daemon (send_pending_ack).
     std::error_code ack(std::uint64_t next_offset);
     // A cursor reader's clean end: the last ack, a goodbye, and the daemon's goodbye once the
     // cursor is stored and its name let go (objects still arriving are dropped: the cursor is
@@ -120,6 +120,8 @@ class reader_core {
     bool on_block();
     void on_gap();
     std::error_code flush_output();
+    // The newest ack, when one is not yet sent.
+    std::error_code send_pending_ack();
     std::error_code write_all(std::span<const std::uint8_t> bytes);
 
     config::client_settings settings_;
@@ -147,6 +149,7 @@ class reader_core {
     // The last position a cursor reader acknowledged: said again after a reconnection, since a
     // killed daemon may not have stored it.
     std::uint64_t acked_ = 0;
+    bool ack_unsent_ = false;  // acked_ moved since the last ack frame
     std::uint64_t reconnections_ = 0;
     std::uint64_t bytes_before_ = 0;  // wire bytes of the connections before this one
     follow_resume resume_;

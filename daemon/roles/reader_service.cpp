@@ -4,7 +4,9 @@
 // exactly as stored - in offset order, optionally only one sender's; at the end of what was
 // durable when the reader connected a goodbye, or with hello.follow, new blocks as they become
 // durable until the peer goes away or the daemon stops. A cursor reader's acks move its cursor
-// (daemon/roles/cursor_service.hpp); its goodbye is answered once the last one is stored.
+// (daemon/roles/cursor_service.hpp) coalesced: the newest wins, written at most once per
+// cursor_write_interval (daemon/store/cursor_acks.hpp); what is pending is written when the
+// peer's side ends, and the name let go then, before its goodbye is answered.
 //
 // Memory per reader is bounded (docs/PROTOCOL.md 1.2, "Memory"): while a batch of frames
 // waits for the peer (TCP back-pressure) the reader holds that batch - 256 KiB of frames, or
@@ -28,6 +30,7 @@
 #include "daemon/roles/standard_roles.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/server.hpp"
+#include "daemon/store/cursor_acks.hpp"
 #include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal.hpp"
 #include "daemon/store/journal_cursor.hpp"
@@ -43,6 +46,8 @@ using namespace reader_support;
 constexpr std::size_t max_gather_steps = 4096;
 // A gap frame: its header and two varint offsets.
 constexpr std::size_t gap_frame_room = frame_header_size + 32;
+// A cursor is written at most this often while its reader acks; acks in between coalesce.
+constexpr auto cursor_write_interval = std::chrono::milliseconds(100);
 
 welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     welcome w;
@@ -93,7 +98,13 @@ class reader_stream : reader_base {
     asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
     // A non-following cursor reader, after the goodbye: its last ack and goodbye.
     asio::awaitable<void> wait_for_peer_end();
-    // A cursor reader's ack: the cursor moves there, durably; false ends the connection.
+    // A cursor reader's ack: pending, written when due; false ends the connection.
+    bool take_ack(std::uint64_t next_offset);
+    // Writes the pending position if its turn has come (`all`: whatever the interval says).
+    bool store_pending_ack(bool all);
+    // The peer's side has ended: what it acked is stored, and the name let go.
+    void end_of_acks();
+    // The cursor moves to next_offset, durably; false ends the connection.
     bool store_cursor(std::uint64_t next_offset);
     void release_cursor() {
         if (cursors_ && !std::exchange(cursor_released_, true))
@@ -103,6 +114,7 @@ class reader_stream : reader_base {
     journal& journal_;
     cursor_store* cursors_;
     bool cursor_released_ = false;
+    cursor_acks acks_{cursor_write_interval};
     std::optional<journal_cursor> cursor_;
     std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
 };
@@ -205,18 +217,38 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
     co_return newest.front().first + (held > hello_.read_last ? held - hello_.read_last : 0);
 }
 
+bool reader_stream::take_ack(std::uint64_t next_offset) {
+    ++srv_.metrics().cursor_acks;
+    acks_.acked(next_offset);
+    return store_pending_ack(false);
+}
+
+bool reader_stream::store_pending_ack(bool all) {
+    if (cursor_released_) return true;
+    const auto at = all ? acks_.take() : acks_.take_due(cursor_acks::clock::now());
+    return !at || store_cursor(*at);
+}
+
+void reader_stream::end_of_acks() {
+    store_pending_ack(true);
+    release_cursor();
+}
+
 bool reader_stream::store_cursor(std::uint64_t next_offset) {
     if (auto e = cursors_->save(hello_.read_cursor, next_offset)) {
         spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer_, log_text(hello_.read_cursor),
                       next_offset, e.message());
         return false;
     }
+    acks_.stored(next_offset, cursor_acks::clock::now());
+    ++srv_.metrics().cursor_writes;
     return true;
 }
 
 asio::awaitable<void> reader_stream::wait_for_peer_end() {
     // Bounded, like a reader's idle timeout: a peer that never answers is let go.
     for (int polls = 0; !state_->peer_done && !srv_.stopping() && polls < 150; ++polls) {
+        if (!store_pending_ack(false)) break;
         state_->wake.expires_after(follow_poll);
         co_await state_->wake.async_wait(use_tuple);
     }
@@ -273,6 +305,8 @@ reader_stream::outcome reader_stream::gather() {
 }
 
 asio::awaitable<void> reader_stream::wait_for_more() {
+    // An ack that came while the last was being written waits no longer than a poll.
+    if (cursors_) store_pending_ack(false);
     release_batch();
     gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
     note_held(cursor_->buffer_capacity());
@@ -297,7 +331,8 @@ asio::awaitable<void> reader_stream::run() {
     peer_acks acks;
     if (cursors_) {
         acks.durable_end = [this] { return journal_.durable_offset(); };
-        acks.on_ack = [this](std::uint64_t o) { return store_cursor(o); };
+        acks.on_ack = [this](std::uint64_t o) { return take_ack(o); };
+        acks.on_end = [this] { end_of_acks(); };
     }
     asio::co_spawn(stream_.get_executor(), watch_peer(stream_, state_, core_, peer_, acks),
                    asio::detached);
@@ -315,6 +350,7 @@ asio::awaitable<bool> reader_stream::place_start(welcome& w) {
     }
     w.read_start = std::max(*start, w.journal_first_offset);
     if (!cursors_) co_return true;
+    acks_ = cursor_acks(cursor_write_interval, w.read_start);
     // A new cursor exists from now on, so a reader that crashes before its first ack starts
     // here again (at least once) rather than wherever --from then points.
     std::error_code ec;
@@ -338,6 +374,9 @@ asio::awaitable<bool> reader_stream::place_start(welcome& w) {
 
 asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position) {
     for (;;) {
+        // The peer said goodbye or went: nothing more is served, its goodbye is answered now.
+        if (state_->peer_done) co_return false;
+        if (cursors_ && !store_pending_ack(false)) co_return true;
         const auto got = gather();
         position.move(cursor_->next_offset());
         const bool wrote = !core_.output().empty();

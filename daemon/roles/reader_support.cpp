@@ -59,6 +59,7 @@ asio::awaitable<void> watch_peer(peer_stream& stream, std::shared_ptr<reader_sta
         core.commit(n);
         more = take_peer_frames(core, peer, acks, *st);
     }
+    if (acks.on_end) acks.on_end();
     st->peer_done = true;
     st->watcher_done = true;
     st->wake.cancel();

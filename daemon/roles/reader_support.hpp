@@ -156,11 +156,14 @@ class reader_base {
 
 // Reads what the peer sends after its hello through the core until it says goodbye, closes or
 // breaks the protocol (logged), then marks the peer done. A cursor reader's acks move its
-// cursor: `on_ack(offset)` stores it, false ends the connection; `durable_end()` is how far
-// an ack may go. Without a cursor the peer has nothing to say but its goodbye.
+// cursor: `on_ack(offset)` takes it, false ends the connection; `durable_end()` is how far
+// an ack may go; `on_end()` runs as soon as the peer's side has ended (goodbye, closed,
+// broken), before the peer is marked done, so the cursor is let go with the connection.
+// Without a cursor the peer has nothing to say but its goodbye.
 struct peer_acks {
     std::function<std::uint64_t()> durable_end;
     std::function<bool(std::uint64_t)> on_ack;
+    std::function<void()> on_end;
 };
 asio::awaitable<void> watch_peer(peer_stream& stream, std::shared_ptr<reader_state> st,
                                  read_server& core, std::string peer, peer_acks acks = {});

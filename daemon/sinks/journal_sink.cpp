@@ -188,6 +188,11 @@ void journal_sink::write_metrics(metric_writer& x, const metrics& m) const {
           "Offsets retention deleted before a reader reading them had read them (each served to "
           "that reader as a gap).",
           m.retention_offsets_unread.load());
+    x.one("objwire_cursor_acks_total", metric_type::counter, "Acks received from cursor readers.",
+          m.cursor_acks.load());
+    x.one("objwire_cursor_writes_total", metric_type::counter,
+          "Cursor positions written (each a file write and fsync): acks coalesce into them.",
+          m.cursor_writes.load());
 }
 
 }  // namespace objwire::daemon

@@ -111,6 +111,10 @@ struct metrics {
     std::atomic<std::uint64_t> journal_gaps_served{0};  // gap frames sent to readers
     // Offsets retention deleted before a reader read them (served to it as gaps).
     std::atomic<std::uint64_t> retention_offsets_unread{0};
+    // Cursor readers' acks taken, and the cursor writes (file, fsync, rename) they cost: acks
+    // coalesce, so writes stay a few per second per cursor (daemon/store/cursor_acks.hpp).
+    std::atomic<std::uint64_t> cursor_acks{0};
+    std::atomic<std::uint64_t> cursor_writes{0};
     latency_histogram ack_latency{ack_latency_bounds_ns};  // a read's last frame -> its ack
     // Readers (journal or stream) serving now, those of them whose batch has waited for the
     // peer longer than reader_support::peer_behind_after, and those closed by the

@@ -3,6 +3,7 @@
 // a follower gets what is stored after it connected; a JSON-lines daemon refuses readers.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -220,6 +221,75 @@ TEST_F(Read, ACursorReaderRestartedAtOnceAfterItsEndIsNotRefused) {
         ASSERT_FALSE(r.error()) << r.last_error();
         ASSERT_FALSE(r.finish_cursor(next)) << r.last_error();
     }
+}
+
+// A consumer acking every object costs the daemon a few cursor writes (each a file write and
+// fsync), not one per ack: acks coalesce, in the library and in the daemon, and a cursor is
+// written at most once per 100 ms. finish_cursor is answered once the newest is stored, and
+// the next reader of the name is admitted at once.
+TEST_F(Read, ACursorAckedAtEveryObjectCostsAFewWritesAndIsFreeAtItsEnd) {
+    start();
+    constexpr std::uint64_t count = 100'000;
+    send_all(generate("events", count, 9));
+    auto o = options();
+    o.cursor = "every";
+    auto& metrics = server().metrics();
+    const auto acks_before = metrics.cursor_acks.load();
+    const auto writes_before = metrics.cursor_writes.load();
+    const auto began = std::chrono::steady_clock::now();
+    std::uint64_t acks = 0;
+    std::uint64_t next = 0;
+    {
+        client::reader r(client_settings(), o);
+        ASSERT_FALSE(r.open()) << r.last_error();
+        client::stored_message m;
+        while (r.next(m)) {
+            next = m.offset + 1;
+            ASSERT_FALSE(r.ack(next)) << r.last_error();
+            ++acks;
+        }
+        ASSERT_TRUE(r.finished()) << r.last_error();
+        ASSERT_FALSE(r.finish_cursor(next)) << r.last_error();
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - began)
+                        .count();
+    const auto received = metrics.cursor_acks.load() - acks_before;
+    const auto writes = metrics.cursor_writes.load() - writes_before;
+    EXPECT_EQ(acks, count);
+    EXPECT_EQ(next, count);
+    EXPECT_GE(received, 1u);
+    EXPECT_LE(received, acks);
+    // One write per 100 ms while acks come, and the newest at the goodbye.
+    EXPECT_GE(writes, 1u);
+    EXPECT_LE(writes, static_cast<std::uint64_t>(ms) / 100 + 2)
+        << writes << " cursor writes for " << acks << " acks in " << ms << " ms";
+    EXPECT_LE(writes * 100, acks) << writes << " cursor writes for " << acks << " acks";
+    client::reader again(client_settings(), o);
+    ASSERT_FALSE(again.open()) << again.last_error();  // not "in use"
+    EXPECT_EQ(again.start(), count);
+}
+
+// A cursor reader without follow that closes partway frees its name by the time close()
+// returns, with its last ack stored: the next reader starts there, never refused as in use.
+TEST_F(Read, ACursorReaderClosedPartwayFreesItsNameAtOnce) {
+    start();
+    send_all(generate("events", 20'000, 10));
+    auto o = options();
+    o.cursor = "partway";
+    std::uint64_t at = 0;
+    for (int run = 0; run < 20; ++run) {
+        client::reader r(client_settings(), o);
+        ASSERT_FALSE(r.open()) << "run " << run << ": " << r.last_error();
+        EXPECT_EQ(r.start(), at) << "run " << run;
+        client::stored_message m;
+        for (int i = 0; i < 100 && r.next(m); ++i)
+            at = m.offset + 1;
+        ASSERT_FALSE(r.ack(at)) << r.last_error();
+        r.close();
+        ASSERT_FALSE(r.error()) << "run " << run << ": " << r.last_error();
+    }
+    EXPECT_EQ(at, 2000u);
 }
 
 // Offsets handed out keep their block's one sender id: equal to it, and the same string.

@@ -532,6 +532,52 @@ TEST(ReadProtocol, ACursorReaderAcksAndEndsTwiceSplitAtEveryByte) {
     EXPECT_EQ(c.current(), read_client::state::finished);
 }
 
+// A cursor reader without follow that says goodbye before the stream's end: the daemon
+// sends the end, then its answer, and the client finishes only on the answer - the one that
+// says the name is free - whichever came first on the wire. A follower hears one goodbye.
+TEST(ReadProtocol, AGoodbyeBeforeTheStreamsEndIsAnsweredAfterIt) {
+    for (const bool follow : {false, true}) {
+        auto h = reader_hello();
+        h.read_cursor = "partway";
+        h.follow = follow;
+        read_server s(h);
+        s.welcome({});
+        const auto a = stored_block("a", 0, 4);
+        s.add_block(view_of(a), a.span());
+        read_client c(client_opts(h));
+        c.output().clear();  // the hello
+        auto got = read_all(s.output().span(), c);
+        s.output().clear();
+        ASSERT_EQ(got.back().kind, read_client::event::block);
+        c.ack(2);
+        c.goodbye();
+        byte_buffer reply;
+        reply.append(c.output().span());
+        auto space = s.prepare();
+        std::copy(reply.span().begin(), reply.span().end(), space.begin());
+        s.commit(reply.size());
+        s.set_durable_end(4);
+        EXPECT_EQ(s.next_from_peer(), read_server::peer_event::ack);
+        EXPECT_EQ(s.next_from_peer(), read_server::peer_event::goodbye);
+        s.confirm_goodbye();
+        EXPECT_EQ(s.current(), read_server::state::closed);
+        // The answer alone is not yet the end: the client waits for more.
+        byte_buffer first;
+        append_frame(first, frame_kind::goodbye, 0, {});
+        const auto answer = s.output().span();
+        ASSERT_EQ(answer.size(), (follow ? 1 : 2) * first.size()) << "follow " << follow;
+        got = read_all(answer.subspan(0, first.size()), c);
+        if (!follow) {
+            EXPECT_TRUE(got.empty() || got.back().kind != read_client::event::end);
+            EXPECT_EQ(c.current(), read_client::state::closing);
+            got = read_all(answer.subspan(first.size()), c);
+        }
+        ASSERT_FALSE(got.empty());
+        EXPECT_EQ(got.back().kind, read_client::event::end);
+        EXPECT_EQ(c.current(), read_client::state::finished);
+    }
+}
+
 read_server::peer_event first_event(read_server& s, const byte_buffer& bytes) {
     auto space = s.prepare();
     const auto n = std::min(space.size(), bytes.size());
