@@ -88,22 +88,27 @@ void flatten(const toml::table& table, std::vector<std::string>& path,
     }
 }
 
-}  // namespace
-
-outcome<std::vector<toml_entry>> parse_toml_document(std::string_view text,
-                                                     std::string_view source_name) {
-    toml::table root;
+// The document as a table, or its syntax error at SOURCE:LINE:COLUMN, explained.
+outcome<toml::table> parse_toml_table(std::string_view text, std::string_view source_name) {
     try {
-        root = toml::parse(text, source_name);
+        return toml::parse(text, source_name);
     } catch (const toml::parse_error& e) {
         const auto pos = to_pos(e.source());
         const auto explained = explain_syntax_error(text, pos.line, pos.column, e.description());
         return error{std::string(source_name) + ":" + std::to_string(explained.line) + ":" +
                      std::to_string(explained.column) + ": " + explained.message};
     }
+}
+
+}  // namespace
+
+outcome<std::vector<toml_entry>> parse_toml_document(std::string_view text,
+                                                     std::string_view source_name) {
+    auto root = parse_toml_table(text, source_name);
+    if (!root) return root.error();
     std::vector<toml_entry> entries;
     std::vector<std::string> path;
-    flatten(root, path, entries);
+    flatten(*root, path, entries);
     return entries;
 }
 
@@ -302,14 +307,9 @@ class user_reader {
 
 outcome<std::vector<auth_user>> parse_auth_users(std::string_view text,
                                                  std::string_view source_name) {
-    toml::table root;
-    try {
-        root = toml::parse(text, source_name);
-    } catch (const toml::parse_error& e) {
-        const auto pos = to_pos(e.source());
-        return error{std::string(source_name) + ":" + std::to_string(pos.line) + ":" +
-                     std::to_string(pos.column) + ": " + std::string(e.description())};
-    }
+    auto parsed = parse_toml_table(text, source_name);
+    if (!parsed) return parsed.error();
+    const toml::table& root = *parsed;
     std::vector<auth_user> users;
     const auto* auth = root.get_as<toml::table>("auth");
     const auto* node = auth ? auth->get("users") : nullptr;
