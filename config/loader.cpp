@@ -307,7 +307,7 @@ class user_reader {
 
 outcome<std::vector<auth_user>> parse_auth_users(std::string_view text,
                                                  std::string_view source_name) {
-    auto parsed = parse_toml_table(text, source_name);
+    auto parsed = detail::parse_toml_table(text, source_name);
     if (!parsed) return parsed.error();
     const toml::table& root = *parsed;
     std::vector<auth_user> users;
