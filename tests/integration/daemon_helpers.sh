@@ -23,3 +23,19 @@ start_daemon() {
   daemon=$!
   port=$(logged_port "$log") || fail "daemon did not log its port"
 }
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# stops_within_grace PID GRACE_MS LABEL: SIGTERM to objwired PID, which must exit 0 within its
+# shutdown grace plus a second (docs/SECURITY.md); prints how long it took.
+stops_within_grace() {
+  local pid=$1 grace_ms=$2 label=$3 start elapsed
+  start=$(now_ms)
+  kill -TERM "$pid"
+  wait_for_exit "$pid" $((grace_ms / 1000 + 5)) || true
+  elapsed=$(($(now_ms) - start))
+  echo "$label: SIGTERM to exit: $elapsed ms (grace $grace_ms ms)"
+  process_gone "$pid" || fail "$label: still runs $elapsed ms after SIGTERM"
+  [ "$elapsed" -le $((grace_ms + 1000)) ] || fail "$label: took $elapsed ms to stop"
+  wait "$pid" || fail "$label: exited $? after SIGTERM"
+}

@@ -21,7 +21,6 @@ grace_ms=2000
 export OBJWIRE_SERVER_SHUTDOWN_GRACE=${grace_ms}ms
 for i in $(seq 1 10); do echo "{\"line\":$i}"; done >"$dir/in.jsonl"
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 connections_of() { ss -Htnp state established 2>/dev/null | grep -c "pid=$1," || true; }
 both_idle() { [ "$(connections_of "$a")" -eq 0 ] && [ "$(connections_of "$b")" -eq 0 ]; }
 
@@ -65,15 +64,7 @@ wait_until 2 both_idle ||
 echo "A and B without connections $(($(now_ms) - start)) ms after the send ended"
 
 for relay in a b; do
-  pid=${!relay}
-  start=$(now_ms)
-  kill -TERM "$pid"
-  wait_for_exit "$pid" $((grace_ms / 1000 + 5)) || true
-  elapsed=$(($(now_ms) - start))
-  echo "SIGTERM to exit of relay $relay: $elapsed ms (grace $grace_ms ms)"
-  process_gone "$pid" || fail "relay $relay still runs after SIGTERM"
-  [ "$elapsed" -le $((grace_ms + 1000)) ] || fail "relay $relay took $elapsed ms to stop"
-  wait "$pid" || fail "relay $relay exited $? after SIGTERM"
+  stops_within_grace "${!relay}" "$grace_ms" "relay $relay"
   eval "$relay=''"
 done
 

@@ -33,7 +33,6 @@ awk 'BEGIN { srand(1); for (i = 0; i < 20000; i++) { s = "";
   for (j = 0; j < 8; j++) s = s sprintf("%08x", int(rand() * 4294967295));
   printf "{\"i\":%d,\"r\":\"%s\"}\n", i, s } }' >"$dir/in.jsonl"
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # Established TCP connections process PID holds (its listening socket is not one).
 connections_of() { ss -Htnp state established 2>/dev/null | grep -c "pid=$1," || true; }
 relay_idle() { [ "$(connections_of "$daemon")" -eq 0 ]; }
@@ -80,14 +79,7 @@ check_relay() {
     2>"$dir/inflight.err" &
   inflight=$!
   wait_until 10 relay_busy || fail "$name: the send in flight never reached the hop"
-  start=$(now_ms)
-  kill -TERM "$daemon"
-  wait_for_exit "$daemon" $((grace_ms / 1000 + 5)) || true
-  elapsed=$(($(now_ms) - start))
-  echo "$name: SIGTERM to exit of the relay with a send in flight: $elapsed ms (grace $grace_ms ms)"
-  process_gone "$daemon" || fail "$name: the relay still runs $elapsed ms after SIGTERM"
-  [ "$elapsed" -le $((grace_ms + 1000)) ] || fail "$name: the relay took $elapsed ms to stop"
-  wait "$daemon" || fail "$name: the relay exited $? after SIGTERM"
+  stops_within_grace "$daemon" "$grace_ms" "$name: the relay with a send in flight"
   daemon=""
   kill "$inflight" 2>/dev/null || true
   wait "$inflight" 2>/dev/null || true
