@@ -3,7 +3,8 @@
 # `ctest -j$(nproc)` while BUSY busy loops (default: one per core and one more) take the CPU,
 # and prints, per test that failed, how often and the first line that says why. Checks of a
 # resource bound (RSS, held bytes, instruction counts) must hold on a busy machine too; this is
-# how to see that they do. Arguments after BUSY go to ctest (e.g. `-R reader_cost`).
+# how to see that they do; a failed round's output is kept as build/stress-round-N.log. Arguments
+# after BUSY go to ctest (e.g. `-R reader_cost`).
 #
 #   scripts/stress-tests.sh ROUNDS [BUSY] [CTEST ARGS...]
 set -euo pipefail
@@ -35,6 +36,8 @@ for ((round = 1; round <= rounds; round++)); do
     >"$logs/round-$round.log" 2>&1 || rc=$?
   echo "round $round of $rounds: ctest exit $rc, $((SECONDS - start)) s," \
     "$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$logs/round-$round.log" || echo 'no summary')"
+  # A failed round's whole output stays in build/ to be read after the run.
+  [ "$rc" = 0 ] || cp "$logs/round-$round.log" "build/stress-round-$round.log"
 done
 
 # Per failed test and round: its name and the first line of its output that says why (ctest
