@@ -31,6 +31,8 @@ exists() {
     # A part named without its extension (proto/json_writer, a built tests/bench/codec_digest).
     [ -e "$p" ] || compgen -G "$p.*" >/dev/null
 }
+# One grep over every file, not a few per file: forks crawl on a busy machine.
+scanned=()
 for f in "${files[@]}"; do
     case $f in
         tests/repo/*) continue ;;  # the check and its test, which cite missing paths on purpose
@@ -38,21 +40,22 @@ for f in "${files[@]}"; do
             Dockerfile | *.yaml | *.yml | .ci/* | .dockerignore) ;;
         *) continue ;;
     esac
-    [ -f "$f" ] || continue
-    # Paths outside the repository: a parent folder's shared material, or absolute work paths.
-    while IFS=: read -r line text; do
-        echo "$f:$line: cites a path outside the repository: $text"
-        bad=1
-    done < <(grep -nE '\.\./shared|/work/(main|shared)' "$f" | cut -c1-200 || true)
-    while IFS=: read -r line p; do
-        p=${p%%[.,;:)\`\'\"]}
-        p=${p%%[.,;:)]}
-        [[ $p == */ ]] && p=${p%/}
-        exists "$p" && continue
-        # A README may cite what lies beside it (tests/fuzz/regressions/README.md: config/...).
-        (cd "$(dirname "$f")" && exists "$p") && continue
-        echo "$f:$line: $p does not exist"
-        bad=1
-    done < <(grep -noP "(?<![A-Za-z0-9_./\$-])(?:$tops)/[A-Za-z0-9_.*{},/-]*[A-Za-z0-9_*}]" "$f" || true)
+    [ -f "$f" ] && scanned+=("$f")
 done
+[ "${#scanned[@]}" -gt 0 ] || exit 0
+# Paths outside the repository: a parent folder's shared material, or absolute work paths.
+while IFS=: read -r f line text; do
+    echo "$f:$line: cites a path outside the repository: ${text:0:200}"
+    bad=1
+done < <(grep -nHE '\.\./shared|/work/(main|shared)' -- "${scanned[@]}" || true)
+while IFS=: read -r f line p; do
+    p=${p%%[.,;:)\`\'\"]}
+    p=${p%%[.,;:)]}
+    [[ $p == */ ]] && p=${p%/}
+    exists "$p" && continue
+    # A README may cite what lies beside it (tests/fuzz/regressions/README.md: config/...).
+    (cd "${f%/*}" 2>/dev/null && exists "$p") && continue
+    echo "$f:$line: $p does not exist"
+    bad=1
+done < <(grep -nHoP "(?<![A-Za-z0-9_./\$-])(?:$tops)/[A-Za-z0-9_.*{},/-]*[A-Za-z0-9_*}]" -- "${scanned[@]}" || true)
 exit $bad
