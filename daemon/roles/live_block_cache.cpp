@@ -63,10 +63,6 @@ bool live_block_cache::put(block_ptr block) {
     return true;
 }
 
-bool live_block_cache::wanted_at_end() const {
-    return !by_position_.empty() && by_position_.rbegin()->first == end_;
-}
-
 void live_block_cache::evict_taken() {
     // With no follower every block is taken by all of them.
     const std::uint64_t oldest_needed = by_position_.empty() ? end_ : by_position_.begin()->first;

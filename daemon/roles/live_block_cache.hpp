@@ -72,8 +72,6 @@ class live_block_cache {
     std::size_t followers() const { return positions_.size(); }
     // The offset of the next block the follower takes.
     std::uint64_t position(follower_id id) const { return positions_.at(id)->first; }
-    // Whether some follower stands at end_offset() (the run's reader is needed).
-    bool wanted_at_end() const;
 
   private:
     // Drops the blocks every follower has taken.

@@ -39,11 +39,6 @@ void live_feed::leave(live_block_cache::follower_id id) {
     note_cursor_held();
 }
 
-std::size_t live_feed::held_bytes() const {
-    std::lock_guard lock(mutex_);
-    return cache_.held_bytes() + cursor_held_;
-}
-
 live_feed::seat::~seat() {
     feed_->leave(id_);
 }

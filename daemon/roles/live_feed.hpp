@@ -60,8 +60,6 @@ class live_feed {
     // holds: a metric of the server whose follower joins (while any follower is seated, all
     // are that server's: the data directory is locked to it).
     std::unique_ptr<seat> join(std::uint64_t at, std::atomic<std::int64_t>& gauge);
-    // What the shared run holds now, for tests.
-    std::size_t held_bytes() const;
 
   private:
     // With mutex_ held: reads the blocks below `limit` at the run's end, about `budget`

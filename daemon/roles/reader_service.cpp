@@ -14,6 +14,12 @@
 // a large block once it is framed, and its read-ahead once the batch has waited 50 ms. A
 // follower waiting at the live end holds neither. A peer that takes no bytes for
 // limits.idle_timeout while a batch waits is closed (daemon/roles/slow_consumer.hpp).
+//
+// A follower caught up with the durable end takes a seat on the shared run
+// (daemon/roles/live_feed.hpp): each durable block read and checked once for all followers,
+// and sent to this one from the shared bytes behind a frame header of its own (a gathered
+// write; on TLS copied into the batch). Fallen further behind than the run holds, it reads on
+// its own cursor again from where it stands, and takes a seat again once caught up.
 #include <spdlog/spdlog.h>
 
 #include <array>
