@@ -132,6 +132,36 @@ std::uint32_t crc32c_portable(std::span<const std::uint8_t> data, std::uint32_t 
     return ~c;
 }
 
+namespace {
+constexpr std::uint32_t reflected_poly = 0x82F63B78u;
+
+// a * b modulo the polynomial, bit-reflected as the checksum is.
+std::uint32_t multiply_mod(std::uint32_t a, std::uint32_t b) noexcept {
+    std::uint32_t product = 0;
+    for (std::uint32_t m = 1u << 31; m != 0; m >>= 1) {
+        if (a & m) product ^= b;
+        b = (b & 1u) ? (b >> 1) ^ reflected_poly : b >> 1;
+    }
+    return product;
+}
+}  // namespace
+
+std::uint32_t crc32c_shift(std::uint64_t bytes) noexcept {
+    // x^(8 * bytes) modulo the polynomial, by squaring: x^(2^k) for k = 3, 4, ...
+    std::uint32_t power = 1u << 31;   // x^0
+    std::uint32_t square = 1u << 23;  // x^8
+    for (; bytes != 0; bytes >>= 1) {
+        if (bytes & 1u) power = multiply_mod(square, power);
+        square = multiply_mod(square, square);
+    }
+    return power;
+}
+
+std::uint32_t crc32c_combine(std::uint32_t crc_a, std::uint32_t crc_b,
+                             std::uint32_t shift_b) noexcept {
+    return multiply_mod(shift_b, crc_a) ^ crc_b;
+}
+
 std::uint32_t crc32c(std::span<const std::uint8_t> data, std::uint32_t crc) noexcept {
 #if defined(__x86_64__)
     if (have_sse42()) return crc32c_hw(data.data(), data.size(), crc);

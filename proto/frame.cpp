@@ -15,10 +15,10 @@ bool known_codec(std::uint8_t c) {
 
 }  // namespace
 
-void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
-                codec_id codec, std::uint32_t raw_len, std::uint8_t flags) {
-    std::uint8_t* h = frame.data();
-    const auto payload_len = static_cast<std::uint32_t>(frame.size() - frame_header_size);
+namespace {
+// Header bytes 0..19.
+void fill_header(std::uint8_t* h, frame_kind kind, std::uint8_t flags, codec_id codec,
+                 std::uint32_t payload_len, std::uint64_t sequence, std::uint32_t raw_len) {
     h[0] = static_cast<std::uint8_t>(kind);
     h[1] = flags;
     h[2] = static_cast<std::uint8_t>(codec);
@@ -26,9 +26,29 @@ void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t se
     store_le<std::uint32_t>(h + 4, payload_len);
     store_le<std::uint64_t>(h + 8, sequence);
     store_le<std::uint32_t>(h + 16, codec == codec_id::none ? payload_len : raw_len);
+}
+}  // namespace
+
+void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
+                codec_id codec, std::uint32_t raw_len, std::uint8_t flags) {
+    std::uint8_t* h = frame.data();
+    const auto payload_len = static_cast<std::uint32_t>(frame.size() - frame_header_size);
+    fill_header(h, kind, flags, codec, payload_len, sequence, raw_len);
     std::uint32_t crc = crc32c({h, 20});
     crc = crc32c(frame.subspan(frame_header_size), crc);
     store_le<std::uint32_t>(h + 20, crc);
+}
+
+payload_sum sum_payload(std::span<const std::uint8_t> payload) {
+    const auto size = static_cast<std::uint32_t>(payload.size());
+    return {size, crc32c(payload), crc32c_shift(size)};
+}
+
+void seal_frame_header(std::span<std::uint8_t, frame_header_size> header, frame_kind kind,
+                       std::uint64_t sequence, const payload_sum& payload) {
+    std::uint8_t* h = header.data();
+    fill_header(h, kind, 0, codec_id::none, payload.size, sequence, 0);
+    store_le<std::uint32_t>(h + 20, crc32c_combine(crc32c({h, 20}), payload.crc, payload.shift));
 }
 
 void append_frame(byte_buffer& out, frame_kind kind, std::uint64_t sequence,

@@ -59,6 +59,20 @@ struct frame_header {
 void seal_frame(std::span<std::uint8_t> frame, frame_kind kind, std::uint64_t sequence,
                 codec_id codec = codec_id::none, std::uint32_t raw_len = 0, std::uint8_t flags = 0);
 
+// A payload summed once so that frames carrying it are sealed without reading it again (one
+// stored block sent to many readers, each frame with a header of its own).
+struct payload_sum {
+    std::uint32_t size = 0;
+    std::uint32_t crc = 0;    // crc32c of the payload
+    std::uint32_t shift = 0;  // crc32c_shift(size)
+};
+payload_sum sum_payload(std::span<const std::uint8_t> payload);
+
+// The header of a frame (no codec, no flags) whose payload is summed in `payload`: the
+// payload follows it on the wire from wherever it is held (a gathered write).
+void seal_frame_header(std::span<std::uint8_t, frame_header_size> header, frame_kind kind,
+                       std::uint64_t sequence, const payload_sum& payload);
+
 // Appends a whole frame with the given payload.
 void append_frame(byte_buffer& out, frame_kind kind, std::uint64_t sequence,
                   std::span<const std::uint8_t> payload);

@@ -15,19 +15,38 @@ void read_server::welcome(const objwire::welcome& w) {
     state_ = state::streaming;
 }
 
+read_server::block_verdict read_server::refuse_too_large(std::size_t payload,
+                                                         const std::string& where) {
+    fail(proto_errc::frame_too_large, "the stored block at " + where + " takes a frame of " +
+                                          std::to_string(payload + frame_header_size) +
+                                          " bytes, over the reader's max_frame_bytes " +
+                                          std::to_string(hello_.max_frame_bytes));
+    return block_verdict::too_large;
+}
+
+std::uint64_t read_server::count_block(std::size_t bytes, std::uint64_t objects) {
+    block_bytes_ += bytes;
+    block_objects_ += objects;
+    return ++sequence_;
+}
+
 read_server::block_verdict read_server::add_block(std::span<const std::uint8_t> bytes,
                                                   std::uint64_t objects, const std::string& where) {
-    if (bytes.size() + frame_header_size > hello_.max_frame_bytes) {
-        fail(proto_errc::frame_too_large, "the stored block at " + where + " takes a frame of " +
-                                              std::to_string(bytes.size() + frame_header_size) +
-                                              " bytes, over the reader's max_frame_bytes " +
-                                              std::to_string(hello_.max_frame_bytes));
-        return block_verdict::too_large;
-    }
+    if (too_large(bytes.size())) return refuse_too_large(bytes.size(), where);
     if (!open()) return block_verdict::queued;  // after the end nothing goes out
-    append_frame(out_, frame_kind::journal_block, ++sequence_, bytes);
-    block_bytes_ += bytes.size();
-    block_objects_ += objects;
+    append_frame(out_, frame_kind::journal_block, count_block(bytes.size(), objects), bytes);
+    return block_verdict::queued;
+}
+
+read_server::block_verdict read_server::add_block_header(
+    const journal_block_view& view, const payload_sum& sum,
+    std::span<std::uint8_t, frame_header_size> header) {
+    if (!wanted(view.sender_id)) return block_verdict::other_sender;
+    if (too_large(sum.size))
+        return refuse_too_large(sum.size, "offset " + std::to_string(view.header.first_offset));
+    if (!open()) return block_verdict::other_sender;  // after the end nothing goes out
+    seal_frame_header(header, frame_kind::journal_block,
+                      count_block(sum.size, view.header.message_count), sum);
     return block_verdict::queued;
 }
 

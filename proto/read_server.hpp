@@ -18,6 +18,7 @@
 
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
+#include "proto/frame.hpp"
 #include "proto/frame_reader.hpp"
 #include "proto/journal_block.hpp"
 #include "proto/read_client.hpp"
@@ -60,9 +61,18 @@ class read_server {
     // A journal's block: another sender's is passed over.
     block_verdict add_block(const journal_block_view& view, std::span<const std::uint8_t> bytes) {
         if (!wanted(view.sender_id)) return block_verdict::other_sender;
-        return add_block(bytes, view.header.message_count,
-                         "offset " + std::to_string(view.header.first_offset));
+        if (too_large(bytes.size()))
+            return refuse_too_large(bytes.size(),
+                                    "offset " + std::to_string(view.header.first_offset));
+        return add_block(bytes, view.header.message_count, {});
     }
+    // As add_block for a journal's block whose bytes go out from the caller's buffer (a
+    // gathered write, the same bytes for many readers): only the frame's header is made, into
+    // `header`, which the caller sends right before the block's bytes; nothing is queued but
+    // a too_large block's error frame. `sum` is sum_payload() of the block's bytes. After the
+    // stream's end it is other_sender: nothing goes out.
+    block_verdict add_block_header(const journal_block_view& view, const payload_sum& sum,
+                                   std::span<std::uint8_t, frame_header_size> header);
     void add_gap(const read_gap& g);
     // Everything asked for was served: the goodbye.
     void end_stream();
@@ -95,6 +105,13 @@ class read_server {
     const std::string& violation() const { return violation_; }
 
   private:
+    bool too_large(std::size_t payload) const {
+        return payload + frame_header_size > hello_.max_frame_bytes;
+    }
+    // The error frame for a block of `payload` bytes over the reader's max_frame_bytes.
+    block_verdict refuse_too_large(std::size_t payload, const std::string& where);
+    // A block frame of `bytes` and `objects` went out (or is about to): numbered and counted.
+    std::uint64_t count_block(std::size_t bytes, std::uint64_t objects);
     peer_event violate(std::string why);
     bool open() const { return state_ == state::streaming; }
 

@@ -14,8 +14,15 @@
 // a large block once it is framed, and its read-ahead once the batch has waited 50 ms. A
 // follower waiting at the live end holds neither. A peer that takes no bytes for
 // limits.idle_timeout while a batch waits is closed (daemon/roles/slow_consumer.hpp).
+//
+// A follower caught up with the durable end takes a seat on the shared run
+// (daemon/roles/live_feed.hpp): each durable block read and checked once for all followers,
+// and sent to this one from the shared bytes behind a frame header of its own (a gathered
+// write; on TLS copied into the batch). Fallen further behind than the run holds, it reads on
+// its own cursor again from where it stands, and takes a seat again once caught up.
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <asio/experimental/as_tuple.hpp>
 #include <atomic>
 #include <deque>
@@ -24,6 +31,7 @@
 #include <utility>
 
 #include "daemon/roles/cursor_service.hpp"
+#include "daemon/roles/live_feed.hpp"
 #include "daemon/roles/nats_reader.hpp"
 #include "daemon/roles/reader_support.hpp"
 #include "daemon/roles/sender_list_service.hpp"
@@ -78,6 +86,19 @@ class reader_stream : reader_base {
     // Gathers the next frames into the core's output (blocks below limit_, of the wanted
     // sender).
     outcome gather();
+    // A follower caught up on its own cursor takes a seat on the shared run at the live end
+    // (daemon/roles/live_feed.hpp) when the run can serve it from there.
+    void try_share();
+    // On the shared run: the next blocks' frame headers, and the blocks, into shared_batch_.
+    outcome gather_shared();
+    // A follower the shared run no longer serves reads on its own from where it stands.
+    void leave_shared();
+    // A shared block's frame: its header and the shared bytes on a plain connection (a
+    // gathered write), copied into the core's output on TLS (whose records are made from one
+    // buffer).
+    void add_shared_frame(const live_block& b, std::span<std::uint8_t, frame_header_size> header);
+    // The offset of the next block this reader serves.
+    std::uint64_t next_offset() const { return seat_ ? seat_->position() : cursor_->next_offset(); }
     asio::awaitable<void> wait_for_more();
     std::uint64_t subscribe();
     // Where the stream starts, into `w`; a new cursor is stored there. False: refused (the
@@ -117,6 +138,12 @@ class reader_stream : reader_base {
     cursor_acks acks_{cursor_write_interval};
     std::optional<journal_cursor> cursor_;
     std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
+    // On the shared run: the seat, and the batch being written - the blocks (held alive until
+    // written), the frame headers, and what goes out.
+    std::unique_ptr<live_feed::seat> seat_;
+    std::vector<live_block_cache::block_ptr> shared_blocks_;
+    std::vector<std::array<std::uint8_t, frame_header_size>> shared_headers_;
+    write_list shared_out_;
 };
 
 asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::uint64_t first) {
@@ -304,6 +331,58 @@ reader_stream::outcome reader_stream::gather() {
     return outcome::more;
 }
 
+void reader_stream::try_share() {
+    if (cursor_->next_offset() != limit_) return;
+    seat_ = live_feed::for_data_dir(journal_.options().dir)
+                .join(limit_, srv_.metrics().readers_shared_bytes);
+    if (!seat_) return;
+    gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
+    note_held(cursor_->buffer_capacity());
+}
+
+void reader_stream::leave_shared() {
+    const std::uint64_t at = seat_->position();
+    seat_.reset();
+    cursor_.emplace(journal_.options().dir, at);
+}
+
+reader_stream::outcome reader_stream::gather_shared() {
+    shared_blocks_.clear();
+    shared_out_.clear();
+    const auto got = seat_->take(limit_, write_batch_bytes, shared_blocks_);
+    if (got == live_feed::take_result::behind) {
+        ++srv_.metrics().readers_shared_behind;
+        leave_shared();
+        return outcome::more;
+    }
+    shared_headers_.resize(shared_blocks_.size());  // never reallocated while listed
+    for (std::size_t i = 0; i < shared_blocks_.size(); ++i) {
+        const auto& b = *shared_blocks_[i];
+        const auto v = core_.add_block_header(b.view, b.sum, shared_headers_[i]);
+        if (v == read_server::block_verdict::too_large) {
+            failure_code_ = proto_errc::frame_too_large;
+            failure_ = core_.failure();
+            return outcome::failed;
+        }
+        if (v != read_server::block_verdict::queued) continue;
+        add_shared_frame(b, shared_headers_[i]);
+        ++srv_.metrics().readers_shared_blocks;
+    }
+    return got == live_feed::take_result::caught_up ? outcome::caught_up : outcome::more;
+}
+
+void reader_stream::add_shared_frame(const live_block& b,
+                                     std::span<std::uint8_t, frame_header_size> header) {
+    if (!stream_.secure()) {
+        shared_out_.add(header);
+        shared_out_.add(b.bytes.span());
+        return;
+    }
+    make_room(frame_header_size + b.bytes.size());
+    core_.output().append(header);
+    core_.output().append(b.bytes.span());
+}
+
 asio::awaitable<void> reader_stream::wait_for_more() {
     // An ack that came while the last was being written waits no longer than a poll.
     if (cursors_) store_pending_ack(false);
@@ -377,9 +456,9 @@ asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position
         // The peer said goodbye or went: nothing more is served, its goodbye is answered now.
         if (state_->peer_done) co_return false;
         if (cursors_ && !store_pending_ack(false)) co_return true;
-        const auto got = gather();
-        position.move(cursor_->next_offset());
-        const bool wrote = !core_.output().empty();
+        const auto got = seat_ ? gather_shared() : gather();
+        position.move(next_offset());
+        const bool wrote = !core_.output().empty() || !shared_out_.empty();
         srv_.metrics().objects_out += objects_since_last();
         // The batch holds a copy of every block in it: the cursor's need not while it waits.
         gave_back(cursor_->release_buffer(journal_cursor::keep::read_ahead));
@@ -391,11 +470,15 @@ asio::awaitable<bool> reader_stream::serve_blocks(reader_position_mark& position
             note_held(cursor_->buffer_capacity());
         };
         if (co_await flush(drop_read_ahead) != write_result::written) co_return true;
+        // The shared blocks go out from the bytes every follower shares, then are let go.
+        if (co_await flush(shared_out_) != write_result::written) co_return true;
+        shared_blocks_.clear();
         if (got == outcome::failed) {
             co_await end_with(failure_code_, failure_);
             co_return false;
         }
         if (got == outcome::caught_up) {
+            if (hello_.follow && !seat_) try_share();
             if (!co_await go_on_after_catching_up()) co_return false;
             continue;
         }
@@ -441,7 +524,7 @@ asio::awaitable<void> reader_stream::finish(bool write_failed) {
             "(served to it as gaps)",
             peer_, cursor_->skipped_by_retention());
     spdlog::info("{}: reader done: {} blocks ({} bytes) served up to offset {}{}", peer_,
-                 core_.blocks(), core_.block_bytes(), cursor_->next_offset(),
+                 core_.blocks(), core_.block_bytes(), next_offset(),
                  slow_closed_   ? " (closed: a slow consumer)"
                  : write_failed ? " (the peer went away)"
                                 : "");

@@ -113,12 +113,22 @@ asio::awaitable<void> send_goodbye(peer_stream& stream) {
 asio::awaitable<reader_base::write_result> reader_base::flush(std::function<void()> on_wait) {
     auto& out = core_.output();
     if (out.empty()) co_return write_result::written;
-    const auto r = co_await write_out(std::move(on_wait));
-    srv_.metrics().bytes_out += out.size();
+    write_list list;
+    list.add(out.span());
+    const auto r = co_await flush(list, std::move(on_wait));
+    out.clear();
+    co_return r;
+}
+
+asio::awaitable<reader_base::write_result> reader_base::flush(write_list& list,
+                                                              std::function<void()> on_wait) {
+    if (list.empty()) co_return write_result::written;
+    const std::size_t bytes = list.bytes();
+    const auto r = co_await write_out(list, std::move(on_wait));
+    srv_.metrics().bytes_out += bytes;
     const auto objects =
         core_.block_objects() - std::exchange(user_counted_, core_.block_objects());
-    srv_.metrics().users_out.stored(user_, objects, out.size(), unix_seconds());
-    out.clear();
+    srv_.metrics().users_out.stored(user_, objects, bytes, unix_seconds());
     co_return r;
 }
 
@@ -182,26 +192,25 @@ void reader_base::note_held(std::size_t other) {
     other_held_ = other;
 }
 
-asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<void()> on_wait) {
+asio::awaitable<reader_base::write_result> reader_base::write_out(write_list& list,
+                                                                  std::function<void()> on_wait) {
     using namespace asio::experimental::awaitable_operators;
     using clock = slow_consumer_rule::clock;
     auto& m = srv_.metrics();
-    const auto& out = core_.output();
     auto hook = std::make_shared<behind_hook>(behind_hook{true, std::move(on_wait)});
     bool watching = false;
-    slow_.write_started(clock::now(), out.size());
+    slow_.write_started(clock::now(), list.bytes());
     write_result result = write_result::written;
-    for (std::size_t done = 0; done < out.size();) {
-        const auto rest = asio::buffer(out.data() + done, out.size() - done);
+    while (!list.empty()) {
         std::error_code ec;
         std::size_t n = 0;
         if (slow_.deadline() == clock::time_point::max()) {
-            std::tie(ec, n) = co_await stream_.async_write_some(rest, use_tuple);
+            std::tie(ec, n) = co_await stream_.async_write_some(list.buffers(), use_tuple);
         } else {
             // Each byte the peer takes restarts the clock: only a peer that takes none for
             // the whole timeout is slow, however large the batch.
             write_timer_.expires_at(slow_.deadline());
-            auto r = co_await (stream_.async_write_some(rest, use_tuple) ||
+            auto r = co_await (stream_.async_write_some(list.buffers(), use_tuple) ||
                                write_timer_.async_wait(use_tuple));
             if (r.index() == 1) {
                 result = write_result::slow;
@@ -209,14 +218,14 @@ asio::awaitable<reader_base::write_result> reader_base::write_out(std::function<
             }
             std::tie(ec, n) = std::get<0>(r);
         }
-        done += n;
+        list.consume(n);
         slow_.bytes_taken(clock::now(), n);
         if (ec) {
             result = write_result::peer_gone;
             break;
         }
         // A short write: the socket's buffer is full, the next one waits for the peer.
-        if (done < out.size() && !std::exchange(watching, true)) watch_behind(hook);
+        if (!list.empty() && !std::exchange(watching, true)) watch_behind(hook);
     }
     if (result == write_result::slow) {
         // No error frame: the peer takes no bytes, and the batch stopped inside a frame.

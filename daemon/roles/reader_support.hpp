@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "daemon/roles/slow_consumer.hpp"
+#include "daemon/roles/write_list.hpp"
 #include "daemon/serve/peer_stream.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/control.hpp"
@@ -91,7 +92,7 @@ class reader_base {
     // bytes of it for limits.idle_timeout (daemon/roles/slow_consumer.hpp). `on_wait` runs
     // once if the batch waits for the peer longer than peer_behind_after: what the reader can
     // give back.
-    asio::awaitable<write_result> write_out(std::function<void()> on_wait = {});
+    asio::awaitable<write_result> write_out(write_list& list, std::function<void()> on_wait = {});
     // While a follower waits at the live end it holds no batch: the next one is allocated
     // when there is something to send.
     void release_batch() {
@@ -106,6 +107,9 @@ class reader_base {
 
     // Writes what the core queued (write_out) and clears it.
     asio::awaitable<write_result> flush(std::function<void()> on_wait = {});
+    // Writes `list` (write_out) - frames the core counted, their bytes held elsewhere - and
+    // counts it as served.
+    asio::awaitable<write_result> flush(write_list& list, std::function<void()> on_wait = {});
     // The end of everything asked for: a goodbye.
     asio::awaitable<void> end_stream();
     // The end before it: logged, and an error frame with `code` and `text`.

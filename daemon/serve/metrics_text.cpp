@@ -115,6 +115,17 @@ void readers(metric_writer& x, const metrics& m) {
     x.one("objwire_readers_held_bytes", metric_type::gauge,
           "Bytes readers' batches of frames and read-aheads hold now, all readers.",
           m.readers_held_bytes.load());
+    x.one("objwire_readers_shared_bytes", metric_type::gauge,
+          "Bytes of the blocks followers at the live end share (read once, written to each from "
+          "the same bytes), and the shared read buffer.",
+          m.readers_shared_bytes.load());
+    x.one("objwire_readers_shared_blocks_total", metric_type::counter,
+          "Block frames sent to followers from the blocks they share.",
+          m.readers_shared_blocks.load());
+    x.one("objwire_readers_shared_behind_total", metric_type::counter,
+          "Followers that fell further behind the live end than the shared blocks reach, and "
+          "read on their own from there.",
+          m.readers_shared_behind.load());
     x.one("objwire_readers_slow_closed_total", metric_type::counter,
           "Readers closed because their peer took no bytes for limits.idle_timeout while data "
           "waited for it.",

@@ -124,6 +124,13 @@ struct metrics {
     std::atomic<std::uint64_t> readers_slow_closed{0};
     // Bytes readers' batches and read-aheads hold now (reader_support::reader_base).
     std::atomic<std::int64_t> readers_held_bytes{0};
+    // Bytes of the blocks followers share at the live end (daemon/roles/live_feed.hpp): held
+    // once however many followers write them.
+    std::atomic<std::int64_t> readers_shared_bytes{0};
+    // Block frames followers were sent from those shared bytes, and followers that fell
+    // further behind than the shared blocks reach and read on their own again.
+    std::atomic<std::uint64_t> readers_shared_blocks{0};
+    std::atomic<std::uint64_t> readers_shared_behind{0};
     // Open connections by role (connection_role), each counted in exactly one.
     std::array<std::atomic<std::int64_t>, connection_role_names.size()> connections_by_role{};
     // Per sender id, capped (daemon/telemetry/named_metrics.hpp).

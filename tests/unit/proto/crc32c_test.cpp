@@ -40,5 +40,21 @@ TEST(Crc32c, HardwareAndPortableAgreeAndChain) {
     }
 }
 
+TEST(Crc32c, CombineJoinsChecksumsWithoutTheBytes) {
+    std::mt19937 rng(11);
+    std::vector<std::uint8_t> data(70'000);
+    for (auto& b : data)
+        b = static_cast<std::uint8_t>(rng());
+    const std::span<const std::uint8_t> all(data);
+    for (std::size_t a : {0u, 1u, 20u, 24u, 1000u})
+        for (std::size_t b : {0u, 1u, 7u, 4096u, 65'536u}) {
+            const auto first = all.first(a);
+            const auto second = all.subspan(a, b);
+            EXPECT_EQ(crc32c_combine(crc32c(first), crc32c(second), crc32c_shift(b)),
+                      crc32c(all.first(a + b)))
+                << a << " + " << b;
+        }
+}
+
 }  // namespace
 }  // namespace objwire

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -690,6 +691,46 @@ TEST(ReadProtocol, BlockObjectsNamesTheReadersDecodedBytesCap) {
     EXPECT_EQ(ec, proto_errc::reference_bytes_exceeded);
     EXPECT_NE(objects.error_detail().find("read.max_decoded_bytes"), std::string::npos)
         << objects.error_detail();
+}
+
+// A block whose bytes go out from a shared buffer (a gathered write): its header then the
+// block's bytes are byte for byte the frame add_block makes, numbered and counted the same, other
+// senders' blocks passed over, a block over the reader's limit refused with the same error.
+TEST(ReadProtocol, ABlockHeaderBeforeSharedBytesIsTheSameFrame) {
+    const auto a = stored_block("a", 0, 10);
+    const auto b = stored_block("b", 10, 5);
+    const auto c = stored_block("a", 15, 7);
+    auto h = reader_hello();
+    h.read_sender = "a";
+    read_server whole(h);
+    read_server headers(h);
+    for (auto* s : {&whole, &headers})
+        s->welcome({});
+    byte_buffer gathered;
+    gathered.append(headers.output().span());
+    for (const auto* block : {&a, &b, &c}) {
+        const auto v = view_of(*block);
+        const auto expect = whole.add_block(v, block->span());
+        std::array<std::uint8_t, frame_header_size> header{};
+        EXPECT_EQ(headers.add_block_header(v, sum_payload(block->span()), header), expect);
+        if (expect != read_server::block_verdict::queued) continue;
+        gathered.append(header);
+        gathered.append(block->span());
+    }
+    EXPECT_EQ(
+        std::vector<std::uint8_t>(gathered.span().begin(), gathered.span().end()),
+        std::vector<std::uint8_t>(whole.output().span().begin(), whole.output().span().end()));
+    EXPECT_EQ(headers.blocks(), 2u);
+    EXPECT_EQ(headers.block_objects(), 17u);
+    EXPECT_EQ(headers.block_bytes(), whole.block_bytes());
+
+    h.max_frame_bytes = static_cast<std::uint32_t>(a.size());  // the header does not fit
+    read_server small(h);
+    small.welcome({});
+    std::array<std::uint8_t, frame_header_size> header{};
+    EXPECT_EQ(small.add_block_header(view_of(a), sum_payload(a.span()), header),
+              read_server::block_verdict::too_large);
+    EXPECT_NE(small.failure().find("offset 0"), std::string::npos) << small.failure();
 }
 
 }  // namespace
