@@ -24,7 +24,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include <objwire/proto/typed_writer.hpp>
+#include <objwire/vocabulary.hpp>
 #include <objwire/typed_traits.hpp>
 
 namespace objwire::typed {

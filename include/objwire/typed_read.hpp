@@ -22,7 +22,7 @@
 #include <utility>
 #include <variant>
 
-#include <objwire/proto/lazy_value.hpp>
+#include <objwire/vocabulary.hpp>
 #include <objwire/typed_traits.hpp>
 
 namespace objwire::typed {
