@@ -2,7 +2,7 @@
 #
 # Library: objwire::proto, objwire::config and objwire::client (static unless
 # BUILD_SHARED_LIBS=ON), their public headers under include/objwire/ (with the protocol's
-# vocabulary they are written in under include/objwire/proto/), the CMake package
+# vocabulary they are written in as include/objwire/vocabulary.hpp), the CMake package
 # lib/cmake/objwire/ and lib/pkgconfig/objwire.pc. A user includes <objwire/connection.hpp>;
 # every installed header includes only <objwire/...> (and standard, asio and Boost headers),
 # so the include path is include/ alone and a user's own proto/, config/ or client/ headers
@@ -43,21 +43,38 @@ target_include_directories(objwire_proto PUBLIC $<BUILD_INTERFACE:${PROJECT_BINA
 
 # Public headers: include/objwire/*.hpp, installed as <objwire/NAME.hpp>; and the protocol's
 # vocabulary they are written in - values, the typed writer, the handshake's fields, the
-# stats - public by design (docs/LIBRARY.md, "The public surface"), installed under
-# include/objwire/proto/ and included as <objwire/proto/NAME.hpp>, in the build too
-# (proto/CMakeLists.txt). Nothing else of proto/, config/ or client/ is installed:
-# tests/package/examples_test.sh holds this list to what the public headers include.
-file(GLOB objwire_public_headers ${PROJECT_SOURCE_DIR}/include/objwire/*.hpp)
-install(FILES ${objwire_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire
-        COMPONENT development)
+# stats - public by design (docs/LIBRARY.md, "The public surface"), included as one header,
+# <objwire/vocabulary.hpp>. In the build that header includes each of them from proto/ by
+# <objwire/proto/...> (a link to proto/: proto/CMakeLists.txt); installed, it is those
+# headers one after the other (cmake/concat_vocabulary.cmake, at build time), so the package
+# installs 11 headers and no proto/ folder. Nothing else of proto/, config/ or client/ is
+# installed: tests/package/examples_test.sh holds the count and the includes. In the order
+# they include each other:
 set(objwire_vocabulary_headers
-    byte_buffer byte_reader columns compression_stats control errors frame lazy_value limits
-    reset_policy result table_stats typed_writer value)
+    byte_buffer errors result limits frame byte_reader columns value compression_stats
+    table_stats reset_policy control lazy_value typed_writer)
+set(vocabulary_includes "")
 foreach(h IN LISTS objwire_vocabulary_headers)
-  install(FILES ${PROJECT_SOURCE_DIR}/proto/${h}.hpp
-          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire/proto COMPONENT development)
+  string(APPEND vocabulary_includes "#include <objwire/proto/${h}.hpp>\n")
 endforeach()
-install(FILES ${PROJECT_BINARY_DIR}/include/objwire/version.hpp
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/include/objwire/vocabulary.hpp
+     CONTENT "// Generated (cmake/objwire_package.cmake): the protocol vocabulary in the build.\n#pragma once\n${vocabulary_includes}")
+set(installed_vocabulary ${PROJECT_BINARY_DIR}/installed/objwire/vocabulary.hpp)
+list(TRANSFORM objwire_vocabulary_headers PREPEND ${PROJECT_SOURCE_DIR}/proto/ OUTPUT_VARIABLE
+     vocabulary_sources)
+list(TRANSFORM vocabulary_sources APPEND .hpp)
+list(JOIN objwire_vocabulary_headers "," vocabulary_names)
+add_custom_command(
+  OUTPUT ${installed_vocabulary}
+  COMMAND ${CMAKE_COMMAND} -DOUT=${installed_vocabulary} -DDIR=${PROJECT_SOURCE_DIR}/proto
+          -DHEADERS=${vocabulary_names} -P ${PROJECT_SOURCE_DIR}/cmake/concat_vocabulary.cmake
+  DEPENDS ${vocabulary_sources} ${PROJECT_SOURCE_DIR}/cmake/concat_vocabulary.cmake
+  COMMENT "Installed header objwire/vocabulary.hpp" VERBATIM)
+add_custom_target(objwire_installed_vocabulary DEPENDS ${installed_vocabulary})
+add_dependencies(objwire_client objwire_installed_vocabulary)
+file(GLOB objwire_public_headers ${PROJECT_SOURCE_DIR}/include/objwire/*.hpp)
+install(FILES ${objwire_public_headers} ${installed_vocabulary}
+              ${PROJECT_BINARY_DIR}/include/objwire/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/objwire COMPONENT development)
 
 install(TARGETS ${objwire_library_targets} EXPORT objwireTargets

@@ -5,8 +5,9 @@
 // durable when the reader connected a goodbye, or with hello.follow, new blocks as they become
 // durable until the peer goes away or the daemon stops. A cursor reader's acks move its cursor
 // (daemon/roles/cursor_service.hpp) coalesced: the newest wins, written at most once per
-// cursor_write_interval (daemon/store/cursor_acks.hpp); what is pending is written when the
-// peer's side ends, and the name let go then, before its goodbye is answered.
+// cursor_write_interval (daemon/store/cursor_acks.hpp) and made durable by the journal's next
+// sync; what is pending is stored durably when the peer's side ends, and the name let go
+// then, before its goodbye is answered.
 //
 // Memory per reader is bounded (docs/PROTOCOL.md 1.2, "Memory"): while a batch of frames
 // waits for the peer (TCP back-pressure) the reader holds that batch - 256 KiB of frames, or
@@ -125,8 +126,9 @@ class reader_stream : reader_base {
     bool store_pending_ack(bool all);
     // The peer's side has ended: what it acked is stored, and the name let go.
     void end_of_acks();
-    // The cursor moves to next_offset, durably; false ends the connection.
-    bool store_cursor(std::uint64_t next_offset);
+    // The cursor moves to next_offset: durably before it returns when `now`, else with the
+    // journal's next sync. False ends the connection.
+    bool store_cursor(std::uint64_t next_offset, bool now);
     void release_cursor() {
         if (cursors_ && !std::exchange(cursor_released_, true))
             cursors_->release(hello_.read_cursor);
@@ -253,7 +255,15 @@ bool reader_stream::take_ack(std::uint64_t next_offset) {
 bool reader_stream::store_pending_ack(bool all) {
     if (cursor_released_) return true;
     const auto at = all ? acks_.take() : acks_.take_due(cursor_acks::clock::now());
-    return !at || store_cursor(*at);
+    if (at) return store_cursor(*at, all);
+    if (!all) return true;
+    // Nothing pending: what was staged for the journal's next sync is stored now.
+    if (auto e = cursors_->persist(hello_.read_cursor)) {
+        spdlog::error("{}: cannot store cursor '{}': {}", peer_, log_text(hello_.read_cursor),
+                      e.message());
+        return false;
+    }
+    return true;
 }
 
 void reader_stream::end_of_acks() {
@@ -261,8 +271,12 @@ void reader_stream::end_of_acks() {
     release_cursor();
 }
 
-bool reader_stream::store_cursor(std::uint64_t next_offset) {
-    if (auto e = cursors_->save(hello_.read_cursor, next_offset)) {
+bool reader_stream::store_cursor(std::uint64_t next_offset, bool now) {
+    // In the stream an ack rides on the journal's next sync; the reader's end is stored at once.
+    std::error_code e;
+    if (!now) cursors_->stage(hello_.read_cursor, next_offset);
+    if (now || !journal_.rider_written()) e = cursors_->save(hello_.read_cursor, next_offset);
+    if (e) {
         spdlog::error("{}: cannot store cursor '{}' at {}: {}", peer_, log_text(hello_.read_cursor),
                       next_offset, e.message());
         return false;

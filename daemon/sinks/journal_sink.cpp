@@ -71,6 +71,9 @@ std::unique_ptr<journal_sink> journal_sink::open(const config::daemon_settings& 
         spdlog::error("cannot open the journal in '{}': {}", settings.data_dir, ec.message());
         return nullptr;
     }
+    // Readers' acks ride on the journal's syncs (daemon/store/cursor_store.hpp).
+    j->set_sync_rider(
+        [&cursors = cursor_store::for_data_dir(j->options().dir)] { cursors.flush(); });
     return std::make_unique<journal_sink>(std::move(j), std::move(fsyncs));
 }
 
@@ -172,8 +175,8 @@ void journal_sink::write_metrics(metric_writer& x, const metrics& m) const {
     x.histogram("objwire_journal_fsync_duration_seconds",
                 "How long each sync of a journal segment file (fdatasync) took.",
                 fsync_duration_bounds_ns, f.cumulative, f.count, f.sum_ns);
-    lag(x, cursor_store::for_data_dir(journal_->options().dir).positions(), m.readers_at,
-        d.next_offset);
+    const auto& cursors = cursor_store::for_data_dir(journal_->options().dir);
+    lag(x, cursors.positions(), m.readers_at, d.next_offset);
     const auto g = journal_->gap_stats();
     x.one("objwire_journal_gaps", metric_type::gauge,
           "Ranges of journal offsets lost to damage or to a repair (the gap log).", g.gaps);
@@ -191,8 +194,13 @@ void journal_sink::write_metrics(metric_writer& x, const metrics& m) const {
     x.one("objwire_cursor_acks_total", metric_type::counter, "Acks received from cursor readers.",
           m.cursor_acks.load());
     x.one("objwire_cursor_writes_total", metric_type::counter,
-          "Cursor positions written (each a file write and fsync): acks coalesce into them.",
+          "Cursor positions written: acks coalesce into them, made durable with the journal's "
+          "next sync or, at a reader's end, at once.",
           m.cursor_writes.load());
+    x.one("objwire_cursor_fsyncs_total", metric_type::counter,
+          "fsync calls for cursor files and their directory (one of the directory per journal "
+          "sync that stored cursors).",
+          cursors.fsyncs());
 }
 
 }  // namespace objwire::daemon

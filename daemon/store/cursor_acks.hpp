@@ -1,10 +1,10 @@
 // What a cursor reader's acks leave to store, without I/O (docs/PROTOCOL.md 1.2, "Acks"):
 // acks only ever move a cursor forward, so while one position is being written (or waits for
-// its turn) a newer ack replaces it - the newest offset wins - and a cursor is written (file,
-// fsync, rename, fsync) at most once per `interval`, however often its reader acks. A reader
-// acking every object then costs one write per interval, as one acking every 1,000 does.
-// What is pending is written before the reader's goodbye is answered and when its connection
-// ends, so no acknowledged position is dropped.
+// its turn) a newer ack replaces it - the newest offset wins - and a cursor is written (staged
+// for the journal's next sync: cursor_store.hpp) at most once per `interval`, however often
+// its reader acks. A reader acking every object then costs one write per interval, as one
+// acking every 1,000 does. What is pending is written before the reader's goodbye is
+// answered and when its connection ends, so no acknowledged position is dropped.
 //
 //   cursor_acks acks(20ms, start);
 //   acks.acked(500);                            // the reader's ack

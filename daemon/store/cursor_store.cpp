@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
 #include "daemon/store/sync_directory.hpp"
 #include "proto/crc32c.hpp"
 #include "proto/errors.hpp"
@@ -120,6 +122,18 @@ cursor_store::cursor_store(std::filesystem::path data_dir)
     : dir_(std::move(data_dir) / "cursors") {}
 
 std::optional<std::uint64_t> cursor_store::get(const std::string& name, std::error_code& ec) const {
+    {
+        std::lock_guard lock(positions_mutex_);
+        if (const auto it = staged_.find(name); it != staged_.end()) {
+            ec.clear();
+            return it->second;
+        }
+    }
+    return read_file(name, ec);
+}
+
+std::optional<std::uint64_t> cursor_store::read_file(const std::string& name,
+                                                     std::error_code& ec) const {
     ec.clear();
     const int fd = ::open(file_of(name).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -137,18 +151,84 @@ std::optional<std::uint64_t> cursor_store::get(const std::string& name, std::err
     return parse_position(text, ec);
 }
 
-std::error_code cursor_store::save(const std::string& name, std::uint64_t next_offset) {
+std::error_code cursor_store::replace_file(const std::string& name, std::uint64_t next_offset) {
     std::error_code ec;
     std::filesystem::create_directories(dir_, ec);
     if (ec) return ec;
     const auto tmp = dir_ / ("." + name + ".tmp");
+    ++fsyncs_;
     if ((ec = write_file_synced(tmp, file_text(next_offset)))) return ec;
     if (::rename(tmp.c_str(), file_of(name).c_str()) != 0) return last_errno();
+    return {};
+}
+
+std::error_code cursor_store::sync_dir() {
+    ++fsyncs_;
+    return sync_directory(dir_);
+}
+
+void cursor_store::note_position(const std::string& name, std::uint64_t next_offset) {
+    positions_[name] = {name, next_offset, ++moves_};
+}
+
+std::error_code cursor_store::save(const std::string& name, std::uint64_t next_offset) {
+    std::lock_guard files(files_mutex_);
+    if (auto ec = replace_file(name, next_offset)) return ec;
     {
         std::lock_guard lock(positions_mutex_);
-        positions_[name] = {name, next_offset, ++moves_};
+        staged_.erase(name);  // older: the file written now supersedes it
+        note_position(name, next_offset);
     }
-    return sync_directory(dir_);
+    return sync_dir();
+}
+
+void cursor_store::stage(const std::string& name, std::uint64_t next_offset) {
+    std::lock_guard lock(positions_mutex_);
+    staged_[name] = next_offset;
+    note_position(name, next_offset);
+}
+
+std::error_code cursor_store::persist(const std::string& name) {
+    std::lock_guard files(files_mutex_);
+    std::optional<std::uint64_t> at;
+    {
+        std::lock_guard lock(positions_mutex_);
+        if (const auto it = staged_.find(name); it != staged_.end()) at = it->second;
+    }
+    if (!at) return {};
+    auto ec = replace_file(name, *at);
+    if (!ec) ec = sync_dir();
+    if (!ec) unstage({{name, *at}});
+    return ec;
+}
+
+void cursor_store::flush() {
+    std::lock_guard files(files_mutex_);
+    std::map<std::string, std::uint64_t> taken;
+    {
+        std::lock_guard lock(positions_mutex_);
+        taken = staged_;  // they stay staged, and get() says so, until stored
+    }
+    if (taken.empty()) return;
+    for (const auto& [name, at] : taken) {
+        if (auto ec = replace_file(name, at))
+            spdlog::error("cannot store cursor '{}' at {} in {}: {}", name, at, dir_.string(),
+                          ec.message());
+    }
+    if (auto ec = sync_dir()) {
+        spdlog::error("cannot sync {}: {}", dir_.string(), ec.message());
+        return;
+    }
+    unstage(taken);
+}
+
+void cursor_store::unstage(const std::map<std::string, std::uint64_t>& stored) {
+    std::lock_guard lock(positions_mutex_);
+    for (const auto& [name, at] : stored) {
+        // A newer position staged meanwhile waits for the next flush.
+        if (const auto it = staged_.find(name); it != staged_.end() && it->second == at)
+            staged_.erase(it);
+    }
 }
 
 std::error_code cursor_store::set(const std::string& name, std::uint64_t next_offset,
@@ -161,16 +241,31 @@ std::error_code cursor_store::set(const std::string& name, std::uint64_t next_of
 }
 
 std::error_code cursor_store::remove(const std::string& name) {
+    std::lock_guard files(files_mutex_);
+    {
+        std::lock_guard lock(positions_mutex_);
+        staged_.erase(name);
+    }
     if (::unlink(file_of(name).c_str()) != 0)
         return errno == ENOENT ? std::error_code(proto_errc::not_found) : last_errno();
     {
         std::lock_guard lock(positions_mutex_);
         positions_.erase(name);
     }
-    return sync_directory(dir_);
+    return sync_dir();
 }
 
 std::vector<cursor_entry> cursor_store::list(std::error_code& ec, std::string& damaged) const {
+    auto out = list_files(ec, damaged);
+    std::lock_guard lock(positions_mutex_);
+    for (auto& c : out) {
+        if (const auto it = staged_.find(c.name); it != staged_.end()) c.next_offset = it->second;
+    }
+    return out;
+}
+
+std::vector<cursor_entry> cursor_store::list_files(std::error_code& ec,
+                                                   std::string& damaged) const {
     std::vector<cursor_entry> out;
     ec.clear();
     damaged.clear();
@@ -180,7 +275,7 @@ std::vector<cursor_entry> cursor_store::list(std::error_code& ec, std::string& d
         const auto name = it->path().filename().string();
         if (!valid_cursor_name(name)) continue;  // a leftover temporary file
         std::error_code one;
-        if (auto at = get(name, one)) {
+        if (auto at = read_file(name, one)) {
             out.push_back({name, *at});
         } else if (one) {
             damaged += (damaged.empty() ? "cursor '" : "; cursor '") + name + "': " + one.message();
@@ -197,7 +292,7 @@ std::vector<cursor_position> cursor_store::positions() const {
     if (!positions_loaded_) {
         std::error_code ec;
         std::string damaged;
-        const auto found = list(ec, damaged);  // damaged ones are reported where they are read
+        const auto found = list_files(ec, damaged);  // damaged ones are reported where read
         for (const auto& c : found)
             positions_.try_emplace(c.name, cursor_position{c.name, c.next_offset, 0});
         positions_loaded_ = !ec;

@@ -231,7 +231,8 @@ std::optional<std::chrono::steady_clock::time_point> journal::next_sync_at() con
     constexpr auto at_once = std::chrono::steady_clock::time_point::min();
     if (failed_) return std::nullopt;
     if (sync_requested_ > sync_served_) return at_once;
-    const bool dirty = durable_offset_ < next_offset_ || !closed_fds_.empty() || dir_dirty_;
+    const bool dirty =
+        durable_offset_ < next_offset_ || !closed_fds_.empty() || dir_dirty_ || rider_dirty_;
     if (!dirty || options_.fsync == fsync_policy::never) return std::nullopt;
     if (options_.fsync == fsync_policy::always || stopping_ ||
         unsynced_bytes_ >= options_.fsync_bytes)
@@ -248,6 +249,7 @@ void journal::sync_once(std::unique_lock<std::mutex>& lock) {
     auto rotated = std::move(closed_fds_);
     closed_fds_.clear();
     const bool dir = std::exchange(dir_dirty_, false);
+    auto rider = std::exchange(rider_dirty_, false) ? rider_ : nullptr;
     const std::uint64_t serving = sync_requested_;
     const bool final_sync = stopping_;
     sync_schedule_.sync_started(std::chrono::steady_clock::now());
@@ -270,6 +272,11 @@ void journal::sync_once(std::unique_lock<std::mutex>& lock) {
     }
     sync_schedule_.sync_finished(done_at);
     complete_sync(lock, target, serving);
+    if (!rider) return;
+    // After the acknowledgements: the rider's fsyncs never delay a sender's.
+    lock.unlock();
+    rider();
+    lock.lock();
 }
 
 void journal::complete_sync(std::unique_lock<std::mutex>& lock, std::uint64_t target,
@@ -307,6 +314,23 @@ void journal::request_sync() {
     if (failed_ || stopping_ || closed_) return;
     ++sync_requested_;
     wake_sync_.notify_one();
+}
+
+void journal::set_sync_rider(std::function<void()> rider) {
+    std::lock_guard lock(mutex_);
+    rider_ = std::move(rider);
+}
+
+bool journal::rider_written() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!rider_ || failed_ || stopping_ || closed_ || options_.fsync == fsync_policy::never)
+            return false;
+        rider_dirty_ = true;
+        sync_schedule_.written(std::chrono::steady_clock::now());
+    }
+    wake_sync_.notify_one();
+    return true;
 }
 
 std::size_t journal::enforce_retention() {

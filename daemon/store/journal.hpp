@@ -131,6 +131,14 @@ class journal {
     // As sync(), without waiting: a sender that finished is acknowledged without waiting out
     // the interval.
     void request_sync();
+    // Something else made durable by the journal's syncs (the named cursors' staged positions,
+    // daemon/store/cursor_store.hpp): `rider` runs on the sync thread after each sync that
+    // follows a rider_written(), once that sync's appends are acknowledged.
+    void set_sync_rider(std::function<void()> rider);
+    // The rider has something to make durable: a sync is due as for an append (policy
+    // interval: within fsync_interval; always: at once). False when no sync will run it
+    // (policy never, no rider, a failed or closing journal): the caller makes it durable.
+    bool rider_written();
     // Deletes closed segments beyond retention_bytes or older than retention_age (the open
     // segment always stays). Returns how many were deleted. Also runs after each rotation
     // and every minute on the sync thread.
@@ -223,6 +231,8 @@ class journal {
     std::vector<segment_info> segments_;  // oldest first; the last is the open one
     std::vector<int> closed_fds_;         // rotated segments, synced (per policy) then closed
     bool dir_dirty_ = false;              // a segment was created since the last sync
+    std::function<void()> rider_;         // set_sync_rider
+    bool rider_dirty_ = false;            // rider_written since the last sync started
     std::uint64_t next_offset_ = 0;
     std::uint64_t durable_offset_ = 0;
     std::uint64_t disk_bytes_ = 0;  // the sum of segments_' bytes

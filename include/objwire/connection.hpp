@@ -40,11 +40,7 @@
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
-#include <objwire/proto/compression_stats.hpp>
-#include <objwire/proto/control.hpp>
-#include <objwire/proto/table_stats.hpp>
-#include <objwire/proto/typed_writer.hpp>
-#include <objwire/proto/value.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::typed {
 template <class T>

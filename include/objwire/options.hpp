@@ -19,9 +19,7 @@
 #include <string>
 #include <vector>
 
-#include <objwire/proto/compression_stats.hpp>
-#include <objwire/proto/frame.hpp>
-#include <objwire/proto/reset_policy.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::client {
 

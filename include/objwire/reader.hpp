@@ -38,8 +38,7 @@
 
 #include <objwire/errors.hpp>
 #include <objwire/options.hpp>
-#include <objwire/proto/control.hpp>
-#include <objwire/proto/value.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::client {
 

@@ -24,8 +24,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include <objwire/proto/typed_writer.hpp>
 #include <objwire/typed_traits.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::typed {
 

@@ -22,8 +22,8 @@
 #include <utility>
 #include <variant>
 
-#include <objwire/proto/lazy_value.hpp>
 #include <objwire/typed_traits.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::typed {
 

@@ -38,7 +38,7 @@
 #include <variant>
 #include <vector>
 
-#include <objwire/proto/value.hpp>
+#include <objwire/vocabulary.hpp>
 
 namespace objwire::typed {
 

@@ -2,8 +2,8 @@
 // holds with the named cursor (give a new name per run), acking every ACK_EVERY objects, then
 // finish_cursor; prints the objects read, the acks made and the seconds from open to the
 // daemon's goodbye. Two runs, ACK_EVERY 1 and 1000, compare what acking costs
-// (docs/PERFORMANCE.md, "Cursor acks"); the daemon's objwire_cursor_acks_total and
-// objwire_cursor_writes_total say what it did with them.
+// (docs/PERFORMANCE.md, "Cursor acks"); the daemon's objwire_cursor_acks_total,
+// objwire_cursor_writes_total and objwire_cursor_fsyncs_total say what it did with them.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

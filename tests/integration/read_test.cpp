@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -15,6 +16,7 @@
 #include <objwire/reader.hpp>
 #include "bad_peer.hpp"
 #include "client/workloads/workloads.hpp"
+#include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal_reader.hpp"
 #include "daemon/store/journal_segments.hpp"
 #include "daemon_fixture.hpp"
@@ -223,10 +225,10 @@ TEST_F(Read, ACursorReaderRestartedAtOnceAfterItsEndIsNotRefused) {
     }
 }
 
-// A consumer acking every object costs the daemon a few cursor writes (each a file write and
-// fsync), not one per ack: acks coalesce, in the library and in the daemon, and a cursor is
-// written at most once per 100 ms. finish_cursor is answered once the newest is stored, and
-// the next reader of the name is admitted at once.
+// A consumer acking every object costs the daemon a few cursor writes (each stored with the
+// journal's next sync), not one per ack: acks coalesce, in the library and in the daemon, and a
+// cursor is written at most once per 100 ms. finish_cursor is answered once the newest is stored,
+// and the next reader of the name is admitted at once.
 TEST_F(Read, ACursorAckedAtEveryObjectCostsAFewWritesAndIsFreeAtItsEnd) {
     start();
     constexpr std::uint64_t count = 100'000;
@@ -268,6 +270,108 @@ TEST_F(Read, ACursorAckedAtEveryObjectCostsAFewWritesAndIsFreeAtItsEnd) {
     client::reader again(client_settings(), o);
     ASSERT_FALSE(again.open()) << again.last_error();  // not "in use"
     EXPECT_EQ(again.start(), count);
+}
+
+// What one cursor consumer over `count` stored objects did, and what the daemon did for it.
+struct cursor_run {
+    std::uint64_t objects = 0;       // read
+    std::uint64_t out_of_order = 0;  // objects whose offset was not the one after the last
+    std::uint64_t acks_made = 0;
+    std::uint64_t acks_received = 0;  // ack frames the daemon took
+    std::uint64_t writes = 0;         // cursor positions written (objwire_cursor_writes_total)
+    std::uint64_t fsyncs = 0;         // of cursor files and their directory
+    std::uint64_t stored_at = 0;      // the cursor's position once finished
+    std::error_code finished;         // what finish_cursor returned
+    std::int64_t ms = 0;              // open to the daemon's goodbye
+};
+
+// Acks coalesce and ride on the journal's syncs: a consumer acking every one of 1,000,000
+// objects costs the daemon the cursor writes and fsyncs one acking every 1,000 does - a few
+// per 100 ms of reading, not one per ack - and finish_cursor returns as soon as the newest
+// position is stored, whatever was acked before it.
+//
+// The test checks those counts, which are what keeps the two consumers' times together; the
+// times themselves are compared by tests/bench/cursor_ack_bench.cpp (docs/PERFORMANCE.md,
+// "Cursor acks"): two runs of 0.3 s each on a machine shared with builds differ by more than
+// their acks cost, so a time ratio here would fail on load, not on a regression.
+TEST_F(Read, ACursorConsumerAckingEveryObjectOfAMillionCostsWhatOneAckingEvery1000Does) {
+    start();
+    constexpr std::uint64_t count = 1'000'000;
+    {
+        client::connection c(client_settings(), "million");
+        ASSERT_FALSE(c.open()) << c.last_error();
+        for (std::uint64_t sent = 0; sent < count; sent += 50'000) {
+            for (const auto& m : generate("events", 50'000, sent))
+                ASSERT_FALSE(c.send(m)) << c.last_error();
+        }
+        ASSERT_FALSE(c.close()) << c.last_error();
+        ASSERT_EQ(c.stats().objects_acked, count);
+    }
+    auto& metrics = server().metrics();
+    const auto& cursors = daemon::cursor_store::for_data_dir(dir_);
+    const auto consume = [&](const std::string& name, std::uint64_t every) {
+        cursor_run run;
+        auto o = options();
+        o.cursor = name;
+        const auto acks_before = metrics.cursor_acks.load();
+        const auto writes_before = metrics.cursor_writes.load();
+        const auto fsyncs_before = cursors.fsyncs();
+        const auto began = std::chrono::steady_clock::now();
+        client::reader r(client_settings(), o);
+        if (r.open()) {
+            run.finished = r.error();
+            return run;
+        }
+        client::stored_message m;
+        std::uint64_t next = r.start();
+        while (r.next(m)) {
+            if (m.offset != next) ++run.out_of_order;
+            next = m.offset + 1;
+            if (++run.objects % every == 0 && !r.ack(next)) ++run.acks_made;
+        }
+        run.finished = r.error() ? r.error() : r.finish_cursor(next);
+        run.ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - began)
+                     .count();
+        run.acks_received = metrics.cursor_acks.load() - acks_before;
+        run.writes = metrics.cursor_writes.load() - writes_before;
+        run.fsyncs = cursors.fsyncs() - fsyncs_before;
+        std::error_code ec;
+        run.stored_at = daemon::cursor_store(dir_).get(name, ec).value_or(0);  // the file
+        return run;
+    };
+    const auto check = [&](const cursor_run& run, std::uint64_t every) {
+        SCOPED_TRACE("acking every " + std::to_string(every) + " objects, " +
+                     std::to_string(run.ms) + " ms");
+        EXPECT_FALSE(run.finished) << run.finished.message();
+        EXPECT_EQ(run.objects, count);
+        EXPECT_EQ(run.out_of_order, 0u);
+        EXPECT_EQ(run.acks_made, count / every);
+        EXPECT_EQ(run.stored_at, count);
+        EXPECT_GE(run.acks_received, 1u);
+        EXPECT_LE(run.acks_received, run.acks_made + 1);  // + finish_cursor's
+        // At most one write per 100 ms of reading, and the newest at the goodbye.
+        const auto per_interval = static_cast<std::uint64_t>(run.ms) / 100 + 2;
+        EXPECT_GE(run.writes, 1u);
+        EXPECT_LE(run.writes, per_interval);
+        // Each write: the file's fsync and the directory's (shared by every cursor a journal
+        // sync stores), and the two of the cursor's creation.
+        EXPECT_LE(run.fsyncs, 2 * run.writes + 2);
+    };
+    const auto every_1000 = consume("every-1000", 1000);
+    const auto every_object = consume("every-object", 1);
+    check(every_1000, 1000);
+    check(every_object, 1);
+    std::printf(
+        "[ counts   ] every 1,000: %lld ms, %llu ack frames, %llu writes, %llu fsyncs; "
+        "every object: %lld ms, %llu ack frames, %llu writes, %llu fsyncs\n",
+        static_cast<long long>(every_1000.ms),
+        static_cast<unsigned long long>(every_1000.acks_received),
+        static_cast<unsigned long long>(every_1000.writes),
+        static_cast<unsigned long long>(every_1000.fsyncs), static_cast<long long>(every_object.ms),
+        static_cast<unsigned long long>(every_object.acks_received),
+        static_cast<unsigned long long>(every_object.writes),
+        static_cast<unsigned long long>(every_object.fsyncs));
 }
 
 // A cursor reader without follow that closes partway frees its name by the time close()

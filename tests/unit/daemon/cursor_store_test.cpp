@@ -55,6 +55,66 @@ TEST_F(CursorStore, SaveReplacesAndListShowsEveryName) {
     EXPECT_EQ(by_name["b"], 2u);
 }
 
+// A staged position is the cursor's at once for get(), and on disk only after flush(): one
+// file fsync per cursor and one of the directory for all of them, however often it moved.
+TEST_F(CursorStore, StagedPositionsAreStoredByOneFlush) {
+    cursor_store s(dir_);
+    ASSERT_FALSE(s.save("a", 1));
+    const auto fsyncs = s.fsyncs();
+    for (std::uint64_t at = 2; at <= 1000; ++at)
+        s.stage("a", at);
+    s.stage("b", 7);
+    std::error_code ec;
+    EXPECT_EQ(s.get("a", ec), 1000u);
+    EXPECT_EQ(cursor_store(dir_).get("a", ec), 1u) << "not on disk before the flush";
+    EXPECT_FALSE(cursor_store(dir_).get("b", ec).has_value());
+    EXPECT_EQ(s.fsyncs(), fsyncs) << "staging costs no fsync";
+    std::string damaged;
+    const auto listed = s.list(ec, damaged);
+    ASSERT_EQ(listed.size(), 1u) << "b has no file yet";
+    EXPECT_EQ(listed[0].next_offset, 1000u) << "`cursor list` shows the staged position";
+    EXPECT_EQ(s.positions().size(), 2u) << "the metrics see both";
+    s.flush();
+    EXPECT_EQ(s.fsyncs(), fsyncs + 3) << "a's file, b's file, the directory";
+    EXPECT_EQ(cursor_store(dir_).get("a", ec), 1000u);
+    EXPECT_EQ(cursor_store(dir_).get("b", ec), 7u);
+    s.flush();
+    EXPECT_EQ(s.fsyncs(), fsyncs + 3) << "nothing staged, nothing synced";
+}
+
+// save() (a reader's end, `cursor set`) and remove() supersede what was staged: a later
+// flush never writes an older position back.
+TEST_F(CursorStore, SaveAndRemoveSupersedeWhatIsStaged) {
+    cursor_store s(dir_);
+    s.stage("a", 5);
+    ASSERT_FALSE(s.save("a", 9));
+    ASSERT_FALSE(s.save("b", 3));
+    s.stage("b", 4);
+    ASSERT_FALSE(s.remove("b"));
+    s.flush();
+    std::error_code ec;
+    EXPECT_EQ(cursor_store(dir_).get("a", ec), 9u);
+    EXPECT_FALSE(cursor_store(dir_).get("b", ec).has_value());
+    EXPECT_FALSE(s.get("b", ec).has_value());
+}
+
+// A reader's end stores what it staged before it is answered: persist() writes that one
+// cursor now, and does nothing for a name with nothing staged.
+TEST_F(CursorStore, PersistStoresOneStagedPositionNow) {
+    cursor_store s(dir_);
+    s.stage("a", 11);
+    s.stage("b", 12);
+    const auto fsyncs = s.fsyncs();
+    ASSERT_FALSE(s.persist("a"));
+    EXPECT_EQ(s.fsyncs(), fsyncs + 2) << "the file and the directory";
+    std::error_code ec;
+    EXPECT_EQ(cursor_store(dir_).get("a", ec), 11u);
+    EXPECT_FALSE(cursor_store(dir_).get("b", ec).has_value()) << "b waits for the flush";
+    ASSERT_FALSE(s.persist("a"));
+    ASSERT_FALSE(s.persist("none"));
+    EXPECT_EQ(s.fsyncs(), fsyncs + 2) << "nothing staged, nothing written";
+}
+
 TEST_F(CursorStore, RemoveDeletesAndSaysWhenThereWasNone) {
     cursor_store s(dir_);
     ASSERT_FALSE(s.save("a", 5));

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "journal_support.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace objwire::test {
 namespace {
@@ -221,6 +222,35 @@ TEST_F(Journal, IntervalSyncsWhatIsLeftAtClose) {
     j->append(
         block, [](std::error_code) {}, ec);
     EXPECT_EQ(ec, std::errc::operation_canceled);
+}
+
+// The named cursors ride on the journal's syncs: a rider_written() is run by the next sync
+// (within the interval, with no append at all), once per sync however often it was called;
+// under policy never no sync comes, and the caller is told to store it itself.
+TEST_F(Journal, ASyncRiderRunsWithTheNextSync) {
+    auto o = options(daemon::fsync_policy::interval);
+    o.fsync_interval = std::chrono::milliseconds(20);
+    auto j = open(o);
+    std::atomic<int> rides{0};
+    EXPECT_FALSE(j->rider_written()) << "no rider yet";
+    j->set_sync_rider([&] { ++rides; });
+    for (int i = 0; i < 100; ++i)
+        ASSERT_TRUE(j->rider_written());
+    ASSERT_TRUE(test::wait_until([&] { return rides.load() >= 1; }));
+    EXPECT_GE(sync_calls_.load(), 1);
+    const int after = rides.load();
+    EXPECT_LE(after, sync_calls_.load()) << "one ride per sync at most, not one per call";
+    const auto syncs = j->syncs();
+    ASSERT_TRUE(j->rider_written());
+    ASSERT_TRUE(test::wait_until([&] { return rides.load() > after; }));
+    EXPECT_GT(j->syncs(), syncs);
+    j->close();
+    EXPECT_FALSE(j->rider_written()) << "a closed journal syncs nothing more";
+
+    std::filesystem::remove_all(dir_);
+    auto never = open(options(daemon::fsync_policy::never));
+    never->set_sync_rider([&] { ++rides; });
+    EXPECT_FALSE(never->rider_written());
 }
 
 TEST_F(Journal, AFailedSyncFailsItsAppendsAndEveryLaterOne) {
