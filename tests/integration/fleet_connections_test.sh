@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A thousand producers behind one address against objwired with default settings, both
+# programs started with the soft descriptor limit most shells give (1024): each raises its
+# soft limit to the hard one, the daemon admits every connection (no cap per address by
+# default) and every object is stored. Counts only: no figure of speed is asserted.
+set -euo pipefail
+objwired=$1
+objwire=$2
+dir=$(mktemp -d)
+daemon=
+trap '[ -n "$daemon" ] && kill $daemon 2>/dev/null; rm -rf "$dir"' EXIT
+source "$(dirname "$0")/daemon_helpers.sh"
+
+connections=1000
+objects=5000
+# bench holds a socket and an event loop (epoll, eventfd) per connection: ~3 descriptors each.
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] || [ "$hard" -ge $((4 * connections)) ] ||
+  fail "the hard descriptor limit ($hard, ulimit -Hn) is below the $((4 * connections)) this test needs"
+ulimit -Sn 1024
+
+start_daemon "$dir/log" "$dir/data"
+grep -q "descriptor limit (RLIMIT_NOFILE) raised from 1024 to " "$dir/log" ||
+  [ "$hard" = 1024 ] || fail "objwired did not raise its soft descriptor limit"
+
+"$objwire" bench --workload events -n $objects --connections $connections \
+  --to "127.0.0.1:$port" >"$dir/bench.txt" 2>&1 || fail "bench exited $?: $(cat "$dir/bench.txt")"
+grep -q "$objects objects over $connections connections" "$dir/bench.txt" ||
+  fail "bench: $(cat "$dir/bench.txt")"
+grep -q "acknowledged: $objects of $objects objects" "$dir/bench.txt" ||
+  fail "bench: $(cat "$dir/bench.txt")"
+! grep -q "refused" "$dir/log" || fail "objwired refused a producer"
+
+"$objwire" read --from 0 --to "127.0.0.1:$port" >"$dir/all.jsonl" 2>"$dir/read.err" ||
+  fail "read exited $?: $(cat "$dir/read.err")"
+stored=$(wc -l <"$dir/all.jsonl")
+[ "$stored" -eq $objects ] || fail "stored $stored objects, want $objects"
+echo "bench --connections $connections under a soft limit of 1024: $stored objects stored"
