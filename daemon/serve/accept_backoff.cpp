@@ -15,12 +15,22 @@ bool accept_backoff::exhausted(std::error_code ec) {
     return v == EMFILE || v == ENFILE || v == ENOBUFS || v == ENOMEM;
 }
 
-accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::time_point now) {
+accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::time_point now,
+                                                  reserve r) {
     decision d;
+    if (exhausted(ec) && r.waiting_for_hello > 0) {
+        // A pause as short as for a peer's own failure: a backlog of connections waits behind
+        // this one. It may shed one more than needed when the close is late, and only
+        // connections that have not spoken are shed.
+        d.pause = std::chrono::milliseconds(1);
+        d.relieve = relief::shed_waiting;
+        return d;
+    }
     ++run_;
     ++unlogged_;
     if (exhausted(ec)) {
         d.pause = pause_.next();
+        if (r.spare_held) d.relieve = relief::refuse_with_spare;
     } else {
         // One peer's trouble (ECONNABORTED, EPROTO...): the next connection may be fine. A
         // short pause all the same, so an error that does repeat cannot spin the loop.

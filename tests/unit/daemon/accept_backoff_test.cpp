@@ -58,5 +58,32 @@ TEST(AcceptBackoff, APeersOwnFailureIsRetriedAtOnce) {
     EXPECT_FALSE(accept_backoff::exhausted(asio::error::connection_aborted));
 }
 
+// Out of descriptors with connections waiting for their hello: the oldest is shed and the
+// accept tried again at once; the failure is not one of the run's (no line, no longer pause).
+TEST(AcceptBackoff, OutOfDescriptorsWithConnectionsWaitingForTheirHelloShedsTheOldest) {
+    accept_backoff b;
+    const auto now = accept_backoff::clock::now();
+    for (int i = 0; i < 100; ++i) {
+        const auto d = b.on_error(emfile, now, {.waiting_for_hello = 3, .spare_held = true});
+        EXPECT_EQ(d.relieve, accept_backoff::relief::shed_waiting);
+        EXPECT_LE(d.pause, milliseconds(1));
+        EXPECT_FALSE(d.log);
+    }
+    EXPECT_EQ(b.on_success(), 0u) << "shedding is no failed run";
+    // None waiting: the spare is spent on a refusal, and the pause and the line are the run's.
+    const auto d = b.on_error(emfile, now, {.waiting_for_hello = 0, .spare_held = true});
+    EXPECT_EQ(d.relieve, accept_backoff::relief::refuse_with_spare);
+    EXPECT_EQ(d.pause, accept_backoff::first_pause);
+    EXPECT_TRUE(d.log);
+    // No spare (a refused socket still holds it): only the pause.
+    EXPECT_EQ(b.on_error(emfile, now, {.waiting_for_hello = 0, .spare_held = false}).relieve,
+              accept_backoff::relief::none);
+    // A peer's own failure frees nothing: nobody is shed for it.
+    EXPECT_EQ(b.on_error(std::make_error_code(std::errc::connection_aborted), now,
+                         {.waiting_for_hello = 3, .spare_held = true})
+                  .relieve,
+              accept_backoff::relief::none);
+}
+
 }  // namespace
 }  // namespace objwire::daemon
