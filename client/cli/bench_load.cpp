@@ -9,6 +9,7 @@
 #include <latch>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "client/cli/gen_command.hpp"
 #include "client/cli/open_loop.hpp"
 #include "client/cli/sender_flags.hpp"
+#include "client/lib/descriptor_limit.hpp"
 
 namespace objwire::client {
 namespace {
@@ -256,6 +258,18 @@ void join_readers(std::vector<std::thread>& threads, std::atomic<unsigned>& done
         t.join();
 }
 
+// A connection's event loop could not be made (its descriptors: out of them, usually): what to
+// change, instead of the exception's abort.
+int cannot_make_connection(std::size_t k, const load_flags& f, const std::system_error& e) {
+    const auto limits = descriptor_limit_now();
+    std::cerr << "objwire bench: connection " << k + 1 << " of " << f.connections << ": "
+              << e.what() << "\n  each connection holds about 6 file descriptors (a socket and "
+              << "its event loop); this process may open "
+              << (limits ? std::to_string(*limits) : std::string("unlimited"))
+              << " (ulimit -Hn): raise the hard limit or use fewer --connections\n";
+    return exit_codes::cannot_connect;
+}
+
 }  // namespace
 
 std::optional<double> parse_rate(const std::string& text) {
@@ -285,7 +299,11 @@ int run_load(config::client_settings settings, const load_flags& f) {
     for (std::size_t k = 0; k < senders.size(); ++k) {
         auto& s = senders[k];
         s.count = f.count / f.connections + (k < f.count % f.connections ? 1 : 0);
-        s.conn = std::make_unique<connection>(settings, "objwire bench");
+        try {
+            s.conn = std::make_unique<connection>(settings, "objwire bench");
+        } catch (const std::system_error& e) {
+            return cannot_make_connection(k, f, e);
+        }
         if (int rc = open_connection(*s.conn)) return rc;
         index[s.conn->sender_id()] = k;
     }

@@ -18,6 +18,13 @@ struct descriptor_limits {
     std::optional<std::uint64_t> after;
 };
 
+// The soft RLIMIT_NOFILE now (none: unlimited or unreadable).
+inline std::optional<std::uint64_t> descriptor_limit_now() {
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return {};
+    return files.rlim_cur;
+}
+
 // Raises the soft RLIMIT_NOFILE to the hard limit. A hard limit of "unlimited" cannot be the
 // soft one for descriptors (the kernel caps it at fs.nr_open): the soft limit is kept then.
 inline descriptor_limits raise_descriptor_limit() {

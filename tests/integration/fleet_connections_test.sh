@@ -13,10 +13,10 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 connections=1000
 objects=5000
-# bench holds a socket and an event loop (epoll, eventfd) per connection: ~3 descriptors each.
+# bench holds a socket and an event loop per connection: about 6 descriptors each.
 hard=$(ulimit -Hn)
-[ "$hard" = unlimited ] || [ "$hard" -ge $((4 * connections)) ] ||
-  fail "the hard descriptor limit ($hard, ulimit -Hn) is below the $((4 * connections)) this test needs"
+[ "$hard" = unlimited ] || [ "$hard" -ge $((7 * connections)) ] ||
+  fail "the hard descriptor limit ($hard, ulimit -Hn) is below the $((7 * connections)) this test needs"
 ulimit -Sn 1024
 
 start_daemon "$dir/log" "$dir/data"
@@ -36,3 +36,13 @@ grep -q "acknowledged: $objects of $objects objects" "$dir/bench.txt" ||
 stored=$(wc -l <"$dir/all.jsonl")
 [ "$stored" -eq $objects ] || fail "stored $stored objects, want $objects"
 echo "bench --connections $connections under a soft limit of 1024: $stored objects stored"
+
+# A hard limit of 1024 too: bench cannot have its connections, and says so instead of aborting.
+rc=0
+(ulimit -n 1024 && exec "$objwire" bench --workload events -n $objects --connections $connections \
+  --to "127.0.0.1:$port") >"$dir/low.txt" 2>&1 || rc=$?
+[ $rc = 2 ] || fail "bench under a hard limit of 1024 exited $rc: $(cat "$dir/low.txt")"
+grep -q "^objwire bench: connection [0-9]* of $connections: .*Too many open files" "$dir/low.txt" ||
+  fail "bench under a hard limit of 1024: $(cat "$dir/low.txt")"
+grep -q "(ulimit -Hn): raise the hard limit or use fewer --connections" "$dir/low.txt" ||
+  fail "bench under a hard limit of 1024: $(cat "$dir/low.txt")"
