@@ -258,12 +258,12 @@ void join_readers(std::vector<std::thread>& threads, std::atomic<unsigned>& done
         t.join();
 }
 
-// A connection's event loop could not be made (its descriptors: out of them, usually): what to
-// change, instead of the exception's abort.
-int cannot_make_connection(std::size_t k, const load_flags& f, const std::system_error& e) {
+// Connection k could not be made for want of descriptors (its event loop or its socket): what
+// to change, instead of an abort or a bare "cannot connect".
+int cannot_make_connection(std::size_t k, const load_flags& f, const std::string& why) {
     const auto limits = descriptor_limit_now();
-    std::cerr << "objwire bench: connection " << k + 1 << " of " << f.connections << ": "
-              << e.what() << "\n  each connection holds about 6 file descriptors (a socket and "
+    std::cerr << "objwire bench: connection " << k + 1 << " of " << f.connections << ": " << why
+              << "\n  each connection holds about 6 file descriptors (a socket and "
               << "its event loop); this process may open "
               << (limits ? std::to_string(*limits) : std::string("unlimited"))
               << " (ulimit -Hn): raise the hard limit or use fewer --connections\n";
@@ -302,9 +302,14 @@ int run_load(config::client_settings settings, const load_flags& f) {
         try {
             s.conn = std::make_unique<connection>(settings, "objwire bench");
         } catch (const std::system_error& e) {
-            return cannot_make_connection(k, f, e);
+            return cannot_make_connection(k, f, e.what());
         }
-        if (int rc = open_connection(*s.conn)) return rc;
+        // The library says "cannot connect" whatever the cause: a descriptor that cannot be
+        // opened now tells this one apart.
+        if (const auto ec = s.conn->open(); ec && out_of_descriptors_now())
+            return cannot_make_connection(k, f, s.conn->last_error());
+        else if (ec)
+            return open_connection_failed(*s.conn);
         index[s.conn->sender_id()] = k;
     }
     std::atomic<bool> stop{false};

@@ -4,7 +4,11 @@
 // their soft RLIMIT_NOFILE to the hard limit at start, as a user expects of a server.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +27,14 @@ inline std::optional<std::uint64_t> descriptor_limit_now() {
     rlimit files{};
     if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return {};
     return files.rlim_cur;
+}
+
+// Whether this process (or the system) cannot open one more descriptor now.
+inline bool out_of_descriptors_now() {
+    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == EMFILE || errno == ENFILE;
+    ::close(fd);
+    return false;
 }
 
 // Raises the soft RLIMIT_NOFILE to the hard limit. A hard limit of "unlimited" cannot be the
