@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "client/lib/descriptor_limit.hpp"
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
 #include "daemon/telemetry/process_metrics.hpp"
@@ -119,6 +120,9 @@ asio::awaitable<void> server::accept_loop() {
         }
         if (const auto failures = backoff.on_success(); failures > 0)
             spdlog::info("accepting again after {} failed accepts", failures);
+        // The newcomer took the last descriptor: its hello may need one more (a new stream's
+        // owner is written to a file), so room is made now rather than refusing it then.
+        if (pending_.waiting() > 0 && client::out_of_descriptors_now()) shed_oldest_waiting();
         asio::ip::tcp::socket socket(std::move(accepted));
         if (!admit_connection(socket)) continue;
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
