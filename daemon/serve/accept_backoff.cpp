@@ -46,7 +46,9 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
 std::uint64_t accept_backoff::on_success() {
     pause_.reset();
     unlogged_ = 0;
-    log_.reset();
+    // The log keeps its pace across a success: out of descriptors, a refusal through the spare
+    // or a shed connection frees one for a moment, and each accept that takes it would
+    // otherwise let the next failure log at once.
     return std::exchange(run_, 0);
 }
 

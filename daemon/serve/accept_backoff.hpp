@@ -58,7 +58,7 @@ class accept_backoff {
         return on_error(ec, now, reserve{});
     }
     // accept() succeeded: the number of failures in the run it ends (0: there was none), for
-    // a line saying accepting works again.
+    // a line saying accepting works again. Failure lines stay at most one per interval.
     std::uint64_t on_success();
 
     // Whether `ec` says the process or the system is out of a resource (a pause helps).

@@ -37,11 +37,17 @@ TEST(AcceptBackoff, OutOfDescriptorsPausesLongerAndLogsOncePerInterval) {
     EXPECT_EQ(pauses[0], accept_backoff::first_pause);
     EXPECT_EQ(pauses[1], accept_backoff::first_pause * 2);
     EXPECT_EQ(pauses[5], accept_backoff::max_pause);
-    // A success ends the run, says how long it was, and the next failure logs at once.
+    // A success ends the run, says how long it was, and the next failure pauses from the first
+    // pause again; its line waits for the interval since the last one (at 2 s), so a success
+    // between failures - a descriptor freed for a moment - cannot multiply the lines.
     EXPECT_EQ(b.on_success(), 10'000u);
-    const auto d = b.on_error(emfile, now + milliseconds(2600));
+    auto d = b.on_error(emfile, now + milliseconds(2600));
+    EXPECT_FALSE(d.log);
+    EXPECT_EQ(d.pause, accept_backoff::first_pause);
+    EXPECT_EQ(b.on_success(), 1u);
+    d = b.on_error(emfile, now + milliseconds(3000));
     EXPECT_TRUE(d.log);
-    EXPECT_EQ(d.failures, 1u);
+    EXPECT_EQ(d.failures, 1u) << "the failures counted since the last line, not before a success";
     EXPECT_EQ(d.pause, accept_backoff::first_pause);
 }
 
