@@ -19,10 +19,9 @@ accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::tim
                                                   reserve r) {
     decision d;
     if (exhausted(ec) && r.waiting_for_hello > 0) {
-        // A pause as short as for a peer's own failure: a backlog of connections waits behind
-        // this one. It may shed one more than needed when the close is late, and only
-        // connections that have not spoken are shed.
-        d.pause = std::chrono::milliseconds(1);
+        // No pause of the run's: the loop waits only for the shed descriptor (shed_wait at
+        // most), since a backlog of connections waits behind this one.
+        d.pause = shed_wait;
         d.relieve = relief::shed_waiting;
         return d;
     }

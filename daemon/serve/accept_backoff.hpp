@@ -6,8 +6,8 @@
 //
 // Out of descriptors, a pause alone leaves an honest newcomer waiting in the backlog until a
 // descriptor frees itself (a handshake timeout: seconds). So the loop is told what it can free
-// at once: the oldest connections still waiting for their hello are closed (the newcomer,
-// which says its hello within a round trip, is likelier honest) and accepting is tried again at
+// at once: the oldest connection still waiting for its hello is closed (the newcomer, which
+// says its hello within a round trip, is likelier honest) and accepting is tried again at
 // once; with none waiting, the spare descriptor the server keeps is spent to accept
 // the newcomer and tell it why it is refused, rather than leave it to time out unanswered.
 #pragma once
@@ -27,15 +27,13 @@ class accept_backoff {
     static constexpr std::chrono::milliseconds first_pause{50};
     static constexpr std::chrono::milliseconds max_pause{1000};
     static constexpr std::chrono::milliseconds log_interval{1000};
-    // Connections waiting for their hello closed per failure when out of descriptors: the
-    // newcomer needs one for its socket and, at its hello, one more for a moment (a new stream's
-    // owner is written to a file).
-    static constexpr std::size_t shed_per_failure = 2;
+    // After shedding, the longest wait for the shed connection's descriptor to be free.
+    static constexpr std::chrono::milliseconds shed_wait{50};
 
     // What the loop does at once, before its pause, to free a descriptor.
     enum class relief : std::uint8_t {
         none,
-        shed_waiting,       // close the oldest connections waiting for their hello
+        shed_waiting,       // close the oldest connection waiting for its hello
         refuse_with_spare,  // close the spare, accept, refuse that peer, open the spare again
     };
     // What the server holds that could free a descriptor.

@@ -102,7 +102,10 @@ asio::awaitable<void> server::accept_loop() {
             const auto d = backoff.on_error(ec, accept_backoff::clock::now(),
                                             {pending_.waiting(), spare_.held()});
             ++counters_.accept_errors;
-            if (d.relieve == accept_backoff::relief::shed_waiting) shed_oldest_waiting();
+            if (d.relieve == accept_backoff::relief::shed_waiting) {
+                co_await shed_oldest_waiting(pause);
+                continue;
+            }
             if (d.relieve == accept_backoff::relief::refuse_with_spare) refuse_with_spare();
             if (d.log) {
                 const std::string then = accept_backoff::exhausted(ec)
@@ -121,8 +124,9 @@ asio::awaitable<void> server::accept_loop() {
         if (const auto failures = backoff.on_success(); failures > 0)
             spdlog::info("accepting again after {} failed accepts", failures);
         // The newcomer took the last descriptor: its hello may need one more (a new stream's
-        // owner is written to a file), so room is made now rather than refusing it then.
-        if (pending_.waiting() > 0 && client::out_of_descriptors_now()) shed_oldest_waiting();
+        // owner is written to a file), so room is made before it starts, not refused then.
+        if (pending_.waiting() > 0 && client::out_of_descriptors_now())
+            co_await shed_oldest_waiting(pause);
         asio::ip::tcp::socket socket(std::move(accepted));
         if (!admit_connection(socket)) continue;
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -212,28 +216,36 @@ void server::wait_for_hello(const std::shared_ptr<session>& s, const std::string
     }
 }
 
+asio::awaitable<void> server::shed_oldest_waiting(asio::steady_timer& pause) {
+    shed_oldest_waiting();
+    // The session closes it on its own strand: wait for that, so that the next accept (or the
+    // newcomer's hello) finds the descriptor, and one failure sheds one connection.
+    const auto until = std::chrono::steady_clock::now() + accept_backoff::shed_wait;
+    while (client::out_of_descriptors_now() && std::chrono::steady_clock::now() < until) {
+        pause.expires_after(std::chrono::milliseconds(1));
+        co_await pause.async_wait(use_tuple);
+    }
+}
+
 void server::shed_oldest_waiting() {
     const auto limit = descriptor_limit();
     const std::string why = fmt::format(
         "out of file descriptors (the limit, RLIMIT_NOFILE, is {}); the oldest connection "
         "waiting for its hello is closed",
         limit ? std::to_string(*limit) : "unlimited");
-    std::vector<std::shared_ptr<session>> to_shed;
+    std::shared_ptr<session> old;
     {
         std::lock_guard lock(sessions_mutex_);
-        for (std::size_t i = 0; i < accept_backoff::shed_per_failure; ++i) {
-            const auto shed = pending_.shed_oldest(why);
-            if (!shed) break;
-            const auto it = waiting_hello_.find(shed->id);
-            if (it == waiting_hello_.end()) continue;
-            if (auto old = it->second.lock()) to_shed.push_back(std::move(old));
-            waiting_hello_.erase(it);
-        }
+        const auto shed = pending_.shed_oldest(why);
+        if (!shed) return;
+        const auto it = waiting_hello_.find(shed->id);
+        if (it == waiting_hello_.end()) return;
+        old = it->second.lock();
+        waiting_hello_.erase(it);
     }
-    for (const auto& old : to_shed) {
-        ++counters_.connections_refused;
-        old->shed(why);
-    }
+    if (!old) return;
+    ++counters_.connections_refused;
+    old->shed(why);
 }
 
 void server::refuse_with_spare() {

@@ -145,10 +145,12 @@ class server {
     void wait_for_hello(const std::shared_ptr<session>& s, const std::string& address);
     // The session's hello came, or it ended: it waits no more (idempotent).
     void hello_done(std::uint64_t pending_id);
-    // Out of descriptors (daemon/serve/accept_backoff.hpp): the oldest connections waiting for
-    // their hello are closed; or the spare descriptor is spent to accept a peer and tell it why
+    // Out of descriptors (daemon/serve/accept_backoff.hpp): the oldest connection waiting for
+    // its hello is closed; or the spare descriptor is spent to accept a peer and tell it why
     // it is refused.
     void shed_oldest_waiting();
+    // Sheds one and waits (at most accept_backoff::shed_wait) for its descriptor to be free.
+    asio::awaitable<void> shed_oldest_waiting(asio::steady_timer& pause);
     void refuse_with_spare();
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.

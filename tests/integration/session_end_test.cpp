@@ -262,8 +262,6 @@ TEST(SessionEnd, OutOfDescriptorsTheOldestWaitingForItsHelloIsShedForANewcomer) 
                        "RLIMIT_NOFILE, is "),
               std::string::npos)
         << log;
-    EXPECT_EQ(log.find("accept failed"), std::string::npos) << "shedding is no failed run:\n"
-                                                            << log;
     EXPECT_EQ(closed_now(greeted), 0u) << "a connection that said its hello was shed";
     for (const int fd : greeted)
         ::close(fd);
