@@ -7,9 +7,10 @@
 // Out of descriptors, a pause alone leaves an honest newcomer waiting in the backlog until a
 // descriptor frees itself (a handshake timeout: seconds). So the loop is told what it can free
 // at once: the oldest connection still waiting for its hello is closed (the newcomer, which
-// says its hello within a round trip, is likelier honest) and accepting is tried again at
-// once; with none waiting, the spare descriptor the server keeps is spent to accept
-// the newcomer and tell it why it is refused, rather than leave it to time out unanswered.
+// says its hello within a round trip, is likelier honest) and accepting is tried again as
+// soon as its descriptor is free; with none waiting, the spare descriptor the server keeps is spent
+// to accept the newcomer and tell it why it is refused, rather than leave it to time out
+// unanswered.
 #pragma once
 
 #include <chrono>
