@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <objwire/version.hpp>
+#include "client/lib/descriptor_limit.hpp"
 #include "config/daemon_rules.hpp"
 #include "config/env_names.hpp"
 #include "config/exit_code.hpp"
@@ -296,8 +297,25 @@ void run_io(asio::io_context& io) {
         t.join();
 }
 
+// The soft descriptor limit raised to the hard one, said in the log; a warning when even
+// that leaves less than a descriptor per connection server.max_connections admits.
+void raise_descriptor_limit(const objwire::config::daemon_settings& s) {
+    const auto limits = objwire::client::raise_descriptor_limit();
+    if (!limits.after) return;
+    if (limits.before != limits.after)
+        spdlog::info("descriptor limit (RLIMIT_NOFILE) raised from {} to {}, the hard limit",
+                     limits.before ? std::to_string(*limits.before) : "unlimited", *limits.after);
+    if (*limits.after < std::uint64_t{s.max_connections} + 64)
+        spdlog::warn(
+            "descriptor limit {} (RLIMIT_NOFILE, hard) is below server.max_connections = {} "
+            "plus 64 for the journal and listeners: past it, connections before their hello are "
+            "shed and new ones refused; raise it (LimitNOFILE= in the unit, ulimit -Hn)",
+            *limits.after, s.max_connections);
+}
+
 // Serves until a stop signal; the process's exit code.
 int serve(const flags& f, const objwire::config::daemon_settings& settings) {
+    raise_descriptor_limit(settings);
     asio::io_context io;
     // A flood of bad peers gives a few lines and a count per kind, not a line each.
     ops::warning_log peer_warnings(io);

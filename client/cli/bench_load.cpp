@@ -9,6 +9,7 @@
 #include <latch>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "client/cli/gen_command.hpp"
 #include "client/cli/open_loop.hpp"
 #include "client/cli/sender_flags.hpp"
+#include "client/lib/descriptor_limit.hpp"
 
 namespace objwire::client {
 namespace {
@@ -256,6 +258,18 @@ void join_readers(std::vector<std::thread>& threads, std::atomic<unsigned>& done
         t.join();
 }
 
+// Connection k could not be made for want of descriptors (its event loop or its socket): what
+// to change, instead of an abort or a bare "cannot connect".
+int cannot_make_connection(std::size_t k, const load_flags& f, const std::string& why) {
+    const auto limits = descriptor_limit_now();
+    std::cerr << "objwire bench: connection " << k + 1 << " of " << f.connections << ": " << why
+              << "\n  each connection holds about 6 file descriptors (a socket and "
+              << "its event loop); this process may open "
+              << (limits ? std::to_string(*limits) : std::string("unlimited"))
+              << " (ulimit -Hn): raise the hard limit or use fewer --connections\n";
+    return exit_codes::cannot_connect;
+}
+
 }  // namespace
 
 std::optional<double> parse_rate(const std::string& text) {
@@ -285,8 +299,17 @@ int run_load(config::client_settings settings, const load_flags& f) {
     for (std::size_t k = 0; k < senders.size(); ++k) {
         auto& s = senders[k];
         s.count = f.count / f.connections + (k < f.count % f.connections ? 1 : 0);
-        s.conn = std::make_unique<connection>(settings, "objwire bench");
-        if (int rc = open_connection(*s.conn)) return rc;
+        try {
+            s.conn = std::make_unique<connection>(settings, "objwire bench");
+        } catch (const std::system_error& e) {
+            return cannot_make_connection(k, f, e.what());
+        }
+        // The library says "cannot connect" whatever the cause: a descriptor that cannot be
+        // opened now tells this one apart.
+        if (const auto ec = s.conn->open(); ec && out_of_descriptors_now())
+            return cannot_make_connection(k, f, s.conn->last_error());
+        else if (ec)
+            return open_connection_failed(*s.conn);
         index[s.conn->sender_id()] = k;
     }
     std::atomic<bool> stop{false};

@@ -15,6 +15,7 @@
 #include "client/cli/senders_command.hpp"
 #include "client/cli/stats_command.hpp"
 #include "client/cli/subcommand.hpp"
+#include "client/lib/descriptor_limit.hpp"
 
 int main(int argc, char** argv) {
     namespace client = objwire::client;
@@ -38,6 +39,9 @@ int main(int argc, char** argv) {
     }
     // `config check` refuses a misspelt OBJWIRE_* variable itself; every other command warns.
     if (!app.get_subcommand("config")->got_subcommand("check")) client::warn_unknown_variables();
+    // bench --connections N holds N connections, each with a socket and its own event loop:
+    // more descriptors than a shell's usual soft limit; the hard limit is what the user allows.
+    client::raise_descriptor_limit();
     for (const auto& command : commands) {
         if (command.app->parsed()) return command.run();
     }

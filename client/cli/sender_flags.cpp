@@ -55,11 +55,13 @@ bool load_sender_settings(const sender_flags& f, config::client_settings& s) {
 }
 
 int open_connection(connection& c) {
-    if (auto ec = c.open()) {
-        std::cerr << "objwire: " << c.last_error() << "\n";
-        return exit_codes::cannot_connect;
-    }
+    if (auto ec = c.open()) return open_connection_failed(c);
     return exit_codes::ok;
+}
+
+int open_connection_failed(const connection& c) {
+    std::cerr << "objwire: " << c.last_error() << "\n";
+    return exit_codes::cannot_connect;
 }
 
 int finish_connection(connection& c, const config::client_settings& s) {

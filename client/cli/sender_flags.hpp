@@ -35,6 +35,8 @@ bool load_sender_settings(const sender_flags& f, config::client_settings& s);
 
 // Opens `c`: exit_codes::ok, or cannot_connect with the reason printed.
 int open_connection(connection& c);
+// Prints why `c` did not open; cannot_connect.
+int open_connection_failed(const connection& c);
 
 // Closes `c` (waiting for the last acks) and reports resumes and a failure
 // (report_connection_failure): exit_codes::ok, or not_acknowledged.

@@ -3,6 +3,14 @@
 // accepting pauses - 50 ms, doubling to 1 s while it goes on - and the log gets one line per
 // second with the count, not one per failure. A failure that belongs to one peer (it reset
 // before we took it) is retried at once. No I/O and no clock of its own: the caller says when.
+//
+// Out of descriptors, a pause alone leaves an honest newcomer waiting in the backlog until a
+// descriptor frees itself (a handshake timeout: seconds). So the loop is told what it can free
+// at once: the oldest connection still waiting for its hello is closed (the newcomer, which
+// says its hello within a round trip, is likelier honest) and accepting is tried again as
+// soon as its descriptor is free; with none waiting, the spare descriptor the server keeps is spent
+// to accept the newcomer and tell it why it is refused, rather than leave it to time out
+// unanswered.
 #pragma once
 
 #include <chrono>
@@ -20,17 +28,36 @@ class accept_backoff {
     static constexpr std::chrono::milliseconds first_pause{50};
     static constexpr std::chrono::milliseconds max_pause{1000};
     static constexpr std::chrono::milliseconds log_interval{1000};
+    // After shedding, the longest wait for the shed connection's descriptor to be free.
+    static constexpr std::chrono::milliseconds shed_wait{50};
 
+    // What the loop does at once, before its pause, to free a descriptor.
+    enum class relief : std::uint8_t {
+        none,
+        shed_waiting,       // close the oldest connection waiting for its hello
+        refuse_with_spare,  // close the spare, accept, refuse that peer, open the spare again
+    };
+    // What the server holds that could free a descriptor.
+    struct reserve {
+        std::size_t waiting_for_hello = 0;
+        bool spare_held = false;
+    };
     struct decision {
         std::chrono::milliseconds pause{0};  // before the next accept
         bool log = false;                    // write a line now, saying `failures`
         std::uint64_t failures = 0;          // since the last line (this one included)
+        relief relieve = relief::none;
     };
 
-    // accept() failed with `ec` at `now`.
-    decision on_error(std::error_code ec, clock::time_point now);
+    // accept() failed with `ec` at `now`. A failure relieved by shedding a waiting connection
+    // is not one of the run's: the loop frees a descriptor and goes on, and the shed
+    // connection's close is logged (as a refusal at a cap), not the failure.
+    decision on_error(std::error_code ec, clock::time_point now, reserve r);
+    decision on_error(std::error_code ec, clock::time_point now) {
+        return on_error(ec, now, reserve{});
+    }
     // accept() succeeded: the number of failures in the run it ends (0: there was none), for
-    // a line saying accepting works again.
+    // a line saying accepting works again. Failure lines stay at most one per interval.
     std::uint64_t on_success();
 
     // Whether `ec` says the process or the system is out of a resource (a pause helps).

@@ -41,6 +41,14 @@ void pending_hellos::done(std::uint64_t id) {
     forget(id);
 }
 
+std::optional<pending_hellos::shed> pending_hellos::shed_oldest(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    if (by_age_.empty()) return std::nullopt;
+    shed out{by_age_.begin()->first, why};
+    forget(out.id);
+    return out;
+}
+
 void pending_hellos::forget(std::uint64_t id) {
     const auto it = by_age_.find(id);
     if (it == by_age_.end()) return;

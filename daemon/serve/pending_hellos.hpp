@@ -45,6 +45,9 @@ class pending_hellos {
     std::uint64_t accepted(const std::string& address, caps c, std::vector<shed>& out);
     // The connection said its hello, or it ended (either may come first; both are fine).
     void done(std::uint64_t id);
+    // Out of descriptors: the oldest connection waiting, to close now (none: none waits), and
+    // no longer counted.
+    std::optional<shed> shed_oldest(const std::string& why);
 
     std::size_t waiting() const;
     std::size_t waiting(const std::string& address) const;

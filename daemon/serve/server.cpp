@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "client/lib/descriptor_limit.hpp"
 #include "daemon/serve/accept_backoff.hpp"
 #include "daemon/serve/session.hpp"
 #include "daemon/telemetry/process_metrics.hpp"
@@ -68,6 +69,8 @@ std::error_code server::start() {
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    // The spare's accept (refuse_with_spare) must not wait for a peer that went away.
+    if (!ec) acceptor_.non_blocking(true, ec);
     if (ec) {
         spdlog::error("cannot listen on {}:{}: {}", settings_.listen_host, settings_.listen_port,
                       ec.message());
@@ -92,11 +95,18 @@ asio::awaitable<void> server::accept_loop() {
     accept_backoff backoff;
     asio::steady_timer pause(io_);
     while (!stopping_) {
+        spare_.take();  // given up for a refusal: back once that socket is closed
         auto [ec, accepted] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || stopping_) break;
-            const auto d = backoff.on_error(ec, accept_backoff::clock::now());
+            const auto d = backoff.on_error(ec, accept_backoff::clock::now(),
+                                            {pending_.waiting(), spare_.held()});
             ++counters_.accept_errors;
+            if (d.relieve == accept_backoff::relief::shed_waiting) {
+                co_await shed_oldest_waiting(pause);
+                continue;
+            }
+            if (d.relieve == accept_backoff::relief::refuse_with_spare) refuse_with_spare();
             if (d.log) {
                 const std::string then = accept_backoff::exhausted(ec)
                                              ? "pausing accepting for " +
@@ -113,6 +123,10 @@ asio::awaitable<void> server::accept_loop() {
         }
         if (const auto failures = backoff.on_success(); failures > 0)
             spdlog::info("accepting again after {} failed accepts", failures);
+        // The newcomer took the last descriptor: its hello may need one more (a new stream's
+        // owner is written to a file), so room is made before it starts, not refused then.
+        if (pending_.waiting() > 0 && client::out_of_descriptors_now())
+            co_await shed_oldest_waiting(pause);
         asio::ip::tcp::socket socket(std::move(accepted));
         if (!admit_connection(socket)) continue;
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -200,6 +214,58 @@ void server::wait_for_hello(const std::shared_ptr<session>& s, const std::string
         ++counters_.connections_refused;
         old->shed(why);
     }
+}
+
+asio::awaitable<void> server::shed_oldest_waiting(asio::steady_timer& pause) {
+    shed_oldest_waiting();
+    // The session closes it on its own strand: wait for that, so that the next accept (or the
+    // newcomer's hello) finds the descriptor, and one failure sheds one connection.
+    const auto until = std::chrono::steady_clock::now() + accept_backoff::shed_wait;
+    while (client::out_of_descriptors_now() && std::chrono::steady_clock::now() < until) {
+        pause.expires_after(std::chrono::milliseconds(1));
+        co_await pause.async_wait(use_tuple);
+    }
+}
+
+void server::shed_oldest_waiting() {
+    const auto limit = descriptor_limit();
+    const std::string why = fmt::format(
+        "out of file descriptors (the limit, RLIMIT_NOFILE, is {}); the oldest connection "
+        "waiting for its hello is closed",
+        limit ? std::to_string(*limit) : "unlimited");
+    std::shared_ptr<session> old;
+    {
+        std::lock_guard lock(sessions_mutex_);
+        const auto shed = pending_.shed_oldest(why);
+        if (!shed) return;
+        const auto it = waiting_hello_.find(shed->id);
+        if (it == waiting_hello_.end()) return;
+        old = it->second.lock();
+        waiting_hello_.erase(it);
+    }
+    if (!old) return;
+    ++counters_.connections_refused;
+    old->shed(why);
+}
+
+void server::refuse_with_spare() {
+    spare_.give_up();
+    asio::ip::tcp::socket socket(asio::make_strand(io_));
+    std::error_code ec;
+    acceptor_.accept(socket, ec);
+    if (ec) return;  // taken back before the next accept
+    std::error_code no_peer;
+    const auto remote = socket.remote_endpoint(no_peer);
+    const auto limit = descriptor_limit();
+    const std::string figure = limit ? std::to_string(*limit) : "unlimited";
+    warn_peer(warning_kind::refused_at_cap,
+              fmt::format("{}:{}: refused: out of file descriptors (RLIMIT_NOFILE = {})",
+                          remote.address().to_string(), remote.port(), figure));
+    ++counters_.connections_refused;
+    refusals_.refuse(std::move(socket), proto_errc::too_many_connections,
+                     fmt::format("out of file descriptors: every one of the daemon's {} "
+                                 "(RLIMIT_NOFILE) is in use; retry when a connection has closed",
+                                 figure));
 }
 
 void server::hello_done(std::uint64_t pending_id) {

@@ -22,6 +22,7 @@
 #include "daemon/serve/permissions.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
+#include "daemon/serve/spare_descriptor.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/serve/tls_context.hpp"
@@ -144,6 +145,13 @@ class server {
     void wait_for_hello(const std::shared_ptr<session>& s, const std::string& address);
     // The session's hello came, or it ended: it waits no more (idempotent).
     void hello_done(std::uint64_t pending_id);
+    // Out of descriptors (daemon/serve/accept_backoff.hpp): the oldest connection waiting for
+    // its hello is closed; or the spare descriptor is spent to accept a peer and tell it why
+    // it is refused.
+    void shed_oldest_waiting();
+    // Sheds one and waits (at most accept_backoff::shed_wait) for its descriptor to be free.
+    asio::awaitable<void> shed_oldest_waiting(asio::steady_timer& pause);
+    void refuse_with_spare();
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.
     void start_metrics_http(const std::string& listen);
@@ -165,6 +173,7 @@ class server {
     // The sessions pending_ counts, by its id, so a shed one can be closed (sessions_mutex_).
     std::unordered_map<std::uint64_t, std::weak_ptr<session>> waiting_hello_;
     refusals refusals_;
+    spare_descriptor spare_;  // the accept loop's reserve (accept_loop only)
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
     std::function<void()> on_idle_;  // when_idle's waiter, under sessions_mutex_

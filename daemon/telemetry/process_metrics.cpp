@@ -10,6 +10,7 @@
 #include <string>
 
 #include <objwire/version.hpp>
+#include "client/lib/descriptor_limit.hpp"
 #include "daemon/telemetry/metric_writer.hpp"
 #include "proto/control.hpp"
 
@@ -38,9 +39,7 @@ std::optional<process_figures> parse_statm(std::string_view text, std::uint64_t 
 }
 
 std::optional<std::uint64_t> descriptor_limit() {
-    rlimit files{};
-    if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return {};
-    return files.rlim_cur;
+    return client::descriptor_limit_now();
 }
 
 process_figures read_process_figures() {

@@ -123,18 +123,43 @@ TEST(SessionEnd, AnExceptionInASessionClosesItsSocketAndSigtermStillExits) {
     ::close(idle);
 }
 
+// What the daemon has sent on `fd` within `limit` (until it closes or stops sending).
+std::string received_within(int fd, std::chrono::milliseconds limit) {
+    std::string got;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0))) <= 0)
+            return got;
+        char buf[4096];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return got;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+}
+
+// Descriptors objwired `pid` has open now.
+std::size_t open_descriptors(pid_t pid) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e :
+         fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+        ++n;
+    return n;
+}
+
 // Before: under a low descriptor limit the accept loop retried at once, logging each failure
-// (millions of lines).
+// (millions of lines). The connections say their hello, so nothing can be shed: the daemon
+// pauses, and spends its spare descriptor to tell a peer in the backlog why it is refused
+// rather than leave it unanswered.
 TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     scratch_dir dir;
     child_objwired d(dir.path() / "data", dir.path() / "log", 0,
                      {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=60s", "OBJWIRE_METRICS_LISTEN="});
     ASSERT_TRUE(d.start()) << d.log();
     // What it has open now, and room for a few connections more.
-    std::size_t open_fds = 0;
-    for ([[maybe_unused]] const auto& e :
-         fs::directory_iterator("/proc/" + std::to_string(d.pid()) + "/fd"))
-        ++open_fds;
+    const auto open_fds = open_descriptors(d.pid());
     const rlimit lim{open_fds + 6, open_fds + 6};
     ASSERT_EQ(::prlimit(d.pid(), RLIMIT_NOFILE, &lim, nullptr), 0);
 
@@ -142,6 +167,7 @@ TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     for (int i = 0; i < 40; ++i) {
         const int fd = connect_to(d.port());  // the kernel completes them in the backlog
         ASSERT_GE(fd, 0);
+        send_hello(fd);
         idle.push_back(fd);
     }
     ASSERT_TRUE(wait_for_log(d, "accept failed")) << d.log();
@@ -152,6 +178,16 @@ TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     const auto lines = count_of(log, "accept failed");
     EXPECT_LE(lines, 5u) << "accept failures logged " << lines << " times";
     EXPECT_NE(log.find("pausing accepting"), std::string::npos) << log;
+    // The first peer the daemon could not take is told why, through the spare descriptor.
+    EXPECT_NE(log.find("refused: out of file descriptors (RLIMIT_NOFILE = "), std::string::npos)
+        << log;
+    std::string told;
+    for (const int fd : idle) {
+        told = received_within(fd, std::chrono::milliseconds(0));
+        if (told.find("out of file descriptors") != std::string::npos) break;
+    }
+    EXPECT_NE(told.find("out of file descriptors: every one of the daemon's "), std::string::npos)
+        << "no peer was told why it was refused";
 
     // Descriptors free again: the daemon takes connections and stores objects.
     for (const int fd : idle)
@@ -179,6 +215,60 @@ std::size_t closed_now(const std::vector<int>& fds) {
     for (const auto& p : polled)
         n += (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
     return n;
+}
+
+// Out of descriptors with connections that said their hello and connections that did not: the
+// oldest of those that did not is shed for each newcomer, so an honest client is served at
+// once (before, it waited in the backlog until a handshake timeout freed a descriptor).
+TEST(SessionEnd, OutOfDescriptorsTheOldestWaitingForItsHelloIsShedForANewcomer) {
+    scratch_dir dir;
+    child_objwired d(dir.path() / "data", dir.path() / "log", 0,
+                     {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=5m", "OBJWIRE_METRICS_LISTEN="});
+    ASSERT_TRUE(d.start()) << d.log();
+    const auto open_fds = open_descriptors(d.pid());
+    const rlimit lim{open_fds + 8, open_fds + 8};
+    ASSERT_EQ(::prlimit(d.pid(), RLIMIT_NOFILE, &lim, nullptr), 0);
+    std::vector<int> greeted, silent;
+    for (int i = 0; i < 4; ++i) {
+        greeted.push_back(connect_to(d.port()));
+        ASSERT_GE(greeted.back(), 0);
+        send_hello(greeted.back());
+        // Its welcome: the daemon took it and its hello before the silent ones come.
+        pollfd p{greeted.back(), POLLIN, 0};
+        ASSERT_EQ(::poll(&p, 1, 10000), 1) << d.log();
+    }
+    for (int i = 0; i < 30; ++i) {
+        silent.push_back(connect_to(d.port()));
+        ASSERT_GE(silent.back(), 0);
+    }
+    // The descriptors are full of silent connections: the backlog is taken by shedding them.
+    ASSERT_TRUE(wait_until([&] { return closed_now(silent) >= 26; }, std::chrono::seconds(20),
+                           std::chrono::milliseconds(20)))
+        << closed_now(silent) << " of 30 closed\n"
+        << d.log();
+
+    const auto begin = std::chrono::steady_clock::now();
+    auto cs = config::client_settings{};
+    cs.to_host = "127.0.0.1";
+    cs.to_port = d.port();
+    client::connection c(cs, "honest");
+    ASSERT_FALSE(c.open()) << c.last_error() << "\n" << d.log();
+    ASSERT_TRUE(send_people_and_close(c, 100));
+    const auto took = std::chrono::steady_clock::now() - begin;
+    EXPECT_EQ(c.stats().objects_acked, 100u);
+    EXPECT_LT(took, std::chrono::seconds(1)) << std::chrono::duration<double>(took).count() << " s";
+    const auto log = d.log();
+    EXPECT_NE(log.find("closing connection before its hello: out of file descriptors (the limit, "
+                       "RLIMIT_NOFILE, is "),
+              std::string::npos)
+        << log;
+    EXPECT_EQ(closed_now(greeted), 0u) << "a connection that said its hello was shed";
+    for (const int fd : greeted)
+        ::close(fd);
+    for (const int fd : silent)
+        ::close(fd);
+    const auto status = d.signal_and_wait_for(SIGTERM, std::chrono::seconds(20));
+    ASSERT_TRUE(status.has_value()) << d.log();
 }
 
 // Before: 2,000 connections that never said a hello held every descriptor of a daemon limited

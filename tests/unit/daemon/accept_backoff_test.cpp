@@ -37,11 +37,17 @@ TEST(AcceptBackoff, OutOfDescriptorsPausesLongerAndLogsOncePerInterval) {
     EXPECT_EQ(pauses[0], accept_backoff::first_pause);
     EXPECT_EQ(pauses[1], accept_backoff::first_pause * 2);
     EXPECT_EQ(pauses[5], accept_backoff::max_pause);
-    // A success ends the run, says how long it was, and the next failure logs at once.
+    // A success ends the run, says how long it was, and the next failure pauses from the first
+    // pause again; its line waits for the interval since the last one (at 2 s), so a success
+    // between failures - a descriptor freed for a moment - cannot multiply the lines.
     EXPECT_EQ(b.on_success(), 10'000u);
-    const auto d = b.on_error(emfile, now + milliseconds(2600));
+    auto d = b.on_error(emfile, now + milliseconds(2600));
+    EXPECT_FALSE(d.log);
+    EXPECT_EQ(d.pause, accept_backoff::first_pause);
+    EXPECT_EQ(b.on_success(), 1u);
+    d = b.on_error(emfile, now + milliseconds(3000));
     EXPECT_TRUE(d.log);
-    EXPECT_EQ(d.failures, 1u);
+    EXPECT_EQ(d.failures, 1u) << "the failures counted since the last line, not before a success";
     EXPECT_EQ(d.pause, accept_backoff::first_pause);
 }
 
@@ -56,6 +62,34 @@ TEST(AcceptBackoff, APeersOwnFailureIsRetriedAtOnce) {
     // As asio reports it.
     EXPECT_TRUE(accept_backoff::exhausted(asio::error::no_descriptors));
     EXPECT_FALSE(accept_backoff::exhausted(asio::error::connection_aborted));
+}
+
+// Out of descriptors with connections waiting for their hello: the oldest is shed and the
+// accept tried again at once; the failure is not one of the run's (no line, no longer pause).
+TEST(AcceptBackoff, OutOfDescriptorsWithConnectionsWaitingForTheirHelloShedsTheOldest) {
+    accept_backoff b;
+    const auto now = accept_backoff::clock::now();
+    for (int i = 0; i < 100; ++i) {
+        const auto d = b.on_error(emfile, now, {.waiting_for_hello = 3, .spare_held = true});
+        EXPECT_EQ(d.relieve, accept_backoff::relief::shed_waiting);
+        EXPECT_EQ(d.pause, accept_backoff::shed_wait)
+            << "at most: until the shed descriptor is free";
+        EXPECT_FALSE(d.log);
+    }
+    EXPECT_EQ(b.on_success(), 0u) << "shedding is no failed run";
+    // None waiting: the spare is spent on a refusal, and the pause and the line are the run's.
+    const auto d = b.on_error(emfile, now, {.waiting_for_hello = 0, .spare_held = true});
+    EXPECT_EQ(d.relieve, accept_backoff::relief::refuse_with_spare);
+    EXPECT_EQ(d.pause, accept_backoff::first_pause);
+    EXPECT_TRUE(d.log);
+    // No spare (a refused socket still holds it): only the pause.
+    EXPECT_EQ(b.on_error(emfile, now, {.waiting_for_hello = 0, .spare_held = false}).relieve,
+              accept_backoff::relief::none);
+    // A peer's own failure frees nothing: nobody is shed for it.
+    EXPECT_EQ(b.on_error(std::make_error_code(std::errc::connection_aborted), now,
+                         {.waiting_for_hello = 3, .spare_held = true})
+                  .relieve,
+              accept_backoff::relief::none);
 }
 
 }  // namespace

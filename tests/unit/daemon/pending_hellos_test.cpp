@@ -88,5 +88,22 @@ TEST(PendingHellos, TheCapInAllIsAtMostHalfTheDescriptorLimit) {
     EXPECT_EQ(pending_hellos::cap_in_all(256, 1), 1u) << "at least one";
 }
 
+// Out of descriptors, the oldest of all is shed whatever its address, and counts no more.
+TEST(PendingHellos, ShedOldestTakesTheOldestOfAll) {
+    pending_hellos p;
+    std::vector<pending_hellos::shed> out;
+    EXPECT_FALSE(p.shed_oldest("out of file descriptors").has_value()) << "none waits";
+    const auto a = p.accepted("10.0.0.1", {}, out);
+    const auto b = p.accepted("10.0.0.2", {}, out);
+    p.accepted("10.0.0.1", {}, out);
+    p.done(a);  // said its hello: no longer the oldest waiting
+    const auto s = p.shed_oldest("out of file descriptors");
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->id, b);
+    EXPECT_EQ(s->why, "out of file descriptors");
+    EXPECT_EQ(p.waiting(), 1u);
+    EXPECT_EQ(p.waiting("10.0.0.2"), 0u);
+}
+
 }  // namespace
 }  // namespace objwire::daemon
