@@ -92,7 +92,7 @@ TEST_F(JournalStarts, ByTimeAndBySendersLastTheyAnswerAsAScanOfEveryBlock) {
     o.segment_bytes = 64 * 1024;  // many segments, spans closed at each one's end
     auto j = open(o);
     fill(*j, 3000);
-    ASSERT_GT(j->segments().size(), 10u);
+    ASSERT_GE(j->segments().size(), 5u);
     expect_index_answers_as_a_scan(*j);  // the index appends kept
     j.reset();
     j = open(o);
