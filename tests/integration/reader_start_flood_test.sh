@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A flood of reader hellos that start by time or by a sender's last N objects, each closed as
 # soon as it is sent (reader_start_flood.py: 16 threads), against a journal of 1.5 M objects:
-# starts are found through the start index (docs/JOURNAL.md), so a concurrent send of 100,000
-# objects takes at most twice its time without the flood (the fastest of three alternating
-# pairs each way, in this run), `objwire stats` answers during the flood, and once the flood's
-# last connection has closed no start is still running a second later
-# (objwire_reader_starts_running back to 0).
+# starts are found through the start index (docs/JOURNAL.md): objwired reads at most 1/256 of
+# its journal per hello (its read bytes, /proc/PID/io rchar, over the flood, less the measured
+# send's own bytes - a scan per hello read the whole journal), `objwire stats` answers during
+# the flood, and once the flood's last connection has closed no start is still running a second
+# later (objwire_reader_starts_running back to 0). The time of a concurrent send of 100,000
+# objects with and without the flood is printed, not checked: on two cores shared with the
+# flooding threads it measures the machine as much as objwired (docs/PERFORMANCE.md).
 set -euo pipefail
 objwired=$1
 objwire=$2
@@ -44,6 +46,8 @@ m=$(stats) || fail "stats"
 stored=$(metric objwire_journal_durable_offset)
 [ "$stored" -ge 1500100 ] || fail "stored $stored objects, want 1,500,100"
 
+journal_bytes=$(du -sb "$dir/data" | cut -f1)
+rchar() { awk '$1 == "rchar:" { print $2 }' "/proc/$daemon/io"; }
 quiet=()
 flooded=()
 for pair in 1 2 3; do
@@ -51,6 +55,7 @@ for pair in 1 2 3; do
   rm -f "$dir/ready" "$dir/stop"
   python3 "$flood" "$objwire" "$port" early "$dir/ready" "$dir/stop" >"$dir/flood.out" &
   flooder=$!
+  read_before=$(rchar)
   wait_for_log "$dir/ready" ready 30 || fail "the flood did not start"
   flooded+=("$(send_ms)")
   if [ "$pair" = 1 ]; then
@@ -60,16 +65,24 @@ for pair in 1 2 3; do
   wait "$flooder" || fail "the flood failed"
   flooder=""
   closed=$(now_ms)
+  hellos=$(cat "$dir/flood.out")
+  # What the daemon read besides the measured send's bytes from its socket (the input file's
+  # size bounds them: its frames are smaller), per hello.
+  read_bytes=$(($(rchar) - read_before - $(stat -c %s "$dir/100k")))
+  per_hello=$((read_bytes / (hellos > 0 ? hellos : 1)))
+  [ "$hellos" -ge 1000 ] || fail "the flood sent only $hellos hellos"
+  [ "$per_hello" -le $((journal_bytes / 256)) ] ||
+    fail "objwired read $per_hello bytes per hello, over 1/256 of its $journal_bytes-byte journal"
   wait_until 1 starts_running ||
     fail "starts still running 1 s after the flood's last connection closed: $m"
-  echo "pair $pair: send ${quiet[-1]} ms, under the flood ${flooded[-1]} ms" \
-    "($(cat "$dir/flood.out") hellos), starts done $(($(now_ms) - closed)) ms after the flood"
+  echo "pair $pair: send ${quiet[-1]} ms, under the flood ${flooded[-1]} ms ($hellos hellos," \
+    "$per_hello bytes read per hello, journal $journal_bytes bytes)," \
+    "starts done $(($(now_ms) - closed)) ms after the flood"
 done
 fastest() { printf '%s\n' "$@" | sort -n | head -1; }
 q=$(fastest "${quiet[@]}")
 f=$(fastest "${flooded[@]}")
 echo "fastest send of 100,000 objects: $q ms alone, $f ms under the flood"
-[ "$f" -le $((2 * q)) ] || fail "under the flood the send took $f ms, over twice its $q ms"
 kill -TERM "$daemon"
 wait "$daemon" || true
 daemon=""
