@@ -176,6 +176,22 @@ const std::array daemon_schema_keys{
                 .doc = "connections from one source IP address waiting for their hello; at the "
                        "cap the address's oldest is closed to serve its newest. 0 none",
                 .access = bind<&ds::max_pending_hellos_per_address>()},
+    key_def<ds>{.name = "limits.max_reader_starts",
+                .kind = value_kind::integer,
+                .default_text = "16",
+                .min = 0,
+                .max = 100000,
+                .doc = "readers' starts by time or by a sender's last N objects searching the "
+                       "journal at once, in all; more are refused (too_many_connections). 0 none",
+                .access = bind<&ds::max_reader_starts>()},
+    key_def<ds>{.name = "limits.max_reader_starts_per_address",
+                .kind = value_kind::integer,
+                .default_text = "4",
+                .min = 0,
+                .max = 100000,
+                .doc = "readers' starts by time or by a sender's last N objects searching the "
+                       "journal at once from one source IP address; more are refused. 0 none",
+                .access = bind<&ds::max_reader_starts_per_address>()},
     key_def<ds>{.name = "limits.max_decompression_ratio",
                 .kind = value_kind::integer,
                 .default_text = "0",

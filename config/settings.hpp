@@ -108,6 +108,9 @@ struct daemon_settings {
     std::uint32_t max_pending_hellos = 256;  // limits.max_pending_hellos
     // limits.max_pending_hellos_per_address, 0 = none
     std::uint32_t max_pending_hellos_per_address = 128;
+    // limits.max_reader_starts and limits.max_reader_starts_per_address, 0 = none
+    std::uint32_t max_reader_starts = 16;
+    std::uint32_t max_reader_starts_per_address = 4;
     std::uint32_t max_decompression_ratio = 0;    // limits.max_decompression_ratio, 0 = off
     std::uint32_t max_stored_ratio = 16;          // limits.max_stored_ratio, 0 = off
     std::uint32_t max_stored_wire_ratio = 16384;  // limits.max_stored_wire_ratio, 0 = off

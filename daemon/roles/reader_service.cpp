@@ -43,6 +43,7 @@
 #include "daemon/store/cursor_store.hpp"
 #include "daemon/store/journal.hpp"
 #include "daemon/store/journal_cursor.hpp"
+#include "daemon/store/journal_starts.hpp"
 #include "proto/errors.hpp"
 #include "proto/frame.hpp"
 
@@ -68,6 +69,20 @@ welcome reader_welcome(server& srv, journal& j, std::uint64_t end) {
     w.journal_end_offset = end;
     return w;
 }
+
+// One running search for a reader's start: counted in objwire_reader_starts_running, its slot
+// of limits.max_reader_starts(_per_address) given back when it ends.
+class start_search {
+  public:
+    start_search(server& srv, std::string address);
+    ~start_search();
+    start_search(const start_search&) = delete;
+    start_search& operator=(const start_search&) = delete;
+
+  private:
+    server& srv_;
+    std::string address_;
+};
 
 class reader_stream : reader_base {
   public:
@@ -112,12 +127,19 @@ class reader_stream : reader_base {
     asio::awaitable<bool> go_on_after_catching_up();
     // After the stream: a cursor reader's goodbye, and the log line.
     asio::awaitable<void> finish(bool write_failed);
-    // Where the stream starts; nullopt (failure_ set) when that cannot be known.
+    // Where the stream starts; nullopt (failure_ set, or peer_left_) when that cannot be known.
     asio::awaitable<std::optional<std::uint64_t>> resolve_start(std::uint64_t first);
-    // The first block stored at or after hello.read_since_ms (limit_ when none is).
-    asio::awaitable<std::optional<std::uint64_t>> start_of_time(std::uint64_t first);
-    // The offset of the last hello.read_last objects of hello.read_sender below limit_.
-    asio::awaitable<std::optional<std::uint64_t>> start_of_senders_last(std::uint64_t first);
+    // A start by time or by the last N objects of a sender: through the journal's start index
+    // (daemon/store/journal_starts.hpp), holding a search slot meanwhile.
+    asio::awaitable<std::optional<std::uint64_t>> search_start(std::uint64_t first);
+    // A slot of limits.max_reader_starts(_per_address); null when refused (failure_ set) or
+    // when the peer has already gone (peer_left_).
+    std::unique_ptr<start_search> take_search_slot();
+    // The offset of the last hello.read_last objects the reader may see below limit_ (a reader
+    // narrowed by its permissions: a scan from `first`).
+    asio::awaitable<std::optional<std::uint64_t>> start_of_wanted_last(std::uint64_t first);
+    // Between a scan's rounds: false when the peer went or the daemon is stopping.
+    asio::awaitable<bool> search_goes_on();
     // A non-following cursor reader, after the goodbye: its last ack and goodbye.
     asio::awaitable<void> wait_for_peer_end();
     // A cursor reader's ack: pending, written when due; false ends the connection.
@@ -139,7 +161,9 @@ class reader_stream : reader_base {
     bool cursor_released_ = false;
     cursor_acks acks_{cursor_write_interval};
     std::optional<journal_cursor> cursor_;
-    std::uint64_t limit_ = 0;  // serve blocks below this offset (durable)
+    std::uint64_t limit_ = 0;                 // serve blocks below this offset (durable)
+    std::optional<block_place> start_place_;  // where the search found the start's block
+    bool peer_left_ = false;                  // the peer went before its start was found
     // On the shared run: the seat, and the batch being written - the blocks (held alive until
     // written), the frame headers, and what goes out.
     std::unique_ptr<live_feed::seat> seat_;
@@ -161,52 +185,88 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::resolve_start(std::
         if (at) co_return *at;
     }
     if (hello_.read_at_end) co_return limit_;
-    // A reader that sees only some senders counts only their objects (the scan below).
+    // A reader that sees only some senders counts only their objects (a search).
     if (hello_.read_last != 0 && hello_.read_sender.empty() && core_.unrestricted())
         co_return std::max(first, limit_ - std::min(limit_, hello_.read_last));
-    // A follower of an id that has stored nothing yet starts at the end, without a scan.
+    // A follower of an id that has stored nothing yet starts at the end, without a search.
     if (hello_.read_last != 0 && !hello_.read_sender.empty() &&
         srv_.senders().last_durable(hello_.read_sender) == 0)
         co_return limit_;
-    if (hello_.read_last != 0) co_return co_await start_of_senders_last(first);
-    if (hello_.read_since_ms != 0) co_return co_await start_of_time(first);
-    co_return hello_.read_from;
+    if (hello_.read_last == 0 && hello_.read_since_ms == 0) co_return hello_.read_from;
+    co_return co_await search_start(first);
 }
 
-asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_time(std::uint64_t first) {
-    journal_cursor scan(journal_.options().dir, first);
-    journal_block_view view;
-    std::span<const std::uint8_t> bytes;
-    std::size_t scanned = 0;
-    for (std::size_t steps = 0;; ++steps) {
-        const auto st = scan.next(limit_, view, bytes);
-        if (st == journal_cursor::status::caught_up) co_return limit_;
-        if (st == journal_cursor::status::error) {
-            failure_code_ = proto_errc::not_available;
-            failure_ = "the journal cannot be read: " + scan.error_detail();
-            co_return std::nullopt;
-        }
-        if (st == journal_cursor::status::block && view.header.time_ms >= hello_.read_since_ms)
-            co_return view.header.first_offset;
-        scanned += st == journal_cursor::status::gap ? 1 : bytes.size();
-        if (scanned > 16 * write_batch_bytes || steps > max_gather_steps) {
-            if (srv_.stopping()) {
-                failure_code_ = proto_errc::not_available;
-                failure_ = "the daemon is stopping";
-                co_return std::nullopt;
-            }
-            // Let the strand's other work run.
-            scanned = 0;
-            steps = 0;
-            co_await asio::post(stream_.get_executor(), asio::use_awaitable);
-        }
+start_search::start_search(server& srv, std::string address)
+    : srv_(srv), address_(std::move(address)) {
+    ++srv_.metrics().reader_starts_running;
+}
+
+start_search::~start_search() {
+    srv_.reader_starts().give_back(address_);
+    --srv_.metrics().reader_starts_running;
+}
+
+std::unique_ptr<start_search> reader_stream::take_search_slot() {
+    // A hello sent and closed at once costs no search.
+    if (peer_closed(stream_)) {
+        peer_left_ = true;
+        return nullptr;
     }
+    std::error_code no_peer;
+    auto address = stream_.socket().remote_endpoint(no_peer).address().to_string();
+    const auto& s = srv_.settings();
+    auto why = srv_.reader_starts().try_take(address, s.max_reader_starts_per_address,
+                                             s.max_reader_starts);
+    if (why.empty()) return std::make_unique<start_search>(srv_, std::move(address));
+    ++srv_.metrics().reader_starts_refused;
+    failure_code_ = proto_errc::too_many_connections;
+    failure_ = std::move(why);
+    return nullptr;
 }
 
-asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_last(
+asio::awaitable<std::optional<std::uint64_t>> reader_stream::search_start(std::uint64_t first) {
+    const auto slot = take_search_slot();
+    if (!slot) co_return std::nullopt;
+    if (hello_.read_last != 0 && hello_.read_sender.empty())
+        co_return co_await start_of_wanted_last(first);
+    journal_index_scan stats;
+    found_start found;
+    if (hello_.read_last != 0) {
+        if (!core_.wanted(hello_.read_sender)) co_return limit_;
+        found =
+            start_of_senders_last(journal_, hello_.read_sender, hello_.read_last, limit_, stats);
+    } else {
+        found = start_of_time(journal_, hello_.read_since_ms, limit_, stats);
+    }
+    if (found.error) {
+        failure_code_ = proto_errc::not_available;
+        failure_ = "the journal cannot be read: " + found.detail;
+        co_return std::nullopt;
+    }
+    start_place_ = found.place;
+    co_return found.offset;
+}
+
+asio::awaitable<bool> reader_stream::search_goes_on() {
+    if (peer_closed(stream_)) {
+        peer_left_ = true;
+        co_return false;
+    }
+    if (srv_.stopping()) {
+        failure_code_ = proto_errc::not_available;
+        failure_ = "the daemon is stopping";
+        co_return false;
+    }
+    // Let the strand's other work run.
+    co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+    co_return true;
+}
+
+asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_wanted_last(
     std::uint64_t first) {
-    // One pass over the journal keeping the sender's newest blocks that hold the last N.
-    journal_cursor scan(journal_.options().dir, first);
+    // One pass over the journal keeping the newest blocks the reader may see that hold the
+    // last N: the start index counts per sender id, not per permission.
+    journal_cursor scan(journal_.options().dir, first, start_at_offset(journal_, first).place);
     std::deque<std::pair<std::uint64_t, std::uint64_t>> newest;  // first offset, objects
     std::uint64_t held = 0;
     std::size_t scanned = 0;
@@ -221,17 +281,11 @@ asio::awaitable<std::optional<std::uint64_t>> reader_stream::start_of_senders_la
             failure_ = "the journal cannot be read: " + scan.error_detail();
             co_return std::nullopt;
         }
-        if (srv_.stopping()) {
-            failure_code_ = proto_errc::not_available;
-            failure_ = "the daemon is stopping";
-            co_return std::nullopt;
-        }
         scanned += st == journal_cursor::status::gap ? 1 : bytes.size();
         if (scanned > 16 * write_batch_bytes || ++steps > max_gather_steps) {
-            // Let the strand's other work run.
             scanned = 0;
             steps = 0;
-            co_await asio::post(stream_.get_executor(), asio::use_awaitable);
+            if (!co_await search_goes_on()) co_return std::nullopt;
         }
         if (st == journal_cursor::status::gap) continue;  // reported when the stream reaches it
         if (!core_.wanted(view.sender_id)) continue;
@@ -411,7 +465,10 @@ asio::awaitable<void> reader_stream::run() {
     limit_ = journal_.durable_offset();
     auto w = reader_welcome(srv_, journal_, limit_);
     if (!co_await place_start(w)) co_return;
-    cursor_.emplace(journal_.options().dir, w.read_start);
+    const auto place = start_place_ && start_place_->first_offset <= w.read_start
+                           ? start_place_
+                           : start_at_offset(journal_, w.read_start).place;
+    cursor_.emplace(journal_.options().dir, w.read_start, place);
     reader_position_mark position(srv_.metrics().readers_at, w.read_start, peer_);
     core_.welcome(w);
     if (co_await flush() != write_result::written) co_return;
@@ -437,6 +494,10 @@ asio::awaitable<void> reader_stream::run() {
 
 asio::awaitable<bool> reader_stream::place_start(welcome& w) {
     const auto start = co_await resolve_start(w.journal_first_offset);
+    if (!start && peer_left_) {
+        spdlog::debug("{}: reader gone before its start was found", peer_);
+        co_return false;
+    }
     if (!start) {
         co_await end_with(failure_code_, failure_);
         co_return false;

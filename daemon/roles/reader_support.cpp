@@ -1,6 +1,9 @@
 #include "daemon/roles/reader_support.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <asio/experimental/awaitable_operators.hpp>
 
@@ -102,6 +105,14 @@ asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const b
 double unix_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+bool peer_closed(peer_stream& stream) {
+    std::uint8_t byte = 0;
+    const ssize_t n = ::recv(stream.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return false;
+    if (n == 0) return true;
+    return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
 asio::awaitable<void> send_goodbye(peer_stream& stream) {

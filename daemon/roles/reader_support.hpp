@@ -178,6 +178,9 @@ asio::awaitable<std::error_code> write_bytes(peer_stream& stream, const byte_buf
 // never) is given up (timed_out), as the slow-consumer rule gives up a reader.
 asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const byte_buffer& bytes,
                                                     std::chrono::milliseconds idle);
+// Whether the peer has closed its side or reset the connection, without reading what it sent
+// (a peek at the socket): work done for a peer stops when it goes, even before its watcher runs.
+bool peer_closed(peer_stream& stream);
 // A goodbye, outside a reader's stream (a cursor command's answer).
 asio::awaitable<void> send_goodbye(peer_stream& stream);
 

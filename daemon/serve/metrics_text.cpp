@@ -112,6 +112,12 @@ void readers(metric_writer& x, const metrics& m) {
           "Readers whose batch of frames has waited over 50 ms for the peer to take it (they hold "
           "the batch and nothing more).",
           m.readers_stalled.load());
+    x.one("objwire_reader_starts_running", metric_type::gauge,
+          "Readers' starts searching the journal now (by time, by a sender's last N objects).",
+          m.reader_starts_running.load());
+    x.one("objwire_reader_starts_refused_total", metric_type::counter,
+          "Readers refused at limits.max_reader_starts or limits.max_reader_starts_per_address.",
+          m.reader_starts_refused.load());
     x.one("objwire_readers_held_bytes", metric_type::gauge,
           "Bytes readers' batches of frames and read-aheads hold now, all readers.",
           m.readers_held_bytes.load());

@@ -23,6 +23,7 @@
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
 #include "daemon/serve/spare_descriptor.hpp"
+#include "daemon/serve/start_slots.hpp"
 #include "daemon/serve/store_allowance.hpp"
 #include "daemon/serve/table_budget_pool.hpp"
 #include "daemon/serve/tls_context.hpp"
@@ -109,6 +110,8 @@ class server {
     sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
     // Slots per source address (limits.max_connections_per_address), and which roles hold them.
     address_limiter& addresses() { return addresses_; }
+    // Readers' journal searches running (limits.max_reader_starts(_per_address)).
+    start_slots& reader_starts() { return reader_starts_; }
     const role_table& roles() const { return roles_; }
     // Whether a peer whose hello this is may go on ([auth], daemon/serve/access.cpp), and as
     // which user (`who`); on refusal the error for the peer, with `why` for it and the log.
@@ -169,6 +172,7 @@ class server {
     table_budget_pool table_budgets_;
     sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
+    start_slots reader_starts_;  // limits.max_reader_starts(_per_address)
     pending_hellos pending_;     // limits.max_pending_hellos(_per_address)
     // The sessions pending_ counts, by its id, so a shed one can be closed (sessions_mutex_).
     std::unordered_map<std::uint64_t, std::weak_ptr<session>> waiting_hello_;

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "daemon/store/journal_index.hpp"
 #include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
@@ -68,6 +69,7 @@ std::unique_ptr<journal> journal::open(journal_options options, std::error_code&
     auto found = list_segments(j->options_.dir, ec);
     if (ec) return nullptr;
     if ((ec = j->recover(std::move(found)))) return nullptr;
+    if ((ec = j->build_start_index())) return nullptr;
     for (const auto& seg : j->segments_)
         j->disk_bytes_ += seg.bytes;
     j->sync_thread_ = std::thread([p = j.get()] { p->sync_loop(); });
@@ -155,6 +157,7 @@ std::uint64_t journal::append(std::span<std::uint8_t> block, durable_handler on_
         }
         return 0;
     }
+    index_block(block, seg.bytes);
     seg.bytes += block.size();
     disk_bytes_ += block.size();
     unsynced_bytes_ += block.size();
@@ -362,6 +365,10 @@ std::size_t journal::enforce_retention() {
                 segments_.erase(segments_.begin());
             }
         }
+        if (!doomed.empty()) {
+            std::lock_guard index_lock(index_mutex_);
+            index_.drop_before(segments_.front().first_offset);
+        }
     }
     std::uint64_t deleted_bytes = 0;
     for (const auto& s : doomed) {
@@ -383,6 +390,37 @@ std::size_t journal::enforce_retention() {
         retention_bytes_ += deleted_bytes;
     }
     return doomed.size();
+}
+
+std::error_code journal::build_start_index() {
+    const auto start = std::chrono::steady_clock::now();
+    journal_index_scan stats;
+    std::lock_guard lock(index_mutex_);
+    index_.clear();
+    auto ec = scan_sender_index(
+        segments_,
+        [&](const sender_index_entry& e) {
+            index_.add({e.segment_first, e.position, e.size, e.first_offset, e.count, e.time_ms,
+                        e.sender_id});
+        },
+        stats);
+    if (ec) return ec;
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    spdlog::info(
+        "journal: start index: {} spans of {} blocks ({} KiB held, {} KiB read, {:.1f} ms)",
+        index_.spans(), stats.blocks, index_.memory_bytes() / 1024, stats.bytes_read / 1024,
+        took.count());
+    return {};
+}
+
+void journal::index_block(std::span<const std::uint8_t> block, std::uint64_t position) {
+    const auto head = parse_journal_block_head(block.first(journal_block_header_size));
+    if (head.state != journal_block_parse::status::block) return;
+    const std::string_view sender(
+        reinterpret_cast<const char*>(block.data() + journal_block_header_size), head.sender_len);
+    std::lock_guard lock(index_mutex_);
+    index_.add({segments_.back().first_offset, position, block.size(), head.header.first_offset,
+                head.header.message_count, head.header.time_ms, sender});
 }
 
 void journal::close() {

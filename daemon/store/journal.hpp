@@ -27,6 +27,7 @@
 #include "daemon/store/data_dir_lock.hpp"
 #include "daemon/store/journal_checkpoint.hpp"
 #include "daemon/store/journal_segments.hpp"
+#include "daemon/store/start_index.hpp"
 #include "daemon/store/sync_schedule.hpp"
 
 namespace objwire::daemon {
@@ -170,9 +171,22 @@ class journal {
     std::uint64_t subscribe(durable_listener listener);
     void unsubscribe(std::uint64_t id);
 
+    // The start index (daemon/store/start_index.hpp), built at open from block headers and
+    // kept by appends and retention: `use(index)` runs under its lock - keep it short. It may
+    // hold blocks not yet durable; queries take the durable offset as their limit.
+    template <class F>
+    auto with_start_index(F&& use) const {
+        std::lock_guard lock(index_mutex_);
+        return use(static_cast<const start_index&>(index_));
+    }
+
   private:
     explicit journal(journal_options options);
     std::error_code recover(std::vector<segment_info> found);
+    // The start index from the recovered segments' block headers.
+    std::error_code build_start_index();
+    // With mutex_ held: the block just written at `position` of the open segment.
+    void index_block(std::span<const std::uint8_t> block, std::uint64_t position);
     std::error_code check_end_provable(const checkpoint_records& records,
                                        const std::vector<segment_info>& found) const;
     std::error_code check_closed_segments();
@@ -249,6 +263,10 @@ class journal {
     bool stopping_ = false;
     bool closed_ = false;
     std::thread sync_thread_;
+
+    // Taken inside mutex_ (appends, retention) or alone (readers' starts).
+    mutable std::mutex index_mutex_;
+    start_index index_;
 
     // Separate from mutex_ so that followers never hold up appends and syncs.
     std::mutex listeners_mutex_;

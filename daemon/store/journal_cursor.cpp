@@ -12,8 +12,11 @@ namespace {
 constexpr std::size_t read_chunk = 256 * 1024;
 }
 
-journal_cursor::journal_cursor(std::filesystem::path dir, std::uint64_t from)
-    : dir_(std::move(dir)), from_(from) {}
+journal_cursor::journal_cursor(std::filesystem::path dir, std::uint64_t from,
+                               std::optional<block_place> start)
+    : dir_(std::move(dir)), from_(from), start_(start) {
+    if (start_ && start_->first_offset > from_) start_.reset();
+}
 
 journal_cursor::~journal_cursor() {
     close_segment();
@@ -77,7 +80,7 @@ const segment_info* journal_cursor::pick_next(const std::vector<segment_info>& s
 // Opens the segment whose first message is `offset` (at the start: the one holding from_), or
 // after the segment read to its end, the next one (the offsets up to it are a gap).
 // False with no error when the journal has no segment yet.
-bool journal_cursor::open_segment_holding(std::uint64_t offset) {
+bool journal_cursor::open_segment_holding(std::uint64_t offset, std::uint64_t limit) {
     std::error_code ec;
     const auto segments = list_segments(dir_, ec);
     if (ec) {
@@ -96,6 +99,9 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
             fail(damage_, damage_where_);
             return false;
         }
+        if (!pick && segment_done_ && segments.back().first_offset == segment_first_ &&
+            offset < limit)
+            return resume_after_cut(segments.back(), offset, limit);
         if (!pick) {
             fail(journal_errc::offset_gap,
                  dir_.string() + ": no segment holds offset " + std::to_string(offset));
@@ -115,7 +121,32 @@ bool journal_cursor::open_segment_holding(std::uint64_t offset) {
     damage_.clear();
     damage_where_.clear();
     walker_ = journal_walker(pick->first_offset);
+    if (!started_ && start_ && start_->segment_first == pick->first_offset) {
+        // The blocks before the start's need not be read to be skipped.
+        buf_file_ = start_->position;
+        walker_.resume_at(start_->position, start_->first_offset);
+    }
     started_ = true;
+    return true;
+}
+
+bool journal_cursor::resume_after_cut(const segment_info& last, std::uint64_t offset,
+                                      std::uint64_t limit) {
+    fd_ = ::open(last.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        fail({errno, std::generic_category()}, last.path.string());
+        return false;
+    }
+    const std::uint64_t at = walker_.position();
+    set_gap(offset, limit,
+            last.path.filename().string() + " at position " + std::to_string(at) +
+                ": its blocks end at offset " + std::to_string(offset) +
+                ", the journal goes on at " + std::to_string(limit) + " (offsets cut by a repair)",
+            false);
+    gap_.position = at;
+    segment_done_ = false;
+    buf_file_ = at;
+    walker_.resume_at(at, limit);
     return true;
 }
 
@@ -221,7 +252,7 @@ std::optional<journal_cursor::status> journal_cursor::before_next_block(std::uin
         if (limit == 0 || (started_ && walker_.next_offset() >= limit)) return status::caught_up;
         if (fd_ >= 0) return std::nullopt;
         // Opening the segment that holds the next offset may find a gap before it.
-        if (!open_segment_holding(walker_.next_offset()))
+        if (!open_segment_holding(walker_.next_offset(), limit))
             return error_ ? status::error : status::caught_up;
     }
 }

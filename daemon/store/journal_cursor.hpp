@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "daemon/store/journal_segments.hpp"
+#include "daemon/store/start_index.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/journal_block.hpp"
 #include "proto/journal_walk.hpp"
@@ -28,8 +29,11 @@ namespace objwire::daemon {
 
 class journal_cursor {
   public:
-    // Blocks whose messages all come before `from` are skipped (read, not handed out).
-    journal_cursor(std::filesystem::path dir, std::uint64_t from);
+    // Blocks whose messages all come before `from` are skipped (read, not handed out). `start`:
+    // a block at or before `from` in the segment holding it (daemon/store/start_index.hpp),
+    // where reading begins instead of the segment's start.
+    journal_cursor(std::filesystem::path dir, std::uint64_t from,
+                   std::optional<block_place> start = std::nullopt);
     ~journal_cursor();
     journal_cursor(const journal_cursor&) = delete;
     journal_cursor& operator=(const journal_cursor&) = delete;
@@ -70,7 +74,11 @@ class journal_cursor {
     const std::string& gap_detail() const { return gap_detail_; }
 
   private:
-    bool open_segment_holding(std::uint64_t offset);
+    bool open_segment_holding(std::uint64_t offset, std::uint64_t limit);
+    // The last segment ends before `limit`, the journal's durable end: what a repair cut
+    // (docs/JOURNAL.md 4.5) is a gap up to it, and the walk goes on in that segment after it,
+    // where the journal numbers on.
+    bool resume_after_cut(const segment_info& last, std::uint64_t offset, std::uint64_t limit);
     // Once started: the segment to read from `offset` on, after the segment the cursor is done
     // with (never that one again: a segment wholly damaged or empty must not be reopened).
     const segment_info* pick_next(const std::vector<segment_info>& segments, std::uint64_t offset);
@@ -101,6 +109,7 @@ class journal_cursor {
 
     std::filesystem::path dir_;
     std::uint64_t from_;
+    std::optional<block_place> start_;
     bool started_ = false;
     int fd_ = -1;
     std::filesystem::path segment_;

@@ -29,7 +29,7 @@ class segment_scan {
         if (pos >= chunk_pos_ && pos + need <= chunk_pos_ + chunk_len_)
             return chunk_.data() + (pos - chunk_pos_);
         // Jumped past the chunk: blocks are large, a header is all that is worth reading.
-        const bool jumped = pos > chunk_pos_ + chunk_len_;
+        const bool jumped = chunk_len_ > 0 && pos > chunk_pos_ + chunk_len_;
         const auto want = static_cast<std::size_t>(
             std::min<std::uint64_t>(jumped ? header_bytes : chunk_bytes, size_ - pos));
         if (want < need) return nullptr;
@@ -63,74 +63,94 @@ class segment_scan {
 
 }  // namespace
 
+namespace {
+
+// One segment's blocks from `pos` on, the block there starting at `expected`; false when the
+// file could not be opened because it is gone (deleted by retention meanwhile).
+std::error_code scan_one(const segment_info& seg, std::uint64_t pos, std::uint64_t expected,
+                         std::uint64_t end_offset,
+                         const std::function<void(const sender_index_entry&)>& found,
+                         journal_index_scan& stats) {
+    const int fd = ::open(seg.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return {};  // deleted by retention meanwhile
+        return {errno, std::generic_category()};
+    }
+    ++stats.segments;
+    const auto size = static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_END));
+    segment_scan scan(fd, size);
+    while (pos < size && expected < end_offset) {
+        const std::uint8_t* h = scan.at(pos, journal_block_header_size, stats.bytes_read);
+        if (!h) break;
+        // The header's rules (proto/journal_block.hpp), the payload unread and unverified.
+        // A block running past the file's end is a torn tail unless an intact block
+        // follows it (a damaged length field), as in every other walk.
+        const auto head = parse_journal_block_head({h, journal_block_header_size});
+        if (head.state != journal_block_parse::status::block || pos + head.size > size) {
+            // Damage costs the damaged block only (docs/JOURNAL.md 4): go on at the next
+            // intact block, as recovery and readers do.
+            std::error_code ec;
+            const auto next = find_intact_block(fd, pos + 1, size, expected, ec);
+            if (!next) {
+                spdlog::warn("journal: {}: sender index stops at position {}: not a whole block",
+                             seg.path.string(), pos);
+                break;
+            }
+            pos = next->position;
+            expected = next->first_offset;
+            continue;
+        }
+        const auto& bh = head.header;
+        if (bh.first_offset >= end_offset) break;
+        expected = bh.first_offset + bh.message_count;
+        sender_index_entry e;
+        e.first_offset = bh.first_offset;
+        e.count = bh.message_count;
+        e.time_ms = bh.time_ms;
+        e.last_sequence = bh.last_sequence;
+        e.segment_first = seg.first_offset;
+        e.position = pos;
+        e.size = head.size;
+        const std::size_t sender_len = head.sender_len;
+        const std::size_t record_len = head.record_len;
+        journal_stream_record record;
+        if (sender_len + record_len > 0) {
+            h = scan.at(pos, journal_block_header_size + sender_len + record_len, stats.bytes_read);
+            if (!h) break;
+            e.sender_id = {reinterpret_cast<const char*>(h + journal_block_header_size),
+                           sender_len};
+            if (record_len) {
+                record = parse_journal_stream_record(
+                    {h + journal_block_header_size + sender_len, record_len});
+                e.record = &record;
+            }
+        }
+        found(e);
+        ++stats.blocks;
+        pos += head.size;
+    }
+    auto ec = scan.error();
+    ::close(fd);
+    return ec;
+}
+
+}  // namespace
+
 std::error_code scan_sender_index(const std::vector<segment_info>& segments,
                                   const std::function<void(const sender_index_entry&)>& found,
                                   journal_index_scan& stats, std::uint64_t end_offset) {
     for (const auto& seg : segments) {
         if (seg.first_offset >= end_offset) break;
-        const int fd = ::open(seg.path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            if (errno == ENOENT) continue;  // deleted by retention meanwhile
-            return {errno, std::generic_category()};
-        }
-        ++stats.segments;
-        const auto size = static_cast<std::uint64_t>(::lseek(fd, 0, SEEK_END));
-        segment_scan scan(fd, size);
-        std::uint64_t pos = 0;
-        std::uint64_t expected = seg.first_offset;
-        while (pos < size && expected < end_offset) {
-            const std::uint8_t* h = scan.at(pos, journal_block_header_size, stats.bytes_read);
-            if (!h) break;
-            // The header's rules (proto/journal_block.hpp), the payload unread and unverified.
-            // A block running past the file's end is a torn tail unless an intact block
-            // follows it (a damaged length field), as in every other walk.
-            const auto head = parse_journal_block_head({h, journal_block_header_size});
-            if (head.state != journal_block_parse::status::block || pos + head.size > size) {
-                // Damage costs the damaged block only (docs/JOURNAL.md 4): go on at the next
-                // intact block, as recovery and readers do.
-                std::error_code ec;
-                const auto next = find_intact_block(fd, pos + 1, size, expected, ec);
-                if (!next) {
-                    spdlog::warn(
-                        "journal: {}: sender index stops at position {}: not a whole block",
-                        seg.path.string(), pos);
-                    break;
-                }
-                pos = next->position;
-                expected = next->first_offset;
-                continue;
-            }
-            const auto& bh = head.header;
-            expected = bh.first_offset + bh.message_count;
-            sender_index_entry e;
-            e.first_offset = bh.first_offset;
-            e.count = bh.message_count;
-            e.time_ms = bh.time_ms;
-            e.last_sequence = bh.last_sequence;
-            const std::size_t sender_len = head.sender_len;
-            const std::size_t record_len = head.record_len;
-            journal_stream_record record;
-            if (sender_len + record_len > 0) {
-                h = scan.at(pos, journal_block_header_size + sender_len + record_len,
-                            stats.bytes_read);
-                if (!h) break;
-                e.sender_id = {reinterpret_cast<const char*>(h + journal_block_header_size),
-                               sender_len};
-                if (record_len) {
-                    record = parse_journal_stream_record(
-                        {h + journal_block_header_size + sender_len, record_len});
-                    e.record = &record;
-                }
-            }
-            found(e);
-            ++stats.blocks;
-            pos += head.size;
-        }
-        auto ec = scan.error();
-        ::close(fd);
-        if (ec) return ec;
+        if (auto ec = scan_one(seg, 0, seg.first_offset, end_offset, found, stats)) return ec;
     }
     return {};
+}
+
+std::error_code scan_segment_headers(const segment_info& segment, std::uint64_t position,
+                                     std::uint64_t first_offset, std::uint64_t end_offset,
+                                     const std::function<void(const sender_index_entry&)>& found,
+                                     journal_index_scan& stats) {
+    return scan_one(segment, position, first_offset, end_offset, found, stats);
 }
 
 std::error_code list_senders(const std::vector<segment_info>& segments, std::uint64_t end_offset,

@@ -31,6 +31,9 @@ struct sender_index_entry {
     std::uint64_t first_offset = 0;
     std::uint32_t count = 0;
     std::uint64_t time_ms = 0;
+    std::uint64_t segment_first = 0;  // the block's place: its segment's first offset,
+    std::uint64_t position = 0;       // its file position there
+    std::uint64_t size = 0;           // and its bytes
 };
 
 // Calls found(entry) for every block before end_offset, oldest first. A damaged block is
@@ -40,6 +43,13 @@ struct sender_index_entry {
 std::error_code scan_sender_index(const std::vector<segment_info>& segments,
                                   const std::function<void(const sender_index_entry&)>& found,
                                   journal_index_scan& stats, std::uint64_t end_offset = UINT64_MAX);
+
+// As scan_sender_index, for one segment from a block's place on (`position`, where the block
+// starting at `first_offset` is) up to end_offset: a bounded read of a few blocks' headers.
+std::error_code scan_segment_headers(const segment_info& segment, std::uint64_t position,
+                                     std::uint64_t first_offset, std::uint64_t end_offset,
+                                     const std::function<void(const sender_index_entry&)>& found,
+                                     journal_index_scan& stats);
 
 // What `objwire senders` shows: per sender id, its objects held, their first and last offset
 // and when its newest block was stored, ascending by id; from block headers before end_offset.

@@ -122,6 +122,10 @@ struct metrics {
     std::atomic<std::int64_t> readers_open{0};
     std::atomic<std::int64_t> readers_stalled{0};
     std::atomic<std::uint64_t> readers_slow_closed{0};
+    // Readers' starts searching the journal now (by time, by a sender's last N), and those
+    // refused at limits.max_reader_starts(_per_address).
+    std::atomic<std::int64_t> reader_starts_running{0};
+    std::atomic<std::uint64_t> reader_starts_refused{0};
     // Bytes readers' batches and read-aheads hold now (reader_support::reader_base).
     std::atomic<std::int64_t> readers_held_bytes{0};
     // Bytes of the blocks followers share at the live end (daemon/roles/live_feed.hpp): held

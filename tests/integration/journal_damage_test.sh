@@ -252,8 +252,8 @@ daemon=""
 echo "cursor files: ok"
 
 # 9. Two faults: the checkpoint deleted and the open segment truncated. Its copy proves how far
-# the journal was synced: the start refuses; --repair-journal reports the loss as a gap, and
-# new objects never get a lost offset.
+# the journal was synced: the start refuses; --repair-journal reports the loss as a gap (to a
+# read from 0 before anything new is stored too), and new objects never get a lost offset.
 export OBJWIRE_JOURNAL_FSYNC=always
 start_daemon "$dir/log7" "$dir/data2f"
 for b in 0 1 2; do
@@ -272,6 +272,16 @@ grep -q "synced data lost: offsets [0-9]* to 29" "$dir/log8" || fail "two faults
 "$objwired" --data-dir "$dir/data2f" --repair-journal >/dev/null 2>"$dir/log9" ||
   fail "repair exited $?"
 start_daemon "$dir/log10" "$dir/data2f"
+# Before anything new is stored the journal ends inside what the repair cut: a read from 0
+# gets every intact object and the cut as a gap (it said "no segment holds offset N", exit 2).
+rc=0
+"$objwire" read --to "127.0.0.1:$port" -o "$dir/r2c" --offsets "$dir/r2c.off" 2>"$dir/err2c" || rc=$?
+[ "$rc" -eq 5 ] || fail "read of the repaired journal exited $rc, want 5: $(cat "$dir/err2c")"
+cut_at=$(grep -o "gap: offsets [0-9]* to 29 are lost" "$dir/err2c" | awk '{print $3}')
+[ -n "$cut_at" ] || fail "the repair's cut not told as a gap: $(cat "$dir/err2c")"
+[ "$(wc -l <"$dir/r2c")" -eq "$cut_at" ] ||
+  fail "read $(wc -l <"$dir/r2c") objects of the repaired journal, want the $cut_at intact"
+[ "$(cut -f1 "$dir/r2c.off" | tail -n 1)" -eq $((cut_at - 1)) ] || fail "offsets $(cat "$dir/r2c.off")"
 "$objwire" send "$dir/ten" --to "127.0.0.1:$port" 2>/dev/null || fail "send after repair"
 rc=0
 "$objwire" read --to "127.0.0.1:$port" -o "$dir/r2f" --offsets "$dir/r2f.off" 2>"$dir/err2f" || rc=$?

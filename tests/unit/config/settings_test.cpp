@@ -187,8 +187,8 @@ TEST(config_schema, describes_keys) {
     // 45 + journal.fsync_bytes + compression.accept + nats.compression* + limits.max_stored_ratio
     // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
     // + limits.max_stored_wire_ratio + limits.max_hops + auth.users_file
-    // + metrics.bearer_token_file
-    ASSERT_EQ(keys.size(), 58u);
+    // + metrics.bearer_token_file + limits.max_reader_starts(_per_address)
+    ASSERT_EQ(keys.size(), 60u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
@@ -200,6 +200,7 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("limits.max_connections_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.max_pending_hellos").allowed, "1..100000");
     EXPECT_EQ(find("limits.max_pending_hellos_per_address").allowed, "0..100000");
+    EXPECT_EQ(find("limits.max_reader_starts_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.sender_stored_quota").allowed, "0..1024TiB");
     EXPECT_EQ(find("server.log_level").allowed, "trace|debug|info|warn|error|critical|off");
     EXPECT_EQ(find("server.log_level").kind, "enum");
