@@ -8,52 +8,23 @@ token file and its first frame kept. 1,000 connections from 127.0.0.2 then say t
 right one; every answer names why, so the checked and the throttled are counted exactly.
 """
 import socket
-import struct
 import subprocess
 import sys
 import threading
 import time
 
+import raw_frames
+from raw_frames import DEADLINE, read_frame
+
 objwire, port, wrong_file, right_file = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 BURST, PER_SECOND = 10, 1.0  # docs/SECURITY.md, "Guessing tokens"
 ATTEMPTS = 1000
-DEADLINE = 10.0  # seconds any one socket operation may take
-
-
-def read_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise RuntimeError(f"closed after {len(data)} of {n} bytes")
-        data += chunk
-    return data
-
-
-def read_frame(s):
-    header = read_exact(s, 24)
-    return header, read_exact(s, struct.unpack_from("<I", header, 4)[0])
 
 
 def captured_hello(token_file, sender_id):
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        listener.settimeout(DEADLINE)
-        client = subprocess.Popen(
-            [objwire, "send", "-", "--to", f"127.0.0.1:{listener.getsockname()[1]}",
-             "--token-file", token_file, "--sender-id", sender_id, "--retry-for", "0"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            conn, _ = listener.accept()
-            with conn:
-                conn.settimeout(DEADLINE)
-                header, payload = read_frame(conn)
-        finally:
-            client.kill()
-            client.wait()
-    assert header[0] == 1, f"the first frame is not a hello: kind {header[0]}"
-    return header + payload
+    return raw_frames.captured_hello(
+        objwire, "send", ["-", "--token-file", token_file, "--sender-id", sender_id,
+                          "--retry-for", "0"], stdin=subprocess.PIPE)
 
 
 def answer(hello, source):

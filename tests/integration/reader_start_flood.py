@@ -12,51 +12,19 @@ once every thread has sent its first hello. Prints the hellos sent.
 """
 import os
 import socket
-import struct
-import subprocess
 import sys
 import threading
 import time
 
+from raw_frames import DEADLINE, captured_hello
+
 objwire, port, sender, ready_file, stop_file = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
 THREADS = 16
-DEADLINE = 10.0  # seconds any one socket operation may take
 LONGEST = 120.0  # the flood ends by itself after this, whatever the test does
 
 
-def read_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise RuntimeError(f"closed after {len(data)} of {n} bytes")
-        data += chunk
-    return data
-
-
-def captured_hello(args):
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        listener.settimeout(DEADLINE)
-        client = subprocess.Popen(
-            [objwire, "read", "--to", f"127.0.0.1:{listener.getsockname()[1]}", *args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            conn, _ = listener.accept()
-            with conn:
-                conn.settimeout(DEADLINE)
-                header = read_exact(conn, 24)
-                payload = read_exact(conn, struct.unpack_from("<I", header, 4)[0])
-        finally:
-            client.kill()
-            client.wait()
-    assert header[0] == 1, f"the first frame is not a hello: kind {header[0]}"
-    return header + payload
-
-
-hellos = [captured_hello(["--from", "@2100-01-01T00:00:00Z"]),
-          captured_hello(["--from", "-20", "--sender", sender])]
+hellos = [captured_hello(objwire, "read", ["--from", "@2100-01-01T00:00:00Z"]),
+          captured_hello(objwire, "read", ["--from", "-20", "--sender", sender])]
 sent = [0] * THREADS
 started = threading.Barrier(THREADS + 1)
 end = time.monotonic() + LONGEST
