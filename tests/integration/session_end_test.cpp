@@ -141,12 +141,14 @@ std::string received_within(int fd, std::chrono::milliseconds limit) {
 }
 
 // Descriptors objwired `pid` has open now.
-std::size_t open_descriptors(pid_t pid) {
-    std::size_t n = 0;
+// Limits the process to what it has open now and `room` descriptors more.
+bool leave_descriptors(pid_t pid, rlim_t room) {
+    rlim_t open_now = 0;
     for ([[maybe_unused]] const auto& e :
          fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
-        ++n;
-    return n;
+        ++open_now;
+    const rlimit lim{open_now + room, open_now + room};
+    return ::prlimit(pid, RLIMIT_NOFILE, &lim, nullptr) == 0;
 }
 
 // Before: under a low descriptor limit the accept loop retried at once, logging each failure
@@ -158,10 +160,7 @@ TEST(SessionEnd, OutOfDescriptorsAcceptingPausesAndResumes) {
     child_objwired d(dir.path() / "data", dir.path() / "log", 0,
                      {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=60s", "OBJWIRE_METRICS_LISTEN="});
     ASSERT_TRUE(d.start()) << d.log();
-    // What it has open now, and room for a few connections more.
-    const auto open_fds = open_descriptors(d.pid());
-    const rlimit lim{open_fds + 6, open_fds + 6};
-    ASSERT_EQ(::prlimit(d.pid(), RLIMIT_NOFILE, &lim, nullptr), 0);
+    ASSERT_TRUE(leave_descriptors(d.pid(), 6));  // room for a few connections more
 
     std::vector<int> idle;
     for (int i = 0; i < 40; ++i) {
@@ -225,9 +224,7 @@ TEST(SessionEnd, OutOfDescriptorsTheOldestWaitingForItsHelloIsShedForANewcomer) 
     child_objwired d(dir.path() / "data", dir.path() / "log", 0,
                      {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=5m", "OBJWIRE_METRICS_LISTEN="});
     ASSERT_TRUE(d.start()) << d.log();
-    const auto open_fds = open_descriptors(d.pid());
-    const rlimit lim{open_fds + 8, open_fds + 8};
-    ASSERT_EQ(::prlimit(d.pid(), RLIMIT_NOFILE, &lim, nullptr), 0);
+    ASSERT_TRUE(leave_descriptors(d.pid(), 8));
     std::vector<int> greeted, silent;
     for (int i = 0; i < 4; ++i) {
         greeted.push_back(connect_to(d.port()));
