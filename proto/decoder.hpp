@@ -46,6 +46,21 @@ class stream_decoder {
     // leave it and the next frame decodes alike.
     std::error_code check_payload(std::span<const std::uint8_t> payload, std::uint64_t& messages);
 
+    // After check_payload() of a payload that began from an empty table (a fresh frame), its
+    // messages after all: decodes it again from an empty table (a connection's first frame
+    // has no reset op), calling on_message for each. The table ends as the check left it, and
+    // its stats and the message count are the check's, so the frame counts once.
+    template <class F>
+    std::error_code decode_checked_again(std::span<const std::uint8_t> payload, F&& on_message) {
+        const table_stats counted = table_.stats();
+        const std::uint64_t messages = messages_;
+        table_.reset();
+        const auto ec = walk_payload<true>(payload, on_message);
+        table_.restore_stats(counted);
+        messages_ = messages;
+        return ec;
+    }
+
     // Pulling the messages of one payload one at a time instead of decode_payload (a reader
     // that holds one message, not a block's worth): open_payload() takes `in` reading the
     // payload, points it at its main section for a column layout and starts the

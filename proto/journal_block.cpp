@@ -81,7 +81,7 @@ journal_block_writer::journal_block_writer(std::string sender_id, bool strings_c
 
 bool journal_block_can_hold(const decoder_limits& limits) {
     const auto j = journal_block_limits();
-    return limits.table_budget == j.table_budget && limits.max_depth <= j.max_depth &&
+    return limits.table_budget <= j.table_budget && limits.max_depth <= j.max_depth &&
            limits.max_string_bytes <= j.max_string_bytes && limits.max_elements <= j.max_elements;
 }
 

@@ -64,9 +64,10 @@ inline constexpr std::uint32_t journal_max_payload = 1024u << 20;  // 1 GiB
 // The limits every block payload is encoded within and decoded with (format version 1). They
 // are the daemon's configurable maxima, so whatever a session accepted can be stored.
 decoder_limits journal_block_limits();
-// Whether a payload a decoder with `limits` accepted from a fresh table decodes the same with
-// journal_block_limits(): the same table budget (eviction follows the budget, so a different
-// one would give ids other meanings) and no lower cap elsewhere.
+// Whether a payload a decoder with `limits` accepted from a fresh table can decode the same
+// with journal_block_limits(): no lower cap than the journal's, and a table budget no larger.
+// Under a smaller one only a payload that evicted nothing does (reads_back_alike in
+// proto/receiver.hpp: eviction follows the budget, and would give ids other meanings).
 bool journal_block_can_hold(const decoder_limits& limits);
 
 struct journal_block_header {

@@ -8,12 +8,20 @@
 
 namespace objwire {
 
+bool reads_back_alike(std::uint64_t budget, std::uint64_t stored_budget, std::uint64_t evictions) {
+    return budget == stored_budget || (budget < stored_budget && evictions == 0);
+}
+
 receiver::receiver(options opts)
     : opts_(std::move(opts)),
       reader_(opts_.limits.max_frame_bytes, opts_.read_block),
       decoder_(opts_.limits) {
     opts_.codecs &= built_codecs();
     if (!opts_.clock) opts_.clock = &steady_now_ns;
+    if (opts_.stored_table_budget == 0) opts_.stored_table_budget = opts_.limits.table_budget;
+    // A frame decoded under a larger table than its reader's may use more than the reader has.
+    if (opts_.limits.table_budget > opts_.stored_table_budget)
+        opts_.fresh_frames = opts_.check_fresh_frames = false;
 }
 
 receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
@@ -116,9 +124,6 @@ void receiver::limit_table(std::uint64_t bytes) {
     if (!before_welcome || bytes >= opts_.limits.table_budget) return;
     opts_.limits.table_budget = bytes;
     decoder_ = stream_decoder(opts_.limits);
-    // A payload stored whole is read back under the budget the driver chose, and eviction
-    // order depends on the budget: this connection's frames are decoded and re-encoded.
-    opts_.fresh_frames = opts_.check_fresh_frames = false;
 }
 
 void receiver::admit(std::uint64_t last_sequence, const stream_welcome& stream) {
@@ -170,11 +175,11 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     // A payload in column layout is never stored whole: a journal block holds one layout.
     frame_fresh_ = !has_columns(payload) &&
                    (decoder_.table_fresh() || (!payload.empty() && payload[0] == wire::tag_reset));
-    frame_checked_ = frame_fresh_ && opts_.check_fresh_frames;
+    frame_checked_ = false;
     std::uint64_t delivered = 0;
     std::error_code ec;
-    if (frame_checked_)
-        ec = decoder_.check_payload(payload, delivered);  // stored whole: no message is needed
+    if (frame_fresh_ && opts_.check_fresh_frames)
+        ec = check_fresh(payload, deliver, delivered);
     else
         ec = decoder_.decode_payload(payload, [&](message&& m) {
             deliver(std::move(m));
@@ -188,6 +193,22 @@ receiver::step receiver::on_data(const frame_view& f, const std::function<void(m
     messages_ += delivered;
     last_sequence_ = f.header.sequence;
     return step::read;
+}
+
+std::error_code receiver::check_fresh(std::span<const std::uint8_t> payload,
+                                      const std::function<void(message&&)>& deliver,
+                                      std::uint64_t& messages) {
+    const std::uint64_t evictions = decoder_.table().evictions;
+    // Stored whole: no message is needed.
+    if (auto ec = decoder_.check_payload(payload, messages)) return ec;
+    frame_checked_ = reads_back_alike(opts_.limits.table_budget, opts_.stored_table_budget,
+                                      decoder_.table().evictions - evictions);
+    if (frame_checked_) return {};
+    messages = 0;
+    return decoder_.decode_checked_again(payload, [&](message&& m) {
+        deliver(std::move(m));
+        ++messages;
+    });
 }
 
 std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8_t>& payload) {

@@ -28,6 +28,14 @@
 
 namespace objwire {
 
+// Whether a fresh frame that a table of `budget` bytes decoded, evicting `evictions` entries,
+// decodes exactly alike under the table of `stored_budget` a reader of the stored payload has.
+// Eviction is the only thing a budget changes: an id is the lowest free one or the next, ids
+// only come free by eviction, and an entry fits (pinned + cost <= budget) under any larger
+// budget too. So a frame that evicted nothing reads alike under any larger table; one that
+// evicted may not, and neither may one decoded under a larger table than the reader's.
+bool reads_back_alike(std::uint64_t budget, std::uint64_t stored_budget, std::uint64_t evictions);
+
 class receiver {
   public:
     struct options {
@@ -53,6 +61,13 @@ class receiver {
         // the same checks and table state), deliver is not called for it and frame_done gets
         // its message count. A driver that sets this must pass frame_done.
         bool check_fresh_frames = false;
+        // The table a payload stored whole is read back with (the journal's); 0: this
+        // receiver's own, options.limits.table_budget. A connection granted a smaller table
+        // (limit_table(), or a smaller hello) keeps fresh frames: a checked frame that
+        // evicted nothing is stored whole, one that evicted is decoded again from an empty
+        // table and delivered, so the driver encodes its objects again (reads_back_alike).
+        // A receiver whose table is larger than this asks for no fresh frames.
+        std::uint64_t stored_table_budget = 0;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };
@@ -77,7 +92,9 @@ class receiver {
     // header and payload as sent (compressed or not).
     std::uint64_t frame_wire_bytes() const { return frame_wire_bytes_; }
     // In frame_done: the frame was checked only (options::check_fresh_frames): its messages
-    // were counted, not delivered, and the driver stores frame_payload() instead.
+    // were counted, not delivered, and the driver stores frame_payload() instead. A fresh
+    // frame that was checked and then delivered after all (it evicted under a table smaller
+    // than options::stored_table_budget) is not.
     bool frame_checked() const { return frame_checked_; }
     // In frame_done: the input digest the sender's mark frame gave for this data frame (0:
     // none; docs/PROTOCOL.md 1.1, "Reruns").
@@ -92,7 +109,8 @@ class receiver {
         std::uint64_t stored_digest = 0;
     };
     // Before admit(): the table may hold at most `bytes` (the driver's grant, when it is less
-    // than options.limits.table_budget); the welcome announces it.
+    // than options.limits.table_budget); the welcome announces it. Fresh frames stay asked
+    // for: options::stored_table_budget says which of them are stored whole.
     void limit_table(std::uint64_t bytes);
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
@@ -144,6 +162,11 @@ class receiver {
     step on_data(const frame_view& f, const std::function<void(message&&)>& deliver,
                  const frame_handler& frame_done);
     step fail(std::error_code ec, std::string_view detail = {});
+    // A fresh frame's payload, checked; decoded again and delivered when the stored payload
+    // would not read back alike. Sets frame_checked_ and `messages`.
+    std::error_code check_fresh(std::span<const std::uint8_t> payload,
+                                const std::function<void(message&&)>& deliver,
+                                std::uint64_t& messages);
     std::string frame_error(const frame_parser::result& r) const;
     std::string data_error(std::error_code ec, const frame_view& f) const;
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.

@@ -143,6 +143,9 @@ class decode_table {
     // what follows exactly as a new one would.
     bool fresh() const { return slots_.slot_count() == 0; }
     const table_stats& stats() const { return slots_.stats(); }
+    // A payload decoded a second time into the same end state (decode_checked_again) counts
+    // once: its stats are set back to the first pass's.
+    void restore_stats(const table_stats& s) { slots_.stats() = s; }
 
   private:
     // What only types and kept objects hold, apart: a string entry stays 48 bytes.

@@ -64,8 +64,10 @@ receiver::options receiver_options(server& srv) {
     o.read_block = s.read_buffer;
     o.admit_on_hello = false;  // session::admit() answers the hello
     o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
-    // Stored whole, a fresh frame's messages are never read: the receiver only checks it.
+    // Stored whole, a fresh frame's messages are never read: the receiver only checks it, and
+    // under a table smaller than the journal's delivers those of a frame that evicted.
     o.check_fresh_frames = o.fresh_frames;
+    o.stored_table_budget = journal_block_limits().table_budget;
     return o;
 }
 

@@ -10,6 +10,7 @@
 #include "client/workloads/workloads.hpp"
 #include "proto/columns.hpp"
 #include "proto/frame.hpp"
+#include "proto/journal_block.hpp"
 #include "proto/wire.hpp"
 #include "test_support.hpp"
 
@@ -441,23 +442,134 @@ TEST(CheckingReceiver, OtherFramesAreDeliveredAsBefore) {
     }
 }
 
-// A sender that asks for a smaller table than the receiver's would evict in another order
-// than the reader of a stored frame: it is not asked for fresh frames, and nothing is checked.
-TEST(CheckingReceiver, ASmallerTableThanTheReceiversGetsNoFreshFrames) {
+// ---- fresh frames under a smaller table than the stored payload's reader ----------------
+
+// The rule: the reader's budget itself, or a smaller one that evicted nothing.
+TEST(ReadsBackAlike, OnlyTheSameBudgetOrASmallerOneThatEvictedNothing) {
+    constexpr std::uint64_t journal = 4u << 20;
+    EXPECT_TRUE(reads_back_alike(journal, journal, 0));
+    EXPECT_TRUE(reads_back_alike(journal, journal, 7));  // the reader evicts alike
+    EXPECT_TRUE(reads_back_alike(64 * 1024, journal, 0));
+    EXPECT_FALSE(reads_back_alike(64 * 1024, journal, 1));
+    EXPECT_FALSE(reads_back_alike(2 * journal, journal, 0));  // may hold more than the reader
+}
+
+// The messages of `payload` decoded alone by a decoder with `limits`; empty on an error.
+std::vector<message> decoded_alone(const bytes_t& payload, decoder_limits limits) {
+    stream_decoder dec(limits);
+    const auto o = build(dec, payload);
+    return o.error ? std::vector<message>{} : o.decoded;
+}
+
+decoder_limits table_of(std::uint64_t bytes) {
+    decoder_limits l;
+    l.table_budget = bytes;
+    return l;
+}
+
+// A sender asking for a 64 KiB table still gets fresh frames; frames that evict nothing under
+// it are stored whole, and each payload decodes under the journal's 4 MiB exactly as sent.
+TEST(CheckingReceiver, ASmallerTableStoresWholeTheFramesThatEvictNothing) {
     auto so = small_frames();
-    so.greeting.table_budget = 4096;
+    so.greeting.table_budget = 64 * 1024;
     checking_link l(so, checking_receiver(true));
     l.pump();
-    EXPECT_FALSE(l.s.peer().fresh_frames);
-    EXPECT_FALSE(l.r.settings().check_fresh_frames);
-    const auto msgs = messages_of("events", 500);
+    EXPECT_TRUE(l.s.peer().fresh_frames);
+    EXPECT_EQ(l.s.peer().limits.table_budget, 64u * 1024);
+    const auto msgs = messages_of("events", 2000);
     l.send_all(msgs);
-    std::size_t delivered = 0;
+    ASSERT_GT(l.frames.size(), 5u);
+    EXPECT_EQ(l.r.table().evictions, 0u);
+    std::size_t at = 0;
     for (const auto& f : l.frames) {
-        EXPECT_FALSE(f.checked);
-        delivered += f.delivered.size();
+        EXPECT_TRUE(f.checked);
+        EXPECT_TRUE(f.delivered.empty());
+        const auto journal = decoded_alone(f.payload, journal_block_limits());
+        EXPECT_EQ(journal, decoded_alone(f.payload, table_of(64 * 1024)));
+        ASSERT_EQ(journal.size(), f.messages);
+        for (const auto& m : journal)
+            EXPECT_EQ(m, msgs[at++]);
     }
-    EXPECT_EQ(delivered, msgs.size());
+    EXPECT_EQ(at, msgs.size());
+    EXPECT_EQ(l.s.messages_acked(), msgs.size());
+}
+
+// Under a 4 KiB table the fresh frames of `events` evict: read under the journal's budget
+// their ids would mean other entries, so they are decoded again and delivered, as sent, and
+// the table's account (acks, metrics) is the one a decoding receiver keeps.
+TEST(CheckingReceiver, AFrameThatEvictsUnderASmallerTableIsDeliveredAsSent) {
+    auto so = small_frames();
+    so.greeting.table_budget = 4096;
+    const auto msgs = messages_of("events", 500);
+    checking_link decoding(so, checking_receiver(false));
+    decoding.pump();
+    decoding.send_all(msgs);
+    checking_link l(so, checking_receiver(true));
+    l.pump();
+    EXPECT_TRUE(l.s.peer().fresh_frames);
+    l.send_all(msgs);
+    ASSERT_EQ(l.frames.size(), decoding.frames.size());
+    std::size_t at = 0;
+    std::size_t redecoded = 0;
+    std::size_t misread = 0;
+    for (const auto& f : l.frames) {
+        EXPECT_TRUE(f.fresh);
+        if (f.checked) {
+            EXPECT_EQ(decoded_alone(f.payload, journal_block_limits()).size(), f.messages);
+            at += f.messages;
+            continue;
+        }
+        ++redecoded;
+        ASSERT_EQ(f.delivered.size(), f.messages);
+        misread += decoded_alone(f.payload, journal_block_limits()) != f.delivered ? 1 : 0;
+        for (const auto& m : f.delivered)
+            EXPECT_EQ(m, msgs[at++]);
+    }
+    EXPECT_EQ(at, msgs.size());
+    EXPECT_GT(redecoded, l.frames.size() / 2);
+    EXPECT_GT(misread, 0u);  // what storing them whole would have got wrong
+    const auto& a = l.r.table();
+    const auto& b = decoding.r.table();
+    EXPECT_GT(a.evictions, 0u);
+    EXPECT_EQ(a.evictions, b.evictions);
+    EXPECT_EQ(a.inserts, b.inserts);
+    EXPECT_EQ(a.hits, b.hits);
+    EXPECT_EQ(a.misses, b.misses);
+    EXPECT_EQ(a.resets, b.resets);
+    EXPECT_EQ(a.bytes, b.bytes);
+    EXPECT_EQ(a.peak_bytes, b.peak_bytes);
+    EXPECT_EQ(l.r.messages(), msgs.size());
+    EXPECT_EQ(l.s.messages_acked(), msgs.size());
+}
+
+// A connection's first frame has no reset op: decoded again, it starts from an empty table
+// all the same, not from the one its check left.
+TEST(CheckingReceiver, AFirstFrameThatEvictsIsDecodedAgainFromAnEmptyTable) {
+    constexpr std::uint64_t budget = 4096;
+    encoder_options eo;
+    eo.peer = table_of(budget);
+    const auto msgs = messages_of("events", 60);
+    const auto frames = payloads(msgs, 1 << 20, eo);
+    ASSERT_EQ(frames.size(), 1u);
+    ASSERT_NE(frames[0].front(), wire::tag_reset);
+    for (const bool check : {false, true}) {
+        SCOPED_TRACE(check);
+        auto so = small_frames();
+        so.greeting.table_budget = budget;
+        checking_link l(so, checking_receiver(check));
+        l.pump();
+        ASSERT_EQ(l.r.current(), receiver::state::streaming);
+        byte_buffer fb;
+        append_frame(fb, frame_kind::data, 1, frames[0]);
+        l.pump({fb.data(), fb.data() + fb.size()});
+        ASSERT_EQ(l.r.error(), std::error_code{}) << l.r.error_detail();
+        ASSERT_EQ(l.frames.size(), 1u);
+        EXPECT_TRUE(l.frames[0].fresh);
+        EXPECT_FALSE(l.frames[0].checked);
+        EXPECT_EQ(l.frames[0].delivered, msgs);
+        EXPECT_GT(l.r.table().evictions, 0u);
+        EXPECT_EQ(l.r.table().resets, 0u);  // counted once, as the decoding receiver does
+    }
 }
 
 // A fresh frame that is bad fails the checking receiver with the error (and detail) the
