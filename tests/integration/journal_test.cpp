@@ -107,8 +107,8 @@ TEST_F(Journal, ARestartedDaemonContinuesTheJournal) {
 // Well-compressed frames put megabytes of objects in one socket read: the session splits them
 // into blocks at frame boundaries, and the blocks cover the frames without gaps.
 // A client table smaller than the journal's evicts in another order than the journal's reader
-// would: its frames must be re-encoded, not stored whole (they were, and 669 of 100,000 events
-// read back wrong).
+// would: a frame that evicted must be re-encoded, not stored whole (all were, and 669 of
+// 100,000 events read back wrong). 4 KiB holds less than an events frame defines.
 TEST_F(Journal, ASmallerClientTableIsReadBackAsSent) {
     start();
     auto cs = client_settings();
@@ -117,12 +117,13 @@ TEST_F(Journal, ASmallerClientTableIsReadBackAsSent) {
     {
         client::connection c(cs, "small-table");
         ASSERT_FALSE(c.open()) << c.last_error();
-        EXPECT_FALSE(c.server().fresh_frames);
+        EXPECT_TRUE(c.server().fresh_frames);
         for (const auto& m : sent)
             ASSERT_FALSE(c.send(m)) << c.last_error();
         ASSERT_FALSE(c.close()) << c.last_error();
     }
-    EXPECT_EQ(server().counters().frames_stored_whole, 0u);
+    EXPECT_GE(server().counters().frames_in, 2u);
+    EXPECT_LT(server().counters().frames_stored_whole, server().counters().frames_in);
     stop();
     const auto got = stored();
     ASSERT_EQ(got.size(), sent.size());

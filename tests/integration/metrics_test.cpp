@@ -241,16 +241,16 @@ TEST_F(Metrics, LinkEstimatesOfOpenConnectionsAreSummarised) {
     m.drop_link_estimate(1);
 }
 
-// A table budget other than the journal's would let the sender's evictions give ids other
-// meanings than a journal reader's: no fresh frames are asked for, every object is encoded
-// again, and all of them are stored exactly.
-TEST_F(Metrics, FramesAreStoredWholeOnlyUnderTheJournalsTableBudget) {
+// Under a table budget smaller than the journal's, a fresh frame that evicted nothing reads
+// back alike under the journal's: the frames of `person` in 64 KiB tables are stored whole,
+// and all objects are stored exactly.
+TEST_F(Metrics, FramesUnderASmallerTableBudgetAreStoredWholeWhenTheyEvictNothing) {
     settings_.table_budget = 64 * 1024;
     start();
     send_persons(20000);
     const auto t = daemon::collect_metrics(server());
     EXPECT_GE(value(t, "objwire_frames_in_total"), 1);
-    EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), 0);
+    EXPECT_EQ(value(t, "objwire_frames_stored_whole_total"), value(t, "objwire_frames_in_total"));
     auto w = workloads::make("person");
     message m;
     const auto got = stored();

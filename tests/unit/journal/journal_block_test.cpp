@@ -103,8 +103,8 @@ TEST(journal_block, fresh_payloads_mix_with_encoded_messages) {
     EXPECT_TRUE(std::equal(pa.begin(), pa.end(), r.block.payload.begin()));
 }
 
-// Stored whole only what a journal reader decodes the same: its table budget exactly (eviction
-// follows the budget), nothing above its other caps.
+// Stored whole only what a journal reader can decode the same: a table budget no larger than
+// its own (under a smaller one, a payload that evicted nothing), nothing above its other caps.
 TEST(journal_block, payloads_are_held_only_under_the_journals_limits) {
     auto l = journal_block_limits();
     EXPECT_TRUE(journal_block_can_hold(l));
@@ -112,6 +112,8 @@ TEST(journal_block, payloads_are_held_only_under_the_journals_limits) {
     daemon_default.table_budget = 4u << 20;
     EXPECT_TRUE(journal_block_can_hold(daemon_default));
     l.table_budget /= 2;
+    EXPECT_TRUE(journal_block_can_hold(l));
+    l.table_budget *= 4;
     EXPECT_FALSE(journal_block_can_hold(l));
     l = journal_block_limits();
     l.max_depth += 1;
