@@ -401,7 +401,8 @@ reader_stream::outcome reader_stream::gather() {
 void reader_stream::try_share() {
     if (cursor_->next_offset() != limit_) return;
     seat_ = live_feed::for_data_dir(journal_.options().dir)
-                .join(limit_, srv_.metrics().readers_shared_bytes);
+                .join(limit_, srv_.metrics().readers_shared_bytes,
+                      srv_.settings().readers_shared_bytes);
     if (!seat_) return;
     gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
     note_held(cursor_->buffer_capacity());
