@@ -192,6 +192,14 @@ const std::array daemon_schema_keys{
                 .doc = "readers' starts by time or by a sender's last N objects searching the "
                        "journal at once from one source IP address; more are refused. 0 none",
                 .access = bind<&ds::max_reader_starts_per_address>()},
+    key_def<ds>{.name = "limits.readers_shared_bytes",
+                .kind = value_kind::size,
+                .default_text = "\"8MiB\"",
+                .min = 256 * kibibyte,
+                .max = 4 * gibibyte,
+                .doc = "blocks at the journal's live end that followers share, at most; a "
+                       "follower further behind reads the journal on its own",
+                .access = bind<&ds::readers_shared_bytes>()},
     key_def<ds>{.name = "limits.max_decompression_ratio",
                 .kind = value_kind::integer,
                 .default_text = "0",

@@ -111,6 +111,8 @@ struct daemon_settings {
     // limits.max_reader_starts and limits.max_reader_starts_per_address, 0 = none
     std::uint32_t max_reader_starts = 16;
     std::uint32_t max_reader_starts_per_address = 4;
+    // limits.readers_shared_bytes: the blocks followers at the live end share, at most
+    std::uint64_t readers_shared_bytes = 8 * mebibyte;
     std::uint32_t max_decompression_ratio = 0;    // limits.max_decompression_ratio, 0 = off
     std::uint32_t max_stored_ratio = 16;          // limits.max_stored_ratio, 0 = off
     std::uint32_t max_stored_wire_ratio = 16384;  // limits.max_stored_wire_ratio, 0 = off

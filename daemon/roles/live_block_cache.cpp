@@ -57,10 +57,19 @@ bool live_block_cache::put(block_ptr block) {
     end_ = block->end_offset();
     held_ += block->bytes.size();
     blocks_.push_back(std::move(block));
-    while (held_ > max_bytes_ && blocks_.size() > 1)
-        drop_front();
+    keep_within_bound();
     evict_taken();
     return true;
+}
+
+void live_block_cache::set_max_bytes(std::size_t max_bytes) {
+    max_bytes_ = max_bytes;
+    keep_within_bound();
+}
+
+void live_block_cache::keep_within_bound() {
+    while (held_ > max_bytes_ && blocks_.size() > 1)
+        drop_front();
 }
 
 void live_block_cache::evict_taken() {

@@ -61,6 +61,9 @@ class live_block_cache {
     // The block at end_offset() joins the run; the oldest go while the bound is passed.
     // False (nothing changes) when it does not start at end_offset().
     bool put(block_ptr block);
+    // A new bound (limits.readers_shared_bytes changed): the oldest blocks go, taken or not,
+    // while the ones held pass it (all but one, if that one alone is larger).
+    void set_max_bytes(std::size_t max_bytes);
 
     std::uint64_t first_offset() const {
         return blocks_.empty() ? end_ : blocks_.front()->first_offset();
@@ -77,6 +80,8 @@ class live_block_cache {
     // Drops the blocks every follower has taken.
     void evict_taken();
     void drop_front();
+    // Drops the oldest while the bound is passed, keeping the newest block at least.
+    void keep_within_bound();
     // Index of the held block starting at `offset`, or blocks_.size().
     std::size_t index_of(std::uint64_t offset) const;
 

@@ -13,12 +13,13 @@ live_feed& live_feed::for_data_dir(const std::filesystem::path& data_dir) {
     return *f;
 }
 
-live_feed::live_feed(std::filesystem::path dir, std::size_t max_bytes)
-    : dir_(std::move(dir)), cache_(max_bytes) {}
+// The bound is set by each join (limits.readers_shared_bytes): nothing is held before one.
+live_feed::live_feed(std::filesystem::path dir) : dir_(std::move(dir)), cache_(0) {}
 
-std::unique_ptr<live_feed::seat> live_feed::join(std::uint64_t at,
-                                                 std::atomic<std::int64_t>& gauge) {
+std::unique_ptr<live_feed::seat> live_feed::join(std::uint64_t at, std::atomic<std::int64_t>& gauge,
+                                                 std::size_t max_bytes) {
     std::lock_guard lock(mutex_);
+    cache_.set_max_bytes(max_bytes);
     if (cache_.followers() == 0) {
         gauge_ = &gauge;
         stopped_ = false;
@@ -28,6 +29,11 @@ std::unique_ptr<live_feed::seat> live_feed::join(std::uint64_t at,
     const auto id = cache_.join(at);
     if (!id) return nullptr;
     return std::make_unique<seat>(*this, *id);
+}
+
+std::size_t live_feed::max_bytes() const {
+    std::lock_guard lock(mutex_);
+    return cache_.max_bytes();
 }
 
 void live_feed::leave(live_block_cache::follower_id id) {

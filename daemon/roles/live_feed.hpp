@@ -24,13 +24,9 @@ namespace objwire::daemon {
 
 class live_feed {
   public:
-    // What the shared run holds at most (live_block_cache's bound): a follower more than this
-    // behind the live end reads on its own.
-    static constexpr std::size_t max_bytes = 8u << 20;
-
     // The feed of the journal in `data_dir`.
     static live_feed& for_data_dir(const std::filesystem::path& data_dir);
-    explicit live_feed(std::filesystem::path dir, std::size_t max_bytes = live_feed::max_bytes);
+    explicit live_feed(std::filesystem::path dir);
     live_feed(const live_feed&) = delete;
     live_feed& operator=(const live_feed&) = delete;
 
@@ -58,8 +54,13 @@ class live_feed {
     // A seat for a follower whose next offset is `at` (a block's first offset), or null when
     // the run cannot serve it from there (it reads on its own). `gauge` counts what the feed
     // holds: a metric of the server whose follower joins (while any follower is seated, all
-    // are that server's: the data directory is locked to it).
-    std::unique_ptr<seat> join(std::uint64_t at, std::atomic<std::int64_t>& gauge);
+    // are that server's: the data directory is locked to it). `max_bytes`: what the shared run
+    // holds at most (limits.readers_shared_bytes, live_block_cache's bound) from now on - a
+    // follower more than this behind the live end reads on its own.
+    std::unique_ptr<seat> join(std::uint64_t at, std::atomic<std::int64_t>& gauge,
+                               std::size_t max_bytes);
+    // The bound the last join set.
+    std::size_t max_bytes() const;
 
   private:
     // With mutex_ held: reads the blocks below `limit` at the run's end, about `budget`

@@ -212,8 +212,7 @@ std::unique_ptr<start_search> reader_stream::take_search_slot() {
         peer_left_ = true;
         return nullptr;
     }
-    std::error_code no_peer;
-    auto address = stream_.socket().remote_endpoint(no_peer).address().to_string();
+    auto address = stream_.peer_address();
     const auto& s = srv_.settings();
     auto why = srv_.reader_starts().try_take(address, s.max_reader_starts_per_address,
                                              s.max_reader_starts);
@@ -402,7 +401,8 @@ reader_stream::outcome reader_stream::gather() {
 void reader_stream::try_share() {
     if (cursor_->next_offset() != limit_) return;
     seat_ = live_feed::for_data_dir(journal_.options().dir)
-                .join(limit_, srv_.metrics().readers_shared_bytes);
+                .join(limit_, srv_.metrics().readers_shared_bytes,
+                      srv_.settings().readers_shared_bytes);
     if (!seat_) return;
     gave_back(cursor_->release_buffer(journal_cursor::keep::nothing));
     note_held(cursor_->buffer_capacity());
@@ -496,6 +496,7 @@ asio::awaitable<bool> reader_stream::place_start(welcome& w) {
     const auto start = co_await resolve_start(w.journal_first_offset);
     if (!start && peer_left_) {
         spdlog::debug("{}: reader gone before its start was found", peer_);
+        reset_gone_peer(stream_);
         co_return false;
     }
     if (!start) {

@@ -115,6 +115,12 @@ bool peer_closed(peer_stream& stream) {
     return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
+void reset_gone_peer(peer_stream& stream) {
+    std::error_code ignored;
+    stream.socket().set_option(asio::socket_base::linger(true, 0), ignored);
+    stream.socket().close(ignored);
+}
+
 asio::awaitable<void> send_goodbye(peer_stream& stream) {
     byte_buffer bye;
     append_frame(bye, frame_kind::goodbye, 0, {});

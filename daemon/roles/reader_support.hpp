@@ -181,6 +181,10 @@ asio::awaitable<std::error_code> write_bytes_within(peer_stream& stream, const b
 // Whether the peer has closed its side or reset the connection, without reading what it sent
 // (a peek at the socket): work done for a peer stops when it goes, even before its watcher runs.
 bool peer_closed(peer_stream& stream);
+// Ends the connection of a peer that has closed its side before anything was sent to it with
+// a reset instead of a FIN and its ACK: a flood of hellos closed at once costs the kernels of
+// both ends one segment per connection, and leaves no socket in TIME_WAIT.
+void reset_gone_peer(peer_stream& stream);
 // A goodbye, outside a reader's stream (a cursor command's answer).
 asio::awaitable<void> send_goodbye(peer_stream& stream);
 

@@ -19,6 +19,10 @@ constexpr std::uint8_t tls_handshake_record = 0x16;  // the first byte of every 
 
 peer_stream::peer_stream(asio::ip::tcp::socket socket, asio::ssl::context* tls)
     : socket_(std::move(socket)) {
+    std::error_code ec;
+    remote_ = socket_.remote_endpoint(ec);
+    remote_known_ = !ec;
+    address_ = remote_.address().to_string();
     if (tls) tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls);
 }
 
@@ -109,10 +113,8 @@ certificate_names peer_stream::client_certificate() const {
 }
 
 std::string peer_stream::peer_name() const {
-    std::error_code ec;
-    auto ep = socket_.remote_endpoint(ec);
-    if (ec) return "unknown peer";
-    return ep.address().to_string() + ":" + std::to_string(ep.port());
+    if (!remote_known_) return "unknown peer";
+    return address_ + ":" + std::to_string(remote_.port());
 }
 
 }  // namespace objwire::daemon

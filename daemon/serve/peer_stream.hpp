@@ -68,6 +68,9 @@ class peer_stream {
     asio::ip::tcp::socket& socket() { return socket_; }
     // "ADDRESS:PORT" of the peer, for logs.
     std::string peer_name() const;
+    // The peer's IP address, the key of its per-address slots: read once when the stream is
+    // made, so it costs no system call per use and stays the same after the peer resets.
+    const std::string& peer_address() const { return address_; }
     // The names of the client certificate the TLS handshake verified (none: empty).
     certificate_names client_certificate() const;
     // Who the peer is, once its hello was admitted (null before).
@@ -78,6 +81,9 @@ class peer_stream {
     asio::awaitable<std::error_code> refuse_plain_peer(std::string& why);
 
     asio::ip::tcp::socket socket_;
+    asio::ip::tcp::endpoint remote_;
+    bool remote_known_ = false;
+    std::string address_;
     std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
     std::shared_ptr<session_identity> identity_;
 };

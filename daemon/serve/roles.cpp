@@ -8,10 +8,8 @@
 namespace objwire::daemon {
 
 slot_role_mark mark_slot(server& srv, peer_stream& stream, slot_role role) {
-    std::error_code no_peer;
     // The same key the accept loop took the slot under.
-    const auto remote = stream.socket().remote_endpoint(no_peer);
-    return slot_role_mark(srv.addresses(), remote.address().to_string(), role);
+    return slot_role_mark(srv.addresses(), stream.peer_address(), role);
 }
 
 asio::awaitable<void> refuse_role(peer_stream& stream, std::error_code code, std::string text) {

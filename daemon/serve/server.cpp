@@ -128,16 +128,17 @@ asio::awaitable<void> server::accept_loop() {
         if (pending_.waiting() > 0 && client::out_of_descriptors_now())
             co_await shed_oldest_waiting(pause);
         asio::ip::tcp::socket socket(std::move(accepted));
-        if (!admit_connection(socket)) continue;
+        std::error_code no_peer;
+        const auto remote = socket.remote_endpoint(no_peer);
+        const std::string address = remote.address().to_string();
+        if (!admit_connection(socket, remote, address)) continue;
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
-        start_session(std::move(socket));
+        start_session(std::move(socket), address);
     }
 }
 
-bool server::admit_connection(asio::ip::tcp::socket& socket) {
-    std::error_code no_peer;
-    const auto remote = socket.remote_endpoint(no_peer);
-    const std::string address = remote.address().to_string();
+bool server::admit_connection(asio::ip::tcp::socket& socket, const asio::ip::tcp::endpoint& remote,
+                              const std::string& address) {
     const auto& s = settings();
     std::string detail;
     if (counters_.connections_open >= s.max_connections) {
@@ -168,9 +169,7 @@ bool server::admit_connection(asio::ip::tcp::socket& socket) {
     return false;
 }
 
-void server::start_session(asio::ip::tcp::socket socket) {
-    std::error_code no_peer;
-    const std::string address = socket.remote_endpoint(no_peer).address().to_string();
+void server::start_session(asio::ip::tcp::socket socket, const std::string& address) {
     auto s = std::make_shared<session>(*this, std::move(socket));
     {
         std::lock_guard lock(sessions_mutex_);

@@ -141,8 +141,9 @@ class server {
     void note_failed_credential(const std::string& address);
     asio::awaitable<void> accept_loop();
     // Checks the connection caps; a refused socket gets its reason (daemon/serve/refusal.hpp).
-    bool admit_connection(asio::ip::tcp::socket& socket);
-    void start_session(asio::ip::tcp::socket socket);
+    bool admit_connection(asio::ip::tcp::socket& socket, const asio::ip::tcp::endpoint& remote,
+                          const std::string& address);
+    void start_session(asio::ip::tcp::socket socket, const std::string& address);
     // Counts a new session as waiting for its hello and sheds those the caps put out
     // (limits.max_pending_hellos, limits.max_pending_hellos_per_address).
     void wait_for_hello(const std::shared_ptr<session>& s, const std::string& address);

@@ -351,8 +351,7 @@ asio::awaitable<bool> session::admit() {
     const hello& h = receiver_.peer();
     std::string why;
     std::shared_ptr<const user> who;
-    std::error_code no_peer;
-    const auto address = stream_io_.socket().remote_endpoint(no_peer).address().to_string();
+    const auto& address = stream_io_.peer_address();
     if (auto ec = server_.check_access(h, address, stream_io_.client_certificate(), why, who)) {
         warn_peer(warning_kind::refused_access,
                   fmt::format("{}: refused: {}", peer_, log_text(why)));

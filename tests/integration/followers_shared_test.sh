@@ -6,7 +6,8 @@
 # written, so that it falls behind the live end, reads on its own, and catches up. The
 # metrics say the blocks went out from the shared bytes (objwire_readers_shared_blocks_total),
 # that the stopped follower left them (objwire_readers_shared_behind_total), that what the
-# followers share stays within its bound, and that nothing is held once they are gone.
+# followers share stays within its bound (limits.readers_shared_bytes, set to 2 MiB), and
+# that nothing is held once they are gone.
 #
 #   followers_shared_test.sh OBJWIRED OBJWIRE
 set -euo pipefail
@@ -28,7 +29,7 @@ followers=10
 first=20000  # objects sent while every follower reads
 more=300000  # then, with one follower stopped: about 35 MB stored, past the shared bound
 mib=$((1024 * 1024))
-shared_bound=$((8 * mib))
+shared_bound=$((2 * mib)) # limits.readers_shared_bytes, below its default (8 MiB)
 read_buffers=$((512 * 1024)) # the shared cursor's read-ahead: two 256 KiB chunks
 
 stats() { "$objwire" stats --json --to "127.0.0.1:$port"; }
@@ -57,6 +58,7 @@ objects() {
 cat >"$dir/objwired.toml" <<TOML
 [limits]
 max_connections_per_address = 100
+readers_shared_bytes = "2MiB"
 [metrics]
 listen = ""
 TOML

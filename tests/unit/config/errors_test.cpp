@@ -101,6 +101,9 @@ TEST(config_errors, out_of_range) {
     EXPECT_EQ(daemon_error("[limits]\nmax_frame_bytes = \"2GiB\"\n"),
               "bad.toml:2:19: 'limits.max_frame_bytes' = \"2GiB\" is out of range (allowed "
               "1KiB..1GiB)");
+    EXPECT_EQ(daemon_error("[limits]\nreaders_shared_bytes = \"64KiB\"\n"),
+              "bad.toml:2:24: 'limits.readers_shared_bytes' = \"64KiB\" is out of range (allowed "
+              "256KiB..4GiB)");
     EXPECT_EQ(daemon_error("[limits]\nread_buffer = 100\n"),
               "bad.toml:2:15: 'limits.read_buffer' = 100 is out of range (allowed "
               "4KiB..64MiB)");

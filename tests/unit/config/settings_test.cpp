@@ -148,6 +148,7 @@ TEST(config_defaults, match_the_spec) {
     const cfg::daemon_settings d;
     EXPECT_EQ(d.listen_host, "127.0.0.1");
     EXPECT_EQ(d.listen_port, 7878);
+    EXPECT_EQ(d.readers_shared_bytes, 8u << 20);
     EXPECT_EQ(d.max_frame_bytes, 16u * 1024 * 1024);
     EXPECT_EQ(d.table_budget, 4u * 1024 * 1024);
     EXPECT_EQ(d.read_buffer, 256u * 1024);
@@ -188,7 +189,8 @@ TEST(config_schema, describes_keys) {
     // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
     // + limits.max_stored_wire_ratio + limits.max_hops + auth.users_file
     // + metrics.bearer_token_file + limits.max_reader_starts(_per_address)
-    ASSERT_EQ(keys.size(), 60u);
+    // + limits.readers_shared_bytes
+    ASSERT_EQ(keys.size(), 61u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
@@ -202,6 +204,7 @@ TEST(config_schema, describes_keys) {
     EXPECT_EQ(find("limits.max_pending_hellos_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.max_reader_starts_per_address").allowed, "0..100000");
     EXPECT_EQ(find("limits.sender_stored_quota").allowed, "0..1024TiB");
+    EXPECT_EQ(find("limits.readers_shared_bytes").allowed, "256KiB..4GiB");
     EXPECT_EQ(find("server.log_level").allowed, "trace|debug|info|warn|error|critical|off");
     EXPECT_EQ(find("server.log_level").kind, "enum");
     EXPECT_FALSE(find("limits.table_budget").doc.empty());

@@ -1,12 +1,17 @@
 // live_block_cache: the blocks followers share at the live end - what it holds, its byte
-// bound, eviction once every follower has taken a block, and the rule that moves a follower
-// off the shared run (behind) and back on (join at a held block or the end). write_list: what
-// a gathered write has left after each partial write.
+// bound (limits.readers_shared_bytes, set by each follower's join to live_feed), eviction once
+// every follower has taken a block, and the rule that moves a follower off the shared run (behind)
+// and back on (join at a held block or the end). write_list: what a gathered write has left after
+// each partial write.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
 #include <string>
 
 #include "daemon/roles/live_block_cache.hpp"
+#include "daemon/roles/live_feed.hpp"
 #include "daemon/roles/write_list.hpp"
 #include "proto/crc32c.hpp"
 
@@ -102,6 +107,44 @@ TEST(LiveBlockCache, TheBoundEvictsTheOldestAndItsFollowerFallsBehind) {
     ASSERT_TRUE(c.put(block(50, 10)));
     EXPECT_EQ(c.take(*back, 100'000, got), take_result::blocks);
     EXPECT_EQ(firsts(got), (std::vector<std::uint64_t>{50}));
+}
+
+// limits.readers_shared_bytes: the cache holds what it is configured to, and a new bound
+// (a reload, applied at the next join) lets the oldest go at once.
+TEST(LiveBlockCache, HoldsTheConfiguredBoundAndANewOneAtOnce) {
+    for (const std::size_t bound : {std::size_t{256} << 10, std::size_t{8} << 20}) {
+        live_block_cache c(bound);
+        const auto idle = *c.join(0);  // takes nothing: only the bound lets blocks go
+        std::size_t peak = 0;
+        std::uint64_t first = 0;
+        for (; first < 20 * bound / 1000; first += 10) {
+            ASSERT_TRUE(c.put(block(first, 10, 1000)));
+            peak = std::max(peak, c.held_bytes());
+        }
+        EXPECT_EQ(peak, bound / 1000 * 1000) << "as many whole blocks as fit in " << bound;
+        EXPECT_EQ(c.end_offset() - c.first_offset(), bound / 1000 * 10);
+        std::vector<block_ptr> got;
+        EXPECT_EQ(c.take(idle, 1, got), take_result::behind);
+        c.set_max_bytes(bound / 4);
+        EXPECT_EQ(c.max_bytes(), bound / 4);
+        EXPECT_LE(c.held_bytes(), bound / 4);
+        EXPECT_GT(c.held_bytes(), bound / 4 - 1000);
+        EXPECT_EQ(c.end_offset(), first) << "the newest blocks stay";
+    }
+}
+
+// The feed takes the bound each follower's join brings (the setting in force then).
+TEST(LiveFeed, EachJoinSetsTheSharedBound) {
+    // No block is read: joining at the live end touches no file.
+    live_feed feed(std::filesystem::temp_directory_path() / "objwire-live-feed-bound-test");
+    std::atomic<std::int64_t> gauge{0};
+    const auto first = feed.join(0, gauge, std::size_t{1} << 20);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(feed.max_bytes(), std::size_t{1} << 20);
+    const auto second = feed.join(0, gauge, std::size_t{256} << 10);  // after a reload
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(feed.max_bytes(), std::size_t{256} << 10);
+    EXPECT_EQ(gauge.load(), 0);
 }
 
 TEST(LiveBlockCache, ABlockLargerThanTheBoundIsHeldAloneAndATakenOneLivesOn) {

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <atomic>
+#include <thread>
+#include <vector>
+
 namespace objwire::daemon {
 namespace {
 
@@ -41,6 +46,44 @@ TEST(StartSlots, ZeroCapsNothingAndARefusedAddressHoldsNothing) {
     // The refusals took nothing: an address without a slot gives back nothing.
     capped.give_back("10.0.0.9");
     EXPECT_EQ(capped.running(), 1u);
+}
+
+// Threads taking and giving back at once never hold more than the caps: per address, and in
+// all. Each thread counts itself as holding only between a slot taken and given back.
+TEST(StartSlots, ConcurrentTakersNeverPassTheCaps) {
+    start_slots s;
+    std::atomic<int> in_all{0};
+    std::array<std::atomic<int>, 2> per_address{};
+    std::atomic<int> most_in_all{0};
+    std::array<std::atomic<int>, 2> most_per_address{};
+    std::atomic<int> taken{0};
+    const auto raise = [](std::atomic<int>& most, int now) {
+        for (int m = most.load(); now > m && !most.compare_exchange_weak(m, now);) {
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            const int a = t % 2;
+            const std::string address = a == 0 ? "10.0.0.1" : "10.0.0.2";
+            for (int i = 0; i < 5000; ++i) {
+                if (!s.try_take(address, 2, 3).empty()) continue;
+                ++taken;
+                raise(most_in_all, ++in_all);
+                raise(most_per_address[a], ++per_address[a]);
+                --per_address[a];
+                --in_all;
+                s.give_back(address);
+            }
+        });
+    for (auto& th : threads)
+        th.join();
+    EXPECT_GT(taken.load(), 0);
+    EXPECT_LE(most_in_all.load(), 3);
+    EXPECT_LE(most_per_address[0].load(), 2);
+    EXPECT_LE(most_per_address[1].load(), 2);
+    EXPECT_EQ(s.running(), 0u) << "every slot taken was given back";
+    EXPECT_EQ(s.try_take("10.0.0.1", 2, 3), "");
 }
 
 }  // namespace
