@@ -153,10 +153,11 @@ template <class Root>
 std::error_code stream_encoder::encode_message(byte_buffer& out, Root&& root) {
     begin_message(out);
     const std::size_t start = out.size();
-    const std::uint64_t evictions = table_.stats().evictions;
+    const table_stats before = table_.stats();
     proto_errc ec = root();
     if (ec == proto_errc::ok && options_.reset_rather_than_evict && since_reset_messages_ != 0 &&
-        table_.stats().evictions != evictions) {
+        table_.stats().evictions != before.evictions) {
+        table_.forget_counts(before, table_.stats());
         out.resize(start);
         reset(out);
         ec = root();

@@ -548,6 +548,8 @@ struct granted_run {
     std::size_t frames = 0;
     std::size_t checked = 0;
     std::uint64_t wire_bytes = 0;
+    table_stats sender;  // the two halves' accounts
+    table_stats receiver;
 };
 granted_run send_granted_64k(std::uint64_t asked, const std::vector<message>& msgs) {
     auto so = small_frames();
@@ -576,6 +578,8 @@ granted_run send_granted_64k(std::uint64_t asked, const std::vector<message>& ms
         }
     }
     EXPECT_EQ(at, msgs.size());
+    run.sender = l.s.table();
+    run.receiver = l.r.table();
     return run;
 }
 
@@ -589,6 +593,13 @@ TEST(CheckingReceiver, ASenderGrantedLessThanItAskedResetsRatherThanEvict) {
     EXPECT_GT(granted_less.frames, 10u);
     EXPECT_EQ(granted_less.checked, granted_less.frames);
     EXPECT_LT(as_asked.checked, as_asked.frames);
+    // The sender counts what the receiver saw, not the tries it encoded again after a reset.
+    for (const auto* run : {&granted_less, &as_asked}) {
+        EXPECT_EQ(run->sender.evictions, run->receiver.evictions);
+        EXPECT_EQ(run->sender.inserts, run->receiver.inserts);
+        EXPECT_EQ(run->sender.resets, run->receiver.resets);
+    }
+    EXPECT_EQ(granted_less.sender.evictions, 0u);
     // What the resets cost on the wire: strings defined again after each.
     EXPECT_LT(granted_less.wire_bytes, as_asked.wire_bytes * 105 / 100);
 }
