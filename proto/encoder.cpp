@@ -153,7 +153,16 @@ template <class Root>
 std::error_code stream_encoder::encode_message(byte_buffer& out, Root&& root) {
     begin_message(out);
     const std::size_t start = out.size();
-    if (const proto_errc ec = root(); ec != proto_errc::ok) {
+    const table_stats before = table_.stats();
+    proto_errc ec = root();
+    if (ec == proto_errc::ok && options_.reset_rather_than_evict && since_reset_messages_ != 0 &&
+        table_.stats().evictions != before.evictions) {
+        table_.forget_counts(before, table_.stats());
+        out.resize(start);
+        reset(out);
+        ec = root();
+    }
+    if (ec != proto_errc::ok) {
         out.resize(start);
         reset(out);  // the table may hold entries the receiver will never see
         return ec;

@@ -44,6 +44,11 @@ struct encoder_options {
     // Values packed as lazy values (by field or size) although they were handed in plain;
     // off by default. Lazy values the program built travel as they are either way.
     lazy_options lazy;
+    // A message that would evict an entry, unless the first since the last reset, is encoded
+    // again after a reset op instead (plain layout): for a receiver that stores a fresh frame
+    // whole under a table smaller than its journal's only when the frame evicted nothing
+    // (proto/receiver.hpp, reads_back_alike).
+    bool reset_rather_than_evict = false;
 };
 
 class stream_encoder {

@@ -241,6 +241,15 @@ class encode_table {
     void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
     const table_stats& stats() const { return slots_.stats(); }
+    // A message encoded, then dropped and encoded again after a reset, never reached the
+    // receiver: the uses, inserts and evictions it counted between `before` and `after` go.
+    void forget_counts(const table_stats& before, const table_stats& after) {
+        auto& s = slots_.stats();
+        s.hits -= after.hits - before.hits;
+        s.misses -= after.misses - before.misses;
+        s.inserts -= after.inserts - before.inserts;
+        s.evictions -= after.evictions - before.evictions;
+    }
     std::uint64_t budget() const { return slots_.budget(); }
 
   private:

@@ -324,6 +324,11 @@ std::error_code sender::on_welcome(const frame_view& f) {
     compressor_.policy().set_accepted(welcome_.codecs);
     encoder_options eo = opts_.encoding;
     eo.peer = welcome_.limits;
+    // Granted a smaller table than asked for (0 asks for the protocol's default), a frame
+    // that evicts is not stored whole by a receiver that asked for fresh frames: reset instead.
+    const std::uint64_t asked = opts_.greeting.table_budget != 0 ? opts_.greeting.table_budget
+                                                                 : decoder_limits{}.table_budget;
+    eo.reset_rather_than_evict = welcome_.fresh_frames && welcome_.limits.table_budget < asked;
     // Lazy values in a codec the daemon lacks would reach readers likely to lack it too.
     if (!has_codec(welcome_.codecs, eo.lazy.codec)) eo.lazy.codec = codec_id::zlib;
     encoder_.emplace(std::move(eo));

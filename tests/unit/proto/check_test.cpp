@@ -542,6 +542,68 @@ TEST(CheckingReceiver, AFrameThatEvictsUnderASmallerTableIsDeliveredAsSent) {
     EXPECT_EQ(l.s.messages_acked(), msgs.size());
 }
 
+// Frames of `events` up to 64 KiB into a receiver granting a 64 KiB table (the pool's share)
+// and storing for a 4 MiB reader: how many were checked (stored whole) of how many.
+struct granted_run {
+    std::size_t frames = 0;
+    std::size_t checked = 0;
+    std::uint64_t wire_bytes = 0;
+    table_stats sender;  // the two halves' accounts
+    table_stats receiver;
+};
+granted_run send_granted_64k(std::uint64_t asked, const std::vector<message>& msgs) {
+    auto so = small_frames();
+    so.batch_max_bytes = 64 * 1024;
+    so.greeting.table_budget = asked;
+    auto ro = checking_receiver(true);
+    ro.limits.table_budget = 64 * 1024;
+    ro.stored_table_budget = 4u << 20;
+    checking_link l(so, ro);
+    l.pump();
+    EXPECT_TRUE(l.s.peer().fresh_frames);
+    l.send_all(msgs);
+    granted_run run;
+    std::size_t at = 0;
+    for (const auto& f : l.frames) {
+        ++run.frames;
+        run.wire_bytes += f.payload.size();
+        run.checked += f.checked ? 1 : 0;
+        const auto got = f.checked ? decoded_alone(f.payload, journal_block_limits()) : f.delivered;
+        for (const auto& m : got) {
+            if (at == msgs.size()) {
+                ADD_FAILURE() << "more messages than sent";
+                return run;
+            }
+            EXPECT_EQ(m, msgs[at++]);
+        }
+    }
+    EXPECT_EQ(at, msgs.size());
+    run.sender = l.s.table();
+    run.receiver = l.r.table();
+    return run;
+}
+
+// Granted a smaller table than it asked for, a sender that is asked for fresh frames resets
+// between messages rather than evict, so every frame is stored whole; one that got what it
+// asked for evicts as before, and its evicting frames are encoded again.
+TEST(CheckingReceiver, ASenderGrantedLessThanItAskedResetsRatherThanEvict) {
+    const auto msgs = messages_of("events", 20000);
+    const auto granted_less = send_granted_64k(0, msgs);  // 0: the protocol's default, 4 MiB
+    const auto as_asked = send_granted_64k(64 * 1024, msgs);
+    EXPECT_GT(granted_less.frames, 10u);
+    EXPECT_EQ(granted_less.checked, granted_less.frames);
+    EXPECT_LT(as_asked.checked, as_asked.frames);
+    // The sender counts what the receiver saw, not the tries it encoded again after a reset.
+    for (const auto* run : {&granted_less, &as_asked}) {
+        EXPECT_EQ(run->sender.evictions, run->receiver.evictions);
+        EXPECT_EQ(run->sender.inserts, run->receiver.inserts);
+        EXPECT_EQ(run->sender.resets, run->receiver.resets);
+    }
+    EXPECT_EQ(granted_less.sender.evictions, 0u);
+    // What the resets cost on the wire: strings defined again after each.
+    EXPECT_LT(granted_less.wire_bytes, as_asked.wire_bytes * 105 / 100);
+}
+
 // A connection's first frame has no reset op: decoded again, it starts from an empty table
 // all the same, not from the one its check left.
 TEST(CheckingReceiver, AFirstFrameThatEvictsIsDecodedAgainFromAnEmptyTable) {
