@@ -25,6 +25,7 @@
 #include "proto/control.hpp"
 #include "proto/decoder.hpp"
 #include "proto/frame_reader.hpp"
+#include "proto/util/buffer_pool.hpp"
 
 namespace objwire {
 
@@ -53,13 +54,16 @@ class receiver {
         // the same checks and table state), deliver is not called for it and frame_done gets
         // its message count. A driver that sets this must pass frame_done.
         bool check_fresh_frames = false;
+        // Where the read block and the inflate buffer come from, and go back to while the
+        // connection waits with no frame begun (park()); null: the receiver keeps its own.
+        buffer_pool* pool = nullptr;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };
 
     explicit receiver(options opts);
 
-    std::span<std::uint8_t> prepare() { return reader_.prepare(); }
+    std::span<std::uint8_t> prepare();
     void commit(std::size_t n) { reader_.commit(n); }
 
     // Handles every complete frame buffered, delivering each message as it decodes. A deliver
@@ -131,6 +135,11 @@ class receiver {
     // back the read block and the buffers of frames this receiver will not handle, so the
     // connection holds only what that part holds.
     void release_buffers();
+    // With options::pool: when no byte of a frame is buffered, gives the read block and the
+    // inflate buffer back to the pool (the next prepare() takes one again) and returns true.
+    bool park();
+    // No read block is held (parked, or nothing read yet).
+    bool parked() const { return reader_.capacity() == 0; }
     // Bytes of buffer this receiver holds now: its read block and what it writes or inflates.
     std::size_t buffer_bytes() const {
         return reader_.capacity() + out_.capacity() + scratch_.capacity() + raw_.capacity();

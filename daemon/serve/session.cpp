@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
+#include <cstring>
 #include <stdexcept>
 
 #include "daemon/serve/log_text.hpp"
@@ -62,6 +63,7 @@ receiver::options receiver_options(server& srv) {
     o.codecs = accepted_codecs(s.compression_accept);
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
+    o.pool = &srv.read_buffers();
     o.admit_on_hello = false;  // session::admit() answers the hello
     o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
     // Stored whole, a fresh frame's messages are never read: the receiver only checks it.
@@ -281,7 +283,9 @@ asio::awaitable<void> session::read_side() {
             break;
         }
         if (!state_.reading()) break;
-        auto space = receiver_.prepare();
+        // Parked, the connection waits in its small first-bytes buffer, not in a read block.
+        const bool parked = receiver_.parked();
+        auto space = parked ? std::span<std::uint8_t>(first_bytes_) : receiver_.prepare();
         space = space.first(read_size(space.size()));
         auto [ec, n] = co_await stream_io_.async_read_some(
             asio::buffer(space.data(), space.size()),
@@ -294,8 +298,12 @@ asio::awaitable<void> session::read_side() {
                 on_read_error(ec);
             break;
         }
+        if (parked && n > 0) std::memcpy(receiver_.prepare().data(), first_bytes_.data(), n);
+        const bool filled = n == space.size();
         auto step = consume(n);
-        measure_link(n, n == space.size());
+        measure_link(n, filled && !parked);
+        // The socket is drained and no frame begun: the block waits in the pool, not here.
+        if (!filled) receiver_.park();
         if (step == receiver::step::admit) {
             server_.hello_done(std::exchange(pending_id_, 0));
             if (!co_await admit()) break;

@@ -8,6 +8,7 @@
 // is one phase (daemon/serve/session_phase.hpp), its replies a reply_queue.
 #pragma once
 
+#include <array>
 #include <asio.hpp>
 #include <chrono>
 #include <cstdint>
@@ -214,6 +215,9 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t bytes_in_ = 0;         // read from the peer, for the closing line
     std::chrono::steady_clock::time_point connected_at_ = std::chrono::steady_clock::now();
     byte_buffer writing_;
+    // Where a parked receiver's next bytes land (a hello, a frame header): what an idle
+    // connection holds instead of a read block (docs/OPERATIONS.md, "Memory per connection").
+    std::array<std::uint8_t, 4096> first_bytes_;
     connection_role role_ = connection_role::handshake;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     connection_guard guard_;
