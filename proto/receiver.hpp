@@ -98,6 +98,12 @@ class receiver {
     // Before admit(): the table may hold at most `bytes` (the driver's grant, when it is less
     // than options.limits.table_budget); the welcome announces it.
     void limit_table(std::uint64_t bytes);
+    // Before admit(): the credit the welcome announces, in place of options.credit_bytes (the
+    // driver's share of what it holds for all connections).
+    void set_credit(std::uint64_t bytes) {
+        if (state_ == state::awaiting_hello || state_ == state::admitting)
+            opts_.credit_bytes = bytes;
+    }
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
     void admit(std::uint64_t last_sequence, const stream_welcome& stream);

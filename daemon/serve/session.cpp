@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "daemon/serve/credit_share.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
@@ -298,8 +299,8 @@ asio::awaitable<void> session::read_side() {
                 on_read_error(ec);
             break;
         }
-        if (parked && n > 0) std::memcpy(receiver_.prepare().data(), first_bytes_.data(), n);
         const bool filled = n == space.size();
+        if (parked && n > 0) n = unpark(n, filled);
         auto step = consume(n);
         measure_link(n, filled && !parked);
         // The socket is drained and no frame begun: the block waits in the pool, not here.
@@ -319,6 +320,19 @@ asio::awaitable<void> session::read_side() {
     finish_reading();
     if (state_.phase() == session_phase::finishing && stream_ && !replies_.empty())
         co_await watch_for_hangup();
+}
+
+// The first bytes after a wait, read into first_bytes_, go to a read block from the pool; when
+// they filled it, what else the socket holds already joins them (no wait: as drain() does), so
+// a busy connection does not pay a second read per wake-up.
+std::size_t session::unpark(std::size_t n, bool filled) {
+    auto space = receiver_.prepare();
+    std::memcpy(space.data(), first_bytes_.data(), n);
+    std::error_code ec;
+    const auto ready = filled ? stream_io_.available(ec) : 0;
+    if (ec || ready == 0) return n;
+    const auto more = read_size(std::min(ready, space.size() - n));
+    return n + stream_io_.read_some(asio::buffer(space.data() + n, more), ec);
 }
 
 // After the goodbye nothing more comes, but the sender may leave before its last acks (its
@@ -400,6 +414,7 @@ asio::awaitable<bool> session::admit_sender() {
     }
     if (!state_.admitted()) co_return false;  // stopped while it waited for its id
     become(connection_role::sender);
+    receiver_.set_credit(credit());
     table_grant_.emplace(server_.table_budgets(), server_.settings().table_budget);
     receiver_.limit_table(table_grant_->bytes());
     const auto last = *resume.last_frame;

@@ -88,6 +88,9 @@ class session : public std::enable_shared_from_this<session> {
     // Feeds the link estimator with a read of n bytes (filled: it took all the space offered)
     // and publishes a new estimate in the metrics.
     void measure_link(std::size_t n, bool filled);
+    // A parked receiver's first n bytes (in first_bytes_) into its read block, with what the
+    // socket holds already when they filled it; returns the bytes the block got.
+    std::size_t unpark(std::size_t n, bool filled);
     // After the hello: checks access, then either welcomes a sender where its stream resumes
     // or hands the connection to its role (reader, stats). False when reading is over.
     asio::awaitable<bool> admit();
@@ -173,6 +176,9 @@ class session : public std::enable_shared_from_this<session> {
     // a sink that keeps decoded messages no more than could decode within what is left of
     // limits.max_buffered_bytes (daemon/sinks/held_memory.hpp).
     std::size_t read_size(std::size_t offered) const;
+    // This connection's share of limits.max_buffered_bytes among the senders streaming now
+    // (daemon/serve/credit_share.hpp): what it may hold not yet durable before reading pauses.
+    std::uint64_t credit() const;
     // For such a sink: refuses the frame being added once its messages alone take more memory
     // than limits.max_buffered_bytes.
     void check_frame_memory();

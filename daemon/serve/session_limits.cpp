@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/credit_share.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/server.hpp"
@@ -89,13 +90,21 @@ void session::check_guard(time_point now) {
     guard_due_ = now + guard_.tick();
 }
 
+std::uint64_t session::credit() const {
+    const auto senders = server_.metrics()
+                             .connections_by_role[static_cast<std::size_t>(connection_role::sender)]
+                             .load(std::memory_order_relaxed);
+    return credit_share(server_.settings().max_buffered_bytes, senders);
+}
+
 asio::awaitable<bool> session::hold_reading() {
-    const std::uint64_t cap = server_.settings().max_buffered_bytes;
+    const std::uint64_t cap = credit();
     if (state_.phase() == session_phase::streaming && replies_.held_bytes() > cap) {
         state_.pause();
         spdlog::debug(
-            "{}: reading paused: {} bytes held not yet durable (limits.max_buffered_bytes)", peer_,
-            replies_.held_bytes());
+            "{}: reading paused: {} bytes held not yet durable (its credit: {} bytes, its share of "
+            "limits.max_buffered_bytes)",
+            peer_, replies_.held_bytes(), cap);
     }
     const auto waiting = [this] {
         const auto p = state_.phase();
@@ -103,7 +112,7 @@ asio::awaitable<bool> session::hold_reading() {
     };
     if (waiting()) link_.on_pause();  // the wait is ours, not the link's
     while (waiting()) {
-        if (state_.phase() == session_phase::paused && replies_.held_bytes() <= cap) {
+        if (state_.phase() == session_phase::paused && replies_.held_bytes() <= credit()) {
             state_.unpause();
             break;
         }
@@ -117,7 +126,7 @@ asio::awaitable<bool> session::hold_reading() {
             state_.unstall();
             spdlog::warn("{}: storing again after {:.1f} s; acknowledging", peer_,
                          seconds_since(stalled_since_));
-            if (replies_.held_bytes() > cap) state_.pause();
+            if (replies_.held_bytes() > credit()) state_.pause();
         } else if (!out_of_space(ec) || !stream_ || stream_->empty()) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
             fail();
@@ -182,7 +191,9 @@ void session::check_frame_memory() {
     receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
 }
 
+// No more than the connection's credit at once: with many senders, a turn of one is a share.
 std::size_t session::read_size(std::size_t offered) const {
+    offered = static_cast<std::size_t>(std::min<std::uint64_t>(offered, credit()));
     if (!server_.sink().holds_messages()) return offered;
     return memory_charge::read_limit(offered, replies_.held_bytes(),
                                      server_.settings().max_buffered_bytes);
