@@ -22,11 +22,11 @@
 #include <string_view>
 #include <system_error>
 
+#include "proto/buffer_pool.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 #include "proto/limits.hpp"
-#include "proto/util/buffer_pool.hpp"
 #include "proto/util/object_pool.hpp"
 #include "proto/value.hpp"
 

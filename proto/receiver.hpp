@@ -19,13 +19,13 @@
 #include <system_error>
 #include <vector>
 
+#include "proto/buffer_pool.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/clock.hpp"
 #include "proto/codec.hpp"
 #include "proto/control.hpp"
 #include "proto/decoder.hpp"
 #include "proto/frame_reader.hpp"
-#include "proto/util/buffer_pool.hpp"
 
 namespace objwire {
 

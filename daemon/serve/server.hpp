@@ -30,8 +30,8 @@
 #include "daemon/sinks/sink.hpp"
 #include "daemon/store/sender_registry.hpp"
 #include "daemon/telemetry/metrics.hpp"
+#include "proto/buffer_pool.hpp"
 #include "proto/control.hpp"
-#include "proto/util/buffer_pool.hpp"
 
 namespace objwire::daemon {
 
@@ -158,6 +158,12 @@ class server {
     void shed_oldest_waiting();
     // Sheds one and waits (at most accept_backoff::shed_wait) for its descriptor to be free.
     asio::awaitable<void> shed_oldest_waiting(asio::steady_timer& pause);
+    // With none waiting for its hello: the sender idle longest, if idle at least
+    // limits.shed_idle_after (daemon/serve/idle_shedding.hpp); false when there is none.
+    bool shed_idle_sender();
+    bool has_idle_sender();
+    // Waits (at most accept_backoff::shed_wait) for a shed connection's descriptor.
+    asio::awaitable<void> wait_for_descriptor(asio::steady_timer& pause);
     void refuse_with_spare();
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.

@@ -211,6 +211,7 @@ asio::awaitable<void> session::run() {
 }
 
 void session::end() {
+    active_at_.store(0, std::memory_order_relaxed);
     server_.hello_done(std::exchange(pending_id_, 0));
     // What the sink has not made durable by now is given up at once (forward: the hop cut).
     if (stream_) stream_->abandon(std::chrono::milliseconds(0));
@@ -355,6 +356,7 @@ asio::awaitable<void> session::watch_for_hangup() {
 }
 
 void session::finish_reading() {
+    active_at_.store(0, std::memory_order_relaxed);  // no longer a streaming sender
     if (state_.phase() == session_phase::handed_over || state_.over()) {
         wake();
         return;
@@ -422,6 +424,8 @@ asio::awaitable<bool> session::admit_sender() {
     receiver_.admit(last, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
+    active_at_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                     std::memory_order_relaxed);
     const auto now = std::chrono::steady_clock::now();
     guard_.start(now);
     if (const auto tick = guard_.tick(); tick.count() > 0)  // 0: no idle timeout, no read rate
@@ -451,6 +455,7 @@ void session::queue_ready_reply() {
 }
 
 receiver::step session::consume(std::size_t n) {
+    if (n > 0) touch_active();
     receiver_.commit(n);
     server_.counters().bytes_in += n;
     bytes_in_ += n;

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,13 @@ class session : public std::enable_shared_from_this<session> {
     // too_many_connections with `why` (the caps on connections waiting for their hello were
     // reached and this was the oldest). Any thread.
     void shed(std::string why);
+    // A sender that completed no frame since this time (its welcome, or its last read), while
+    // it streams and was not shed; nullopt for any other connection. Any thread.
+    std::optional<std::chrono::steady_clock::time_point> idle_since() const;
+    // Closes a streaming sender, sending an error frame too_many_connections with `why` after
+    // the replies it is owed (daemon/serve/idle_shedding.hpp: it was idle longest when the
+    // descriptors ran out). Any thread.
+    void shed_idle(std::string why);
     // After a reload changed the users: a session whose user is gone, or lost the permission
     // its hello needs, ends with the reason (a reader at its next round, a sender now); the
     // others go on with their user's new permissions. Any thread.
@@ -228,6 +236,10 @@ class session : public std::enable_shared_from_this<session> {
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     connection_guard guard_;
     std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
+    // For idle_since(): when a streaming sender last read bytes (steady clock ticks; 0: not a
+    // streaming sender, or shed), read by the accept loop's thread.
+    std::atomic<std::int64_t> active_at_{0};
+    void touch_active();  // now, unless 0
     // Memory of the batches committed since the last reply was queued, for a sink that keeps
     // decoded messages (its reply is charged the larger of it and unreplied_bytes_).
     std::uint64_t unreplied_memory_ = 0;

@@ -44,6 +44,38 @@ void session::shed(std::string why) {
     });
 }
 
+std::optional<std::chrono::steady_clock::time_point> session::idle_since() const {
+    const auto ticks = active_at_.load(std::memory_order_relaxed);
+    if (ticks == 0) return std::nullopt;
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(ticks));
+}
+
+void session::touch_active() {
+    auto seen = active_at_.load(std::memory_order_relaxed);
+    // 0 stays 0: a connection shed, or no longer streaming, is never a candidate again.
+    if (seen == 0) return;
+    active_at_.compare_exchange_strong(seen,
+                                       std::chrono::steady_clock::now().time_since_epoch().count(),
+                                       std::memory_order_relaxed);
+}
+
+void session::shed_idle(std::string why) {
+    active_at_.store(0, std::memory_order_relaxed);  // not picked again
+    asio::post(stream_io_.get_executor(), [self = shared_from_this(), why = std::move(why)] {
+        if (self->role_ != connection_role::sender ||
+            self->state_.phase() != session_phase::streaming)
+            return;  // it sent its goodbye, failed or was paused meanwhile
+        warn_peer(warning_kind::refused_at_cap,
+                  fmt::format("{}: closing idle sender: {}", self->peer_, why));
+        // After the acks it is owed, as a refusal: nothing more is read.
+        const auto frame = error_frame(proto_errc::too_many_connections, why);
+        self->replies_.push_released(frame.span());
+        self->state_.finish();
+        self->cancel_read();
+        self->wake();
+    });
+}
+
 void session::reconsider(std::shared_ptr<const user_directory> next,
                          std::shared_ptr<const user> anonymous) {
     // On the session's strand, where its identity was set and its reader or writer runs.
@@ -119,6 +151,7 @@ asio::awaitable<bool> session::hold_reading() {
         // wake() (a batch durable, stop()) ends the wait early; a stall retries at the latest
         // after stall_retry, and a pause looks as often whether the sender is still there.
         co_await wait_for_wake(std::chrono::steady_clock::now() + stall_retry);
+        touch_active();  // held by us, not idle
         if (state_.phase() == session_phase::paused) notice_hangup_while_paused();
         if (state_.phase() != session_phase::stalled) continue;
         auto ec = commit_batch(stall_sequence_, stall_reply_id_);

@@ -1,11 +1,11 @@
-// The pools connections share their buffers through (proto/util/buffer_pool.hpp,
+// The pools connections share their buffers through (proto/buffer_pool.hpp,
 // proto/util/object_pool.hpp): reuse, both bounds, and a receiver that parks with no frame
 // begun - it holds no read block while it waits - and reads on the same after it.
 #include <gtest/gtest.h>
 
+#include "proto/buffer_pool.hpp"
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
-#include "proto/util/buffer_pool.hpp"
 #include "proto/util/object_pool.hpp"
 #include "test_support.hpp"
 

@@ -1,4 +1,4 @@
-#include "proto/util/buffer_pool.hpp"
+#include "proto/buffer_pool.hpp"
 
 namespace objwire {
 
