@@ -120,6 +120,16 @@ const std::array daemon_schema_keys{
                 .doc = "a connection that completes no frame for this long after its hello is "
                        "closed; 0 never",
                 .access = bind<&ds::idle_timeout>()},
+    key_def<ds>{.name = "limits.shed_idle_after",
+                .kind = value_kind::duration,
+                .default_text = "\"10s\"",
+                .min = us_per_ms,
+                .max = 87600 * 3600 * us_per_s,
+                .resolution = us_per_ms,
+                .doc = "out of file descriptors with no connection waiting for its hello, the "
+                       "sender that completed no frame for longest is closed for a newcomer if "
+                       "idle at least this long",
+                .access = bind<&ds::shed_idle_after>()},
     key_def<ds>{.name = "limits.min_read_rate",
                 .kind = value_kind::size,
                 .default_text = "\"1KiB\"",

@@ -99,6 +99,7 @@ struct daemon_settings {
     std::uint64_t max_reference_bytes = 16 * mebibyte;   // limits.max_reference_bytes
     std::chrono::milliseconds handshake_timeout{10000};  // limits.handshake_timeout
     std::chrono::milliseconds idle_timeout{300000};      // limits.idle_timeout, 0 = never
+    std::chrono::milliseconds shed_idle_after{10000};    // limits.shed_idle_after
     std::uint64_t min_read_rate = 1 * kibibyte;          // limits.min_read_rate (B/s), 0 = off
     std::chrono::milliseconds read_rate_window{30000};   // limits.read_rate_window
     std::uint64_t max_buffered_bytes = 64 * mebibyte;    // limits.max_buffered_bytes

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <system_error>
+#include <utility>
 
 #include "proto/byte_buffer.hpp"
 #include "proto/frame.hpp"
@@ -29,10 +30,15 @@ class frame_reader {
     std::size_t buffered() const { return buf_.size() - start_; }
     std::size_t capacity() const { return buf_.capacity(); }
     // Gives the buffer back (bytes still buffered are dropped): for a connection that will read
-    // no more frames through this reader.
-    void release() {
-        buf_ = byte_buffer{};
+    // no more frames, or for a while none, through this reader.
+    byte_buffer release() {
         start_ = needed_ = 0;
+        return std::exchange(buf_, byte_buffer{});
+    }
+    // Reads on into `b` (its bytes are dropped), after release().
+    void adopt(byte_buffer&& b) {
+        buf_ = std::move(b);
+        buf_.clear();
     }
 
   private:

@@ -71,12 +71,13 @@ decoder_limits journal_block_limits() {
 }
 
 journal_block_writer::journal_block_writer(std::string sender_id, bool strings_checked,
-                                           bool with_record)
+                                           bool with_record, journal_block_pools* pools)
     : sender_id_(std::move(sender_id)),
       strings_checked_(strings_checked),
+      pools_(pools),
       record_bytes_(with_record ? journal_stream_record_size : 0) {
     if (sender_id_.size() > journal_max_sender_id) sender_id_.resize(journal_max_sender_id);
-    open();
+    if (!pools_) open();
 }
 
 bool journal_block_can_hold(const decoder_limits& limits) {
@@ -86,6 +87,8 @@ bool journal_block_can_hold(const decoder_limits& limits) {
 }
 
 void journal_block_writer::open() {
+    if (pools_ && buf_.capacity() == 0) buf_ = pools_->buffers.take(payload_start());
+    open_ = true;
     buf_.clear();
     buf_.prepare(payload_start());
     buf_.commit(journal_block_header_size);
@@ -103,17 +106,27 @@ void journal_block_writer::open() {
 }
 
 stream_encoder& journal_block_writer::encoder() {
-    if (!encoder_) {
-        encoder_options o;
-        o.peer = journal_block_limits();
-        o.strings_checked = strings_checked_;
-        encoder_.emplace(o);
+    if (encoder_) return *encoder_;
+    if (pools_ && (encoder_ = pools_->encoders.take())) {
+        encoder_->start_fresh();  // another block's table
+        return *encoder_;
     }
+    encoder_options o;
+    o.peer = journal_block_limits();
+    o.strings_checked = strings_checked_;
+    encoder_ = std::make_unique<stream_encoder>(o);
     return *encoder_;
 }
 
 void journal_block_writer::clear() {
-    open();
+    if (!pools_) return open();
+    pools_->buffers.give(std::move(buf_));
+    buf_ = byte_buffer{};
+    pools_->encoders.give(std::move(encoder_));
+    open_ = false;
+    count_ = 0;
+    encoder_behind_ = false;
+    mark();
 }
 
 void journal_block_writer::rollback() {
@@ -129,6 +142,7 @@ std::error_code journal_block_writer::add_payload(std::span<const std::uint8_t> 
                                                   std::uint32_t messages) {
     // A payload that relies on an empty table while the block's table holds entries gets a
     // reset op first; a block's first payload needs none.
+    open_if_needed();
     const bool needs_reset = count_ != 0 && (payload.empty() || payload[0] != wire::tag_reset);
     if (payload_bytes() + payload.size() + (needs_reset ? 1 : 0) > journal_max_payload)
         return journal_errc::too_large;
@@ -140,6 +154,7 @@ std::error_code journal_block_writer::add_payload(std::span<const std::uint8_t> 
 }
 
 std::error_code journal_block_writer::add(const message& m) {
+    open_if_needed();
     auto& enc = encoder();
     if (encoder_behind_) {
         enc.reset(buf_);

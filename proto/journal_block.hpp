@@ -22,10 +22,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "proto/buffer_pool.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
 #include "proto/limits.hpp"
+#include "proto/util/object_pool.hpp"
 #include "proto/value.hpp"
 
 namespace objwire {
@@ -108,13 +110,23 @@ struct journal_block_view {
 };
 
 // Builds blocks one after another into a reusable buffer.
+// What the block writers of one store share (journal_block_writer's pools): buffers up to
+// 32 MiB in all, none over 8 MiB (a daemon splits its batches past 4 MiB), and 16 encoders.
+struct journal_block_pools {
+    buffer_pool buffers{32u << 20, 8u << 20};
+    object_pool<stream_encoder> encoders{16};
+};
+
 class journal_block_writer {
   public:
     // strings_checked: every string added was already checked as UTF-8 (the daemon stores
     // what its decoder accepted), so encoding skips the check.
     // with_record: every block carries a stream record (set_record(), zeros until then).
+    // pools: where the block's buffer and encoder come from when a block opens, and go back
+    // to once it is stored (clear()), so a writer between blocks holds neither; null: it
+    // keeps its own. Every writer sharing pools must have the same strings_checked.
     explicit journal_block_writer(std::string sender_id = {}, bool strings_checked = false,
-                                  bool with_record = false);
+                                  bool with_record = false, journal_block_pools* pools = nullptr);
     // The record the next finish() writes (with_record only).
     void set_record(const journal_stream_record& r) { record_ = r; }
 
@@ -128,7 +140,7 @@ class journal_block_writer {
     std::error_code add_payload(std::span<const std::uint8_t> payload, std::uint32_t messages);
     std::uint32_t messages() const { return count_; }
     bool empty() const { return count_ == 0; }
-    // Bytes of the block so far, header included.
+    // Bytes of the block so far, header included (0 with a pool before its first message).
     std::size_t bytes() const { return buf_.size(); }
 
     // Completes the header, all but the first offset, and checksums the body. The span stays
@@ -148,6 +160,9 @@ class journal_block_writer {
 
   private:
     void open();
+    void open_if_needed() {
+        if (!open_) open();
+    }
     stream_encoder& encoder();
     std::size_t payload_start() const {
         return journal_block_header_size + sender_id_.size() + record_bytes_;
@@ -156,10 +171,12 @@ class journal_block_writer {
 
     std::string sender_id_;
     bool strings_checked_ = false;
+    journal_block_pools* pools_ = nullptr;
+    bool open_ = false;             // buf_ holds the block's header
     std::size_t record_bytes_ = 0;  // journal_stream_record_size when with_record
     journal_stream_record record_;
     byte_buffer buf_;
-    std::optional<stream_encoder> encoder_;
+    std::unique_ptr<stream_encoder> encoder_;
     // A payload was appended since the encoder last wrote: its table no longer matches the
     // decoder's, so the next message starts with a reset op.
     bool encoder_behind_ = false;

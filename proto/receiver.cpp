@@ -24,6 +24,19 @@ receiver::receiver(options opts)
         opts_.fresh_frames = opts_.check_fresh_frames = false;
 }
 
+std::span<std::uint8_t> receiver::prepare() {
+    if (opts_.pool && reader_.capacity() == 0) reader_.adopt(opts_.pool->take(opts_.read_block));
+    return reader_.prepare();
+}
+
+bool receiver::park() {
+    if (!opts_.pool || reader_.buffered() != 0) return false;
+    opts_.pool->give(reader_.release());
+    opts_.pool->give(std::move(raw_));
+    raw_ = byte_buffer{};
+    return true;
+}
+
 receiver::step receiver::fail(std::error_code ec, std::string_view detail) {
     state_ = state::failed;
     error_ = ec;
@@ -218,6 +231,10 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     if (opts_.max_decompression_ratio != 0 &&
         f.header.raw_len / opts_.max_decompression_ratio > f.payload.size())
         return proto_errc::decompress_failed;
+    if (opts_.pool && raw_.capacity() < f.header.raw_len) {
+        opts_.pool->give(std::move(raw_));
+        raw_ = opts_.pool->take(f.header.raw_len);
+    }
     const std::uint64_t start = opts_.clock();
     // raw_len is capped by the frame parser (max_frame_bytes), and the decompressor never
     // writes past it.
@@ -252,7 +269,7 @@ void receiver::acknowledge() {
 }
 
 void receiver::release_buffers() {
-    reader_.release();
+    (void)reader_.release();
     out_ = byte_buffer{};
     scratch_ = byte_buffer{};
     raw_ = byte_buffer{};

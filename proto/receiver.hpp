@@ -19,6 +19,7 @@
 #include <system_error>
 #include <vector>
 
+#include "proto/buffer_pool.hpp"
 #include "proto/byte_buffer.hpp"
 #include "proto/clock.hpp"
 #include "proto/codec.hpp"
@@ -68,13 +69,16 @@ class receiver {
         // table and delivered, so the driver encodes its objects again (reads_back_alike).
         // A receiver whose table is larger than this asks for no fresh frames.
         std::uint64_t stored_table_budget = 0;
+        // Where the read block and the inflate buffer come from, and go back to while the
+        // connection waits with no frame begun (park()); null: the receiver keeps its own.
+        buffer_pool* pool = nullptr;
     };
     enum class state { awaiting_hello, admitting, streaming, finished, failed };
     enum class step { read, admit, close };
 
     explicit receiver(options opts);
 
-    std::span<std::uint8_t> prepare() { return reader_.prepare(); }
+    std::span<std::uint8_t> prepare();
     void commit(std::size_t n) { reader_.commit(n); }
 
     // Handles every complete frame buffered, delivering each message as it decodes. A deliver
@@ -112,6 +116,12 @@ class receiver {
     // than options.limits.table_budget); the welcome announces it. Fresh frames stay asked
     // for: options::stored_table_budget says which of them are stored whole.
     void limit_table(std::uint64_t bytes);
+    // Before admit(): the credit the welcome announces, in place of options.credit_bytes (the
+    // driver's share of what it holds for all connections).
+    void set_credit(std::uint64_t bytes) {
+        if (state_ == state::awaiting_hello || state_ == state::admitting)
+            opts_.credit_bytes = bytes;
+    }
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
     void admit(std::uint64_t last_sequence, const stream_welcome& stream);
@@ -149,6 +159,11 @@ class receiver {
     // back the read block and the buffers of frames this receiver will not handle, so the
     // connection holds only what that part holds.
     void release_buffers();
+    // With options::pool: when no byte of a frame is buffered, gives the read block and the
+    // inflate buffer back to the pool (the next prepare() takes one again) and returns true.
+    bool park();
+    // No read block is held (parked, or nothing read yet).
+    bool parked() const { return reader_.capacity() == 0; }
     // Bytes of buffer this receiver holds now: its read block and what it writes or inflates.
     std::size_t buffer_bytes() const {
         return reader_.capacity() + out_.capacity() + scratch_.capacity() + raw_.capacity();

@@ -18,11 +18,11 @@ bool accept_backoff::exhausted(std::error_code ec) {
 accept_backoff::decision accept_backoff::on_error(std::error_code ec, clock::time_point now,
                                                   reserve r) {
     decision d;
-    if (exhausted(ec) && r.waiting_for_hello > 0) {
+    if (exhausted(ec) && (r.waiting_for_hello > 0 || r.idle_sender)) {
         // No pause of the run's: the loop waits only for the shed descriptor (shed_wait at
         // most), since a backlog of connections waits behind this one.
         d.pause = shed_wait;
-        d.relieve = relief::shed_waiting;
+        d.relieve = r.waiting_for_hello > 0 ? relief::shed_waiting : relief::shed_idle;
         return d;
     }
     ++run_;

@@ -8,8 +8,9 @@
 // descriptor frees itself (a handshake timeout: seconds). So the loop is told what it can free
 // at once: the oldest connection still waiting for its hello is closed (the newcomer, which
 // says its hello within a round trip, is likelier honest) and accepting is tried again as
-// soon as its descriptor is free; with none waiting, the spare descriptor the server keeps is spent
-// to accept the newcomer and tell it why it is refused, rather than leave it to time out
+// soon as its descriptor is free; with none waiting, a sender that said its hello and has been
+// idle long enough is closed the same way; with neither, the spare descriptor the server keeps is
+// spent to accept the newcomer and tell it why it is refused, rather than leave it to time out
 // unanswered.
 #pragma once
 
@@ -35,12 +36,14 @@ class accept_backoff {
     enum class relief : std::uint8_t {
         none,
         shed_waiting,       // close the oldest connection waiting for its hello
+        shed_idle,          // else close the sender idle longest (daemon/serve/idle_shedding.hpp)
         refuse_with_spare,  // close the spare, accept, refuse that peer, open the spare again
     };
     // What the server holds that could free a descriptor.
     struct reserve {
         std::size_t waiting_for_hello = 0;
         bool spare_held = false;
+        bool idle_sender = false;  // a sender idle at least limits.shed_idle_after
     };
     struct decision {
         std::chrono::milliseconds pause{0};  // before the next accept

@@ -1,5 +1,7 @@
 #include "daemon/serve/server.hpp"
 
+#include "daemon/serve/idle_shedding.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -99,11 +101,17 @@ asio::awaitable<void> server::accept_loop() {
         auto [ec, accepted] = co_await acceptor_.async_accept(asio::make_strand(io_), use_tuple);
         if (ec) {
             if (ec == asio::error::operation_aborted || stopping_) break;
-            const auto d = backoff.on_error(ec, accept_backoff::clock::now(),
-                                            {pending_.waiting(), spare_.held()});
+            const bool none_waiting = pending_.waiting() == 0;
+            const auto d = backoff.on_error(
+                ec, accept_backoff::clock::now(),
+                {pending_.waiting(), spare_.held(), none_waiting && has_idle_sender()});
             ++counters_.accept_errors;
             if (d.relieve == accept_backoff::relief::shed_waiting) {
                 co_await shed_oldest_waiting(pause);
+                continue;
+            }
+            if (d.relieve == accept_backoff::relief::shed_idle && shed_idle_sender()) {
+                co_await wait_for_descriptor(pause);
                 continue;
             }
             if (d.relieve == accept_backoff::relief::refuse_with_spare) refuse_with_spare();
@@ -125,8 +133,12 @@ asio::awaitable<void> server::accept_loop() {
             spdlog::info("accepting again after {} failed accepts", failures);
         // The newcomer took the last descriptor: its hello may need one more (a new stream's
         // owner is written to a file), so room is made before it starts, not refused then.
-        if (pending_.waiting() > 0 && client::out_of_descriptors_now())
-            co_await shed_oldest_waiting(pause);
+        if (client::out_of_descriptors_now()) {
+            if (pending_.waiting() > 0)
+                co_await shed_oldest_waiting(pause);
+            else if (shed_idle_sender())
+                co_await wait_for_descriptor(pause);
+        }
         asio::ip::tcp::socket socket(std::move(accepted));
         std::error_code no_peer;
         const auto remote = socket.remote_endpoint(no_peer);
@@ -217,8 +229,12 @@ void server::wait_for_hello(const std::shared_ptr<session>& s, const std::string
 
 asio::awaitable<void> server::shed_oldest_waiting(asio::steady_timer& pause) {
     shed_oldest_waiting();
-    // The session closes it on its own strand: wait for that, so that the next accept (or the
-    // newcomer's hello) finds the descriptor, and one failure sheds one connection.
+    co_await wait_for_descriptor(pause);
+}
+
+// The session closes a shed connection on its own strand: wait for that, so that the next
+// accept (or the newcomer's hello) finds the descriptor, and one failure sheds one connection.
+asio::awaitable<void> server::wait_for_descriptor(asio::steady_timer& pause) {
     const auto until = std::chrono::steady_clock::now() + accept_backoff::shed_wait;
     while (client::out_of_descriptors_now() && std::chrono::steady_clock::now() < until) {
         pause.expires_after(std::chrono::milliseconds(1));
@@ -245,6 +261,48 @@ void server::shed_oldest_waiting() {
     if (!old) return;
     ++counters_.connections_refused;
     old->shed(why);
+}
+
+namespace {
+
+std::vector<idle_candidate> idle_senders(const std::set<std::shared_ptr<session>>& sessions) {
+    std::vector<idle_candidate> out;
+    for (const auto& s : sessions)
+        if (const auto since = s->idle_since())
+            out.push_back({reinterpret_cast<std::uintptr_t>(s.get()), *since});
+    return out;
+}
+
+}  // namespace
+
+bool server::has_idle_sender() {
+    std::lock_guard lock(sessions_mutex_);
+    return idlest_sender(idle_senders(sessions_), std::chrono::steady_clock::now(),
+                         settings().shed_idle_after)
+        .has_value();
+}
+
+bool server::shed_idle_sender() {
+    const auto min_idle = settings().shed_idle_after;
+    std::shared_ptr<session> idlest;
+    {
+        std::lock_guard lock(sessions_mutex_);
+        const auto id =
+            idlest_sender(idle_senders(sessions_), std::chrono::steady_clock::now(), min_idle);
+        if (!id) return false;
+        for (const auto& s : sessions_)
+            if (reinterpret_cast<std::uintptr_t>(s.get()) == *id) idlest = s;
+    }
+    if (!idlest) return false;
+    const auto limit = descriptor_limit();
+    ++counters_.connections_refused;
+    idlest->shed_idle(fmt::format(
+        "out of file descriptors (the limit, RLIMIT_NOFILE, is {}) and no connection waits for "
+        "its hello: this sender, idle longest (no frame for {} s or more, "
+        "limits.shed_idle_after), is closed for a newcomer; reconnect to send more",
+        limit ? std::to_string(*limit) : "unlimited",
+        std::chrono::duration<double>(min_idle).count()));
+    return true;
 }
 
 void server::refuse_with_spare() {

@@ -30,6 +30,7 @@
 #include "daemon/sinks/sink.hpp"
 #include "daemon/store/sender_registry.hpp"
 #include "daemon/telemetry/metrics.hpp"
+#include "proto/buffer_pool.hpp"
 #include "proto/control.hpp"
 
 namespace objwire::daemon {
@@ -107,6 +108,9 @@ class server {
     fence_log* fences() { return fences_ ? &*fences_ : nullptr; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
+    // Read blocks and inflate buffers of sender connections, kept while they wait for bytes
+    // (docs/OPERATIONS.md, "Memory per connection").
+    buffer_pool& read_buffers() { return read_buffers_; }
     sender_store_quota& store_quota() { return store_quota_; }  // limits.sender_stored_quota
     // Slots per source address (limits.max_connections_per_address), and which roles hold them.
     address_limiter& addresses() { return addresses_; }
@@ -155,6 +159,12 @@ class server {
     void shed_oldest_waiting();
     // Sheds one and waits (at most accept_backoff::shed_wait) for its descriptor to be free.
     asio::awaitable<void> shed_oldest_waiting(asio::steady_timer& pause);
+    // With none waiting for its hello: the sender idle longest, if idle at least
+    // limits.shed_idle_after (daemon/serve/idle_shedding.hpp); false when there is none.
+    bool shed_idle_sender();
+    bool has_idle_sender();
+    // Waits (at most accept_backoff::shed_wait) for a shed connection's descriptor.
+    asio::awaitable<void> wait_for_descriptor(asio::steady_timer& pause);
     void refuse_with_spare();
     void forget(const std::shared_ptr<session>& s);
     // Serves metrics.listen if set; a port that is taken is logged, not fatal.
@@ -171,6 +181,9 @@ class server {
     readable_store readable_;  // parts of *sink_
     server_counters counters_;
     table_budget_pool table_budgets_;
+    // At most 32 MiB kept (128 blocks of the default 256 KiB), none larger than 4 MiB (a block
+    // grown for a rare large frame is freed).
+    buffer_pool read_buffers_{32u << 20, 4u << 20};
     sender_store_quota store_quota_;
     address_limiter addresses_;  // limits.max_connections_per_address
     start_slots reader_starts_;  // limits.max_reader_starts(_per_address)

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <asio/experimental/as_tuple.hpp>
 #include <asio/experimental/awaitable_operators.hpp>
+#include <cstring>
 #include <stdexcept>
 
+#include "daemon/serve/credit_share.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/roles.hpp"
@@ -62,6 +64,7 @@ receiver::options receiver_options(server& srv) {
     o.codecs = accepted_codecs(s.compression_accept);
     o.sink = srv.sink().describe();
     o.read_block = s.read_buffer;
+    o.pool = &srv.read_buffers();
     o.admit_on_hello = false;  // session::admit() answers the hello
     o.fresh_frames = srv.sink().takes_payloads() && journal_block_can_hold(o.limits);
     // Stored whole, a fresh frame's messages are never read: the receiver only checks it, and
@@ -210,6 +213,7 @@ asio::awaitable<void> session::run() {
 }
 
 void session::end() {
+    active_at_.store(0, std::memory_order_relaxed);
     server_.hello_done(std::exchange(pending_id_, 0));
     // What the sink has not made durable by now is given up at once (forward: the hop cut).
     if (stream_) stream_->abandon(std::chrono::milliseconds(0));
@@ -283,7 +287,9 @@ asio::awaitable<void> session::read_side() {
             break;
         }
         if (!state_.reading()) break;
-        auto space = receiver_.prepare();
+        // Parked, the connection waits in its small first-bytes buffer, not in a read block.
+        const bool parked = receiver_.parked();
+        auto space = parked ? std::span<std::uint8_t>(first_bytes_) : receiver_.prepare();
         space = space.first(read_size(space.size()));
         auto [ec, n] = co_await stream_io_.async_read_some(
             asio::buffer(space.data(), space.size()),
@@ -296,8 +302,12 @@ asio::awaitable<void> session::read_side() {
                 on_read_error(ec);
             break;
         }
+        const bool filled = n == space.size();
+        if (parked && n > 0) n = unpark(n, filled);
         auto step = consume(n);
-        measure_link(n, n == space.size());
+        measure_link(n, filled && !parked);
+        // The socket is drained and no frame begun: the block waits in the pool, not here.
+        if (!filled) receiver_.park();
         if (step == receiver::step::admit) {
             server_.hello_done(std::exchange(pending_id_, 0));
             if (!co_await admit()) break;
@@ -313,6 +323,19 @@ asio::awaitable<void> session::read_side() {
     finish_reading();
     if (state_.phase() == session_phase::finishing && stream_ && !replies_.empty())
         co_await watch_for_hangup();
+}
+
+// The first bytes after a wait, read into first_bytes_, go to a read block from the pool; when
+// they filled it, what else the socket holds already joins them (no wait: as drain() does), so
+// a busy connection does not pay a second read per wake-up.
+std::size_t session::unpark(std::size_t n, bool filled) {
+    auto space = receiver_.prepare();
+    std::memcpy(space.data(), first_bytes_.data(), n);
+    std::error_code ec;
+    const auto ready = filled ? stream_io_.available(ec) : 0;
+    if (ec || ready == 0) return n;
+    const auto more = read_size(std::min(ready, space.size() - n));
+    return n + stream_io_.read_some(asio::buffer(space.data() + n, more), ec);
 }
 
 // After the goodbye nothing more comes, but the sender may leave before its last acks (its
@@ -335,6 +358,7 @@ asio::awaitable<void> session::watch_for_hangup() {
 }
 
 void session::finish_reading() {
+    active_at_.store(0, std::memory_order_relaxed);  // no longer a streaming sender
     if (state_.phase() == session_phase::handed_over || state_.over()) {
         wake();
         return;
@@ -393,6 +417,7 @@ asio::awaitable<bool> session::admit_sender() {
     }
     if (!state_.admitted()) co_return false;  // stopped while it waited for its id
     become(connection_role::sender);
+    receiver_.set_credit(credit());
     table_grant_.emplace(server_.table_budgets(), server_.settings().table_budget);
     receiver_.limit_table(table_grant_->bytes());
     const auto last = *resume.last_frame;
@@ -400,6 +425,8 @@ asio::awaitable<bool> session::admit_sender() {
     receiver_.admit(last, {stream_token_, stream_objects_, stream_digest_});
     meter_.resume_at(receiver_);  // frames before the resume point are not received again
     queue_ready_reply();          // the welcome
+    active_at_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                     std::memory_order_relaxed);
     const auto now = std::chrono::steady_clock::now();
     guard_.start(now);
     if (const auto tick = guard_.tick(); tick.count() > 0)  // 0: no idle timeout, no read rate
@@ -429,6 +456,7 @@ void session::queue_ready_reply() {
 }
 
 receiver::step session::consume(std::size_t n) {
+    if (n > 0) touch_active();
     receiver_.commit(n);
     server_.counters().bytes_in += n;
     bytes_in_ += n;

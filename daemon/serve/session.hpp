@@ -8,7 +8,9 @@
 // is one phase (daemon/serve/session_phase.hpp), its replies a reply_queue.
 #pragma once
 
+#include <array>
 #include <asio.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -57,6 +59,13 @@ class session : public std::enable_shared_from_this<session> {
     // too_many_connections with `why` (the caps on connections waiting for their hello were
     // reached and this was the oldest). Any thread.
     void shed(std::string why);
+    // A sender that completed no frame since this time (its welcome, or its last read), while
+    // it streams and was not shed; nullopt for any other connection. Any thread.
+    std::optional<std::chrono::steady_clock::time_point> idle_since() const;
+    // Closes a streaming sender, sending an error frame too_many_connections with `why` after
+    // the replies it is owed (daemon/serve/idle_shedding.hpp: it was idle longest when the
+    // descriptors ran out). Any thread.
+    void shed_idle(std::string why);
     // After a reload changed the users: a session whose user is gone, or lost the permission
     // its hello needs, ends with the reason (a reader at its next round, a sender now); the
     // others go on with their user's new permissions. Any thread.
@@ -87,6 +96,9 @@ class session : public std::enable_shared_from_this<session> {
     // Feeds the link estimator with a read of n bytes (filled: it took all the space offered)
     // and publishes a new estimate in the metrics.
     void measure_link(std::size_t n, bool filled);
+    // A parked receiver's first n bytes (in first_bytes_) into its read block, with what the
+    // socket holds already when they filled it; returns the bytes the block got.
+    std::size_t unpark(std::size_t n, bool filled);
     // After the hello: checks access, then either welcomes a sender where its stream resumes
     // or hands the connection to its role (reader, stats). False when reading is over.
     asio::awaitable<bool> admit();
@@ -172,6 +184,9 @@ class session : public std::enable_shared_from_this<session> {
     // a sink that keeps decoded messages no more than could decode within what is left of
     // limits.max_buffered_bytes (daemon/sinks/held_memory.hpp).
     std::size_t read_size(std::size_t offered) const;
+    // This connection's share of limits.max_buffered_bytes among the senders streaming now
+    // (daemon/serve/credit_share.hpp): what it may hold not yet durable before reading pauses.
+    std::uint64_t credit() const;
     // For such a sink: refuses the frame being added once its messages alone take more memory
     // than limits.max_buffered_bytes.
     void check_frame_memory();
@@ -214,10 +229,17 @@ class session : public std::enable_shared_from_this<session> {
     std::uint64_t bytes_in_ = 0;         // read from the peer, for the closing line
     std::chrono::steady_clock::time_point connected_at_ = std::chrono::steady_clock::now();
     byte_buffer writing_;
+    // Where a parked receiver's next bytes land (a hello, a frame header): what an idle
+    // connection holds instead of a read block (docs/OPERATIONS.md, "Memory per connection").
+    std::array<std::uint8_t, 4096> first_bytes_;
     connection_role role_ = connection_role::handshake;
     // Limits against hostile and slow peers (daemon/serve/session_limits.cpp).
     connection_guard guard_;
     std::uint64_t unreplied_bytes_ = 0;  // read since the last reply was queued
+    // For idle_since(): when a streaming sender last read bytes (steady clock ticks; 0: not a
+    // streaming sender, or shed), read by the accept loop's thread.
+    std::atomic<std::int64_t> active_at_{0};
+    void touch_active();  // now, unless 0
     // Memory of the batches committed since the last reply was queued, for a sink that keeps
     // decoded messages (its reply is charged the larger of it and unreplied_bytes_).
     std::uint64_t unreplied_memory_ = 0;

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <spdlog/spdlog.h>
 
+#include "daemon/serve/credit_share.hpp"
 #include "daemon/serve/log_text.hpp"
 #include "daemon/serve/refusal.hpp"
 #include "daemon/serve/server.hpp"
@@ -38,6 +39,38 @@ void session::shed(std::string why) {
         const auto frame = error_frame(proto_errc::too_many_connections, why);
         self->replies_.push_released(frame.span());
         self->handshake_deadline_ = never;
+        self->cancel_read();
+        self->wake();
+    });
+}
+
+std::optional<std::chrono::steady_clock::time_point> session::idle_since() const {
+    const auto ticks = active_at_.load(std::memory_order_relaxed);
+    if (ticks == 0) return std::nullopt;
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(ticks));
+}
+
+void session::touch_active() {
+    auto seen = active_at_.load(std::memory_order_relaxed);
+    // 0 stays 0: a connection shed, or no longer streaming, is never a candidate again.
+    if (seen == 0) return;
+    active_at_.compare_exchange_strong(seen,
+                                       std::chrono::steady_clock::now().time_since_epoch().count(),
+                                       std::memory_order_relaxed);
+}
+
+void session::shed_idle(std::string why) {
+    active_at_.store(0, std::memory_order_relaxed);  // not picked again
+    asio::post(stream_io_.get_executor(), [self = shared_from_this(), why = std::move(why)] {
+        if (self->role_ != connection_role::sender ||
+            self->state_.phase() != session_phase::streaming)
+            return;  // it sent its goodbye, failed or was paused meanwhile
+        warn_peer(warning_kind::refused_at_cap,
+                  fmt::format("{}: closing idle sender: {}", self->peer_, why));
+        // After the acks it is owed, as a refusal: nothing more is read.
+        const auto frame = error_frame(proto_errc::too_many_connections, why);
+        self->replies_.push_released(frame.span());
+        self->state_.finish();
         self->cancel_read();
         self->wake();
     });
@@ -89,13 +122,21 @@ void session::check_guard(time_point now) {
     guard_due_ = now + guard_.tick();
 }
 
+std::uint64_t session::credit() const {
+    const auto senders = server_.metrics()
+                             .connections_by_role[static_cast<std::size_t>(connection_role::sender)]
+                             .load(std::memory_order_relaxed);
+    return credit_share(server_.settings().max_buffered_bytes, senders);
+}
+
 asio::awaitable<bool> session::hold_reading() {
-    const std::uint64_t cap = server_.settings().max_buffered_bytes;
+    const std::uint64_t cap = credit();
     if (state_.phase() == session_phase::streaming && replies_.held_bytes() > cap) {
         state_.pause();
         spdlog::debug(
-            "{}: reading paused: {} bytes held not yet durable (limits.max_buffered_bytes)", peer_,
-            replies_.held_bytes());
+            "{}: reading paused: {} bytes held not yet durable (its credit: {} bytes, its share of "
+            "limits.max_buffered_bytes)",
+            peer_, replies_.held_bytes(), cap);
     }
     const auto waiting = [this] {
         const auto p = state_.phase();
@@ -103,13 +144,14 @@ asio::awaitable<bool> session::hold_reading() {
     };
     if (waiting()) link_.on_pause();  // the wait is ours, not the link's
     while (waiting()) {
-        if (state_.phase() == session_phase::paused && replies_.held_bytes() <= cap) {
+        if (state_.phase() == session_phase::paused && replies_.held_bytes() <= credit()) {
             state_.unpause();
             break;
         }
         // wake() (a batch durable, stop()) ends the wait early; a stall retries at the latest
         // after stall_retry, and a pause looks as often whether the sender is still there.
         co_await wait_for_wake(std::chrono::steady_clock::now() + stall_retry);
+        touch_active();  // held by us, not idle
         if (state_.phase() == session_phase::paused) notice_hangup_while_paused();
         if (state_.phase() != session_phase::stalled) continue;
         auto ec = commit_batch(stall_sequence_, stall_reply_id_);
@@ -117,7 +159,7 @@ asio::awaitable<bool> session::hold_reading() {
             state_.unstall();
             spdlog::warn("{}: storing again after {:.1f} s; acknowledging", peer_,
                          seconds_since(stalled_since_));
-            if (replies_.held_bytes() > cap) state_.pause();
+            if (replies_.held_bytes() > credit()) state_.pause();
         } else if (!out_of_space(ec) || !stream_ || stream_->empty()) {
             spdlog::error("{}: sink write failed, closing without ack: {}", peer_, ec.message());
             fail();
@@ -182,7 +224,9 @@ void session::check_frame_memory() {
     receiver_.refuse_frame(proto_errc::store_limit_exceeded, std::move(why));
 }
 
+// No more than the connection's credit at once: with many senders, a turn of one is a share.
 std::size_t session::read_size(std::size_t offered) const {
+    offered = static_cast<std::size_t>(std::min<std::uint64_t>(offered, credit()));
     if (!server_.sink().holds_messages()) return offered;
     return memory_charge::read_limit(offered, replies_.held_bytes(),
                                      server_.settings().max_buffered_bytes);

@@ -20,8 +20,8 @@ namespace {
 class journal_stream final : public sink_stream {
   public:
     // What a session adds was accepted by its decoder: its strings are valid UTF-8.
-    journal_stream(journal& j, std::string sender_id)
-        : journal_(j), block_(sender_id, true, !sender_id.empty()) {}
+    journal_stream(journal& j, std::string sender_id, journal_block_pools& blocks)
+        : journal_(j), block_(sender_id, true, !sender_id.empty(), &blocks) {}
 
     std::error_code add(const message& m) override { return block_.add(m); }
     std::error_code add_payload(std::span<const std::uint8_t> payload,
@@ -78,7 +78,7 @@ std::unique_ptr<journal_sink> journal_sink::open(const config::daemon_settings& 
 }
 
 std::unique_ptr<sink_stream> journal_sink::open_stream(const std::string& sender_id) {
-    return std::make_unique<journal_stream>(*journal_, sender_id);
+    return std::make_unique<journal_stream>(*journal_, sender_id, blocks_);
 }
 
 // Headers only (daemon/store/journal_index.hpp): start-up reads a few bytes per block.

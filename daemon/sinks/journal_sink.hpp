@@ -9,6 +9,7 @@
 #include "daemon/sinks/sink.hpp"
 #include "daemon/store/journal.hpp"
 #include "daemon/telemetry/metrics.hpp"
+#include "proto/journal_block.hpp"
 
 namespace objwire::daemon {
 
@@ -34,6 +35,10 @@ class journal_sink final : public sink {
   private:
     std::shared_ptr<fsync_histogram> fsyncs_;  // before journal_: its last sync records here
     std::unique_ptr<journal> journal_;
+    // The buffers and encoders of the blocks streams are writing: a stream takes them when a
+    // batch opens and gives them back once the batch is written, so a connection between
+    // batches holds neither (1,000 connections share what a few use at once).
+    journal_block_pools blocks_;
 };
 
 // The journal options `settings` configure (journal.*, in server.data_dir).

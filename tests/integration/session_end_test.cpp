@@ -268,6 +268,50 @@ TEST(SessionEnd, OutOfDescriptorsTheOldestWaitingForItsHelloIsShedForANewcomer) 
     ASSERT_TRUE(status.has_value()) << d.log();
 }
 
+// Out of descriptors with every connection past its hello: the sender idle longest (no frame
+// for limits.shed_idle_after, here 1 s) is told why and closed for a newcomer, which is served
+// at once; before, the newcomer was refused through the spare descriptor.
+TEST(SessionEnd, OutOfDescriptorsTheSenderIdleLongestIsShedForANewcomer) {
+    scratch_dir dir;
+    child_objwired d(dir.path() / "data", dir.path() / "log", 0,
+                     {"OBJWIRE_LIMITS_HANDSHAKE_TIMEOUT=5m", "OBJWIRE_LIMITS_SHED_IDLE_AFTER=1s",
+                      "OBJWIRE_METRICS_LISTEN="});
+    ASSERT_TRUE(d.start()) << d.log();
+    ASSERT_TRUE(leave_descriptors(d.pid(), 6));  // the 6 connections
+    std::vector<int> greeted;
+    for (int i = 0; i < 6; ++i) {
+        greeted.push_back(connect_to(d.port()));
+        ASSERT_GE(greeted.back(), 0);
+        send_hello(greeted.back());
+        pollfd p{greeted.back(), POLLIN, 0};  // its welcome
+        ASSERT_EQ(::poll(&p, 1, 10000), 1) << d.log();
+        (void)received_within(greeted.back(), std::chrono::milliseconds(0));
+    }
+    // The stretch they stay silent is the test's input: past limits.shed_idle_after.
+    pause_as_peer(std::chrono::milliseconds(1500));
+
+    auto cs = config::client_settings{};
+    cs.to_host = "127.0.0.1";
+    cs.to_port = d.port();
+    cs.sender_id = "honest";
+    client::connection c(cs, "honest");
+    ASSERT_FALSE(c.open()) << c.last_error() << "\n" << d.log();
+    ASSERT_TRUE(send_people_and_close(c, 100)) << d.log();
+    EXPECT_EQ(c.stats().objects_acked, 100u);
+    // The first greeted is the idlest: it got the error frame saying why, then was closed.
+    const auto told = received_within(greeted.front(), std::chrono::seconds(10));
+    EXPECT_NE(told.find("limits.shed_idle_after"), std::string::npos) << told << "\n" << d.log();
+    EXPECT_TRUE(wait_until([&] { return closed_now({greeted.front()}) == 1; },
+                           std::chrono::seconds(10), std::chrono::milliseconds(20)))
+        << d.log();
+    EXPECT_NE(d.log().find("closing idle sender: out of file descriptors"), std::string::npos)
+        << d.log();
+    for (const int fd : greeted)
+        ::close(fd);
+    const auto status = d.signal_and_wait_for(SIGTERM, std::chrono::seconds(20));
+    ASSERT_TRUE(status.has_value()) << d.log();
+}
+
 // Before: 2,000 connections that never said a hello held every descriptor of a daemon limited
 // to 512 until their handshake timeout, accepting paused, and a send waited 17.3 s. Now the
 // oldest of those waiting for their hello are shed (limits.max_pending_hellos_per_address),

@@ -1,8 +1,8 @@
-// A sink slower than its sender: the daemon announces limits.max_buffered_bytes as its credit
-// (welcome field 11) and clients keep their unacknowledged bytes within it; a sender that
-// ignores it is held anyway, because the daemon stops reading a connection while the bytes it
-// read whose objects are not yet durable pass the cap - so its memory stays bounded however
-// much is pushed (a slow sink, the buffered-bytes cap). The sink is slowed by
+// A sink slower than its sender: the daemon announces its share of limits.max_buffered_bytes
+// as its credit (welcome field 11) and clients keep their unacknowledged bytes within it; a
+// sender that ignores it is held anyway, because the daemon stops reading a connection while
+// the bytes it read whose objects are not yet durable pass the cap - so its memory stays
+// bounded however much is pushed (a slow sink, the buffered-bytes cap). The sink is slowed by
 // its sync: a batch becomes durable only at the next sync, every 100 ms.
 //
 // The ctest run pushes 16 MiB; OBJWIRE_SLOW_SINK_MIB=1024 pushes 1 GiB and prints the
@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <objwire/connection.hpp>
 #include "bad_peer.hpp"
@@ -141,6 +143,43 @@ TEST_F(SlowSink, FramesLargerThanTheCreditGoOneAtATime) {
     EXPECT_LE(stats.peak_unacked_bytes, 64 * config::kibibyte + 32 * config::kibibyte);
     std::cout << "credit " << cap << ": at most " << stats.peak_unacked_bytes
               << " bytes unacknowledged (one frame)\n";
+}
+
+// Senders share the credit (daemon/serve/credit_share.hpp): each new sender is welcomed with
+// limits.max_buffered_bytes divided among the senders connected, and the first one, welcomed
+// alone with the whole, is held by the daemon at its share once the others are there.
+TEST_F(SlowSink, SendersShareTheCreditAndTheFirstIsHeldAtItsShare) {
+    constexpr std::uint64_t cap = 1 * config::mebibyte;
+    slow_journal(cap);
+    start();
+    std::vector<std::unique_ptr<client::connection>> senders;
+    for (std::uint64_t k = 1; k <= 4; ++k) {
+        auto cs = client_settings();
+        cs.sender_id = "share-" + std::to_string(k);
+        cs.max_in_flight = config::gibibyte;
+        cs.compression_policy = "never";
+        senders.push_back(std::make_unique<client::connection>(cs, "slow-sink-test"));
+        ASSERT_FALSE(senders.back()->open()) << senders.back()->last_error();
+        EXPECT_EQ(senders.back()->server().credit_bytes, cap / k) << k << " senders";
+    }
+    auto& first = *senders.front();
+    auto blobs = workloads::make("blobs", 3);
+    message m;
+    while (first.stats().wire_bytes_out < 4 * config::mebibyte) {
+        blobs->next(m);
+        ASSERT_FALSE(first.send(m)) << first.last_error();
+    }
+    ASSERT_FALSE(first.close()) << first.last_error();
+    const auto share = cap / 4;
+    const auto peak = server().metrics().held_bytes_peak.load();
+    // Within the 1 MiB credit it was welcomed with, the first sender is still paused at a
+    // quarter of it: the share and one read, itself no more than the share.
+    EXPECT_GT(peak, share / 2);
+    EXPECT_LE(peak, 2 * share + 1024);
+    std::cout << "4 senders, credit " << cap << ": the first held at most " << peak
+              << " bytes (share " << share << ")\n";
+    for (std::size_t k = 1; k < senders.size(); ++k)
+        EXPECT_FALSE(senders[k]->close()) << senders[k]->last_error();
 }
 
 }  // namespace

@@ -189,9 +189,10 @@ TEST(config_schema, describes_keys) {
     // + limits.sender_stored_quota + limits.max_pending_hellos(_per_address)
     // + limits.max_stored_wire_ratio + limits.max_hops + auth.users_file
     // + metrics.bearer_token_file + limits.max_reader_starts(_per_address)
-    // + limits.readers_shared_bytes
-    ASSERT_EQ(keys.size(), 61u);
+    // + limits.readers_shared_bytes + limits.shed_idle_after
+    ASSERT_EQ(keys.size(), 62u);
     const auto find = [&](std::string_view name) { return find_key(keys, name); };
+    EXPECT_EQ(find("limits.shed_idle_after").env_var, "OBJWIRE_LIMITS_SHED_IDLE_AFTER");
     EXPECT_EQ(find("server.listen").env_var, "OBJWIRE_SERVER_LISTEN");
     EXPECT_EQ(find("server.listen").kind, "host_port");
     EXPECT_EQ(find("limits.max_depth").allowed, "1..10000");

@@ -92,5 +92,23 @@ TEST(AcceptBackoff, OutOfDescriptorsWithConnectionsWaitingForTheirHelloShedsTheO
               accept_backoff::relief::none);
 }
 
+// None waiting for its hello but a sender idle long enough: it is shed rather than the
+// newcomer refused, and that is no failed run either; a connection waiting comes first.
+TEST(AcceptBackoff, OutOfDescriptorsWithNoneWaitingAnIdleSenderIsShed) {
+    accept_backoff b;
+    const auto now = accept_backoff::clock::now();
+    const auto d = b.on_error(emfile, now, {.spare_held = true, .idle_sender = true});
+    EXPECT_EQ(d.relieve, accept_backoff::relief::shed_idle);
+    EXPECT_EQ(d.pause, accept_backoff::shed_wait);
+    EXPECT_FALSE(d.log);
+    EXPECT_EQ(b.on_error(emfile, now, {.waiting_for_hello = 1, .idle_sender = true}).relieve,
+              accept_backoff::relief::shed_waiting);
+    EXPECT_EQ(b.on_success(), 0u);
+    EXPECT_EQ(
+        b.on_error(std::make_error_code(std::errc::connection_aborted), now, {.idle_sender = true})
+            .relieve,
+        accept_backoff::relief::none);
+}
+
 }  // namespace
 }  // namespace objwire::daemon

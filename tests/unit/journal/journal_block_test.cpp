@@ -309,3 +309,62 @@ TEST(journal_block, errors_have_a_category_and_text) {
 
 }  // namespace
 }  // namespace objwire::test
+
+namespace objwire::test {
+namespace {
+
+std::vector<std::uint8_t> finished(journal_block_writer& w, std::uint64_t sequence) {
+    const auto span = w.finish(sequence, sequence, 1700000000000);
+    return {span.begin(), span.end()};
+}
+
+// Writers sharing pools (a daemon's streams) write the same blocks as writers of their own,
+// and between blocks hold neither a buffer nor an encoder: both wait in the pools.
+TEST(journal_block, writers_sharing_pools_write_the_same_blocks_and_hold_nothing_between) {
+    journal_block_pools pools;
+    journal_block_writer a("a", false, true, &pools);
+    journal_block_writer b("b", false, true, &pools);
+    journal_block_writer alone_a("a", false, true);
+    journal_block_writer alone_b("b", false, true);
+    EXPECT_EQ(a.bytes(), 0u);  // nothing taken before the first message
+    for (std::uint64_t round = 1; round <= 3; ++round) {
+        const auto msgs = events(static_cast<std::int64_t>(round) * 100, 40);
+        for (const auto& m : msgs) {
+            ASSERT_FALSE(a.add(m));
+            ASSERT_FALSE(alone_a.add(m));
+        }
+        for (const auto& m : events(0, 10)) {
+            ASSERT_FALSE(b.add(m));
+            ASSERT_FALSE(alone_b.add(m));
+        }
+        EXPECT_EQ(finished(a, round), finished(alone_a, round));
+        EXPECT_EQ(finished(b, round), finished(alone_b, round));
+        a.clear();
+        b.clear();
+        alone_a.clear();
+        alone_b.clear();
+        EXPECT_EQ(a.bytes(), 0u);
+        EXPECT_EQ(pools.buffers.kept(), 2u);
+        EXPECT_EQ(pools.encoders.kept(), 2u);
+    }
+}
+
+// A rollback to an empty block with pools, and messages after it, as without.
+TEST(journal_block, pooled_writer_rolls_back_to_an_empty_block) {
+    journal_block_pools pools;
+    journal_block_writer w("s", false, false, &pools);
+    journal_block_writer alone("s", false, false);
+    for (auto* x : {&w, &alone}) {
+        x->mark();
+        for (const auto& m : events(0, 5))
+            ASSERT_FALSE(x->add(m));
+        x->rollback();
+        EXPECT_TRUE(x->empty());
+        for (const auto& m : events(5, 3))
+            ASSERT_FALSE(x->add(m));
+    }
+    EXPECT_EQ(finished(w, 1), finished(alone, 1));
+}
+
+}  // namespace
+}  // namespace objwire::test
