@@ -22,10 +22,7 @@ python3 "$(dirname "$0")/credential_throttle_test.py" "$objwire" "$port" "$dir/w
 cat "$dir/out"
 # The daemon counted each: the checked ones as wrong credentials, the rest as throttled.
 mport=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | grep -o '[0-9]*$' | head -1)
-exec 3<>"/dev/tcp/127.0.0.1/$mport"
-printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&3
-cat <&3 >"$dir/metrics"
-exec 3<&-
+get_metrics "$mport" "$dir/metrics"
 for reason in throttled checked; do
   n=$(grep -o "$reason=[0-9]*" "$dir/out" | cut -d= -f2)
   [ "$reason" = checked ] && reason=credential

@@ -39,3 +39,13 @@ stops_within_grace() {
   [ "$elapsed" -le $((grace_ms + 1000)) ] || fail "$label: took $elapsed ms to stop"
   wait "$pid" || fail "$label: exited $? after SIGTERM"
 }
+
+# get_metrics PORT FILE [HEADER]: GET /metrics from 127.0.0.1:PORT with bash's /dev/tcp (a
+# test needs no HTTP client), the whole response - status line, headers, body - into FILE.
+get_metrics() {
+  local port=$1 out=$2 header=${3:-}
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n%s\r\n' "${header:+$header$'\r\n'}" >&3
+  timeout 10 cat <&3 >"$out" || true
+  exec 3<&-
+}

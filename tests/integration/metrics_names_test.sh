@@ -16,10 +16,7 @@ metrics_port() { grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -
 metrics=""
 wait_until 10 metrics_port >/dev/null && metrics=$(metrics_port)
 [ -n "$metrics" ] || fail "no metrics port in the log"
-exec 3<>"/dev/tcp/127.0.0.1/$metrics"
-printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
-timeout 10 cat <&3 >"$dir/http.txt" || true
-exec 3<&-
+get_metrics "$metrics" "$dir/http.txt"
 sed '1,/^\r\{0,1\}$/d' "$dir/http.txt" >"$dir/body.txt"
 body=$dir/body.txt
 

@@ -38,10 +38,7 @@ stop() { kill -TERM "$daemon"; wait "$daemon" || fail "daemon exited $? on SIGTE
 
 # scrape: the body of GET /metrics into $dir/body.txt.
 scrape() {
-  exec 3<>"/dev/tcp/127.0.0.1/$metrics"
-  printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
-  timeout 10 cat <&3 >"$dir/http.txt" || true
-  exec 3<&-
+  get_metrics "$metrics" "$dir/http.txt"
   sed '1,/^\r\{0,1\}$/d' "$dir/http.txt" >"$dir/body.txt"
 }
 # value 'NAME' or 'NAME{LABELS}': the sample's value, as an integer when it is one.

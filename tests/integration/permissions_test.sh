@@ -143,10 +143,7 @@ as reader read >/dev/null 2>"$dir/err" || rc=$?
 mport=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | grep -o '[0-9]*$' | head -1)
 [ -n "$mport" ] || fail "no metrics port logged"
 scrape() {  # [TOKEN]: GET /metrics, with that bearer token
-  exec 3<>"/dev/tcp/127.0.0.1/$mport"
-  printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n%s\r\n' "${1:+Authorization: Bearer $1$'\r\n'}" >&3
-  cat <&3 >"$dir/metrics"
-  exec 3<&-
+  get_metrics "$mport" "$dir/metrics" "${1:+Authorization: Bearer $1}"
 }
 scrape
 head -1 "$dir/metrics" | grep -q "^HTTP/1.0 401 " || fail "/metrics without the bearer token: $(head -1 "$dir/metrics")"

@@ -45,10 +45,7 @@ mport=$(metrics_port)
 python3 "$(dirname "$0")/reader_start_cap.py" "$objwire" "$port" "$mport" "$dir/reader.token" \
   >"$dir/out" 2>&1 || fail "$(cat "$dir/out")"
 refusals=$(tail -1 "$dir/out")
-exec 3<>"/dev/tcp/127.0.0.1/$mport"
-printf 'GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n' >&3
-cat <&3 >"$dir/metrics"
-exec 3<&-
+get_metrics "$mport" "$dir/metrics"
 grep -qxF "objwire_reader_starts_refused_total $refusals" "$dir/metrics" ||
   fail "$refusals refusals seen, the counter says: $(grep reader_starts "$dir/metrics")"
 grep -qxF "objwire_reader_starts_running 0" "$dir/metrics" ||

@@ -34,10 +34,7 @@ stop() { kill -TERM "$daemon"; wait "$daemon" || fail "daemon exited $? on SIGTE
 
 # value NAME: the sample's value in a fresh GET /metrics, as an integer.
 value() {
-  exec 3<>"/dev/tcp/127.0.0.1/$metrics"
-  printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
-  timeout 10 cat <&3 >"$dir/http.txt" || true
-  exec 3<&-
+  get_metrics "$metrics" "$dir/http.txt"
   awk -v want="$1" '$1 == want { v = $2 } END { if (v == "") exit 1; printf "%.0f\n", v }' \
     "$dir/http.txt" || fail "no sample $1"
 }
