@@ -334,8 +334,10 @@ std::size_t session::unpark(std::size_t n, bool filled) {
     std::error_code ec;
     const auto ready = filled ? stream_io_.available(ec) : 0;
     if (ec || ready == 0) return n;
-    const auto more = read_size(std::min(ready, space.size() - n));
-    return n + stream_io_.read_some(asio::buffer(space.data() + n, more), ec);
+    // The first bytes count in this turn's read, which stays within the share.
+    const auto turn = read_size(n + std::min(ready, space.size() - n));
+    if (turn <= n) return n;
+    return n + stream_io_.read_some(asio::buffer(space.data() + n, turn - n), ec);
 }
 
 // After the goodbye nothing more comes, but the sender may leave before its last acks (its
