@@ -21,7 +21,7 @@ python3 "$(dirname "$0")/credential_throttle_test.py" "$objwire" "$port" "$dir/w
   "$dir/right.token" >"$dir/out" 2>&1 || fail "$(cat "$dir/out")"
 cat "$dir/out"
 # The daemon counted each: the checked ones as wrong credentials, the rest as throttled.
-mport=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | grep -o '[0-9]*$' | head -1)
+mport=$(logged_metrics_port "$dir/log")
 get_metrics "$mport" "$dir/metrics"
 for reason in throttled checked; do
   n=$(grep -o "$reason=[0-9]*" "$dir/out" | cut -d= -f2)

@@ -49,3 +49,12 @@ get_metrics() {
   timeout 10 cat <&3 >"$out" || true
   exec 3<&-
 }
+
+# logged_metrics_port LOG: the metrics port objwired logged in LOG, waiting for it at most 10 s;
+# fails the test without one.
+logged_metrics_port() {
+  local log=$1
+  metrics_port_in() { grep -m1 -o 'metrics on http://127.0.0.1:[0-9]*' "$1" | cut -d: -f3 | grep .; }
+  wait_until 10 metrics_port_in "$log" >/dev/null || fail "no metrics port in $log"
+  metrics_port_in "$log"
+}

@@ -12,10 +12,7 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 printf '[metrics]\nlisten = "127.0.0.1:0"\n' >"$dir/objwired.toml"
 start_daemon "$dir/log" "$dir/data" -c "$dir/objwired.toml"
-metrics_port() { grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 | grep .; }
-metrics=""
-wait_until 10 metrics_port >/dev/null && metrics=$(metrics_port)
-[ -n "$metrics" ] || fail "no metrics port in the log"
+metrics=$(logged_metrics_port "$dir/log")
 get_metrics "$metrics" "$dir/http.txt"
 sed '1,/^\r\{0,1\}$/d' "$dir/http.txt" >"$dir/body.txt"
 body=$dir/body.txt

@@ -22,10 +22,7 @@ source "$(dirname "$0")/daemon_helpers.sh"
 
 printf '[metrics]\nlisten = "127.0.0.1:0"\n' >"$dir/objwired.toml"
 start_daemon "$dir/log" "$dir/data" -c "$dir/objwired.toml"
-metrics_port() { grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 | grep .; }
-metrics=""
-wait_until 10 metrics_port >/dev/null && metrics=$(metrics_port)
-[ -n "$metrics" ] || fail "no metrics port in the log"
+metrics=$(logged_metrics_port "$dir/log")
 
 # attack SLOT: holds a connection that never finishes its request line and reconnects as soon
 # as the daemon closes it, until $dir/stop or 120 s have passed.

@@ -140,8 +140,7 @@ as reader read >/dev/null 2>"$dir/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "wrong token" "$dir/err" || fail "the removed reader: exit $rc: $(cat "$dir/err")"
 
 # The counters by user and reason.
-mport=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | grep -o '[0-9]*$' | head -1)
-[ -n "$mport" ] || fail "no metrics port logged"
+mport=$(logged_metrics_port "$dir/log")
 scrape() {  # [TOKEN]: GET /metrics, with that bearer token
   get_metrics "$mport" "$dir/metrics" "${1:+Authorization: Bearer $1}"
 }

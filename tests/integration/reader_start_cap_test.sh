@@ -38,9 +38,7 @@ token_file = "$dir/reader.token"
 read = ["app-*"]
 TOML
 OBJWIRE_METRICS_LISTEN=127.0.0.1:0 start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
-metrics_port() { grep -o 'metrics on http://127.0.0.1:[0-9]*' "$dir/log" | cut -d: -f3 | grep .; }
-wait_until 10 metrics_port >/dev/null || fail "no metrics endpoint logged"
-mport=$(metrics_port)
+mport=$(logged_metrics_port "$dir/log")
 
 python3 "$(dirname "$0")/reader_start_cap.py" "$objwire" "$port" "$mport" "$dir/reader.token" \
   >"$dir/out" 2>&1 || fail "$(cat "$dir/out")"

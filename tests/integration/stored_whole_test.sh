@@ -27,8 +27,7 @@ start() {
     --data-dir "$dir/data" 2>>"$log" &
   daemon=$!
   port=$(logged_port "$log") || fail "daemon did not log its port"
-  wait_until 10 grep -q 'metrics on http://127.0.0.1:' "$log" || fail "no metrics port"
-  metrics=$(grep -o 'metrics on http://127.0.0.1:[0-9]*' "$log" | cut -d: -f3)
+  metrics=$(logged_metrics_port "$log")
 }
 stop() { kill -TERM "$daemon"; wait "$daemon" || fail "daemon exited $? on SIGTERM"; daemon=""; }
 
