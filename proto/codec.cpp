@@ -203,7 +203,12 @@ std::uint8_t frame_compressor::stream_flags() const {
 struct frame_decompressor::contexts {
     inflate_stream inflate;
 #if OBJWIRE_WITH_ZSTD
-    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> zstd{ZSTD_createDCtx(), &ZSTD_freeDCtx};
+    // Made on the first zstd frame: a connection that sends lz4 or zlib never pays for it.
+    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> zstd{nullptr, &ZSTD_freeDCtx};
+    ZSTD_DCtx* zstd_context() {
+        if (!zstd) zstd.reset(ZSTD_createDCtx());
+        return zstd.get();
+    }
 #endif
 };
 
@@ -255,9 +260,10 @@ std::error_code frame_decompressor::decompress(codec_id codec, std::span<const s
 #if OBJWIRE_WITH_ZSTD
             // One shot into the capped buffer: zstd refuses a frame whose content would not fit
             // (dstSize_tooSmall) and allocates no window of its own for it.
+            ZSTD_DCtx* z = ctx_->zstd_context();
             const std::size_t n =
-                ZSTD_decompressDCtx(ctx_->zstd.get(), dst, raw_len, in.data(), in.size());
-            ok = !ZSTD_isError(n) && n == raw_len;
+                z ? ZSTD_decompressDCtx(z, dst, raw_len, in.data(), in.size()) : 0;
+            ok = z && !ZSTD_isError(n) && n == raw_len;
 #endif
             break;
         }

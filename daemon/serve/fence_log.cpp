@@ -33,11 +33,11 @@ std::error_code write_all(int fd, std::span<const std::uint8_t> bytes) {
 }
 
 std::error_code write_synced(const std::filesystem::path& file, std::span<const std::uint8_t> b,
-                             int flags) {
+                             int flags, bool sync = true) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
     if (fd < 0) return last_errno();
     auto ec = write_all(fd, b);
-    if (!ec && ::fsync(fd) != 0) ec = last_errno();
+    if (!ec && sync && ::fsync(fd) != 0) ec = last_errno();
     ::close(fd);
     return ec;
 }
@@ -93,10 +93,10 @@ std::error_code fence_log::recall(sender_registry& senders) {
     return sync_directory(file_.parent_path());
 }
 
-std::error_code fence_log::append(std::string_view id, const stream_fence& fence) {
+std::error_code fence_log::append(std::string_view id, const stream_fence& fence, durability d) {
     byte_buffer record;
     encode_fence_record(record, id, fence);
-    return write_synced(file_, record.span(), O_APPEND);
+    return write_synced(file_, record.span(), O_APPEND, d == durability::before_return);
 }
 
 }  // namespace objwire::daemon

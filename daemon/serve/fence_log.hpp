@@ -36,8 +36,12 @@ class fence_log {
     // Gives every id's newest fence to `senders` (it overrides the journal's: a claim is
     // written here before any block of it), then rewrites the file with those only.
     std::error_code recall(sender_registry& senders);
-    // Appends `id`'s new fence and fsyncs it.
-    std::error_code append(std::string_view id, const stream_fence& fence);
+    // before_return: the record is on disk when append returns (fsynced); with_later_syncs: it
+    // is written, and on disk with the next before_return append or the system's writeback.
+    enum class durability { before_return, with_later_syncs };
+    // Appends `id`'s new fence.
+    std::error_code append(std::string_view id, const stream_fence& fence,
+                           durability d = durability::before_return);
     const std::filesystem::path& file() const { return file_; }
 
   private:

@@ -127,7 +127,8 @@ class session : public std::enable_shared_from_this<session> {
     // This connection streams no more for its sender id (idempotent).
     void release_sender();
     // Stores `fence` as the owner of sender id `id`; false (released) if it cannot.
-    bool record_owner(const std::string& id, const stream_fence& fence);
+    bool record_owner(const std::string& id, const stream_fence& fence,
+                      sender_registry::fence_change change);
     // Queues the receiver's pending output as a reply released at once.
     void queue_ready_reply();
     std::error_code commit_batch(std::uint64_t last_sequence, std::uint64_t reply_id);

@@ -68,12 +68,13 @@ asio::awaitable<std::optional<session::resume_answer>> session::claim_sender(
         });
     };
     for (int round = 0;; ++round) {
-        bool new_owner = false;
+        auto change = sender_registry::fence_change::same;
         const auto c =
-            senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free, &new_owner);
+            senders.try_claim(id, token, resume, fence_of(fresh_token), stop, on_free, &change);
         if (c == sender_registry::claim::claimed) {
             resume_token_ = token;
-            if (new_owner && !record_owner(id, fence_of(fresh_token)))
+            if (change != sender_registry::fence_change::same &&
+                !record_owner(id, fence_of(fresh_token), change))
                 co_return busy("the owner of sender id '" + id + "' cannot be stored now");
             co_return std::nullopt;
         }
@@ -139,11 +140,17 @@ asio::awaitable<std::optional<std::uint64_t>> session::ask_sink_last_frame(const
 }
 
 // Written before the welcome that hands the stream its token: a daemon restarted before the
-// stream stores a block still knows it owns the id (docs/PROTOCOL.md 1.1, "Ownership").
-bool session::record_owner(const std::string& id, const stream_fence& fence) {
+// stream stores a block still knows it owns the id (docs/PROTOCOL.md 1.1, "Ownership"). A new
+// id's first owner is not waited for on the disk: lost in a crash, it leaves the id with no
+// owner known, which takes the token its first resuming stream shows - the same owner.
+bool session::record_owner(const std::string& id, const stream_fence& fence,
+                           sender_registry::fence_change change) {
     auto* fences = server_.fences();
     if (!fences) return true;
-    if (auto ec = fences->append(id, fence)) {
+    const auto durability = change == sender_registry::fence_change::new_id
+                                ? fence_log::durability::with_later_syncs
+                                : fence_log::durability::before_return;
+    if (auto ec = fences->append(id, fence, durability)) {
         spdlog::error("{}: cannot store the owner of sender id '{}' in '{}': {}", peer_,
                       log_text(id), fences->file().string(), ec.message());
         release_sender();

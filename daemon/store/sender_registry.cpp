@@ -97,12 +97,19 @@ void sender_registry::batch_done(const std::string& id, std::uint64_t last_seque
         w();
 }
 
+sender_registry::fence_change sender_registry::fence_change_of(const entry& e,
+                                                               const stream_fence& now) {
+    if (e.fence == now) return fence_change::same;
+    const bool seen = e.fence || e.stream.last_durable != 0 || e.stream.objects != 0;
+    return seen ? fence_change::replaced : fence_change::new_id;
+}
+
 sender_registry::claim sender_registry::try_claim(const std::string& id, std::uint64_t owner,
                                                   const std::optional<stream_fence>& resume,
                                                   const stream_fence& fresh,
                                                   std::function<void()> stop,
                                                   std::function<void()> on_free,
-                                                  bool* fence_changed) {
+                                                  fence_change* change) {
     std::function<void()> stop_holder;
     {
         std::lock_guard lock(mutex_);
@@ -115,7 +122,7 @@ sender_registry::claim sender_registry::try_claim(const std::string& id, std::ui
             e.stop_owner = std::move(stop);
             e.stop_asked = false;
             const stream_fence now = resume ? *resume : fresh;
-            if (fence_changed) *fence_changed = e.fence != now;
+            if (change) *change = fence_change_of(e, now);
             e.fence = now;
             return claim::claimed;
         }

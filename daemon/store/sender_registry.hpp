@@ -57,19 +57,23 @@ class sender_registry {
                     std::uint64_t objects = 0, std::uint64_t digest = 0);
 
     enum class claim { claimed, waiting, fenced };
+    // What a claim did to the id's owner: kept it, gave a new id (no owner known, nothing
+    // stored) its first, or replaced another (or an unknown owner of stored objects).
+    enum class fence_change { same, new_id, replaced };
     // One live connection per sender id, and only the stream that owns the id may resume it
     // (docs/PROTOCOL.md 1.1, "Ownership"). `resume` is the fence of the token the hello
     // presented (nullopt: a new stream, which would own the id under `fresh`).
     // - fenced: the id is owned by another stream than the one `resume` names.
     // - claimed: `owner` is the id's connection now (no other connection holds it and none of
-    //   its batches is still in flight); the id's fence is `resume` or `fresh`.
+    //   its batches is still in flight); the id's fence is `resume` or `fresh` (`change`
+    //   says how that differs from before).
     // - waiting: `on_free` is called (from whichever thread frees it, outside the lock) when
     //   the id comes free. A resuming stream's holder is asked to stop (`stop` of the
     //   holder, called once: it is this stream's own broken connection); a new stream's is not.
     claim try_claim(const std::string& id, std::uint64_t owner,
                     const std::optional<stream_fence>& resume, const stream_fence& fresh,
                     std::function<void()> stop, std::function<void()> on_free,
-                    bool* fence_changed = nullptr);
+                    fence_change* change = nullptr);
     // Whether a connection holds `id` now.
     bool held(const std::string& id) const;
     // The connection `owner` will commit no more batches of `id`.
@@ -85,6 +89,7 @@ class sender_registry {
         bool stop_asked = false;
         std::vector<std::function<void()>> waiting;  // called when the id comes free
     };
+    static fence_change fence_change_of(const entry& e, const stream_fence& now);
     // The waiters to call (outside the lock) if `e` is free now.
     static std::vector<std::function<void()>> take_waiters_if_free(entry& e);
 

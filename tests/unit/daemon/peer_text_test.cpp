@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,46 @@ TEST(FenceLog, RecallGivesTheNewestOwnerAndCompactsTheFile) {
     encode_fence_record(one, "S", fence_with(2));
     encode_fence_record(one, "T", fence_with(3));
     EXPECT_EQ(std::filesystem::file_size(log.file()), one.size());
+    std::filesystem::remove_all(dir);
+}
+
+// Only a new id's first owner may skip the wait for the disk: any other change of owner is
+// what a restart must still know.
+TEST(FenceLog, AClaimSaysWhetherItGaveANewIdItsFirstOwner) {
+    using change = sender_registry::fence_change;
+    sender_registry senders;
+    senders.remember("stored", 3, nullptr);  // objects stored before fences were kept
+    const auto noop = [] {};
+    auto claim = [&](const std::string& id, std::uint64_t conn,
+                     const std::optional<stream_fence>& resume, const stream_fence& fresh) {
+        auto c = change::same;
+        EXPECT_EQ(senders.try_claim(id, conn, resume, fresh, noop, noop, &c),
+                  sender_registry::claim::claimed);
+        senders.release(id, conn);
+        return c;
+    };
+    EXPECT_EQ(claim("new", 1, std::nullopt, fence_with(1)), change::new_id);
+    EXPECT_EQ(claim("new", 2, fence_with(1), fence_with(1)), change::same);
+    EXPECT_EQ(claim("new", 3, std::nullopt, fence_with(2)), change::replaced);
+    EXPECT_EQ(claim("stored", 4, std::nullopt, fence_with(3)), change::replaced);
+    // A resume of an id nobody owns yet gives it its first owner, as a new stream does.
+    EXPECT_EQ(claim("forgotten", 5, fence_with(4), fence_with(4)), change::new_id);
+}
+
+TEST(FenceLog, ARecordLeftToLaterSyncsReadsBackWithTheSyncedOnes) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("fence_log_later_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    fence_log log(dir / "stream_fences");
+    ASSERT_FALSE(log.append("new", fence_with(1), fence_log::durability::with_later_syncs));
+    ASSERT_FALSE(log.append("S", fence_with(2)));
+    sender_registry senders;
+    ASSERT_FALSE(log.recall(senders));
+    const auto noop = [] {};
+    EXPECT_EQ(senders.try_claim("new", 1, fence_with(9), fence_with(9), noop, noop),
+              sender_registry::claim::fenced);
+    EXPECT_EQ(senders.try_claim("new", 1, fence_with(1), fence_with(9), noop, noop),
+              sender_registry::claim::claimed);
     std::filesystem::remove_all(dir);
 }
 
