@@ -122,8 +122,39 @@ bool compression_policy::plan(std::size_t raw_bytes) {
     return attempt;
 }
 
+namespace {
+// A zstd stream's figures depend on the history of its own connection and layout: each
+// connection measures them itself.
+bool shareable(codec_id c) {
+    return c != codec_id::zstd_stream;
+}
+}  // namespace
+
+void compression_policy::recall_shared() {
+    recalled_ = true;
+    if (!opts_.shared) return;
+    for (const auto& m : opts_.shared->recall())
+        for (auto& f : ladder_)
+            if (!f.known && f.codec == m.codec && f.level == m.level && shareable(f.codec)) {
+                f.ratio = m.ratio;
+                f.ns = m.ns;
+                f.ns_warm = m.ns_warm;
+                f.known = true;
+            }
+}
+
+void compression_policy::share(const level_figures& f) const {
+    if (opts_.shared && f.known && shareable(f.codec))
+        opts_.shared->remember({.codec = f.codec,
+                                .level = f.level,
+                                .ratio = f.ratio,
+                                .ns = f.ns,
+                                .ns_warm = f.ns_warm});
+}
+
 bool compression_policy::plan_auto() {
     ++since_try_;
+    if (!recalled_) recall_shared();
     bool attempt = false;
     if (stats_.incompressible) {
         attempt = since_try_ >= probe_every_;  // a rare probe: has the data changed?
@@ -298,6 +329,7 @@ void compression_policy::on_result(std::size_t raw_bytes, std::size_t compressed
         average(f.ns, ns_known, sample);
         f.ns_warm = !cold_;
     }
+    share(f);
     tried_ = step_;
 }
 

@@ -16,6 +16,26 @@
 
 namespace objwire {
 
+// What one codec at one level gave, per raw byte: its cost on this machine and its ratio on
+// the data. The connections of one process share them (codec_measures), so a new connection
+// starts from its neighbours' figures instead of compressing its first frames to learn them -
+// a thousand short connections would otherwise each compress their first two.
+struct codec_measure {
+    codec_id codec = codec_id::none;
+    int level = 0;
+    double ratio = 1;  // compressed / raw
+    double ns = 0;     // compression time per raw byte
+    bool ns_warm = false;
+};
+
+// Where the policies of one process keep their figures; the implementation (client/lib) locks.
+class codec_measures {
+  public:
+    virtual ~codec_measures() = default;
+    virtual std::vector<codec_measure> recall() const = 0;
+    virtual void remember(const codec_measure& m) = 0;
+};
+
 struct compression_options {
     compression_mode mode = compression_mode::automatic;
     codec_id codec = codec_id::zstd;  // falls back to zlib when not built or not accepted
@@ -24,6 +44,7 @@ struct compression_options {
     int level = 0;
     std::uint32_t min_frame_bytes = 512;     // smaller frames are never compressed
     std::uint64_t link_bits_per_second = 0;  // configured link; 0: measured
+    codec_measures* shared = nullptr;        // figures shared with other connections; null: none
 };
 
 // Constants of the rule; tests and benchmarks may change them.
@@ -113,6 +134,9 @@ class compression_policy {
         bool ns_warm = false;  // `ns` comes from frames that followed a compressed frame
     };
     bool plan_auto();
+    // Before the first attempt: the shared figures of the levels this policy may use.
+    void recall_shared();
+    void share(const level_figures& f) const;
     std::uint32_t sample_interval() const;
     void decide();
     void climb();
@@ -143,6 +167,7 @@ class compression_policy {
     std::array<double, 5> link_samples_{};
     std::size_t link_count_ = 0;
     double link_floor_bps_ = 0;  // largest lower bound seen
+    bool recalled_ = false;      // recall_shared() ran
     std::uint32_t since_try_ = 0;
     std::uint32_t run_left_ = 0;  // frames left in the current sample run
     bool cold_ = false;           // the attempt in flight follows a plain frame

@@ -15,6 +15,7 @@
 #include "proto/errors.hpp"
 
 #include "client/lib/coarse_clock.hpp"
+#include "client/lib/shared_codec_measures.hpp"
 
 namespace objwire::client {
 namespace {
@@ -30,6 +31,7 @@ compression_options compression_from(const config::client_settings& s) {
     if (s.link_bandwidth != "auto") {
         if (auto bps = config::parse_bandwidth(s.link_bandwidth)) c.link_bits_per_second = *bps;
     }
+    c.shared = &shared_codec_measures::of_process();
     return c;
 }
 

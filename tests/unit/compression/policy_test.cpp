@@ -62,6 +62,43 @@ TEST(Policy, FastLinkOnlySamplesRarely) {
     EXPECT_LE(tried, 2 * (3200 / 256) + 3);
 }
 
+// The figures a process's connections share, as client/lib keeps them (without the lock).
+struct kept_measures final : codec_measures {
+    std::vector<codec_measure> figures;
+    std::vector<codec_measure> recall() const override { return figures; }
+    void remember(const codec_measure& m) override {
+        for (auto& f : figures)
+            if (f.codec == m.codec && f.level == m.level) {
+                f = m;
+                return;
+            }
+        figures.push_back(m);
+    }
+};
+
+TEST(Policy, ANewConnectionStartsFromTheFiguresItsNeighboursMeasured) {
+    kept_measures shared;
+    auto o = auto_on(40'000);  // loopback: compression never pays
+    o.shared = &shared;
+    compression_policy first(o);
+    // Alone, a connection compresses its first frames to learn what the codec gives.
+    EXPECT_EQ(drive(first, 8, {}), 2);
+    ASSERT_FALSE(shared.figures.empty());
+    EXPECT_NEAR(shared.figures.front().ratio, 0.3, 0.01);
+    EXPECT_NEAR(shared.figures.front().ns, 3.0, 0.01);
+    // The next one knows them: its few frames all go out as they are, and it decides alike.
+    compression_policy next(o);
+    EXPECT_EQ(drive(next, 8, {}), 0);
+    EXPECT_FALSE(next.stats().compressing);
+    EXPECT_EQ(next.stats().frames_compressed, 0u);
+    // On a slow link, the figures it was given make it compress from the first frame.
+    auto slow = auto_on(10);
+    slow.shared = &shared;
+    compression_policy on_slow(slow);
+    EXPECT_EQ(drive(on_slow, 8, {}), 8);
+    EXPECT_TRUE(on_slow.stats().compressing);
+}
+
 TEST(Policy, SamplesAreDenserNearBreakEven) {
     // 10 Gbit/s (0.8 ns/B) against a codec of 0.5 ns/B (ratio 0.3): T_on = 0.5 + 0.24 + 0.25
     // = 0.99, not worth it; a run of two samples costs 2 x 0.5 / N, held to 1% of 0.8 ns/B:
