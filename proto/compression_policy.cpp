@@ -97,9 +97,9 @@ void compression_policy::set_accepted(std::uint32_t peer_codecs) {
     // zstd-1's speed for a third less ratio: docs/COMPRESSION.md, "The codecs on this machine").
     const bool zstd = c == codec_id::zstd || c == codec_id::zstd_stream;
     if (zstd && levels.size() > 1 && has_codec(usable, codec_id::lz4))
-        ladder_.push_back({.codec = codec_id::lz4, .level = 1});
+        ladder_.push_back({{.codec = codec_id::lz4, .level = 1}});
     for (int l : levels)
-        ladder_.push_back({.codec = c, .level = l});
+        ladder_.push_back({{.codec = c, .level = l}});
     step_ = tried_ = 0;
     stats_.codec = c;
     stats_.level = ladder_[0].level;
@@ -136,20 +136,13 @@ void compression_policy::recall_shared() {
     for (const auto& m : opts_.shared->recall())
         for (auto& f : ladder_)
             if (!f.known && f.codec == m.codec && f.level == m.level && shareable(f.codec)) {
-                f.ratio = m.ratio;
-                f.ns = m.ns;
-                f.ns_warm = m.ns_warm;
+                static_cast<codec_measure&>(f) = m;
                 f.known = true;
             }
 }
 
 void compression_policy::share(const level_figures& f) const {
-    if (opts_.shared && f.known && shareable(f.codec))
-        opts_.shared->remember({.codec = f.codec,
-                                .level = f.level,
-                                .ratio = f.ratio,
-                                .ns = f.ns,
-                                .ns_warm = f.ns_warm});
+    if (opts_.shared && f.known && shareable(f.codec)) opts_.shared->remember(f);
 }
 
 bool compression_policy::plan_auto() {

@@ -23,9 +23,9 @@ namespace objwire {
 struct codec_measure {
     codec_id codec = codec_id::none;
     int level = 0;
-    double ratio = 1;  // compressed / raw
-    double ns = 0;     // compression time per raw byte
-    bool ns_warm = false;
+    double ratio = 1;      // compressed / raw
+    double ns = 0;         // compression time per raw byte
+    bool ns_warm = false;  // `ns` comes from frames that followed a compressed frame
 };
 
 // Where the policies of one process keep their figures; the implementation (client/lib) locks.
@@ -125,13 +125,8 @@ class compression_policy {
 
   private:
     // What one codec at one level gives, per raw byte, on recent frames.
-    struct level_figures {
-        codec_id codec = codec_id::none;
-        int level = 0;
-        double ratio = 1;  // compressed / raw
-        double ns = 0;     // compression time per raw byte
+    struct level_figures : codec_measure {
         bool known = false;
-        bool ns_warm = false;  // `ns` comes from frames that followed a compressed frame
     };
     bool plan_auto();
     // Before the first attempt: the shared figures of the levels this policy may use.
