@@ -26,9 +26,10 @@ constexpr std::uint64_t credit_share(std::uint64_t budget, std::int64_t senders)
 // ack tells a streaming sender its new share, but a sender welcomed before the others came
 // may write all its credit before its first ack. So when senders join, every sender
 // connection is told (an ack of what it already had acknowledged, docs/PROTOCOL.md 1.4) -
-// once the share has fallen to half the one last told, so that 1,000 senders joining one by
-// one wake the others 10 times, not 999 each. A share that grows (senders left) waits for
-// the next ack: a larger credit costs no one while it waits. No I/O.
+// once the share has fallen to three quarters of the one last told, so that 1,000 senders
+// joining one by one wake the others 20 times, not 999 each, and none holds more than 4/3 of
+// its share. A share that grows (senders left) waits for the next ack: a larger credit costs
+// no one while it waits. No I/O.
 class credit_notices {
   public:
     // The senders streaming are now `senders`: true when every sender connection is to be told.
@@ -38,7 +39,7 @@ class credit_notices {
             told_ = share;
             return false;
         }
-        if (share > told_ / 2) return false;
+        if (share > told_ / 4 * 3) return false;
         told_ = share;
         return true;
     }
