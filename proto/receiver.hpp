@@ -192,6 +192,8 @@ class receiver {
     std::string data_error(std::error_code ec, const frame_view& f) const;
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
     std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
+    // Queues an ack of acked_sequence_, with the credit if it differs from the one announced.
+    void queue_ack();
 
     options opts_;
     frame_reader reader_;
@@ -222,7 +224,6 @@ class receiver {
     std::uint64_t last_sequence_ = 0;
     std::uint64_t acked_sequence_ = 0;
     std::uint64_t announced_credit_ = 0;
-    void queue_ack();  // of acked_sequence_, with the credit if it changed
     std::uint64_t messages_ = 0;
 };
 
