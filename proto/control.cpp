@@ -240,6 +240,7 @@ void encode_ack(const ack& a, byte_buffer& out) {
         f.number(5, a.decompressed_bytes);
         f.number(6, a.decompress_ns);
     }
+    if (a.credit) f.number(7, a.credit);
 }
 
 result<ack> decode_ack(std::span<const std::uint8_t> payload) {
@@ -259,6 +260,8 @@ result<ack> decode_ack(std::span<const std::uint8_t> payload) {
                 return read_into(f, a.decompressed_bytes);
             case 6:
                 return read_into(f, a.decompress_ns);
+            case 7:
+                return read_into(f, a.credit);
             default:
                 f.take(f.remaining());
                 return proto_errc::ok;

@@ -118,6 +118,10 @@ struct ack {
     // took, so the sender's compression policy knows the receiver's side of the cost.
     std::uint64_t decompressed_bytes = 0;
     std::uint64_t decompress_ns = 0;
+    // Field 7: the connection's credit from now on (welcome field 11's meaning), when the
+    // receiver's share changed since it last announced one; 0 (absent, or an older receiver):
+    // unchanged.
+    std::uint64_t credit = 0;
     bool operator==(const ack&) const = default;
 };
 

@@ -148,7 +148,7 @@ void receiver::admit(std::uint64_t last_sequence, const stream_welcome& stream) 
     w.codecs = opts_.codecs;
     w.sink = opts_.sink;
     w.next_sequence = last_sequence_ + 1;
-    w.credit_bytes = opts_.credit_bytes;
+    w.credit_bytes = announced_credit_ = opts_.credit_bytes;
     w.fresh_frames = opts_.fresh_frames;
     w.columns = true;  // every receiver of this version decodes them
     w.resume_token = stream.resume_token;
@@ -249,14 +249,26 @@ std::error_code receiver::unpack(const frame_view& f, std::span<const std::uint8
     return {};
 }
 
+void receiver::queue_ack() {
+    // Only a change travels: a connection whose share stays put sends the acks it always did.
+    const std::uint64_t credit = opts_.credit_bytes != announced_credit_ ? opts_.credit_bytes : 0;
+    if (credit) announced_credit_ = credit;
+    scratch_.clear();
+    encode_ack({acked_sequence_, messages_, decoder_.table().bytes, decoder_.table().peak_bytes,
+                decompressed_bytes_, decompress_ns_, credit},
+               scratch_);
+    append_frame(out_, frame_kind::ack, 0, scratch_.span());
+}
+
+void receiver::announce_credit() {
+    if (state_ != state::streaming || last_sequence_ != acked_sequence_) return;
+    if (opts_.credit_bytes != announced_credit_) queue_ack();
+}
+
 void receiver::acknowledge() {
     if (last_sequence_ != acked_sequence_) {
         acked_sequence_ = last_sequence_;
-        scratch_.clear();
-        encode_ack({acked_sequence_, messages_, decoder_.table().bytes, decoder_.table().peak_bytes,
-                    decompressed_bytes_, decompress_ns_},
-                   scratch_);
-        append_frame(out_, frame_kind::ack, 0, scratch_.span());
+        queue_ack();
     }
     if (!error_frame_.empty()) {
         out_.append(error_frame_.span());

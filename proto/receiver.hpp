@@ -116,12 +116,18 @@ class receiver {
     // than options.limits.table_budget); the welcome announces it. Fresh frames stay asked
     // for: options::stored_table_budget says which of them are stored whole.
     void limit_table(std::uint64_t bytes);
-    // Before admit(): the credit the welcome announces, in place of options.credit_bytes (the
-    // driver's share of what it holds for all connections).
+    // The connection's credit, in place of options.credit_bytes (the driver's share of what it
+    // holds for all connections): before admit() the welcome announces it; later, the next ack
+    // carries it (field 7) if it differs from the one last announced. 0: none, unchanged.
     void set_credit(std::uint64_t bytes) {
-        if (state_ == state::awaiting_hello || state_ == state::admitting)
-            opts_.credit_bytes = bytes;
+        if (bytes != 0) opts_.credit_bytes = bytes;
     }
+    // The credit the peer was last told (welcome or ack).
+    std::uint64_t announced_credit() const { return announced_credit_; }
+    // While streaming, with everything delivered acknowledged: if the credit differs from the
+    // one last announced, queue an ack of what is already acknowledged that carries it - a
+    // sender learns a smaller share before it has anything new acknowledged.
+    void announce_credit();
     // After step::admit: welcome the peer. Its data frames continue after last_sequence, the
     // last frame of this sender that is already stored (0 for a new stream).
     void admit(std::uint64_t last_sequence, const stream_welcome& stream);
@@ -186,6 +192,8 @@ class receiver {
     std::string data_error(std::error_code ec, const frame_view& f) const;
     // The payload of a data frame as the decoder reads it: decompressed into raw_ if needed.
     std::error_code unpack(const frame_view& f, std::span<const std::uint8_t>& payload);
+    // Queues an ack of acked_sequence_, with the credit if it differs from the one announced.
+    void queue_ack();
 
     options opts_;
     frame_reader reader_;
@@ -215,6 +223,7 @@ class receiver {
     bool hello_received_ = false;
     std::uint64_t last_sequence_ = 0;
     std::uint64_t acked_sequence_ = 0;
+    std::uint64_t announced_credit_ = 0;
     std::uint64_t messages_ = 0;
 };
 

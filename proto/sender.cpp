@@ -36,7 +36,7 @@ void sender::open_batch() {
 }
 
 std::uint64_t sender::window_bytes() const {
-    const std::uint64_t credit = welcome_.credit_bytes;  // 0: the receiver announced none
+    const std::uint64_t credit = credit_bytes_;  // 0: the receiver announced none
     if (credit == 0) return opts_.max_in_flight;
     if (opts_.max_in_flight == 0) return credit;
     return std::min(credit, opts_.max_in_flight);
@@ -48,7 +48,7 @@ void sender::consume_output() {
     batch_start_ -= released_;
     sealed_ -= released_;
     released_ = 0;
-    peak_unacked_bytes_ = std::max(peak_unacked_bytes_, in_flight_bytes_ - queued_data_bytes_);
+    peak_unacked_bytes_ = std::max(peak_unacked_bytes_, unacked_bytes());
 }
 
 void sender::push_sealed(std::size_t bytes, bool data) {
@@ -66,7 +66,7 @@ void sender::release() {
     while (!queued_.empty()) {
         const queued_frame f = queued_.front();
         if (f.data) {
-            const std::uint64_t committed = in_flight_bytes_ - queued_data_bytes_;
+            const std::uint64_t committed = unacked_bytes();
             if (window != 0 && committed > 0 && committed + f.bytes > window) return;
             queued_data_bytes_ -= f.bytes;
         }
@@ -319,6 +319,7 @@ std::error_code sender::on_welcome(const frame_view& f) {
     if (!w) return fail(w.error(), "bad welcome");
     const decoder_limits old_limits = welcome_.limits;
     welcome_ = std::move(*w);
+    credit_bytes_ = welcome_.credit_bytes;  // a new connection's own, whatever acks said before
     // A reconnect presents the token to resume the stream (docs/PROTOCOL.md 1.1, "Ownership").
     if (!welcome_.resume_token.empty()) opts_.greeting.resume_token = welcome_.resume_token;
     compressor_.policy().set_accepted(welcome_.codecs);
@@ -367,8 +368,11 @@ std::error_code sender::on_ack(const frame_view& f) {
     acked_through_ = std::max(acked_through_, a->sequence);
     if (opts_.resumable) trim_retained();
     last_ack_ = *a;
+    // A new credit sizes the window for the frames written from now on; those already
+    // written stay in flight, so a smaller one holds new frames back until acks drain them.
+    if (a->credit != 0) credit_bytes_ = a->credit;
     compressor_.policy().on_receiver_report(a->decompressed_bytes, a->decompress_ns);
-    release();  // the acknowledged bytes made room in the window
+    release();  // the acknowledged bytes (or a larger credit) made room in the window
     return {};
 }
 

@@ -65,6 +65,12 @@ class sender {
     bool frames_waiting() const { return !queued_.empty(); }
     // min(options.max_in_flight, the receiver's credit); 0 when neither limits it.
     std::uint64_t window_bytes() const;
+    // The receiver's credit: its welcome's (field 11), then the last ack's that carried one
+    // (field 7). 0: it announced none.
+    std::uint64_t credit_bytes() const { return credit_bytes_; }
+    // Data-frame bytes written (or offered by output()) and not yet acknowledged now; frames
+    // waiting for room in the window are not counted.
+    std::uint64_t unacked_bytes() const { return in_flight_bytes_ - queued_data_bytes_; }
     // The most data-frame bytes ever written and unacknowledged at once (after each
     // consume_output()), over every connection.
     std::uint64_t peak_unacked_bytes() const { return peak_unacked_bytes_; }
@@ -213,6 +219,7 @@ class sender {
     void insert_mark(std::uint64_t sequence);
     state state_ = state::greeting;
     welcome welcome_;
+    std::uint64_t credit_bytes_ = 0;
     ack last_ack_;
     std::error_code error_;
     std::string detail_;

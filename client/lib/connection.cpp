@@ -103,7 +103,7 @@ sender::options sender_options(const config::client_settings& s, std::string nam
     if (read_token_file(s, token, unused)) o.greeting.auth_token = token;
     o.resumable = s.resume_retry_for.count() > 0;  // keeps unacknowledged frames to resend
     o.max_replay_bytes = s.resume_max_replay_bytes;
-    o.max_in_flight = s.max_in_flight;  // the daemon's credit (welcome field 11) may lower it
+    o.max_in_flight = s.max_in_flight;  // the daemon's credit (welcome, acks) may lower it
     return o;
 }
 
@@ -199,6 +199,7 @@ connection_stats connection_core::stats() const {
     stats_.receiver_table_peak_bytes = core_.last_ack().table_peak_bytes;
     stats_.window_bytes = core_.window_bytes();
     stats_.peak_unacked_bytes = core_.peak_unacked_bytes();
+    stats_.unacked_bytes = core_.unacked_bytes();
     return stats_;
 }
 

@@ -22,4 +22,30 @@ constexpr std::uint64_t credit_share(std::uint64_t budget, std::int64_t senders)
     return std::min(budget, std::max(equal, credit_floor));
 }
 
+// When the sender connections are told their share without waiting for an ack of theirs: an
+// ack tells a streaming sender its new share, but a sender welcomed before the others came
+// may write all its credit before its first ack. So when senders join, every sender
+// connection is told (an ack of what it already had acknowledged, docs/PROTOCOL.md 1.4) -
+// once the share has fallen to three quarters of the one last told, so that 1,000 senders
+// joining one by one wake the others 20 times, not 999 each, and none holds more than 4/3 of
+// its share. A share that grows (senders left) waits for the next ack: a larger credit costs
+// no one while it waits. No I/O.
+class credit_notices {
+  public:
+    // The senders streaming are now `senders`: true when every sender connection is to be told.
+    bool on_senders(std::uint64_t budget, std::int64_t senders) {
+        const std::uint64_t share = credit_share(budget, senders);
+        if (told_ == 0 || share >= told_) {
+            told_ = share;
+            return false;
+        }
+        if (share > told_ / 4 * 3) return false;
+        told_ = share;
+        return true;
+    }
+
+  private:
+    std::uint64_t told_ = 0;  // the share last told (or the largest since); 0: none yet
+};
+
 }  // namespace objwire::daemon

@@ -335,9 +335,20 @@ void server::hello_done(std::uint64_t pending_id) {
 void server::forget(const std::shared_ptr<session>& s) {
     --counters_.connections_open;
     --metrics_.connections_by_role[static_cast<std::size_t>(s->role())];
+    if (s->role() == connection_role::sender) senders_changed();
     std::lock_guard lock(sessions_mutex_);
     sessions_.erase(s);
     if (sessions_.empty() && on_idle_) asio::post(io_, std::exchange(on_idle_, {}));
+}
+
+void server::senders_changed() {
+    const auto senders =
+        metrics_.connections_by_role[static_cast<std::size_t>(connection_role::sender)].load(
+            std::memory_order_relaxed);
+    std::lock_guard lock(sessions_mutex_);
+    if (!credit_notices_.on_senders(settings().max_buffered_bytes, senders)) return;
+    for (const auto& s : sessions_)
+        s->notice_credit();
 }
 
 void server::when_idle(std::function<void()> fn) {

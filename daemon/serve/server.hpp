@@ -17,6 +17,7 @@
 #include "daemon/serve/access_token.hpp"
 #include "daemon/serve/address_limiter.hpp"
 #include "daemon/serve/credential_throttle.hpp"
+#include "daemon/serve/credit_share.hpp"
 #include "daemon/serve/fence_log.hpp"
 #include "daemon/serve/pending_hellos.hpp"
 #include "daemon/serve/permissions.hpp"
@@ -108,6 +109,9 @@ class server {
     fence_log* fences() { return fences_ ? &*fences_ : nullptr; }
     server_counters& counters() { return counters_; }
     table_budget_pool& table_budgets() { return table_budgets_; }
+    // A session took or left the sender role: when the share fell far enough
+    // (credit_notices), every session is asked to tell its sender its new credit.
+    void senders_changed();
     // Read blocks and inflate buffers of sender connections, kept while they wait for bytes
     // (docs/OPERATIONS.md, "Memory per connection").
     buffer_pool& read_buffers() { return read_buffers_; }
@@ -194,6 +198,7 @@ class server {
     spare_descriptor spare_;  // the accept loop's reserve (accept_loop only)
     std::mutex sessions_mutex_;
     std::set<std::shared_ptr<session>> sessions_;
+    credit_notices credit_notices_;  // under sessions_mutex_
     std::function<void()> on_idle_;  // when_idle's waiter, under sessions_mutex_
     std::atomic<bool> stopping_{false};
     daemon::metrics metrics_;

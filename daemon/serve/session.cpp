@@ -440,7 +440,26 @@ void session::become(connection_role next) {
     auto& by_role = server_.metrics().connections_by_role;
     ++by_role[static_cast<std::size_t>(next)];
     --by_role[static_cast<std::size_t>(role_)];
+    const bool senders_changed =
+        (next == connection_role::sender) != (role_ == connection_role::sender);
     role_ = next;
+    if (senders_changed) server_.senders_changed();
+}
+
+void session::notice_credit() {
+    asio::post(stream_io_.get_executor(), [self = shared_from_this()] { self->announce_credit(); });
+}
+
+// Queued behind the replies before it (an ack held for its batch goes first): the sender
+// learns its share in order, and no ack ever runs ahead of its objects.
+void session::announce_credit() {
+    const auto p = state_.phase();
+    if (role_ != connection_role::sender ||
+        (p != session_phase::streaming && p != session_phase::paused))
+        return;
+    receiver_.set_credit(credit());
+    receiver_.announce_credit();
+    queue_ready_reply();
 }
 
 void session::refuse(std::error_code ec, const std::string& detail) {
@@ -527,6 +546,9 @@ void session::roll_back_failed_frame() {
 // nothing to store they go as soon as the replies before them. False: the sink failed and the
 // session with it.
 bool session::reply_to_read(std::uint64_t frames_before) {
+    // The ack tells the sender its share as of now, if it changed since it was last told: the
+    // first senders welcomed with a large share learn that later ones came.
+    receiver_.set_credit(credit());
     receiver_.acknowledge();
     auto& out = receiver_.output();
     const std::uint64_t received_ns = receiver_.frames() != frames_before ? steady_now_ns() : 0;

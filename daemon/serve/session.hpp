@@ -48,6 +48,9 @@ class session : public std::enable_shared_from_this<session> {
     // Forced stop: close the socket now; what is not yet acknowledged the sender sends again.
     // Any thread.
     void abort();
+    // Other senders came: a sender connection whose share shrank is told so now, without
+    // waiting for an ack of new frames (daemon/serve/credit_share.hpp). Any thread.
+    void notice_credit();
     const std::string& peer() const { return peer_; }
     // What the connection is doing (objwire_connections_by_role); the server counts it in
     // handshake when it starts the session and takes it out of its last role when it ends.
@@ -188,6 +191,8 @@ class session : public std::enable_shared_from_this<session> {
     // This connection's share of limits.max_buffered_bytes among the senders streaming now
     // (daemon/serve/credit_share.hpp): what it may hold not yet durable before reading pauses.
     std::uint64_t credit() const;
+    // On the strand: notice_credit()'s work.
+    void announce_credit();
     // For such a sink: refuses the frame being added once its messages alone take more memory
     // than limits.max_buffered_bytes.
     void check_frame_memory();

@@ -78,11 +78,16 @@ struct connection_stats {
     std::uint64_t receiver_table_peak_bytes = 0;
     std::uint64_t reconnects = 0;     // broken connections resumed (resume.retry_for)
     std::uint64_t frames_resent = 0;  // frames sent again after a reconnect
-    // The send window: min(flow.max_in_flight, the daemon's credit, welcome field 11).
+    // The send window: min(flow.max_in_flight, the daemon's credit) - the credit of its
+    // welcome (field 11), then of the last ack that carried one (field 7) as other senders
+    // come and go.
     std::uint64_t window_bytes = 0;
-    // The most data-frame bytes written and unacknowledged at once: at most window_bytes, or
-    // one frame when a single frame is larger than the window.
+    // The most data-frame bytes written and unacknowledged at once: at most the largest
+    // window_bytes, or one frame when a single frame is larger than the window.
     std::uint64_t peak_unacked_bytes = 0;
+    // Data-frame bytes written and not yet acknowledged now: a window that shrank holds new
+    // frames back until acks bring this under it.
+    std::uint64_t unacked_bytes = 0;
 };
 
 class connection_core;  // client/lib/connection_core.hpp

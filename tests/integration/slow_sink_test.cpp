@@ -182,5 +182,76 @@ TEST_F(SlowSink, SendersShareTheCreditAndTheFirstIsHeldAtItsShare) {
         EXPECT_FALSE(senders[k]->close()) << senders[k]->last_error();
 }
 
+// The credit in acks (field 7): a sender welcomed alone, with the whole budget, fills that
+// window; once three more senders are there, the next ack tells it its share, and from the
+// first frame it writes after that its unacknowledged bytes stay within the share - the
+// frames written before it were acknowledged first.
+TEST_F(SlowSink, AnEarlySendersWindowShrinksToItsShareWhenOthersJoin) {
+    constexpr std::uint64_t cap = 1 * config::mebibyte;
+    slow_journal(cap);
+    start();
+    const auto sender_settings = [&](int k) {
+        auto cs = client_settings();
+        cs.sender_id = "late-share-" + std::to_string(k);
+        cs.max_in_flight = config::gibibyte;
+        cs.compression_policy = "never";
+        return cs;
+    };
+    client::connection first(sender_settings(1), "slow-sink-test");
+    ASSERT_FALSE(first.open()) << first.last_error();
+    ASSERT_EQ(first.stats().window_bytes, cap);
+    auto blobs = workloads::make("blobs", 3);
+    message m;
+    const auto send_one = [&] {
+        blobs->next(m);
+        return first.send(m);
+    };
+    // Alone: the whole budget in flight (acks come every 100 ms).
+    while (first.stats().peak_unacked_bytes <= cap / 2 &&
+           first.stats().wire_bytes_out < 16 * config::mebibyte)
+        ASSERT_FALSE(send_one()) << first.last_error();
+    EXPECT_GT(first.stats().peak_unacked_bytes, cap / 2);
+
+    std::vector<std::unique_ptr<client::connection>> later;
+    for (int k = 2; k <= 4; ++k) {
+        later.push_back(std::make_unique<client::connection>(sender_settings(k), "slow-sink-test"));
+        ASSERT_FALSE(later.back()->open()) << later.back()->last_error();
+    }
+    const auto share = cap / 4;
+    // The next ack carries the share; sending (which reads acks) brings it.
+    const auto told_at = first.stats().wire_bytes_out;
+    while (first.stats().window_bytes != share &&
+           first.stats().wire_bytes_out < told_at + 16 * config::mebibyte)
+        ASSERT_FALSE(send_one()) << first.last_error();
+    ASSERT_EQ(first.stats().window_bytes, share);
+    // Frames offered under the old window may still be written, and stay in flight above the
+    // share until acknowledged; once acks bring the unacknowledged bytes within it, every
+    // frame written after keeps them there.
+    const auto shrunk_at = first.stats().wire_bytes_out;
+    bool within = false;
+    std::uint64_t most = 0, writes_after = 0;
+    for (int i = 0; i < 100'000 && first.stats().wire_bytes_out < shrunk_at + 4 * config::mebibyte;
+         ++i) {
+        const auto before = first.stats().wire_bytes_out;
+        ASSERT_FALSE(send_one()) << first.last_error();
+        const auto now = first.stats();
+        if (!within) {
+            within = now.unacked_bytes <= share;
+        } else if (now.wire_bytes_out > before) {
+            most = std::max(most, now.unacked_bytes);
+            ++writes_after;
+        }
+    }
+    EXPECT_TRUE(within);
+    EXPECT_GT(writes_after, 0u);
+    EXPECT_LE(most, share);
+    ASSERT_FALSE(first.close()) << first.last_error();
+    std::cout << "alone: " << first.stats().peak_unacked_bytes
+              << " bytes unacknowledged at most; with 3 more senders: " << most << " (share "
+              << share << ")\n";
+    for (auto& c : later)
+        EXPECT_FALSE(c->close()) << c->last_error();
+}
+
 }  // namespace
 }  // namespace objwire::test

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "proto/control.hpp"
 #include "proto/errors.hpp"
 
@@ -199,6 +201,31 @@ TEST(Control, WelcomeCarriesTheCreditAsField11) {
     EXPECT_EQ(old->credit_bytes, 0u);
     w.credit_bytes = 1;
     EXPECT_FALSE(*back == w);
+}
+
+// Field 7: the connection's credit from now on. An ack without it (an older receiver, or a
+// share that did not change) decodes to 0, "unchanged"; with it the bytes are the same ack's
+// plus one trailing field, which an older sender skips as it skips every unknown field.
+TEST(Control, AckCarriesTheCreditAsField7) {
+    ack a{17, 1000, 300, 400, 0, 0, 256u << 10};
+    byte_buffer b;
+    encode_ack(a, b);
+    auto back = decode_ack(b.span());
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->credit, 256u << 10);
+    EXPECT_EQ(*back, a);
+
+    ack plain = a;
+    plain.credit = 0;
+    byte_buffer none;
+    encode_ack(plain, none);
+    EXPECT_EQ(none.size() + 5, b.size());  // key, length and a 3-byte varint
+    ASSERT_TRUE(std::equal(none.span().begin(), none.span().end(), b.span().begin()));
+    auto old = decode_ack(none.span());
+    ASSERT_TRUE(old);
+    EXPECT_EQ(old->credit, 0u);
+    EXPECT_EQ(*old, plain);
+    EXPECT_FALSE(*old == a);
 }
 
 TEST(Control, AckAndErrorRoundTrip) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <span>
 
 #include "proto/columns.hpp"
+#include "proto/frame.hpp"
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
 #include "proto/wire.hpp"
@@ -277,6 +279,170 @@ TEST(Session, AFrameLargerThanTheWindowGoesAloneOnceTheOthersAreAcknowledged) {
     EXPECT_EQ(l.stored, sent);
     EXPECT_LE(s.peak_unacked_bytes(), 4096u + 512u);
     EXPECT_EQ(s.current(), sender::state::closed);
+}
+
+// Bytes in flight between the ends: what the sender wrote, handed to the receiver later.
+void feed(receiver& r, std::span<const std::uint8_t> bytes, std::vector<message>& stored) {
+    for (std::size_t pos = 0; pos < bytes.size();) {
+        auto space = r.prepare();
+        const std::size_t n = std::min(space.size(), bytes.size() - pos);
+        std::copy_n(bytes.data() + pos, n, space.data());
+        r.commit(n);
+        pos += n;
+        r.process([&](message&& m) { stored.push_back(std::move(m)); });
+    }
+}
+
+// The credit of the ack a receiver just queued (field 7; 0: absent).
+std::uint64_t queued_ack_credit(receiver& r) {
+    r.acknowledge();
+    auto& out = r.output();
+    EXPECT_GT(out.size(), frame_header_size);
+    auto a = decode_ack(out.span().subspan(frame_header_size));
+    EXPECT_TRUE(a);
+    return a ? a->credit : 0;
+}
+
+// Ack field 7: the receiver's share changed (other senders came), its next ack says so, and
+// the sender's window follows for the frames it writes next; frames already written stay in
+// flight until acknowledged.
+TEST(Session, AnAcksCreditSizesTheWindowForTheFramesWrittenNext) {
+    auto so = sender_opts(1024);
+    so.compression.mode = compression_mode::never;
+    so.max_in_flight = 1 << 20;
+    sender s(so);
+    receiver r(receiver_opts(16384));
+    link l{s, r, {}};
+    l.pump();
+    ASSERT_EQ(s.window_bytes(), 16384u);
+    std::vector<message> sent;
+    for (int i = 0; i < 20'000 && !s.frames_waiting(); ++i) {
+        sent.push_back(person(i));
+        ASSERT_FALSE(s.add(sent.back()));
+    }
+    ASSERT_TRUE(s.frames_waiting());   // the welcome's window is full
+    for (int i = 0; i < 3'000; ++i) {  // and a dozen frames wait behind it
+        sent.push_back(person(i));
+        ASSERT_FALSE(s.add(sent.back()));
+    }
+    const auto written = s.output();
+    const std::vector<std::uint8_t> in_the_network(written.begin(), written.end());
+    s.consume_output();
+    EXPECT_GT(s.unacked_bytes(), 16384u - 1100u);
+    EXPECT_LE(s.unacked_bytes(), 16384u);
+
+    // Half the bytes arrive; the share shrinks to 4 KiB and the ack for them says so.
+    const std::size_t half = in_the_network.size() / 2;
+    feed(r, std::span(in_the_network).first(half), l.stored);
+    r.set_credit(4096);
+    test::answer(r, s);
+    EXPECT_EQ(r.announced_credit(), 4096u);
+    EXPECT_EQ(s.credit_bytes(), 4096u);
+    EXPECT_EQ(s.window_bytes(), 4096u);
+    // What was written and not acknowledged stays, above the new window: nothing new goes.
+    EXPECT_GT(s.unacked_bytes(), 4096u);
+    EXPECT_TRUE(s.output().empty());
+
+    // The rest arrives and is acknowledged: new frames go within the new window only.
+    feed(r, std::span(in_the_network).subspan(half), l.stored);
+    test::answer(r, s);
+    EXPECT_FALSE(s.output().empty());
+    EXPECT_LE(s.unacked_bytes(), 4096u);
+    EXPECT_GT(s.unacked_bytes(), 2048u);
+    for (int i = 0; i < 5'000; ++i) {
+        sent.push_back(person(i));
+        ASSERT_FALSE(s.add(sent.back()));
+        test::deliver(s, r, l.stored);
+        EXPECT_LE(s.unacked_bytes(), 4096u) << i;
+        if (i % 1'000 == 0) l.pump();
+    }
+    s.finish();
+    l.pump();
+    EXPECT_EQ(l.stored, sent);
+    EXPECT_EQ(s.current(), sender::state::closed);
+
+    // A larger share (senders left) grows the window again.
+    sender grown(so);
+    receiver r2(receiver_opts(4096));
+    link l2{grown, r2, {}};
+    l2.pump();
+    ASSERT_FALSE(grown.add(person(1)));
+    grown.seal();
+    l2.pump();
+    ASSERT_EQ(grown.window_bytes(), 4096u);
+    r2.set_credit(32768);
+    ASSERT_FALSE(grown.add(person(2)));
+    grown.seal();
+    l2.pump();
+    EXPECT_EQ(grown.window_bytes(), 32768u);
+}
+
+// Only a change travels: the ack of a receiver whose share stayed has no field 7, so a
+// connection whose share never changes sends the same bytes as before the field existed.
+TEST(Session, AnAckCarriesTheCreditOnlyWhenItChanged) {
+    sender s(sender_opts());
+    receiver r(receiver_opts(8192));
+    link l{s, r, {}};
+    l.pump();
+    const auto next_ack_credit = [&](int i, std::uint64_t share) {
+        EXPECT_FALSE(s.add(person(i)));
+        s.seal();
+        test::deliver(s, r, l.stored);
+        r.set_credit(share);
+        const auto credit = queued_ack_credit(r);
+        l.pump();
+        return credit;
+    };
+    EXPECT_EQ(next_ack_credit(1, 8192), 0u);  // as welcomed
+    EXPECT_EQ(next_ack_credit(2, 2048), 2048u);
+    EXPECT_EQ(s.window_bytes(), 2048u);
+    EXPECT_EQ(s.peer().credit_bytes, 8192u);  // the welcome as it came
+    EXPECT_EQ(next_ack_credit(3, 2048), 0u);
+    EXPECT_EQ(next_ack_credit(4, 0), 0u);  // 0: none to announce, the last one stands
+    EXPECT_EQ(s.window_bytes(), 2048u);
+    EXPECT_EQ(next_ack_credit(5, 8192), 8192u);
+    EXPECT_EQ(s.window_bytes(), 8192u);
+}
+
+// A credit told before anything new is acknowledged (objwired's notice when other senders
+// came): an ack of what was already acknowledged, carrying the credit - only while every frame
+// delivered is acknowledged, and only when the credit changed.
+TEST(Session, ACreditIsAnnouncedInAnAckOfWhatIsAlreadyAcknowledged) {
+    sender s(sender_opts());
+    receiver r(receiver_opts(65536));
+    link l{s, r, {}};
+    l.pump();
+    r.announce_credit();
+    EXPECT_TRUE(r.output().empty());  // nothing changed
+    ASSERT_FALSE(s.add(person(1)));
+    s.seal();
+    l.pump();
+    ASSERT_EQ(s.last_ack().sequence, 1u);
+    r.set_credit(8192);
+    r.announce_credit();
+    ASSERT_FALSE(r.output().empty());
+    l.pump();
+    EXPECT_EQ(s.window_bytes(), 8192u);
+    EXPECT_EQ(s.last_ack().sequence, 1u);  // the same frames acknowledged, no more
+    EXPECT_EQ(s.last_ack().objects, 1u);
+    EXPECT_EQ(s.current(), sender::state::streaming);
+    r.announce_credit();
+    EXPECT_TRUE(r.output().empty());  // told already
+    // A frame delivered and not yet acknowledged: the credit waits for its ack.
+    ASSERT_FALSE(s.add(person(2)));
+    s.seal();
+    test::deliver(s, r, l.stored);
+    r.set_credit(4096);
+    r.announce_credit();
+    EXPECT_TRUE(r.output().empty());
+    EXPECT_EQ(queued_ack_credit(r), 4096u);
+    l.pump();
+    EXPECT_EQ(s.window_bytes(), 4096u);
+    EXPECT_EQ(s.last_ack().sequence, 2u);
+    s.finish();
+    l.pump();
+    EXPECT_EQ(s.current(), sender::state::closed);
+    EXPECT_EQ(l.stored, (std::vector<message>{person(1), person(2)}));
 }
 
 TEST(Session, AWelcomeWithoutCreditLeavesMaxInFlight) {
