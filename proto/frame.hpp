@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <system_error>
 
@@ -92,14 +93,24 @@ class frame_parser {
         std::size_t size = 0;  // frame: bytes consumed; need_more: total bytes needed
         frame_view frame;
         std::error_code error;
+        // False for a frame of the kind left to the caller (check_payload_later): its
+        // checksum is not verified yet. head_sum: crc32c of its header's bytes 0..19, where the
+        // frame's checksum starts.
+        bool checked = true;
+        std::uint32_t head_sum = 0;
     };
 
     // Looks at the start of `in` for one complete frame.
     result parse(std::span<const std::uint8_t> in) const;
     std::uint32_t max_frame_bytes() const { return max_frame_bytes_; }
+    // Frames of `kind` come out unchecked: the caller verifies each one's checksum in the same
+    // pass over the payload as a check of its own (a stored block's CRC-32C: one pass, not
+    // two). Every frame of that kind must then be checked by the caller before it is used.
+    void check_payload_later(frame_kind kind) { later_ = kind; }
 
   private:
     std::uint32_t max_frame_bytes_;
+    std::optional<frame_kind> later_;
 };
 
 }  // namespace objwire

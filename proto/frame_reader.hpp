@@ -26,6 +26,9 @@ class frame_reader {
     // when the buffer ends inside a frame; error when the bytes are not a valid frame.
     frame_parser::result next();
 
+    // Frames of `kind` come out unchecked, for the caller to check (frame_parser).
+    void check_payload_later(frame_kind kind) { parser_.check_payload_later(kind); }
+
     // Bytes received and not yet handed out as frames.
     std::size_t buffered() const { return buf_.size() - start_; }
     std::size_t capacity() const { return buf_.capacity(); }

@@ -256,25 +256,17 @@ journal_block_head parse_journal_block_head(std::span<const std::uint8_t> in) {
     return r;
 }
 
-journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
+namespace {
+// The rest of parse_journal_block() for a whole block (`head` read, `in` at least head.size
+// bytes) whose body sums to `body_crc`.
+journal_block_parse finish_block(std::span<const std::uint8_t> in, const journal_block_head& head,
+                                 std::uint32_t body_crc) {
     journal_block_parse r;
-    const auto head = parse_journal_block_head(in);
-    r.error = head.error;
     r.block.header = head.header;
-    if (head.state != journal_block_parse::status::block) {
-        r.state = head.state;
-        r.size = head.size;
-        return r;
-    }
-    const auto& bh = r.block.header;
-    r.size = head.size;  // need_more: what it needs; a bad block of known extent: where it ends
-    if (in.size() < head.size) {
-        r.error = journal_errc::short_block;
-        return r;
-    }
-    const auto body = in.subspan(journal_block_header_size, head.size - journal_block_header_size);
+    r.size = head.size;
     r.state = journal_block_parse::status::bad;
-    if (crc32c({in.data(), at_crc}, crc32c(body)) != bh.crc) {
+    const auto& bh = r.block.header;
+    if (crc32c({in.data(), at_crc}, body_crc) != bh.crc) {
         r.error = journal_errc::bad_checksum;
         return r;
     }
@@ -282,11 +274,54 @@ journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
         r.error = journal_errc::empty_block;
         return r;
     }
+    const auto body = in.subspan(journal_block_header_size, head.size - journal_block_header_size);
     r.block.sender_id = {reinterpret_cast<const char*>(body.data()), head.sender_len};
     if (head.record_len)
         r.block.record = parse_journal_stream_record(body.subspan(head.sender_len));
     r.block.payload = body.subspan(head.sender_len + head.record_len);
     r.state = journal_block_parse::status::block;
+    return r;
+}
+}  // namespace
+
+journal_block_parse parse_journal_block(std::span<const std::uint8_t> in) {
+    const auto head = parse_journal_block_head(in);
+    if (head.state == journal_block_parse::status::block && in.size() >= head.size)
+        return finish_block(
+            in, head,
+            crc32c(in.subspan(journal_block_header_size, head.size - journal_block_header_size)));
+    journal_block_parse r;
+    r.error = head.error;
+    r.block.header = head.header;
+    r.state = head.state;
+    r.size = head.size;  // need_more: what it needs; a bad block of known extent: where it ends
+    if (head.state == journal_block_parse::status::block) {
+        r.state = journal_block_parse::status::need_more;
+        r.error = journal_errc::short_block;
+    }
+    return r;
+}
+
+journal_block_frame_parse parse_journal_block_frame(std::span<const std::uint8_t> payload,
+                                                    std::uint32_t head_sum,
+                                                    std::uint32_t frame_crc) {
+    journal_block_frame_parse r;
+    const auto head = parse_journal_block_head(payload);
+    if (head.state != journal_block_parse::status::block || head.size != payload.size()) {
+        // Not one whole block: the frame's checksum over all of it, then the block's fault.
+        r.frame_ok = crc32c(payload, head_sum) == frame_crc;
+        if (r.frame_ok) r.block = parse_journal_block(payload);
+        return r;
+    }
+    // The frame's sum runs over its header, the block's header, then the body; the block's
+    // over the body, then its header: the body's sum serves both.
+    const auto body = payload.subspan(journal_block_header_size);
+    const std::uint32_t body_crc = crc32c(body);
+    const std::uint32_t head_and_block_header =
+        crc32c(payload.first(journal_block_header_size), head_sum);
+    r.frame_ok =
+        crc32c_combine(head_and_block_header, body_crc, crc32c_shift(body.size())) == frame_crc;
+    if (r.frame_ok) r.block = finish_block(payload, head, body_crc);
     return r;
 }
 

@@ -209,6 +209,20 @@ journal_stream_record parse_journal_stream_record(std::span<const std::uint8_t> 
 // Looks at the start of `in` for one whole, verified block.
 journal_block_parse parse_journal_block(std::span<const std::uint8_t> in);
 
+// A block carried as a frame's whole payload (a reader's journal_block frame), with the frame's
+// checksum left to this check (frame_parser::check_payload_later): one pass of CRC-32C over the
+// block's body verifies both the frame's checksum and the block's, which parse_journal_block()
+// after the frame's own check would take two passes for. frame_ok false: the frame's checksum
+// is wrong, and the block is not looked at. head_sum: crc32c of the frame header's bytes
+// 0..19; frame_crc: the checksum the header carries.
+struct journal_block_frame_parse {
+    bool frame_ok = false;
+    journal_block_parse block;  // as parse_journal_block(payload) says, when frame_ok
+};
+journal_block_frame_parse parse_journal_block_frame(std::span<const std::uint8_t> payload,
+                                                    std::uint32_t head_sum,
+                                                    std::uint32_t frame_crc);
+
 // A block's header alone (its first journal_block_header_size bytes), for readers that skip
 // payloads unread (the sender index): the same checks as parse_journal_block() up to the
 // lengths, no CRC. block: header fields and `size` (the whole block's bytes) are set, the

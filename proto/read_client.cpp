@@ -27,6 +27,8 @@ read_client::read_client(options opts)
     : opts_(std::move(opts)), frames_(opts_.max_frame_bytes, opts_.read_block) {
     opts_.greeting.role = peer_role::reader;
     opts_.greeting.max_frame_bytes = opts_.max_frame_bytes;
+    // A block frame's checksum is checked with the block's own, in one pass (on_block).
+    frames_.check_payload_later(frame_kind::journal_block);
     if (opts_.greeting.request != read_request::none) state_ = state::awaiting_answer;
     byte_buffer payload;
     encode_hello(opts_.greeting, payload);
@@ -45,6 +47,10 @@ read_client::event read_client::next() {
                                      " bytes with its header: read.max_block_bytes)");
         if (r.state == frame_parser::status::error)
             return fail(r.error, "bad frame from the daemon: " + r.error.message());
+        if (!r.checked && !check_block_frame(r))
+            return fail(proto_errc::bad_checksum,
+                        "bad frame from the daemon: " +
+                            std::error_code(proto_errc::bad_checksum).message());
         wire_bytes_in_ += r.size;
         const auto e = on_frame(r.frame);
         // Frames in flight after our goodbye are passed over, and so is each part of a sender
@@ -53,6 +59,12 @@ read_client::event read_client::next() {
         if (e == event::need_more) continue;
         return e;
     }
+}
+
+bool read_client::check_block_frame(const frame_parser::result& r) {
+    auto checked = parse_journal_block_frame(r.frame.payload, r.head_sum, r.frame.header.crc);
+    block_parse_ = checked.block;
+    return checked.frame_ok;
 }
 
 read_client::event read_client::on_frame(const frame_view& f) {
@@ -146,7 +158,8 @@ read_client::event read_client::on_block(const frame_view& f) {
                                                   " where " + std::to_string(next_sequence_) +
                                                   " was due");
     ++next_sequence_;
-    const auto parsed = parse_journal_block(f.payload);
+    // Checked with the frame's checksum (check_block_frame).
+    const auto& parsed = block_parse_;
     if (parsed.state != journal_block_parse::status::block || parsed.size != f.payload.size())
         return fail(parsed.error ? parsed.error : std::error_code(proto_errc::trailing_bytes),
                     "bad stored block in frame " + std::to_string(f.header.sequence) + ": " +

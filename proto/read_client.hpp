@@ -110,6 +110,9 @@ class read_client {
     event on_answer(const frame_view& f);
     event on_sender_list(const frame_view& f);
     event on_stream(const frame_view& f);
+    // A journal_block frame (left unchecked by the frame reader): its checksum and its
+    // block's in one pass, the block's parse kept for on_block. False: the frame's is wrong.
+    bool check_block_frame(const frame_parser::result& r);
     event on_block(const frame_view& f);
     event on_gap(const frame_view& f);
     event on_error(const frame_view& f);
@@ -121,6 +124,7 @@ class read_client {
     state state_ = state::awaiting_welcome;
     welcome welcome_;
     journal_block_view block_;
+    journal_block_parse block_parse_;  // of the last journal_block frame (check_block_frame)
     read_gap gap_;
     cursor_list cursors_;
     sender_list senders_;
