@@ -14,19 +14,6 @@
 namespace objwire {
 namespace {
 
-byte_buffer stored_block(const std::string& sender, std::uint64_t first_offset, int count) {
-    journal_block_writer w(sender);
-    for (int i = 0; i < count; ++i) {
-        if (w.add(test::person(static_cast<std::int64_t>(first_offset) + i)))
-            throw std::runtime_error("add");
-    }
-    auto span = w.finish(1, 1, 1700000000000);
-    seal_journal_block(span, first_offset);
-    byte_buffer b;
-    b.append(span);
-    return b;
-}
-
 byte_buffer block_frame(std::span<const std::uint8_t> payload, std::uint64_t sequence = 7) {
     byte_buffer out;
     append_frame(out, frame_kind::journal_block, sequence, payload);
@@ -75,7 +62,7 @@ void expect_same(const verdict& a, const verdict& b, const std::string& what) {
 }
 
 TEST(BlockFrame, AWholeBlockFrameIsTheBlockParseJournalBlockFinds) {
-    const auto block = stored_block("sender-a", 100, 5);
+    const auto block = test::stored_block("sender-a", 100, 5);
     const auto frame = block_frame(block.span());
     const auto one = one_pass(frame.span());
     ASSERT_FALSE(one.frame_error);
@@ -87,7 +74,7 @@ TEST(BlockFrame, AWholeBlockFrameIsTheBlockParseJournalBlockFinds) {
 }
 
 TEST(BlockFrame, AFlippedByteAnywhereIsFoundAsTheTwoChecksFindIt) {
-    const auto block = stored_block("sender-a", 100, 5);
+    const auto block = test::stored_block("sender-a", 100, 5);
     const auto frame = block_frame(block.span());
     int frame_faults = 0;
     for (std::size_t at = 0; at < frame.size(); ++at) {
@@ -108,7 +95,7 @@ TEST(BlockFrame, AFlippedByteAnywhereIsFoundAsTheTwoChecksFindIt) {
 }
 
 TEST(BlockFrame, ABlockWhoseOwnChecksumIsWrongInAGoodFrameIsABadBlock) {
-    auto block = stored_block("sender-a", 100, 5);
+    auto block = test::stored_block("sender-a", 100, 5);
     block.data()[block.size() - 1] ^= 0x01;        // the body, after the block was sealed
     const auto frame = block_frame(block.span());  // a frame sealed over the damaged block
     const auto one = one_pass(frame.span());
@@ -119,7 +106,7 @@ TEST(BlockFrame, ABlockWhoseOwnChecksumIsWrongInAGoodFrameIsABadBlock) {
 }
 
 TEST(BlockFrame, APayloadThatIsNotOneWholeBlockIsCheckedAsAFrameFirst) {
-    const auto block = stored_block("sender-a", 100, 5);
+    const auto block = test::stored_block("sender-a", 100, 5);
     byte_buffer longer;
     longer.append(block.span());
     longer.append(block.span().first(3));
@@ -150,7 +137,7 @@ TEST(BlockFrame, OtherKindsAreStillCheckedByTheParser) {
     EXPECT_EQ(r.state, frame_parser::status::error);
     EXPECT_EQ(r.error, proto_errc::bad_checksum);
     // Without the rule every kind is checked, block frames too.
-    const auto block = stored_block("sender-a", 1, 1);
+    const auto block = test::stored_block("sender-a", 1, 1);
     auto damaged = block_frame(block.span());
     damaged.data()[damaged.size() - 1] ^= 0x01;
     const auto checked = frame_parser(1 << 20).parse(damaged.span());

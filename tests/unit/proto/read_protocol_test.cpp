@@ -19,20 +19,6 @@
 namespace objwire {
 namespace {
 
-// A stored block of `count` person records from `first_offset`.
-byte_buffer stored_block(const std::string& sender, std::uint64_t first_offset, int count) {
-    journal_block_writer w(sender);
-    for (int i = 0; i < count; ++i) {
-        if (w.add(test::person(static_cast<std::int64_t>(first_offset) + i)))
-            throw std::runtime_error("add");
-    }
-    auto span = w.finish(1, 1, 1700000000000);
-    seal_journal_block(span, first_offset);
-    byte_buffer b;
-    b.append(span);
-    return b;
-}
-
 journal_block_view view_of(const byte_buffer& b) {
     auto p = parse_journal_block(b.span());
     if (p.state != journal_block_parse::status::block) throw std::runtime_error("parse");
@@ -54,9 +40,9 @@ byte_buffer scripted_stream(const hello& h = reader_hello()) {
     w.sink = "journal /tmp/x";
     w.journal_end_offset = 40;
     s.welcome(w);
-    const auto a = stored_block("a", 0, 10);
-    const auto b = stored_block("b", 10, 5);
-    const auto c = stored_block("a", 25, 15);
+    const auto a = test::stored_block("a", 0, 10);
+    const auto b = test::stored_block("b", 10, 5);
+    const auto c = test::stored_block("a", 25, 15);
     for (const auto* block : {&a, &b}) {
         EXPECT_NE(s.add_block(view_of(*block), block->span()),
                   read_server::block_verdict::too_large);
@@ -284,7 +270,7 @@ void expect_failure(const byte_buffer& stream, std::error_code ec, const std::st
 }
 
 TEST(ReadProtocol, TheClientRefusesWhatABrokenDaemonServes) {
-    const auto a = stored_block("a", 100, 3);
+    const auto a = test::stored_block("a", 100, 3);
     {
         auto s = welcomed();
         append_block(s, a, 2);
@@ -293,7 +279,7 @@ TEST(ReadProtocol, TheClientRefusesWhatABrokenDaemonServes) {
     {
         auto s = welcomed();
         append_block(s, a, 1);
-        append_block(s, stored_block("a", 101, 1), 2);
+        append_block(s, test::stored_block("a", 101, 1), 2);
         expect_failure(s, proto_errc::bad_message, "offsets going backwards");
     }
     {
@@ -431,8 +417,8 @@ TEST(ReadProtocol, TheClientRefusesASenderListABrokenDaemonSends) {
 
 TEST(ReadProtocol, ABlockLargerThanTheReaderAcceptsIsAnErrorFrameAfterTheBlocksBeforeIt) {
     auto h = reader_hello();
-    const auto small = stored_block("a", 0, 1);
-    const auto big = stored_block("a", 1, 400);
+    const auto small = test::stored_block("a", 0, 1);
+    const auto big = test::stored_block("a", 1, 400);
     h.max_frame_bytes = static_cast<std::uint32_t>(small.size() + frame_header_size);
     read_server s(h);
     s.welcome({});
@@ -469,8 +455,8 @@ TEST(ReadProtocol, TheServerServesOnlyTheWantedSender) {
 
 TEST(ReadProtocol, OffsetsInsideBlocksCountedAsBlocksAreNotCheckedForOrder) {
     auto s = welcomed(offset_unit::block);
-    append_block(s, stored_block("a", 5, 1), 1);
-    append_block(s, stored_block("b", 0, 1), 2);
+    append_block(s, test::stored_block("a", 5, 1), 1);
+    append_block(s, test::stored_block("b", 0, 1), 2);
     append_frame(s, frame_kind::goodbye, 0, {});
     read_client c(client_opts());
     const auto got = read_all(s.span(), c);
@@ -485,7 +471,7 @@ TEST(ReadProtocol, ACursorReaderAcksAndEndsTwiceSplitAtEveryByte) {
     h.read_cursor = "nightly";
     read_server s(h);
     s.welcome({});
-    const auto a = stored_block("a", 0, 4);
+    const auto a = test::stored_block("a", 0, 4);
     s.add_block(view_of(a), a.span());
     s.end_stream();
     EXPECT_EQ(s.current(), read_server::state::stream_ended);
@@ -525,7 +511,7 @@ TEST(ReadProtocol, ACursorReaderAcksAndEndsTwiceSplitAtEveryByte) {
     }
     // The daemon's confirmation ends the client's side; blocks in flight are passed over.
     byte_buffer confirm;
-    append_block(confirm, stored_block("a", 4, 1), 2);
+    append_block(confirm, test::stored_block("a", 4, 1), 2);
     append_frame(confirm, frame_kind::goodbye, 0, {});
     got = read_all(confirm.span(), c);
     ASSERT_EQ(got.size(), 1u);
@@ -543,7 +529,7 @@ TEST(ReadProtocol, AGoodbyeBeforeTheStreamsEndIsAnsweredAfterIt) {
         h.follow = follow;
         read_server s(h);
         s.welcome({});
-        const auto a = stored_block("a", 0, 4);
+        const auto a = test::stored_block("a", 0, 4);
         s.add_block(view_of(a), a.span());
         read_client c(client_opts(h));
         c.output().clear();  // the hello
@@ -640,7 +626,7 @@ TEST(ReadProtocol, TheServerEndsAReaderThatSendsAnythingElse) {
 
 TEST(ReadProtocol, BlockObjectsChecksTheCountBothWays) {
     // A block that announces more objects than its payload holds, and one with fewer.
-    const auto block = stored_block("a", 0, 3);
+    const auto block = test::stored_block("a", 0, 3);
     for (std::uint32_t announced : {2u, 4u}) {
         auto view = view_of(block);
         view.header.message_count = announced;
@@ -697,9 +683,9 @@ TEST(ReadProtocol, BlockObjectsNamesTheReadersDecodedBytesCap) {
 // block's bytes are byte for byte the frame add_block makes, numbered and counted the same, other
 // senders' blocks passed over, a block over the reader's limit refused with the same error.
 TEST(ReadProtocol, ABlockHeaderBeforeSharedBytesIsTheSameFrame) {
-    const auto a = stored_block("a", 0, 10);
-    const auto b = stored_block("b", 10, 5);
-    const auto c = stored_block("a", 15, 7);
+    const auto a = test::stored_block("a", 0, 10);
+    const auto b = test::stored_block("b", 10, 5);
+    const auto c = test::stored_block("a", 15, 7);
     auto h = reader_hello();
     h.read_sender = "a";
     read_server whole(h);

@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "proto/decoder.hpp"
 #include "proto/encoder.hpp"
+#include "proto/journal_block.hpp"
 #include "proto/receiver.hpp"
 #include "proto/sender.hpp"
 #include "proto/value.hpp"
@@ -27,6 +30,20 @@ inline record_type_ptr person_type() {
 
 inline message person(std::int64_t age) {
     return {make_record(person_type(), {"Heinz", "Kabutz", age}), {}};
+}
+
+// A stored block of `count` person records from `first_offset`.
+inline byte_buffer stored_block(const std::string& sender, std::uint64_t first_offset, int count) {
+    journal_block_writer w(sender);
+    for (int i = 0; i < count; ++i) {
+        if (w.add(person(static_cast<std::int64_t>(first_offset) + i)))
+            throw std::runtime_error("add");
+    }
+    auto span = w.finish(1, 1, 1700000000000);
+    seal_journal_block(span, first_offset);
+    byte_buffer b;
+    b.append(span);
+    return b;
 }
 
 // Encodes messages into one payload, decodes it with a fresh decoder, returns what came out.
