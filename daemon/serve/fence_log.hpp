@@ -2,9 +2,9 @@
 // claims an id under a new fence (a rerun that stores nothing new, a new stream before its
 // first block) is written here before its welcome, so a daemon restarted before that stream
 // stores anything still knows the id's owner and lets it resume (docs/PROTOCOL.md 1.1,
-// "Ownership"; docs/JOURNAL.md, "Stream fences"). The format is sans-I/O (encode, parse); the
-// file is `<data_dir>/stream_fences`, appended and fsynced per claim, rewritten compact at
-// start.
+// "Ownership"; docs/JOURNAL.md, "The sender index"). The format is sans-I/O (encode, parse);
+// the file is `<data_dir>/stream_fences`, appended per claim - fsynced before the welcome
+// unless the claim gave a new id its first owner - and rewritten compact at start.
 #pragma once
 
 #include <cstdint>
