@@ -58,3 +58,23 @@ logged_metrics_port() {
   wait_until 10 metrics_port_in "$log" >/dev/null || fail "no metrics port in $log"
   metrics_port_in "$log"
 }
+
+# hold_stalled COUNT MODE [RCVBUF]: starts COUNT raw peers of stalled_readers.cpp ($stalled)
+# against $port in MODE, held open through fd 3 until release_stalled; their output is in
+# $dir/stalled.out. Fails unless all of them are connected within 60 s. Sets $holder.
+hold_stalled() {
+  rm -f "$dir/hold"
+  mkfifo "$dir/hold"
+  "$stalled" "$port" "$1" "$2" 120 ${3:+"$3"} <"$dir/hold" >"$dir/stalled.out" 2>&1 &
+  holder=$!
+  exec 3>"$dir/hold"
+  wait_until 60 grep -q "^connected $1" "$dir/stalled.out" ||
+    fail "stalled_readers did not connect all $1 ($2): $(cat "$dir/stalled.out")"
+}
+
+# release_stalled: the peers hold_stalled started close and end.
+release_stalled() {
+  exec 3>&-
+  wait "$holder" || true
+  holder=""
+}

@@ -59,12 +59,7 @@ start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
 m=$(stats)
 before_kb=$(kib_of "$daemon" VmRSS)
 
-mkfifo "$dir/hold"
-"$stalled" "$port" "$followers" follow-end 120 4096 <"$dir/hold" >"$dir/stalled.out" 2>&1 &
-holder=$!
-exec 3>"$dir/hold"
-wait_until 60 grep -q "^connected $followers" "$dir/stalled.out" ||
-  fail "stalled_readers did not connect: $(cat "$dir/stalled.out")"
+hold_stalled "$followers" follow-end
 wait_until 60 metric_is objwire_readers_open "$followers" || fail "followers not all open: $m"
 idle_kb=$(kib_of "$daemon" VmRSS)
 m=$(stats)
@@ -92,8 +87,6 @@ if [ "$sanitized" != 1 ]; then
   [ "$per_stalled" -le $((idle_bound + stalled_extra + shared_bound / followers)) ] ||
     fail "a stalled follower costs $per_stalled bytes, over $((idle_bound + stalled_extra)) and its share"
 fi
-exec 3>&-
-wait "$holder" || true
-holder=""
+release_stalled
 wait_until 30 metric_is objwire_readers_open 0 || fail "followers still open: $m"
 wait_until 10 metric_is objwire_readers_shared_bytes 0 || fail "shared bytes left: $m"

@@ -64,21 +64,6 @@ stop_daemon() {
   wait "$daemon" || true
   daemon=""
 }
-# hold_readers COUNT MODE [RCVBUF]: starts stalled_readers, held until release_readers.
-hold_readers() {
-  rm -f "$dir/hold"
-  mkfifo "$dir/hold"
-  "$stalled" "$port" "$1" "$2" 120 "${3:-4096}" <"$dir/hold" >"$dir/stalled.out" 2>&1 &
-  holder=$!
-  exec 3>"$dir/hold"
-  wait_until 30 grep -q "^connected $1" "$dir/stalled.out" ||
-    fail "stalled_readers did not connect: $(cat "$dir/stalled.out")"
-}
-release_readers() {
-  exec 3>&-
-  wait "$holder" || true
-  holder=""
-}
 
 # --- Memory: 200 stalled readers of a journal of 1 MiB blocks, quiet and with busy loops ---
 cat >"$dir/objwired.toml" <<TOML
@@ -134,7 +119,7 @@ stalled_memory() {
   local before_kb after_kb per_reader held per_held rcvbuf_text="$2 bytes"
   [ "$2" != 0 ] || rcvbuf_text="the kernel's"
   before_kb=$(kib_of "$daemon" VmRSS)
-  hold_readers "$readers" from-start "$2"
+  hold_stalled "$readers" from-start "$2"
   last_out=-1
   wait_until 60 all_stalled || fail "$1: not all $readers readers stalled: $m"
   after_kb=$(kib_of "$daemon" VmRSS)
@@ -155,7 +140,7 @@ stalled_memory() {
         "objwire_readers_held_bytes counts, over the connection's $((connection_bytes / kib)) KiB"
   fi
   largest_per_reader=$((per_reader > largest_per_reader ? per_reader : largest_per_reader))
-  release_readers
+  release_stalled
   wait_until 30 sh -c "\"$objwire\" stats --json --to 127.0.0.1:$port | grep -q '\"objwire_readers_open\":0[,}]'" ||
     fail "$1: the readers did not end after their peers closed"
   m=$(stats)
@@ -194,7 +179,7 @@ mkfifo "$dir/hold.follow"
 follower=$!
 exec 4>"$dir/hold.follow"
 wait_for_log "$dir/log.slow" "following" 30 || fail "the follower was not served"
-hold_readers 1 from-start
+hold_stalled 1 from-start
 wait_for_log "$dir/log.slow" "reader closed: slow consumer: took no bytes for" 60 ||
   fail "the stalled reader was not closed"
 grep "reader closed: slow consumer" "$dir/log.slow" | grep -q "limits.idle_timeout = 1 s" ||
@@ -205,7 +190,7 @@ m=$(stats)
 [ "$(metric objwire_readers_open)" = 1 ] || fail "the follower at the live end was closed: $m"
 [ "$(grep -c "reader closed: slow consumer" "$dir/log.slow")" = 1 ] ||
   fail "more than the stalled reader was closed as slow"
-release_readers
+release_stalled
 exec 4>&-
 wait "$follower" || true
 stop_daemon
@@ -220,7 +205,7 @@ fsync = "never"
 listen = ""
 TOML
 start_daemon "$dir/log.cap" "$dir/data" --config "$dir/cap.toml"
-hold_readers 3 follow-end
+hold_stalled 3 follow-end
 followers_served() { [ "$(grep -c ", following" "$dir/log.cap")" -ge 3 ]; }
 wait_until 30 followers_served || fail "3 followers not served"
 # A connection that has not said its hello yet holds the fourth slot; the accept loop takes
@@ -234,6 +219,6 @@ grep -q "4 connections open from 127.0.0.1 (3 readers, 1 sender or before its he
 grep -q "(3 readers, 1 sender or before its hello) (limits.max_connections_per_address)" \
   "$dir/log.cap" || fail "the refusal's log line does not say who holds the cap"
 exec 4>&-
-release_readers
+release_stalled
 stop_daemon
 echo PASS

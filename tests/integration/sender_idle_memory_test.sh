@@ -48,12 +48,7 @@ start_daemon "$dir/log" "$dir/data" --config "$dir/objwired.toml"
   >"$dir/bench.out" 2>&1 || fail "bench: $(cat "$dir/bench.out")"
 before_kb=$(kib_of "$daemon" VmRSS)
 
-mkfifo "$dir/hold"
-"$stalled" "$port" "$senders" idle-sender 120 <"$dir/hold" >"$dir/idle.out" 2>&1 &
-holder=$!
-exec 3>"$dir/hold"
-wait_until 60 grep -q "^connected $senders" "$dir/idle.out" ||
-  fail "idle senders not all welcomed: $(cat "$dir/idle.out")"
+hold_stalled "$senders" idle-sender
 idle_kb=$(kib_of "$daemon" VmRSS)
 per_idle=$(((idle_kb - before_kb) * kib / senders))
 echo "$senders idle senders: RSS ${before_kb} KiB before, ${idle_kb} KiB with them" \
@@ -61,9 +56,7 @@ echo "$senders idle senders: RSS ${before_kb} KiB before, ${idle_kb} KiB with th
 if [ "$sanitized" != 1 ]; then
   [ "$per_idle" -le "$idle_bound" ] || fail "an idle sender costs $per_idle bytes, over $idle_bound"
 fi
-exec 3>&-
-wait "$holder" || true
-holder=""
+release_stalled
 # The daemon is still serving: a send after them is stored.
 "$objwire" bench --workload events -n 1000 --to "127.0.0.1:$port" >"$dir/bench2.out" 2>&1 ||
   fail "bench after the idle senders: $(cat "$dir/bench2.out")"
