@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds the client library and its tests with ThreadSanitizer (clang-14) in build-tsan/ and runs
 # them: the unit tests of the library's parts (tests/unit/client) and the library's own
-# behaviour against an in-process daemon (library_integration_tests: the linger thread, several
-# threads on one connection, the asynchronous calls, open with retry, a following reader, the
-# snippets of docs/LIBRARY.md). A connection has three threads at most - the caller's, the
-# linger thread, the worker of the asynchronous calls - and these tests run all three at once.
+# behaviour against an in-process daemon (library_integration_tests: linger, several threads on
+# one connection, the asynchronous calls, open with retry, a following reader, the snippets of
+# docs/LIBRARY.md). A connection is used by the caller's threads, the process's linger service
+# and the thread it starts for the connection, and the worker of the asynchronous calls - and
+# these tests run them all at once.
 # The daemon in the same process is instrumented too, so a race there fails the run as well.
 # A program that reported a race exits 66: the run fails, after every report is printed.
 #   scripts/tsan.sh

@@ -1,8 +1,8 @@
 // The linger rule (batch.linger): a batch whose first message has waited this long is written
-// even if small - by send() when it finds it so, by poll() at the end of its wait, and by the
-// linger thread while the caller makes no call (client/lib/connection_linger.cpp), which also
-// takes in the acks of what was written. No I/O and no clock: times are the coarse clock's
-// nanoseconds (client/lib/coarse_clock.hpp), passed in.
+// even if small - by send() when it finds it so, by poll() at the end of its wait, and by
+// linger while the caller makes no call (client/lib/connection_linger.cpp), which also takes
+// in the acks of what was written once the caller is quiet. No I/O and no clock: times are the
+// coarse clock's nanoseconds (client/lib/coarse_clock.hpp), passed in.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +15,7 @@ class batch_linger {
   public:
     explicit batch_linger(std::chrono::nanoseconds linger) : linger_(linger) {}
 
-    // Linger is on: the connection runs its linger thread.
+    // Linger is on: the process's linger service looks after the connection.
     bool enabled() const { return linger_.count() > 0; }
     // The open batch got its first message at `now_ns`, or what it holds waited behind a write
     // until then (not for the batch to fill).
@@ -36,12 +36,13 @@ class batch_linger {
     std::uint64_t opened_ns_ = 0;
 };
 
-// What the linger thread does next, from what the connection holds now.
+// What linger does next, from what the connection holds now.
 enum class linger_step {
-    sleep,       // nothing to do: wait until a call leaves work (or the connection closes)
-    time_batch,  // a batch is open and not yet due: wait until it is
-    flush,       // the open batch is due: write it
-    read_acks,   // frames wait for their acks: wait on the socket and take them in
+    rest,       // nothing to do: the next call that leaves work starts linger again
+    wait,       // look again after linger_wait(): the open batch is not due, or the caller
+                // made a call less than batch.linger ago while frames await their acks
+    flush,      // the open batch is due: write it
+    read_acks,  // frames await their acks and the caller is quiet: take them as they come
 };
 
 struct linger_view {
@@ -50,17 +51,21 @@ struct linger_view {
     bool batch_open = false;                 // the open batch holds messages
     bool all_acked = true;                   // every written frame is acknowledged
     std::chrono::nanoseconds batch_left{0};  // batch_linger::left(), while a batch is open
+    // Until the caller has made no call for batch.linger; 0: it has. A caller that calls
+    // takes its acks itself: linger leaves the socket to it until then.
+    std::chrono::nanoseconds quiet_left{0};
 };
 
 inline linger_step next_linger_step(const linger_view& v) {
-    if (!v.open || v.background_error) return linger_step::sleep;
-    if (v.batch_open)
-        return v.batch_left.count() > 0 ? linger_step::time_batch : linger_step::flush;
-    return v.all_acked ? linger_step::sleep : linger_step::read_acks;
+    if (!v.open || v.background_error) return linger_step::rest;
+    if (v.batch_open) return v.batch_left.count() > 0 ? linger_step::wait : linger_step::flush;
+    if (v.all_acked) return linger_step::rest;
+    return v.quiet_left.count() > 0 ? linger_step::wait : linger_step::read_acks;
 }
 
-// Where the linger thread waits, so that a caller wakes it the one way that reaches it: the
-// condition variable while it sleeps, the eventfd while it waits on the socket.
-enum class linger_wait : std::uint8_t { none, sleeping, polling };
+// For linger_step::wait: how long.
+inline std::chrono::nanoseconds linger_wait(const linger_view& v) {
+    return v.batch_open ? v.batch_left : v.quiet_left;
+}
 
 }  // namespace objwire::client

@@ -287,7 +287,7 @@ std::error_code connection_core::settle(std::error_code ec) {
     if (!ec) last_error_.clear();
     // Every failure has its words: one that set none (not open, say) gets the code's own.
     if (ec && last_error_.empty()) last_error_ = reason_of(ec);
-    wake_linger();  // every public call ends here
+    arm_linger();  // every public call ends here
     return ec;
 }
 
@@ -376,10 +376,7 @@ std::error_code connection_core::send_locked(const Source& m) {
     // Linger: a batch whose first message has waited long enough goes out even if small. The
     // coarse clock keeps this check cheap on every send; linger holds to within one tick.
     const std::uint64_t now = coarse_now_ns();
-    if (was_empty) {
-        linger_.opened(now);
-        linger_cv_.notify_one();  // the linger thread times this batch
-    }
+    if (was_empty) linger_.opened(now);
     if (linger_.due(now)) return flush_locked();
     return {};
 }

@@ -25,6 +25,7 @@
 #include "client/lib/compression_feed.hpp"
 #include "client/lib/connection_phase.hpp"
 #include "client/lib/daemon_link.hpp"
+#include "client/lib/linger_service.hpp"
 #include "client/lib/link_meter.hpp"
 #include "client/lib/rerun_check.hpp"
 #include "client/lib/resume_rule.hpp"
@@ -38,7 +39,7 @@ namespace objwire::client {
 // close() and was resumed (the replay queues the goodbye again).
 bool welcomed(sender::state st);
 
-class connection_core {
+class connection_core : linger_service::client {
   public:
     // The calls of client::connection (include/objwire/connection.hpp documents them).
     connection_core(config::client_settings settings, std::string client_name);
@@ -172,24 +173,24 @@ class connection_core {
     std::error_code take_background_error();
     // A call's outcome: success clears last_error().
     std::error_code settle(std::error_code ec);
-    // The linger thread (client/lib/connection_linger.cpp).
+    // Linger (client/lib/connection_linger.cpp): the process's linger service times the open
+    // batch and watches the socket while the caller makes no call; work that may block runs
+    // on a thread of the connection's own, started for it and ended when it is done.
     void start_linger();
     void stop_linger();
+    // The service's turn: with mu_ free, what the connection needs next (never blocks).
+    void turn(std::uint64_t now_ns) override;
     void linger_loop();
-    // What the linger thread sees now (client/lib/batch_linger.hpp), with mu_ held.
+    // What linger sees now (client/lib/batch_linger.hpp), with mu_ held.
     linger_view linger_sees() const;
-    // Takes in acks of what the linger thread wrote, while the caller stays away.
-    void linger_read_acks(std::unique_lock<std::mutex>& lock);
-    // Waits, without the mutex, until the socket is readable, the caller has been in, or
-    // `wait` has passed; whether the socket is readable.
-    bool linger_poll(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
-    // With mu_ held: a caller has been in (a batch opened, acks taken, the socket closed), so
-    // a linger thread waiting on the socket looks again.
-    void wake_linger_poll();
-    // With mu_ held, at the end of every public call: wakes the linger thread from its idle
-    // wait when the call left it work (frames to take acks for, a batch to time).
-    void wake_linger();
-    void wait_idle(std::unique_lock<std::mutex>& lock);
+    // With mu_ held, when neither a write nor a read is due now: a time, the socket or nothing
+    // for the service to watch.
+    void hand_to_service(linger_step step, const linger_view& v);
+    // With mu_ held: the linger thread runs `linger_loop()` (joining the one that ended).
+    void start_linger_thread();
+    // With mu_ held, at the end of every public call: a call that leaves work (a batch, frames
+    // awaiting acks) while the service watches for nothing has it look after the caller's quiet.
+    void arm_linger();
     // Writes every sealed frame, waiting for acks while the window is full.
     std::error_code write_output();
     // Writes what the sender offers now (resuming the connection if the write fails).
@@ -250,14 +251,21 @@ class connection_core {
     bool async_stop_ = false;
     std::atomic<std::int64_t> send_timeout_ms_{0};  // set by any thread, read by the worker
     // The fields below that change after construction are read and written with mu_ held, but
-    // for state_'s phase (an atomic, for is_open()) and the linger thread's handle and eventfd
-    // (set before the thread starts, cleared after it has ended).
-    mutable std::mutex mu_;              // every public call and the linger thread
-    std::condition_variable linger_cv_;  // a batch opened, or the connection is closing
-    std::thread linger_thread_;
+    // for state_'s phase (an atomic, for is_open()).
+    mutable std::mutex mu_;  // every public call, the service's turns and the linger thread
+    // Who looks after linger now: nobody (nothing to do), the service (a time or the socket
+    // asked for) or the linger thread.
+    enum class linger_owner : std::uint8_t { none, service, thread };
+    linger_owner linger_owner_ = linger_owner::none;
+    // The service's id for this connection; 0: not enrolled. Atomic: a turn that finds mu_
+    // taken reads it to ask for another.
+    std::atomic<std::uint64_t> linger_id_{0};
+    bool linger_on_socket_ = false;  // the service watches the socket (not a time) for it
+    std::thread linger_thread_;      // joined by the next start or stop_linger()
     bool linger_stop_ = false;
-    linger_wait linger_wait_ = linger_wait::none;  // in poll(), the thread is woken through:
-    int linger_wake_fd_ = -1;                      // an eventfd, written by wake_linger_poll()
+    // The coarse clock at the end of the caller's last call: the caller is quiet batch.linger
+    // after it. Written by callers with mu_ held; read by the service's turns with it.
+    std::uint64_t last_call_ns_ = 0;
     std::error_code background_error_;
     config::client_settings settings_;
     asio::io_context io_;

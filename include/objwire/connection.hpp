@@ -4,9 +4,10 @@
 // while the send window is full - flow.max_in_flight bytes unacknowledged, or the daemon's
 // credit if that is smaller - so a slow daemon slows its producer.
 //
-// Linger is a timer: a thread of the connection's own writes a batch that has waited
-// batch.linger and takes in its acknowledgements, so a producer that goes quiet needs no
-// further call for its last objects to leave (client/lib/connection_linger.cpp).
+// Linger is a timer: a batch that has waited batch.linger is written and its acknowledgements
+// taken in while the caller makes no call, so a producer that goes quiet needs no further call
+// for its last objects to leave (client/lib/connection_linger.cpp; one thread per process
+// watches every connection).
 //
 // Threads: one connection may be used from several threads at once. Every public call holds
 // the connection's mutex, so calls are serialized (one at a time, in the order they take it)
@@ -224,14 +225,14 @@ class connection {
     std::error_code close();
     // Takes in the daemon's replies, waiting up to `wait` for some to arrive: for callers that
     // interleave sending with watching stats().objects_acked (the daemon's forward sink).
-    // A batch that has waited batch.linger is written here too, as the linger thread would.
+    // A batch that has waited batch.linger is written here too, as linger would.
     std::error_code poll(std::chrono::milliseconds wait);
 
     // The daemon's welcome: its limits, codecs, credit, sink.
     const welcome& server() const;
     // The sender's half of the back-reference table (hits, misses, evictions, resets...).
     const table_stats& table() const;
-    // A copy, taken under the connection's mutex (the linger thread may be taking in acks).
+    // A copy, taken under the connection's mutex (linger may be taking in acks).
     connection_stats stats() const;
     // The compression policy's decision and inputs (estimated link, ratio, speeds, counts).
     compression_stats compression() const;
@@ -275,8 +276,8 @@ class connection {
     // (the Python module's Ctrl-C) rather than count the acknowledgements still coming.
     void interrupt_now() noexcept;
     // Called before each reconnect attempt, on the thread that resumes (the caller's, or the
-    // linger thread's), with the connection's lock held: it must not call the connection. Set
-    // before open().
+    // one linger started for the connection), with the connection's lock held: it must not call the
+    // connection. Set before open().
     void on_reconnect(std::function<void(const reconnect_attempt&)> notice);
 
   private:

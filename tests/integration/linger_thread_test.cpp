@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -110,18 +111,26 @@ TEST_F(LingerThread, LastErrorIsClearedByALaterSuccess) {
     ASSERT_FALSE(c.close()) << c.last_error();
 }
 
+std::size_t threads_of_this_process() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& t : std::filesystem::directory_iterator("/proc/self/task"))
+        ++n;
+    return n;
+}
+
 long voluntary_switches() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
     return u.ru_nvcsw;
 }
 
-// A linger thread waiting for acks sleeps until they come (or the caller calls in): it has no
-// timer slice of its own. 100 connections whose acks are held back (the journal syncs once an
-// hour) and which the caller leaves alone make next to no context switches in a second; with
-// a 20 ms slice each they made 5,000. Counted in switches, not time: bounded whatever the
-// machine's speed.
-TEST_F(LingerThread, ConnectionsWaitingForAcksDoNotWakeOnATimer) {
+// Linger waiting for acks sleeps until they come (or the caller calls in): it has no timer
+// slice of its own, and no thread per connection - the process's linger service watches the
+// sockets. 100 connections whose acks are held back (the journal syncs once an hour) and which
+// the caller leaves alone hold no thread each and make next to no context switches in a
+// second; with a 20 ms slice each they made 5,000, and with a thread each they held 100.
+// Counted in threads and switches, not time: bounded whatever the machine's speed.
+TEST_F(LingerThread, ConnectionsWaitingForAcksHoldNoThreadAndDoNotWakeOnATimer) {
     constexpr int connections = 100;
     settings_.journal_fsync_interval = std::chrono::hours(1);
     settings_.max_connections_per_address = connections;
@@ -133,6 +142,7 @@ TEST_F(LingerThread, ConnectionsWaitingForAcksDoNotWakeOnATimer) {
         w->next(m);
         ASSERT_FALSE(first.open() || first.send(m) || first.close()) << first.last_error();
     }
+    const std::size_t threads_before = threads_of_this_process();
     std::vector<std::unique_ptr<client::connection>> open;
     for (int i = 0; i < connections; ++i) {
         open.push_back(std::make_unique<client::connection>(client_settings()));
@@ -148,6 +158,10 @@ TEST_F(LingerThread, ConnectionsWaitingForAcksDoNotWakeOnATimer) {
     }));
     for (const auto& c : open)
         ASSERT_EQ(c->stats().objects_acked, 0u);
+    // The service's thread, and the threads that wrote the batches until they have ended.
+    EXPECT_TRUE(wait_until([&] { return threads_of_this_process() <= threads_before + 1; }))
+        << threads_of_this_process() - threads_before << " more threads for " << connections
+        << " connections waiting for acks";
     const long before = voluntary_switches();
     pause_as_peer(std::chrono::seconds(1));  // the callers stay away for a second
     const long switches = voluntary_switches() - before;

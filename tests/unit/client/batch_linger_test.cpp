@@ -1,5 +1,5 @@
 // The linger rule (client/lib/batch_linger.hpp): when an open batch is due, how a wait is cut to
-// end by then, and what the linger thread does next for each thing the connection may hold.
+// end by then, and what linger does next for each thing the connection may hold.
 #include "client/lib/batch_linger.hpp"
 
 #include <gtest/gtest.h>
@@ -43,23 +43,45 @@ TEST(BatchLinger, NoLingerNoThread) {
     EXPECT_TRUE(l.due(linger_t0));  // every send writes its batch
 }
 
-TEST(LingerStep, WhatTheThreadDoesNext) {
+TEST(LingerStep, WhatLingerDoesNext) {
     linger_view v;
-    EXPECT_EQ(next_linger_step(v), linger_step::sleep);  // not open
+    EXPECT_EQ(next_linger_step(v), linger_step::rest);  // not open
     v.open = true;
-    EXPECT_EQ(next_linger_step(v), linger_step::sleep);  // nothing open, nothing unacked
+    EXPECT_EQ(next_linger_step(v), linger_step::rest);  // nothing open, nothing unacked
     v.all_acked = false;
-    EXPECT_EQ(next_linger_step(v), linger_step::read_acks);
+    EXPECT_EQ(next_linger_step(v), linger_step::read_acks);  // the caller is quiet
     v.batch_open = true;
     v.batch_left = milliseconds(3);
-    EXPECT_EQ(next_linger_step(v), linger_step::time_batch);  // the batch first
+    EXPECT_EQ(next_linger_step(v), linger_step::wait);  // the batch first
+    EXPECT_EQ(linger_wait(v), milliseconds(3));
     v.batch_left = nanoseconds(0);
     EXPECT_EQ(next_linger_step(v), linger_step::flush);
     v.background_error = true;  // the caller's next call hears of it first
-    EXPECT_EQ(next_linger_step(v), linger_step::sleep);
+    EXPECT_EQ(next_linger_step(v), linger_step::rest);
     v.background_error = false;
     v.open = false;
-    EXPECT_EQ(next_linger_step(v), linger_step::sleep);
+    EXPECT_EQ(next_linger_step(v), linger_step::rest);
+}
+
+// A caller that made a call less than batch.linger ago takes its acks itself: linger looks
+// again when it has been quiet that long, and only then watches the socket.
+TEST(LingerStep, AcksWaitForTheCallersQuiet) {
+    linger_view v;
+    v.open = true;
+    v.all_acked = false;
+    v.quiet_left = milliseconds(2);
+    EXPECT_EQ(next_linger_step(v), linger_step::wait);
+    EXPECT_EQ(linger_wait(v), milliseconds(2));
+    v.batch_open = true;  // a batch is timed from its first message, whoever is calling
+    v.batch_left = milliseconds(4);
+    EXPECT_EQ(linger_wait(v), milliseconds(4));
+    v.batch_left = nanoseconds(0);
+    EXPECT_EQ(next_linger_step(v), linger_step::flush);
+    v.batch_open = false;
+    v.quiet_left = nanoseconds(0);
+    EXPECT_EQ(next_linger_step(v), linger_step::read_acks);
+    v.all_acked = true;
+    EXPECT_EQ(next_linger_step(v), linger_step::rest);
 }
 
 }  // namespace
