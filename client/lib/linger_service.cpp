@@ -87,7 +87,10 @@ void linger_service::withdraw(std::uint64_t id) {
     std::unique_lock lock(mu_);
     auto it = clients_.find(id);
     if (it == clients_.end()) return;
-    unwatch_locked(id, it->second);
+    // Its socket is not touched here: its close takes an armed watch out of the set, and an
+    // event that comes first names an id no longer enrolled.
+    if (auto w = watched_.find(it->second.fd); w != watched_.end() && w->second == id)
+        watched_.erase(w);
     clients_.erase(it);
     idle_cv_.wait(lock, [&] { return in_turn_ != id; });
     if (clients_.empty()) wake();  // the thread ends now, not at its next time
@@ -108,7 +111,10 @@ void linger_service::when_readable(std::uint64_t id, int fd) {
     auto it = clients_.find(id);
     if (it == clients_.end()) return;
     entry& e = it->second;
-    if (e.fd != fd) unwatch_locked(id, e);  // a resume's new socket
+    if (e.fd != fd) {  // a resume's new socket: closing the old one took its watch away
+        if (auto w = watched_.find(e.fd); w != watched_.end() && w->second == id) watched_.erase(w);
+        e.armed = false;
+    }
     e.due_ns = 0;
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
@@ -127,12 +133,15 @@ void linger_service::when_readable(std::uint64_t id, int fd) {
 }
 
 void linger_service::unwatch_locked(std::uint64_t id, entry& e) {
-    if (e.fd < 0) return;
-    // Only while the fd is still this client's: closed and reused, it is another's watch.
-    if (auto w = watched_.find(e.fd); w != watched_.end() && w->second == id) {
-        ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, e.fd, nullptr);
-        watched_.erase(w);
-    }
+    // Only an armed watch could still fire: a spent one stays in the set, silent, until the
+    // socket is closed (which takes it out) or watched again. So the only fd this touches is
+    // one the connection watches now, from a call that holds the connection's mutex - the
+    // one a close of that socket holds too.
+    if (e.armed)
+        if (auto w = watched_.find(e.fd); w != watched_.end() && w->second == id) {
+            ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, e.fd, nullptr);
+            watched_.erase(w);
+        }
     e.fd = -1;
     e.armed = false;
 }
