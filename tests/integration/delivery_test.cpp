@@ -26,7 +26,7 @@ TEST_F(Delivery, TenThousandPersonsStoredExactlyOnceInOrder) {
 }
 
 // A producer that goes quiet after one object and polls for acks: the batch is written once
-// it has waited batch.linger (by the linger thread or by poll(), whichever comes first), once.
+// it has waited batch.linger (by linger or by poll(), whichever comes first), once.
 TEST_F(Delivery, AnIdleProducersLastObjectLeavesOnPoll) {
     start();
     auto settings = client_settings();

@@ -150,7 +150,7 @@ TEST_F(LingerThread, ConnectionsWaitingForAcksHoldNoThreadAndDoNotWakeOnATimer) 
         w->next(m);
         ASSERT_FALSE(open.back()->send(m)) << open.back()->last_error();
     }
-    // Every batch written by its linger thread, none acknowledged: each thread now waits.
+    // Every batch written by linger, none acknowledged: each connection now waits.
     ASSERT_TRUE(wait_until([&] {
         for (const auto& c : open)
             if (c->stats().frames != 1) return false;

@@ -199,7 +199,7 @@ class cutting_proxy {
         return n;
     }
     // While on, a connection is closed as soon as it is accepted: a client that resumes at
-    // once (its linger thread sees the cut) stays away until the test lets it back.
+    // once (linger sees the cut) stays away until the test lets it back.
     void refuse(bool on) { refusing_ = on; }
     int connections() const { return accepted_; }
     // Connections open through it now.
