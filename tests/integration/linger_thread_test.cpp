@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <objwire/connection.hpp>
+#include "client/lib/linger_service.hpp"
 #include "client/workloads/workloads.hpp"
 #include "daemon_fixture.hpp"
 
@@ -172,6 +173,39 @@ TEST_F(LingerThread, ConnectionsWaitingForAcksHoldNoThreadAndDoNotWakeOnATimer) 
     }
     stop();
     EXPECT_EQ(stored().size(), static_cast<std::size_t>(connections + 1));
+}
+
+// The linger service is shared by every connection of the process and ends with the last one:
+// connections opened, left quiet until linger has written and acknowledged their object, and
+// closed, from 16 threads at once, deliver every object, and leave the service with no client.
+// Under ThreadSanitizer (scripts/tsan.sh) this is where enrolling and withdrawing race the
+// service's thread starting and ending.
+TEST_F(LingerThread, ConnectionsComingAndGoingOnManyThreadsShareTheService) {
+    constexpr int threads = 16, rounds = 8;
+    start();
+    std::atomic<int> failures{0};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t)
+        workers.emplace_back([&] {
+            auto w = workloads::make("person", 7);
+            message m;
+            for (int r = 0; r < rounds; ++r) {
+                client::connection c(client_settings());
+                w->next(m);
+                const bool ok =
+                    !c.open() && !c.send(m) &&
+                    acked_within(c, 1,
+                                 std::chrono::steady_clock::now() + std::chrono::seconds(20)) &&
+                    !c.close();
+                if (!ok) ++failures;
+            }
+        });
+    for (auto& w : workers)
+        w.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(client::linger_service::instance().clients(), 0u);
+    stop();
+    EXPECT_EQ(stored().size(), static_cast<std::size_t>(threads * rounds));
 }
 
 }  // namespace
