@@ -122,6 +122,7 @@ connection_core::connection_core(bool named_id, config::client_settings&& settin
     : settings_(with_sender_id(std::move(settings))),
       socket_(io_),
       core_(sender_options(settings_, std::move(client_name), named_id)) {
+    mu_.on_missed([this] { ask_missed_turn(); });
     // Without the eventfd, waits still end at interrupt(): at their next look at the flag.
     interrupt_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     // A connect or TLS handshake in progress ends at interrupt() too.

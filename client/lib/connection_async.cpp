@@ -138,7 +138,7 @@ std::uint64_t connection_core::unacknowledged() const {
     return core_.messages_added() - core_.messages_acked();
 }
 
-std::error_code connection_core::take_acks(std::unique_lock<std::mutex>& lock,
+std::error_code connection_core::take_acks(std::unique_lock<call_mutex>& lock,
                                            std::chrono::milliseconds wait) {
     pollfd p{socket_.native_handle(), POLLIN, 0};
     lock.unlock();
@@ -148,7 +148,7 @@ std::error_code connection_core::take_acks(std::unique_lock<std::mutex>& lock,
     return read_replies(false);
 }
 
-std::error_code connection_core::wait_acked(std::unique_lock<std::mutex>& lock,
+std::error_code connection_core::wait_acked(std::unique_lock<call_mutex>& lock,
                                             std::uint64_t target,
                                             std::chrono::steady_clock::time_point deadline) {
     while (core_.messages_acked() < target) {

@@ -22,6 +22,7 @@
 #include <objwire/connection.hpp>
 
 #include "client/lib/batch_linger.hpp"
+#include "client/lib/call_mutex.hpp"
 #include "client/lib/compression_feed.hpp"
 #include "client/lib/connection_phase.hpp"
 #include "client/lib/daemon_link.hpp"
@@ -156,9 +157,9 @@ class connection_core : linger_service::client {
     // Returns once the worker has run every asynchronous call started before it (close()).
     void wait_started_jobs();
     // One wait for acks: the socket watched unlocked for up to `wait`, then read with mu_ held.
-    std::error_code take_acks(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds wait);
+    std::error_code take_acks(std::unique_lock<call_mutex>& lock, std::chrono::milliseconds wait);
     // Waits, taking in acks, until `target` messages are acknowledged or the deadline passes.
-    std::error_code wait_acked(std::unique_lock<std::mutex>& lock, std::uint64_t target,
+    std::error_code wait_acked(std::unique_lock<call_mutex>& lock, std::uint64_t target,
                                std::chrono::steady_clock::time_point deadline);
     template <class Source>  // message or typed_source
     std::error_code send_source(const Source& m);
@@ -180,6 +181,9 @@ class connection_core : linger_service::client {
     void stop_linger();
     // The service's turn: with mu_ free, what the connection needs next (never blocks).
     void turn(std::uint64_t now_ns) override;
+    // mu_ was released by a call during which a turn found it taken: the turn, at the time the
+    // call left for it.
+    void ask_missed_turn();
     void linger_loop();
     // What linger sees now (client/lib/batch_linger.hpp), with mu_ held.
     linger_view linger_sees() const;
@@ -252,7 +256,9 @@ class connection_core : linger_service::client {
     std::atomic<std::int64_t> send_timeout_ms_{0};  // set by any thread, read by the worker
     // The fields below that change after construction are read and written with mu_ held, but
     // for state_'s phase (an atomic, for is_open()).
-    mutable std::mutex mu_;  // every public call, the service's turns and the linger thread
+    // Every public call, the service's turns and the linger thread: a turn that finds it taken
+    // is asked for again when it is released (client/lib/call_mutex.hpp).
+    mutable call_mutex mu_;
     // Who looks after linger now: nobody (nothing to do), the service (a time or the socket
     // asked for) or the linger thread.
     enum class linger_owner : std::uint8_t { none, service, thread };
@@ -266,6 +272,9 @@ class connection_core : linger_service::client {
     // The coarse clock at the end of the caller's last call: the caller is quiet batch.linger
     // after it. Written by callers with mu_ held; read by the service's turns with it.
     std::uint64_t last_call_ns_ = 0;
+    // When the service should look next, as the last call left it: what a call that ends after
+    // a missed turn asks for (the batch's due time, or the caller's quiet).
+    std::atomic<std::uint64_t> linger_next_ns_{0};
     std::error_code background_error_;
     config::client_settings settings_;
     asio::io_context io_;

@@ -60,7 +60,11 @@ linger_view connection_core::linger_sees() const {
 }
 
 void connection_core::arm_linger() {
-    last_call_ns_ = coarse_now_ns();
+    const std::uint64_t now = coarse_now_ns();
+    last_call_ns_ = now;
+    const auto left = core_.open_batch_bytes() > 0 ? linger_.left(now) : settings_.batch_linger;
+    linger_next_ns_.store(now + static_cast<std::uint64_t>(left.count()),
+                          std::memory_order_relaxed);
     if (linger_id_ == 0 || linger_stop_) return;
     // Watching the socket for a quiet caller's acks: this caller is back, and may have left a
     // batch the socket would not time.
@@ -72,13 +76,16 @@ void connection_core::arm_linger() {
     hand_to_service(step == linger_step::wait ? step : linger_step::wait, v);
 }
 
-void connection_core::turn(std::uint64_t now_ns) {
-    std::unique_lock lock(mu_, std::try_to_lock);
-    if (!lock) {  // a call (or the linger thread) is in: look again once it may have left
-        linger_service::instance().at(
-            linger_id_.load(), now_ns + static_cast<std::uint64_t>(settings_.batch_linger.count()));
-        return;
-    }
+void connection_core::ask_missed_turn() {
+    if (const std::uint64_t id = linger_id_.load())
+        linger_service::instance().at(id, linger_next_ns_.load(std::memory_order_relaxed));
+}
+
+void connection_core::turn(std::uint64_t) {
+    // A call (or the linger thread) is in: its unlock asks for this turn again, at the time it
+    // leaves (call_mutex.hpp) - a caller that waits for the window costs no turns meanwhile.
+    if (!mu_.try_lock_or_call_back()) return;
+    std::unique_lock lock(mu_, std::adopt_lock);
     if (linger_owner_ != linger_owner::service || linger_stop_) return;
     const auto v = linger_sees();
     const auto step = next_linger_step(v);
