@@ -78,7 +78,7 @@ void connection_core::arm_linger() {
 
 void connection_core::ask_missed_turn() {
     if (const std::uint64_t id = linger_id_.load())
-        linger_service::instance().at(id, linger_next_ns_.load(std::memory_order_relaxed));
+        linger_service::instance().look_again(id, linger_next_ns_.load(std::memory_order_relaxed));
 }
 
 void connection_core::turn(std::uint64_t) {

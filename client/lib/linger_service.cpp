@@ -106,6 +106,19 @@ void linger_service::at(std::uint64_t id, std::uint64_t due_ns) {
     if (due_ns < sleep_until_) wake();
 }
 
+void linger_service::look_again(std::uint64_t id, std::uint64_t due_ns) {
+    std::lock_guard lock(mu_);
+    auto it = clients_.find(id);
+    if (it == clients_.end()) return;
+    entry& e = it->second;
+    // A watch armed since, or an earlier time, is newer word from the connection than the
+    // turn that was missed.
+    if (e.armed || (e.due_ns != 0 && e.due_ns <= due_ns)) return;
+    e.due_ns = due_ns;
+    times_.emplace(due_ns, id);
+    if (due_ns < sleep_until_) wake();
+}
+
 void linger_service::when_readable(std::uint64_t id, int fd) {
     std::lock_guard lock(mu_);
     auto it = clients_.find(id);

@@ -48,6 +48,10 @@ class linger_service {
     void withdraw(std::uint64_t id);
     // A turn at `due_ns` (coarse clock), replacing the time or socket asked for before.
     void at(std::uint64_t id, std::uint64_t due_ns);
+    // A turn at `due_ns` unless a watch is armed or an earlier time asked for: a turn that
+    // found the client busy, asked for again by the client once free (it holds no lock of
+    // the client's then, so the socket is not touched).
+    void look_again(std::uint64_t id, std::uint64_t due_ns);
     // A turn once `fd` is readable or ends, replacing the time asked for before.
     void when_readable(std::uint64_t id, int fd);
 
