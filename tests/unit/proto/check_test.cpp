@@ -350,20 +350,14 @@ struct checking_link {
             bytes.insert(bytes.end(), extra.begin(), extra.end());
             extra.clear();
             if (bytes.empty() && r.output().empty()) return;
-            for (std::size_t pos = 0; pos < bytes.size();) {
-                auto space = r.prepare();
-                const std::size_t n = std::min(space.size(), bytes.size() - pos);
-                std::copy_n(bytes.data() + pos, n, space.data());
-                r.commit(n);
-                pos += n;
-                r.process([&](message&& m) { pending.push_back(std::move(m)); },
-                          [&](std::uint64_t n_messages) {
-                              const auto p = r.frame_payload();
-                              frames.push_back({r.frame_checked(), r.frame_fresh(), n_messages,
-                                                std::move(pending), bytes_t(p.begin(), p.end())});
-                              pending.clear();
-                          });
-            }
+            test::feed(
+                r, bytes, [&](message&& m) { pending.push_back(std::move(m)); },
+                [&](std::uint64_t n_messages) {
+                    const auto p = r.frame_payload();
+                    frames.push_back({r.frame_checked(), r.frame_fresh(), n_messages,
+                                      std::move(pending), bytes_t(p.begin(), p.end())});
+                    pending.clear();
+                });
             test::answer(r, s);
         }
         ADD_FAILURE() << "the link did not settle";

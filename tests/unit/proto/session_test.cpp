@@ -283,14 +283,7 @@ TEST(Session, AFrameLargerThanTheWindowGoesAloneOnceTheOthersAreAcknowledged) {
 
 // Bytes in flight between the ends: what the sender wrote, handed to the receiver later.
 void feed(receiver& r, std::span<const std::uint8_t> bytes, std::vector<message>& stored) {
-    for (std::size_t pos = 0; pos < bytes.size();) {
-        auto space = r.prepare();
-        const std::size_t n = std::min(space.size(), bytes.size() - pos);
-        std::copy_n(bytes.data() + pos, n, space.data());
-        r.commit(n);
-        pos += n;
-        r.process([&](message&& m) { stored.push_back(std::move(m)); });
-    }
+    test::feed(r, bytes, [&](message&& m) { stored.push_back(std::move(m)); });
 }
 
 // The credit of the ack a receiver just queued (field 7; 0: absent).

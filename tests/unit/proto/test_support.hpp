@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,19 +67,28 @@ inline std::vector<message> round_trip(const std::vector<message>& in, decoder_l
     return out;
 }
 
-// Writes what the sender offers into the receiver, `chunk` bytes a "read", processing after
-// each, and consumes it; the receiver's replies stay with it. Returns the bytes written.
+// Bytes in flight handed to the receiver, `chunk` bytes a "read", processing after each: each
+// message to `deliver`, each frame's count to `frame_done` when given.
+inline void feed(receiver& r, std::span<const std::uint8_t> bytes,
+                 const std::function<void(message&&)>& deliver,
+                 const receiver::frame_handler& frame_done = {}, std::size_t chunk = SIZE_MAX) {
+    for (std::size_t pos = 0; pos < bytes.size();) {
+        auto space = r.prepare();
+        const std::size_t n = std::min({space.size(), bytes.size() - pos, chunk});
+        std::copy_n(bytes.data() + pos, n, space.data());
+        r.commit(n);
+        pos += n;
+        r.process(deliver, frame_done);
+    }
+}
+
+// Writes what the sender offers into the receiver (feed()), and consumes it; the receiver's
+// replies stay with it. Returns the bytes written.
 inline std::size_t deliver(sender& s, receiver& r, std::vector<message>& stored,
                            std::size_t chunk = SIZE_MAX) {
     const auto out = s.output();
-    for (std::size_t pos = 0; pos < out.size();) {
-        auto space = r.prepare();
-        const std::size_t n = std::min({space.size(), out.size() - pos, chunk});
-        std::copy_n(out.data() + pos, n, space.data());
-        r.commit(n);
-        pos += n;
-        r.process([&](message&& m) { stored.push_back(std::move(m)); });
-    }
+    feed(
+        r, out, [&](message&& m) { stored.push_back(std::move(m)); }, {}, chunk);
     s.consume_output();
     return out.size();
 }
