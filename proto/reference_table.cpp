@@ -238,7 +238,7 @@ std::optional<std::uint32_t> encode_table::use_type(const record_type_ptr& t) {
         if (by_key == types_by_key_.end()) return std::nullopt;
         id = by_key->second;
         types_by_ptr_.emplace(t.get(), id);
-        entries_[id].aliases.push_back(t);
+        entries_[id].more->aliases.push_back(t);
     }
     last_type_ = t.get();
     last_type_id_ = id;
@@ -251,12 +251,12 @@ void encode_table::evict(std::uint32_t id) {
     if (e.object_key != 0) {
         if (auto it = objects_.find(e.object_key); it != objects_.end() && it->second == id)
             objects_.erase(it);
-    } else if (e.type) {
+    } else if (const record_type* type = e.type()) {
         types_by_key_.erase(e.key);
-        types_by_ptr_.erase(e.type.get());
-        for (const auto& a : e.aliases)
+        types_by_ptr_.erase(type);
+        for (const auto& a : e.more->aliases)
             types_by_ptr_.erase(a.get());
-        if (last_type_ == e.type.get() || last_type_id_ == id) last_type_ = nullptr;
+        if (last_type_ == type || last_type_id_ == id) last_type_ = nullptr;
     } else {
         strings_.erase(e.key, id);
         ++string_epoch_;
@@ -278,7 +278,7 @@ std::optional<std::uint32_t> encode_table::use_object(std::uint64_t key, const v
 
 std::optional<std::uint32_t> encode_table::find_object(std::uint64_t key, const value& v) const {
     auto it = objects_.find(key);
-    if (it == objects_.end() || !(entries_[it->second].object == v)) return std::nullopt;
+    if (it == objects_.end() || !(entries_[it->second].more->object == v)) return std::nullopt;
     return it->second;
 }
 
@@ -287,8 +287,9 @@ void encode_table::insert_object(std::uint64_t key, const value& v, std::uint64_
     std::uint32_t id;
     entry& e = claim(cost, id);
     e.object_key = key;
-    e.object = v;
-    e.expanded = expanded_bytes;
+    e.more = std::make_unique<held>();
+    e.more->object = v;
+    e.more->expanded = expanded_bytes;
     objects_[key] = id;
 }
 
@@ -304,8 +305,9 @@ std::uint32_t encode_table::insert_type(const record_type_ptr& t) {
     std::uint32_t id;
     entry& e = claim(type_entry_cost(*t), id);
     e.key = type_key(*t);
-    e.type = t;
-    e.history.assign(t->fields.size(), 0);
+    e.more = std::make_unique<held>();
+    e.more->type = t;
+    e.more->history.assign(t->fields.size(), 0);
     types_by_key_.emplace(e.key, id);
     types_by_ptr_.emplace(t.get(), id);
     return id;
@@ -316,7 +318,7 @@ void encode_table::reset() {
     const std::size_t used = std::min(slots_.slot_count(), entries_.size());
     for (std::size_t i = 0; i < used; ++i) {
         entry& e = entries_[i];
-        if (e.type || e.object_key != 0 || e.key.capacity() > short_string_capacity) e = entry{};
+        if (e.more || e.key.capacity() > short_string_capacity) e = entry{};
     }
     strings_.clear();
     types_by_key_.clear();

@@ -190,8 +190,8 @@ class encode_table {
     // The identity of the live type entry `id` across pointers (its name and field names), or
     // nullptr when id is not a live type.
     const std::string* type_key_of(std::uint32_t id) const {
-        return id < entries_.size() && entries_[id].type && slots_.live(id) ? &entries_[id].key
-                                                                            : nullptr;
+        return id < entries_.size() && entries_[id].type() && slots_.live(id) ? &entries_[id].key
+                                                                              : nullptr;
     }
     // Changes whenever a string entry may have gone (evicted, or the table reset): an id found
     // for a string at one epoch still names a live entry holding that string while the epoch
@@ -229,14 +229,16 @@ class encode_table {
     // The same without marking it used; use_object_id() then marks it.
     std::optional<std::uint32_t> find_object(std::uint64_t key, const value& v) const;
     void use_object_id(std::uint32_t id) { slots_.touch(id); }
-    std::uint64_t object_expanded_bytes(std::uint32_t id) const { return entries_[id].expanded; }
+    std::uint64_t object_expanded_bytes(std::uint32_t id) const {
+        return entries_[id].more->expanded;
+    }
     // `cost` is object_entry_cost(v).
     bool can_insert_object(std::uint64_t cost) const { return slots_.can_insert(cost); }
     // Keeps `v` under `key`, replacing what the key named before (the old entry ages out).
     void insert_object(std::uint64_t key, const value& v, std::uint64_t cost,
                        std::uint64_t expanded_bytes);
     void forget_object(std::uint64_t key) { objects_.erase(key); }
-    field_history& history(std::uint32_t type_id) { return entries_[type_id].history; }
+    field_history& history(std::uint32_t type_id) { return entries_[type_id].more->history; }
     void pin(std::uint32_t id) { slots_.pin(id); }
     void unpin(std::uint32_t id) { slots_.unpin(id); }
     void reset();
@@ -257,15 +259,22 @@ class encode_table {
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const noexcept { return hash_string(s); }
     };
-    struct entry {
-        std::string key;  // the string, or the type's key
+    // What only types and kept objects hold, apart (as decode_table's): a string entry stays
+    // 48 bytes, so a table of strings is a third of the memory to fill and to walk.
+    struct held {
         record_type_ptr type;
         std::vector<record_type_ptr> aliases;  // other pointers naming this type, kept alive
         field_history history;
-        std::uint64_t object_key = 0;  // non-zero: a kept object
         value object;
         std::uint64_t expanded = 0;  // kept objects: reference bytes per reference
     };
+    struct entry {
+        std::string key;               // the string, or the type's key
+        std::uint64_t object_key = 0;  // non-zero: a kept object
+        std::unique_ptr<held> more;    // a type's or a kept object's parts
+        const record_type* type() const { return more ? more->type.get() : nullptr; }
+    };
+    static_assert(sizeof(entry) <= 48);
     static std::string type_key(const record_type& t);
     void evict(std::uint32_t id);
     // The entry for a new id, charged `cost` (evicting as needed); emptied as claim() above.
