@@ -355,8 +355,8 @@ int serve(const flags& f, const objwire::config::daemon_settings& settings) {
 // One malloc arena for every thread of objwired. With one per thread (glibc's default), what a
 // connection's frame freed on one io thread stays in that thread's arena while its next frame,
 // run on the other, is decoded into fresh memory: against a peer's frames that decode to
-// 16 MiB, the peak RSS rose by 12 or 30 MB in 5 of 41 runs (tests/integration/
-// memory_bound_test.sh), over the bound docs/SECURITY.md promises; in 0 of 35 with one arena.
+// 16 MiB, the peak RSS rose by 12 or 30 MB in 5 of 45 runs (tests/integration/
+// memory_bound_test.sh), over the bound docs/SECURITY.md promises; in none of 45 with one arena.
 // The cost did not show: objwired's CPU with 1,000 senders or one within the runs' noise
 // (docs/DECISIONS.md, "One malloc arena").
 void share_one_malloc_arena() {
