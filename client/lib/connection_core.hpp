@@ -180,7 +180,7 @@ class connection_core : linger_service::client {
     void start_linger();
     void stop_linger();
     // The service's turn: with mu_ free, what the connection needs next (never blocks).
-    void turn(std::uint64_t now_ns) override;
+    void turn() override;
     // mu_ was released by a call during which a turn found it taken: the turn, at the time the
     // call left for it.
     void ask_missed_turn();

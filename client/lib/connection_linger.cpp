@@ -81,7 +81,7 @@ void connection_core::ask_missed_turn() {
         linger_service::instance().look_again(id, linger_next_ns_.load(std::memory_order_relaxed));
 }
 
-void connection_core::turn(std::uint64_t) {
+void connection_core::turn() {
     // A call (or the linger thread) is in: its unlock asks for this turn again, at the time it
     // leaves (call_mutex.hpp) - a caller that waits for the window costs no turns meanwhile.
     if (!mu_.try_lock_or_call_back()) return;

@@ -223,7 +223,7 @@ void linger_service::run() {
             client* c = it->second.c;
             in_turn_ = id;
             lock.unlock();
-            c->turn(coarse_now_ns());
+            c->turn();
             lock.lock();
             in_turn_ = 0;
             idle_cv_.notify_all();

@@ -26,8 +26,8 @@ class linger_service {
   public:
     class client {
       public:
-        // On the service's thread, without the service's lock: `now_ns` is the coarse clock.
-        virtual void turn(std::uint64_t now_ns) = 0;
+        // On the service's thread, without the service's lock.
+        virtual void turn() = 0;
 
       protected:
         ~client() = default;
